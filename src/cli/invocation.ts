@@ -1,0 +1,220 @@
+import { existsSync } from 'node:fs';
+import { UsageError } from '../errors.js';
+import { parseItem, tryParseItem, type Item } from '../request/items.js';
+import { parseArgv, type ParsedArgs } from './parse.js';
+
+declare const SLING_DEFAULT_SCHEME: string;
+
+/** The parsed command line, typed, with every flag that implies another resolved here. */
+export interface Invocation {
+  help: boolean;
+  version: boolean;
+  debug: boolean;
+  offline: boolean;
+  ignoreStdin: boolean;
+  defaultScheme: string;
+  /** Print codes chosen by --print/-h/-b/-m/-v (the last wins); undefined: the default for the method. */
+  print?: string;
+  verbose: number;
+  all: boolean;
+  quiet: number;
+  pretty?: 'all' | 'colors' | 'format' | 'none';
+  style?: string;
+  sorted: boolean;
+  jsonIndent: number;
+  stream: boolean;
+  responseCharset?: string;
+  responseMime?: string;
+  json: boolean;
+  form: boolean;
+  multipart: boolean;
+  boundary?: string;
+  raw?: string;
+  chunked: boolean;
+  compress: number;
+  pathAsIs: boolean;
+  maxHeaders?: number;
+  auth?: string;
+  authType: 'basic' | 'bearer';
+  authTypeGiven: boolean;
+  ignoreNetrc: boolean;
+  follow: boolean;
+  maxRedirects: number;
+  timeoutMs?: number;
+  proxies: Record<string, string>;
+  checkStatus: boolean;
+  verify: boolean | string;
+  cert?: string;
+  certKey?: string;
+  certKeyPass?: string;
+  download: boolean;
+  output?: string;
+  resume: boolean;
+  method?: string;
+  url?: string;
+  items: Item[];
+}
+
+const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
+const PRINT_CODES = /^[HBhbpm]+$/;
+
+function one(p: ParsedArgs, name: string): string | undefined {
+  const v = p.values.get(name);
+  return v === undefined ? undefined : v[v.length - 1];
+}
+
+function positiveSeconds(text: string, flag: string): number {
+  if (!/^\s*(\d+(\.\d*)?|\.\d+)\s*$/.test(text) || !(Number(text) > 0)) {
+    throw new UsageError(`${flag} needs a positive number of seconds, got '${text}'`);
+  }
+  return Math.round(Number(text) * 1000);
+}
+
+function nonNegativeInt(text: string, flag: string): number {
+  if (!/^\d+$/.test(text.trim())) throw new UsageError(`${flag} needs a whole number, got '${text}'`);
+  return Number(text);
+}
+
+/**
+ * Is the first positional a method? One of the seven (any case) or an all-capital token such as
+ * PROPFIND (DECISIONS.md); a lower-case word such as `purge` only when the next positional cannot be
+ * a request item, i.e. it is the URL (HTTPie upper-cases any word there).
+ */
+function isMethod(word: string, next: string | undefined): boolean {
+  if (next === undefined) return false;
+  if (METHODS.has(word.toUpperCase()) && /^[a-zA-Z]+$/.test(word)) return true;
+  if (/^[A-Z][A-Z0-9_-]*$/.test(word) && !word.includes('.')) return true;
+  return /^[a-zA-Z]+$/.test(word) && tryParseItem(next) === null;
+}
+
+export function resolveInvocation(argv: readonly string[]): Invocation {
+  const p = parseArgv(argv);
+  const flag = (n: string) => p.flags.get(n) === true;
+  const count = (n: string) => p.counts.get(n) ?? 0;
+
+  // --print/-h/-b/-m/-v: the last one on the line wins.
+  let print: string | undefined;
+  const lastChoice = p.printChoices[p.printChoices.length - 1];
+  if (lastChoice !== undefined) {
+    if (lastChoice.startsWith('print=')) {
+      const codes = lastChoice.slice(6);
+      if (!PRINT_CODES.test(codes)) {
+        throw new UsageError(`--print '${codes}' has an unknown code: use H (request headers), B (request body), h (response headers), b (response body), p (properties)`);
+      }
+      print = codes.replace(/m/g, 'p');
+    } else if (lastChoice === 'headers') print = 'h';
+    else if (lastChoice === 'body') print = 'b';
+    else if (lastChoice === 'meta') print = 'p';
+    else if (lastChoice === 'verbose') print = count('verbose') >= 2 ? 'HBhbp' : 'HBhb';
+  }
+
+  const pretty = one(p, 'pretty');
+  if (pretty !== undefined && !['all', 'colors', 'format', 'none'].includes(pretty)) {
+    throw new UsageError(`--pretty must be all, colors, format or none, got '${pretty}'`);
+  }
+  const style = one(p, 'style');
+  let jsonIndent = 4;
+  let sorted = flag('sorted') && !flag('unsorted');
+  for (const group of p.values.get('format-options') ?? []) {
+    for (const opt of group.split(',')) {
+      const m = /^\s*(json\.indent|json\.sort_keys|headers\.sort|json\.format|xml\.format|xml\.indent):(.*)$/.exec(opt);
+      if (!m) throw new UsageError(`--format-options: unknown option '${opt}' (json.indent:N, json.sort_keys:BOOL, headers.sort:BOOL)`);
+      if (m[1] === 'json.indent') jsonIndent = nonNegativeInt(m[2]!, '--format-options json.indent');
+      if (m[1] === 'json.sort_keys' || m[1] === 'headers.sort') sorted = m[2]!.trim() === 'true';
+    }
+  }
+
+  const authTypeText = one(p, 'auth-type');
+  let authType: 'basic' | 'bearer' = 'basic';
+  if (authTypeText !== undefined) {
+    if (authTypeText !== 'basic' && authTypeText !== 'bearer') {
+      throw new UsageError(`--auth-type must be basic or bearer, got '${authTypeText}'`);
+    }
+    authType = authTypeText;
+  }
+  const auth = one(p, 'auth');
+  if (authTypeText !== undefined && auth === undefined) {
+    throw new UsageError(`--auth-type ${authTypeText} needs credentials: add --auth (-a)`);
+  }
+
+  let verify: boolean | string = true;
+  const verifyText = one(p, 'verify');
+  if (verifyText !== undefined) {
+    const v = verifyText.toLowerCase();
+    if (['yes', 'true', '1'].includes(v)) verify = true;
+    else if (['no', 'false', '0'].includes(v)) verify = false;
+    else if (existsSync(verifyText)) verify = verifyText;
+    else throw new UsageError(`--verify must be yes, no or the path of a CA bundle; '${verifyText}' is none of these (no such file)`);
+  }
+
+  const proxies: Record<string, string> = {};
+  for (const spec of p.values.get('proxy') ?? []) {
+    const m = /^(https?|all):(?!\/\/)(.+)$/i.exec(spec);
+    if (m) proxies[m[1]!.toLowerCase()] = m[2]!;
+    else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(spec)) proxies.all = spec;
+    else throw new UsageError(`--proxy '${spec}' is not a proxy URL (use URL or SCHEME:URL, e.g. http:http://127.0.0.1:3128)`);
+  }
+
+  const timeout = one(p, 'timeout');
+  const maxRedirects = one(p, 'max-redirects');
+  const maxHeaders = one(p, 'max-headers');
+  const output = one(p, 'output');
+
+  const positionals = p.positionals;
+  let method: string | undefined;
+  let rest = positionals;
+  if (positionals.length >= 2 && isMethod(positionals[0]!, positionals[1])) {
+    method = positionals[0]!.toUpperCase();
+    rest = positionals.slice(1);
+  }
+  const url = rest[0];
+  const items = rest.slice(1).map(parseItem);
+
+  return {
+    help: flag('help'),
+    version: flag('version'),
+    debug: flag('debug'),
+    offline: flag('offline'),
+    ignoreStdin: flag('ignore-stdin'),
+    defaultScheme: one(p, 'default-scheme') ?? (typeof SLING_DEFAULT_SCHEME === 'string' ? SLING_DEFAULT_SCHEME : 'http'),
+    print,
+    verbose: count('verbose'),
+    all: flag('all'),
+    quiet: count('quiet'),
+    pretty: pretty as Invocation['pretty'],
+    style,
+    sorted,
+    jsonIndent,
+    stream: flag('stream'),
+    responseCharset: one(p, 'response-charset'),
+    responseMime: one(p, 'response-mime'),
+    json: flag('json'),
+    form: flag('form'),
+    multipart: flag('multipart'),
+    boundary: one(p, 'boundary'),
+    raw: one(p, 'raw'),
+    chunked: flag('chunked'),
+    compress: count('compress'),
+    pathAsIs: flag('path-as-is'),
+    maxHeaders: maxHeaders === undefined ? undefined : nonNegativeInt(maxHeaders, '--max-headers'),
+    auth,
+    authType,
+    authTypeGiven: authTypeText !== undefined,
+    ignoreNetrc: flag('ignore-netrc'),
+    follow: flag('follow'),
+    maxRedirects: maxRedirects === undefined ? 30 : nonNegativeInt(maxRedirects, '--max-redirects'),
+    timeoutMs: timeout === undefined ? undefined : positiveSeconds(timeout, '--timeout'),
+    proxies,
+    checkStatus: flag('check-status'),
+    verify,
+    cert: one(p, 'cert'),
+    certKey: one(p, 'cert-key'),
+    certKeyPass: one(p, 'cert-key-pass'),
+    download: flag('download') || output !== undefined,
+    output,
+    resume: flag('continue'),
+    method,
+    url,
+    items,
+  };
+}

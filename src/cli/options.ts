@@ -1,0 +1,81 @@
+/**
+ * The one declarative table of the main command's options. It feeds the argv parser, `--help`
+ * (and later completions and the man page). Names and short letters follow HTTPie where HTTPie has
+ * the option, so that muscle memory and scripts carry over.
+ */
+export type OptionKind = 'flag' | 'count' | 'value';
+
+export interface OptionDef {
+  /** Long name without dashes; also the key in the parsed option record. */
+  long: string;
+  short?: string;
+  /** Extra short letters (e.g. `-c` for `--continue`, as DECISIONS.md asks). */
+  aliases?: string[];
+  kind: OptionKind;
+  /** Values accumulate instead of the last one winning. */
+  repeat?: boolean;
+  metavar?: string;
+  group: string;
+  help: string;
+}
+
+export const OPTIONS: OptionDef[] = [
+  // General
+  { long: 'help', kind: 'flag', group: 'General', help: 'show this help (-h alone on the line also does)' },
+  { long: 'version', kind: 'flag', group: 'General', help: 'print the version (sling X.Y.Z)' },
+  { long: 'debug', kind: 'flag', group: 'General', help: 'like -v, plus timings, connection reuse and redirect hops on stderr; stack traces' },
+  { long: 'offline', kind: 'flag', group: 'General', help: 'build and print the request without sending it' },
+  { long: 'ignore-stdin', short: 'I', kind: 'flag', group: 'General', help: 'never read a request body from standard input' },
+  { long: 'default-scheme', kind: 'value', metavar: 'SCHEME', group: 'General', help: 'scheme for URLs without one (default http; https for slings)' },
+  // Output
+  { long: 'print', short: 'p', kind: 'value', metavar: 'WHAT', group: 'Output', help: 'what to print: H request headers, B request body, h response headers, b response body, p properties (m = p)' },
+  { long: 'headers', short: 'h', kind: 'flag', group: 'Output', help: 'print only the response headers (--print=h)' },
+  { long: 'body', short: 'b', kind: 'flag', group: 'Output', help: 'print only the response body (--print=b)' },
+  { long: 'meta', short: 'm', kind: 'flag', group: 'Output', help: 'print only the properties of the exchange (--print=p)' },
+  { long: 'verbose', short: 'v', kind: 'count', group: 'Output', help: 'print the request too (--print=HBhb) and the responses of followed redirects; -vv adds properties' },
+  { long: 'all', kind: 'flag', group: 'Output', help: 'print the intermediate requests and responses of followed redirects' },
+  { long: 'quiet', short: 'q', kind: 'count', group: 'Output', help: 'print nothing but errors; -qq silences warnings too' },
+  { long: 'pretty', kind: 'value', metavar: 'all|colors|format|none', group: 'Output', help: 'formatting and colours (default: all on a terminal, none otherwise)' },
+  { long: 'style', short: 's', kind: 'value', metavar: 'STYLE', group: 'Output', help: 'colour style: auto (default), dark, light, mono' },
+  { long: 'sorted', kind: 'flag', group: 'Output', help: 'sort response headers and JSON keys when formatting' },
+  { long: 'unsorted', kind: 'flag', group: 'Output', help: 'keep headers and JSON keys in the order received (default)' },
+  { long: 'format-options', kind: 'value', repeat: true, metavar: 'OPTS', group: 'Output', help: 'json.indent:N, json.sort_keys:BOOL, headers.sort:BOOL (comma-separated)' },
+  { long: 'response-charset', kind: 'value', metavar: 'CHARSET', group: 'Output', help: 'decode the response body with this charset' },
+  { long: 'response-mime', kind: 'value', metavar: 'MIME', group: 'Output', help: 'format the response body as this media type' },
+  { long: 'stream', short: 'S', kind: 'flag', group: 'Output', help: 'print the response body as it arrives' },
+  // Request body
+  { long: 'json', short: 'j', kind: 'flag', group: 'Request', help: 'send data items as a JSON object (the default) and ask for JSON' },
+  { long: 'form', short: 'f', kind: 'flag', group: 'Request', help: 'send data items as a URL-encoded form (multipart when a file is attached)' },
+  { long: 'multipart', kind: 'flag', group: 'Request', help: 'send data items as multipart/form-data' },
+  { long: 'boundary', kind: 'value', metavar: 'TEXT', group: 'Request', help: 'multipart boundary to use' },
+  { long: 'raw', kind: 'value', metavar: 'TEXT', group: 'Request', help: 'send TEXT as the request body' },
+  { long: 'chunked', kind: 'flag', group: 'Request', help: 'send the body with Transfer-Encoding: chunked' },
+  { long: 'compress', short: 'x', kind: 'count', group: 'Request', help: 'deflate the request body when that makes it smaller (-xx: always)' },
+  { long: 'path-as-is', kind: 'flag', group: 'Request', help: 'keep ./ and ../ segments of the URL path' },
+  { long: 'max-headers', kind: 'value', metavar: 'N', group: 'Request', help: 'fail when the response has more than N headers' },
+  // Authentication
+  { long: 'auth', short: 'a', kind: 'value', metavar: 'USER[:PASS]|TOKEN', group: 'Authentication', help: 'credentials (basic) or token (bearer)' },
+  { long: 'auth-type', short: 'A', kind: 'value', metavar: 'basic|bearer', group: 'Authentication', help: 'authentication scheme (default basic)' },
+  { long: 'ignore-netrc', kind: 'flag', group: 'Authentication', help: 'do not read credentials from ~/.netrc' },
+  // Network
+  { long: 'follow', short: 'F', kind: 'flag', group: 'Network', help: 'follow redirects' },
+  { long: 'max-redirects', kind: 'value', metavar: 'N', group: 'Network', help: 'most redirects to follow (default 30); more is exit 3' },
+  { long: 'timeout', kind: 'value', metavar: 'SECONDS', group: 'Network', help: 'longest wait for the connection and for each next chunk of the response' },
+  { long: 'proxy', kind: 'value', repeat: true, metavar: '[SCHEME:]URL', group: 'Network', help: 'proxy for every scheme, or for one (repeatable); HTTPS goes through CONNECT' },
+  { long: 'check-status', kind: 'flag', group: 'Network', help: 'exit 3/4/5 on a 3xx/4xx/5xx response' },
+  { long: 'verify', kind: 'value', metavar: 'yes|no|PATH', group: 'SSL', help: 'verify TLS certificates (default yes), skip it (no), or trust the CA bundle at PATH' },
+  { long: 'cert', kind: 'value', metavar: 'FILE', group: 'SSL', help: 'client certificate (PEM; may contain the key)' },
+  { long: 'cert-key', kind: 'value', metavar: 'FILE', group: 'SSL', help: 'private key of the client certificate' },
+  { long: 'cert-key-pass', kind: 'value', metavar: 'PASS', group: 'SSL', help: 'passphrase of the private key' },
+  // Downloads
+  { long: 'download', short: 'd', kind: 'flag', group: 'Downloads', help: 'save the response body to a file' },
+  { long: 'output', short: 'o', kind: 'value', metavar: 'FILE', group: 'Downloads', help: 'save the response body to FILE (implies --download; - is stdout)' },
+  { long: 'continue', short: 'C', aliases: ['c'], kind: 'flag', group: 'Downloads', help: 'resume a partial download (with --download)' },
+];
+
+export const BY_LONG = new Map(OPTIONS.map((o) => [o.long, o]));
+export const BY_SHORT = new Map<string, OptionDef>();
+for (const o of OPTIONS) {
+  if (o.short) BY_SHORT.set(o.short, o);
+  for (const a of o.aliases ?? []) BY_SHORT.set(a, o);
+}

@@ -1,0 +1,48 @@
+import { ExitCode } from './exit.js';
+
+/**
+ * Every failure the user can see is a CliError: it knows its one-line message, its exit code and
+ * an optional hint (printed on its own line). main.ts is the only place that turns them into output.
+ */
+export class CliError extends Error {
+  readonly exitCode: ExitCode;
+  readonly hint?: string;
+  constructor(message: string, exitCode: ExitCode = ExitCode.ERROR, hint?: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'CliError';
+    this.exitCode = exitCode;
+    this.hint = hint;
+  }
+}
+
+/** Bad command line, malformed item, unreadable file: exit 1. */
+export class UsageError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.ERROR, hint);
+    this.name = 'UsageError';
+  }
+}
+
+/** Connection refused or reset, DNS, TLS, proxy, body cut short: exit 6. */
+export class NetworkError extends CliError {
+  constructor(message: string, hint?: string, options?: { cause?: unknown }) {
+    super(message, ExitCode.NETWORK, hint, options);
+    this.name = 'NetworkError';
+  }
+}
+
+/** `--timeout` reached: exit 2. */
+export class TimeoutError extends CliError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, ExitCode.TIMEOUT, undefined, options);
+    this.name = 'TimeoutError';
+  }
+}
+
+/** More hops than `--max-redirects`: exit 3. */
+export class TooManyRedirectsError extends CliError {
+  constructor(message: string) {
+    super(message, ExitCode.TOO_MANY_REDIRECTS, 'raise the limit with --max-redirects N');
+    this.name = 'TooManyRedirectsError';
+  }
+}

@@ -1,0 +1,92 @@
+import type { Readable, Writable } from 'node:stream';
+import { resolveInvocation, type Invocation } from './cli/invocation.js';
+import { helpText } from './cli/help.js';
+import { CliError, UsageError } from './errors.js';
+import { ExitCode } from './exit.js';
+import { VERSION } from './request/build.js';
+import type { Sink } from './output/printer.js';
+
+/** Everything main needs from the process; bin.ts is the only file that touches `process`. */
+export interface Io {
+  argv: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  stdin: Readable & { isTTY?: boolean; fd?: number };
+  stdout: Writable & { isTTY?: boolean };
+  stderr: Writable & { isTTY?: boolean };
+}
+
+export class Reporter {
+  constructor(
+    private readonly io: Io,
+    public quiet = 0,
+    public debugOn = false,
+  ) {}
+  warn(message: string) {
+    if (this.quiet < 2) this.io.stderr.write(`sling: warning: ${message}\n`);
+  }
+  debug(message: string) {
+    if (this.debugOn) this.io.stderr.write(`sling: debug: ${message}\n`);
+  }
+  error(err: unknown) {
+    if (err instanceof CliError) {
+      this.io.stderr.write(`sling: error: ${err.message}\n`);
+      if (err.hint) this.io.stderr.write(`  hint: ${err.hint}\n`);
+    } else {
+      this.io.stderr.write(`sling: error: unexpected failure: ${(err as Error)?.message ?? String(err)}\n`);
+      this.io.stderr.write('  hint: run again with --debug and report the stack trace\n');
+    }
+    if (this.debugOn && err instanceof Error && err.stack) this.io.stderr.write(err.stack + '\n');
+  }
+}
+
+export function stdoutSink(out: Io['stdout']): Sink {
+  return {
+    write(chunk) {
+      if (out.write(chunk)) return;
+      return new Promise<void>((resolve) => out.once('drain', resolve));
+    },
+  };
+}
+
+/** Masks credentials before anything is shown in --debug output. */
+function maskedInvocation(inv: Invocation): string {
+  const copy: Record<string, unknown> = { ...inv };
+  if (inv.auth) copy.auth = inv.authType === 'bearer' ? '***' : inv.auth.replace(/:.*/s, ':***');
+  if (inv.certKeyPass) copy.certKeyPass = '***';
+  copy.items = inv.items.map((i) => (/^authorization$/i.test(i.key) ? `${i.key}${i.sep}***` : i.orig));
+  copy.proxies = Object.fromEntries(Object.entries(inv.proxies).map(([k, v]) => [k, v.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')]));
+  return JSON.stringify(copy);
+}
+
+export async function main(io: Io): Promise<number> {
+  const reporter = new Reporter(io);
+  const debugFlag = io.argv.includes('--debug');
+  reporter.debugOn = debugFlag;
+  try {
+    if (io.argv.length === 1 && io.argv[0] === '-h') {
+      io.stdout.write(helpText(VERSION));
+      return ExitCode.OK;
+    }
+    if (io.argv[0] === 'exec') {
+      throw new UsageError("'sling exec' is not available in this version yet", 'run single requests with sling [METHOD] URL [items...]');
+    }
+    const inv = resolveInvocation(io.argv);
+    reporter.quiet = inv.quiet;
+    if (inv.help) {
+      io.stdout.write(helpText(VERSION));
+      return ExitCode.OK;
+    }
+    if (inv.version) {
+      io.stdout.write(`sling ${VERSION}\n`);
+      return ExitCode.OK;
+    }
+    reporter.debug(`invocation ${maskedInvocation(inv)}`);
+    const { runRequest } = await import('./run.js');
+    return await runRequest(inv, io, reporter);
+  } catch (err) {
+    reporter.error(err);
+    return err instanceof CliError ? err.exitCode : ExitCode.ERROR;
+  }
+}
+

@@ -1,0 +1,76 @@
+import type { Invocation } from '../cli/invocation.js';
+import { paletteFor, type Palette } from './palette.js';
+
+/** What to print and how, computed once from the flags and whether stdout is a terminal. */
+export interface OutputPlan {
+  requestHeaders: boolean;
+  requestBody: boolean;
+  responseHeaders: boolean;
+  responseBody: boolean;
+  meta: boolean;
+  /** Print the requests and responses of followed redirects too (-v, --all). */
+  intermediate: boolean;
+  /** Indent JSON. */
+  format: boolean;
+  colors: boolean;
+  palette: Palette;
+  sorted: boolean;
+  indent: number;
+  /** stdout is a terminal: neutralise control characters, hold back binary bodies. */
+  terminal: boolean;
+  responseCharset?: string;
+  responseMime?: string;
+}
+
+export interface TerminalInfo {
+  isTTY: boolean;
+  env: NodeJS.ProcessEnv;
+}
+
+export function defaultPrint(inv: Pick<Invocation, 'offline' | 'print'>, method: string): string {
+  if (inv.print !== undefined) return inv.print;
+  if (inv.offline) return 'HB';
+  return method === 'HEAD' ? 'h' : 'hb';
+}
+
+export function makePlan(inv: Invocation, method: string, term: TerminalInfo): OutputPlan {
+  const codes = inv.quiet > 0 ? '' : defaultPrint(inv, method);
+  const { env } = term;
+  let format = term.isTTY;
+  let colors = term.isTTY && !env.NO_COLOR && env.TERM !== 'dumb';
+  if (env.FORCE_COLOR && env.FORCE_COLOR !== '0') colors = true;
+  switch (inv.pretty) {
+    case 'all':
+      format = true;
+      colors = !env.NO_COLOR || Boolean(env.FORCE_COLOR);
+      break;
+    case 'colors':
+      format = false;
+      colors = true;
+      break;
+    case 'format':
+      format = true;
+      colors = false;
+      break;
+    case 'none':
+      format = false;
+      colors = false;
+      break;
+  }
+  return {
+    requestHeaders: codes.includes('H'),
+    requestBody: codes.includes('B'),
+    responseHeaders: codes.includes('h'),
+    responseBody: codes.includes('b'),
+    meta: codes.includes('p'),
+    intermediate: inv.all || inv.verbose > 0,
+    format,
+    colors,
+    palette: paletteFor(colors ? inv.style : 'mono'),
+    sorted: inv.sorted,
+    indent: inv.jsonIndent,
+    terminal: term.isTTY,
+    responseCharset: inv.responseCharset,
+    responseMime: inv.responseMime,
+  };
+}

@@ -1,0 +1,205 @@
+import type { Readable } from 'node:stream';
+import type { PreparedRequest } from '../request/prepare.js';
+import type { ResponseHead, HopInfo } from '../transport/send.js';
+import { formatJson, isJsonType } from './json-format.js';
+import type { OutputPlan } from './plan.js';
+import { neutralise } from './sanitize.js';
+
+/** Where output goes: stdout in the CLI, a buffer in tests of the printer. */
+export interface Sink {
+  write(chunk: string | Buffer): void | Promise<void>;
+}
+
+const headerOf = (headers: [string, string][], name: string) => headers.find(([n]) => n.toLowerCase() === name)?.[1];
+
+function pairs(raw: string[]): [string, string][] {
+  const out: [string, string][] = [];
+  for (let i = 0; i < raw.length; i += 2) out.push([raw[i]!, raw[i + 1]!]);
+  return out;
+}
+
+function looksBinary(buf: Buffer): boolean {
+  return buf.subarray(0, 8192).includes(0);
+}
+
+/**
+ * Renders exchanges in HTTPie's layout: a head block (start line and headers), a blank line, the
+ * body; a blank line between messages. Bodies are streamed when nothing needs the whole of them.
+ */
+export class Printer {
+  /** What was written last: nothing yet, a head block, or a body (and whether it ended in \n). */
+  private last: 'none' | 'head' | 'body' = 'none';
+  private lastNewline = true;
+
+  constructor(
+    readonly plan: OutputPlan,
+    private readonly sink: Sink,
+  ) {}
+
+  private async out(s: string | Buffer) {
+    if (s.length === 0) return;
+    await this.sink.write(s);
+    const lastByte = typeof s === 'string' ? s.charCodeAt(s.length - 1) : s[s.length - 1];
+    this.lastNewline = lastByte === 10;
+  }
+
+  private async startMessage() {
+    if (this.last === 'none') return;
+    if (!this.lastNewline) await this.out('\n');
+    await this.out('\n');
+    this.last = 'none';
+  }
+
+  private async startBody() {
+    if (this.last === 'head') await this.out('\n');
+  }
+
+  private text(s: string, colour = '') {
+    const p = this.plan.palette;
+    const safe = this.plan.terminal ? neutralise(s, this.plan.colors ? p.control : '', this.plan.colors ? p.reset + colour : '') : s;
+    return colour ? colour + safe + p.reset : safe;
+  }
+
+  private headLines(start: string, headers: [string, string][]): string {
+    const p = this.plan.palette;
+    let list = headers;
+    if (this.plan.sorted) list = [...headers].sort(([a], [b]) => a.toLowerCase().localeCompare(b.toLowerCase()));
+    let out = start + '\n';
+    for (const [n, v] of list) out += `${this.text(n, p.headerName)}: ${this.text(v, p.headerValue)}\n`;
+    return out;
+  }
+
+  /** The request as sent (or as it would be sent, with --offline). */
+  async request(req: PreparedRequest) {
+    const { plan } = this;
+    if (!plan.requestHeaders && !plan.requestBody) return;
+    await this.startMessage();
+    const p = plan.palette;
+    if (plan.requestHeaders) {
+      const start = `${this.text(req.method, p.method)} ${this.text(req.target, p.url)} ${this.text('HTTP/1.1', p.version)}`;
+      await this.out(this.headLines(start, req.headers));
+      this.last = 'head';
+    }
+    if (plan.requestBody && req.body.length > 0) {
+      await this.startBody();
+      await this.body(req.body, headerOf(req.headers, 'content-type'));
+      this.last = 'body';
+    }
+  }
+
+  async responseHead(head: ResponseHead) {
+    const { plan } = this;
+    await this.startMessage();
+    if (!plan.responseHeaders) return;
+    const p = plan.palette;
+    const statusColour = head.status >= 500 ? p.status5xx : head.status >= 400 ? p.status4xx : head.status >= 300 ? p.status3xx : p.status2xx;
+    const start = `${this.text(`HTTP/${head.httpVersion}`, p.version)} ${this.text(`${head.status} ${head.reason}`.trimEnd(), statusColour)}`;
+    await this.out(this.headLines(start, pairs(head.rawHeaders)));
+    this.last = 'head';
+  }
+
+  /** A response body already read (redirect hops), or streamed from the network. */
+  async responseBody(head: ResponseHead, body: Buffer | Readable) {
+    const contentType = this.plan.responseMime ?? headerOf(pairs(head.rawHeaders), 'content-type');
+    if (!this.plan.responseBody) {
+      if (!Buffer.isBuffer(body)) for await (const _ of body); // read it so errors (cut short, timeout) surface
+      return;
+    }
+    await this.startBody();
+    if (Buffer.isBuffer(body)) await this.body(body, contentType);
+    else await this.streamBody(body, contentType);
+    this.last = 'body';
+  }
+
+  async meta(head: ResponseHead, info: HopInfo, size: number) {
+    if (!this.plan.meta) return;
+    await this.startMessage();
+    const t = info.timings;
+    const ms = (x?: number) => (x === undefined ? '-' : `${(x - t.start).toFixed(1)} ms`);
+    const lines = [
+      `Status: ${head.status} ${head.reason}`,
+      `HTTP version: ${head.httpVersion}`,
+      `Remote address: ${info.remoteAddress ?? '-'}${info.remotePort ? ':' + info.remotePort : ''}${info.proxy ? ` (via proxy ${info.proxy})` : ''}`,
+      ...(info.tlsProtocol ? [`TLS: ${info.tlsProtocol} ${info.tlsCipher ?? ''}`.trimEnd()] : []),
+      `Connection: ${info.reused ? 'reused' : 'new'}`,
+      `Elapsed time: ${ms(t.end ?? performance.now())} (first byte ${ms(t.firstByte)})`,
+      `Body size: ${size} B`,
+    ];
+    await this.out(lines.map((l) => this.text(l, this.plan.palette.meta)).join('\n') + '\n');
+    this.last = 'head';
+  }
+
+  private decodeText(buf: Buffer, contentType: string | undefined): string {
+    const charset = this.plan.responseCharset ?? /charset=["']?([\w.:-]+)/i.exec(contentType ?? '')?.[1];
+    if (charset) {
+      try {
+        return new TextDecoder(charset).decode(buf);
+      } catch {
+        // unknown charset: UTF-8 below
+      }
+    }
+    return buf.toString('utf8');
+  }
+
+  private async body(buf: Buffer, contentType: string | undefined) {
+    const { plan } = this;
+    if (plan.terminal && looksBinary(buf)) {
+      await this.out(this.binaryNote(buf.length));
+      return;
+    }
+    const mime = contentType?.split(';')[0]?.trim().toLowerCase();
+    if (plan.format || plan.colors) {
+      if (isJsonType(contentType) || ((mime?.startsWith('text/') || mime === 'application/javascript' || !mime) && /^\s*[[{]/.test(buf.subarray(0, 64).toString('latin1')))) {
+        const formatted = formatJson(this.decodeText(buf, contentType), {
+          indent: plan.format ? plan.indent : 0,
+          sorted: plan.sorted && plan.format,
+          palette: plan.palette,
+        });
+        if (formatted !== null && plan.format) {
+          await this.out(formatted + '\n');
+          return;
+        }
+      }
+    }
+    if (!plan.terminal && !this.plan.responseCharset) await this.out(buf);
+    else await this.out(this.text(this.decodeText(buf, contentType)));
+  }
+
+  private binaryNote(size: number) {
+    return this.text(`[binary data, ${size} bytes, not shown on a terminal: use --output FILE or a pipe to save it]`, this.plan.palette.meta) + '\n';
+  }
+
+  private async streamBody(stream: Readable, contentType: string | undefined) {
+    const { plan } = this;
+    const needsWhole = (plan.format || plan.colors) && plan.terminal ? true : plan.format;
+    if (needsWhole || plan.responseCharset) {
+      const chunks: Buffer[] = [];
+      for await (const c of stream) chunks.push(c as Buffer);
+      await this.body(Buffer.concat(chunks), contentType);
+      return;
+    }
+    if (!plan.terminal) {
+      for await (const c of stream) await this.out(c as Buffer);
+      return;
+    }
+    // A terminal without formatting: stream text, stop at the first sign of binary data.
+    const decoder = new TextDecoder('utf-8');
+    let seen = 0;
+    for await (const c of stream) {
+      const chunk = c as Buffer;
+      seen += chunk.length;
+      if (looksBinary(chunk)) {
+        for await (const more of stream) seen += (more as Buffer).length;
+        await this.out(this.binaryNote(seen));
+        return;
+      }
+      await this.out(this.text(decoder.decode(chunk, { stream: true })));
+    }
+    await this.out(this.text(decoder.decode()));
+  }
+
+  /** On a terminal the output ends with a newline. */
+  async finish() {
+    if (this.plan.terminal && !this.lastNewline) await this.out('\n');
+  }
+}

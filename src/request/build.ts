@@ -1,0 +1,263 @@
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, resolve } from 'node:path';
+import type { Invocation } from '../cli/invocation.js';
+import { UsageError } from '../errors.js';
+import type { Item } from './items.js';
+import { formText, jsonString, parseJson, JsonSyntaxError, type JsonValue } from './json.js';
+import { guessMime } from './mime.js';
+import { parsePath, setPath } from './nested-json.js';
+import type { Body, Header, MultipartPart, RequestSpec } from './spec.js';
+import { parseUrl } from './url.js';
+
+declare const SLING_VERSION: string;
+export const VERSION = typeof SLING_VERSION === 'string' ? SLING_VERSION : '0.0.0-dev';
+export const USER_AGENT = `sling/${VERSION}`;
+export const JSON_ACCEPT = 'application/json, */*;q=0.5';
+export const FORM_TYPE = 'application/x-www-form-urlencoded; charset=utf-8';
+
+export interface BuildContext {
+  cwd: string;
+  /** Reads the request body from standard input; null when stdin is not a body source. */
+  readStdin(): Promise<Buffer | null>;
+  /** Asks for a password on the terminal; throws when there is none. */
+  askPassword(user: string): Promise<string>;
+}
+
+const DATA_KINDS = new Set(['data', 'data-file', 'json', 'json-file']);
+
+function expandUser(p: string): string {
+  return p === '~' || p.startsWith('~/') ? homedir() + p.slice(1) : p;
+}
+
+function readItemFile(item: Item, cwd: string, path = item.value): Buffer {
+  try {
+    return readFileSync(resolve(cwd, expandUser(path)));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
+    throw new UsageError(`item '${item.orig}': cannot read '${path}': ${why}`);
+  }
+}
+
+function readTextFile(item: Item, cwd: string): string {
+  const data = readItemFile(item, cwd);
+  if (data.includes(0)) throw new UsageError(`item '${item.orig}': '${item.value}' looks like a binary file; upload it with name@file instead`);
+  return data.toString('utf8');
+}
+
+function parseJsonItem(item: Item, text: string, from: string): JsonValue {
+  try {
+    return parseJson(text);
+  } catch (e) {
+    const why = e instanceof JsonSyntaxError ? e.message : String(e);
+    throw new UsageError(`item '${item.orig}': ${from} is not valid JSON (${why})`);
+  }
+}
+
+/** The value a data item contributes: a JSON string for `=`, any JSON value for `:=`. */
+function dataValue(item: Item, cwd: string): JsonValue {
+  switch (item.kind) {
+    case 'data':
+      return jsonString(item.value);
+    case 'data-file':
+      return jsonString(readTextFile(item, cwd));
+    case 'json':
+      return parseJsonItem(item, item.value, `'${item.value}'`);
+    default:
+      return parseJsonItem(item, readTextFile(item, cwd), `the content of '${item.value}'`);
+  }
+}
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+function checkHeader(item: Item, name: string, value: string) {
+  if (!TOKEN.test(name)) throw new UsageError(`item '${item.orig}': '${name}' is not a valid header name`);
+  if (/[\r\n\0]/.test(value)) throw new UsageError(`item '${item.orig}': a header value cannot contain a line break`);
+}
+
+export function randomBoundary(): string {
+  let s = '';
+  for (let i = 0; i < 32; i++) s += '0123456789abcdef'[Math.floor(Math.random() * 16)];
+  return s;
+}
+
+function splitCredentials(text: string): { user: string; password?: string } {
+  // `\:` keeps a colon in the user name, as in HTTPie.
+  let user = '';
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '\\' && text[i + 1] === ':') {
+      user += ':';
+      i++;
+    } else if (text[i] === ':') return { user, password: text.slice(i + 1) };
+    else user += text[i];
+  }
+  return { user };
+}
+
+/** Builds the request of the main command from its invocation. */
+export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<RequestSpec> {
+  if (inv.url === undefined) throw new UsageError('no URL given', 'usage: sling [flags] [METHOD] URL [items...]');
+  const url = parseUrl(inv.url, inv.defaultScheme, inv.pathAsIs);
+  const { cwd } = ctx;
+
+  const query: [string, string][] = [];
+  const userHeaders: (Header | [string, null])[] = [];
+  const data: Item[] = [];
+  const uploads: Item[] = [];
+  const bodyFiles: Item[] = [];
+  for (const item of inv.items) {
+    switch (item.kind) {
+      case 'query':
+        query.push([item.key, item.value]);
+        break;
+      case 'query-file':
+        query.push([item.key, readTextFile(item, cwd)]);
+        break;
+      case 'header':
+      case 'header-file': {
+        const value = item.kind === 'header' ? item.value.trim() : readTextFile(item, cwd).trim();
+        checkHeader(item, item.key, value);
+        userHeaders.push([item.key, item.kind === 'header' && value === '' ? null : value]);
+        break;
+      }
+      case 'header-empty':
+        if (item.value !== '') throw new UsageError(`item '${item.orig}': 'Header;' sends an empty header and takes no value (did you mean '${item.key}:${item.value}'?)`);
+        checkHeader(item, item.key, '');
+        userHeaders.push([item.key, '']);
+        break;
+      case 'file':
+        (item.key === '' ? bodyFiles : uploads).push(item);
+        break;
+      default:
+        data.push(item);
+    }
+  }
+
+  if (bodyFiles.length > 1) throw new UsageError(`only one @file can be the request body (got ${bodyFiles.map((i) => i.orig).join(', ')})`);
+  const bodyFile = bodyFiles[0];
+  if (bodyFile && (data.length || uploads.length)) {
+    throw new UsageError(`'${bodyFile.orig}' sends a file as the whole body; it cannot be combined with data items such as '${(data[0] ?? uploads[0])!.orig}'`);
+  }
+  if (inv.raw !== undefined && (data.length || uploads.length || bodyFile)) {
+    throw new UsageError(`--raw sets the whole body; it cannot be combined with '${(data[0] ?? uploads[0] ?? bodyFile)!.orig}'`);
+  }
+
+  const multipart = inv.multipart || uploads.length > 0;
+  const formish = inv.form || multipart;
+  let body: Body = { kind: 'none' };
+  let contentType: string | undefined;
+  let jsonish = false;
+
+  if (bodyFile) {
+    body = { kind: 'bytes', data: readItemFile(bodyFile, cwd) };
+    contentType = guessMime(bodyFile.value) ?? (formish ? FORM_TYPE : undefined);
+    jsonish = !formish;
+  } else if (inv.raw !== undefined) {
+    body = { kind: 'bytes', data: Buffer.from(inv.raw, 'utf8') };
+    contentType = formish ? FORM_TYPE : 'application/json';
+    jsonish = !formish;
+  } else if (multipart) {
+    const parts: MultipartPart[] = [];
+    for (const item of inv.items) {
+      if (DATA_KINDS.has(item.kind)) {
+        const text = formText(dataValue(item, cwd));
+        if (text === null) throw new UsageError(`item '${item.orig}': objects and arrays cannot be sent as form fields (drop --form/--multipart to send JSON)`);
+        parts.push({ name: item.key, data: Buffer.from(text, 'utf8') });
+      } else if (item.kind === 'file' && item.key !== '') {
+        let path = item.value;
+        let type: string | undefined;
+        const m = /^(.*);type=(.*)$/.exec(path);
+        if (m) {
+          path = m[1]!;
+          type = m[2]!;
+        }
+        parts.push({ name: item.key, filename: basename(path), contentType: type ?? guessMime(path) ?? 'application/octet-stream', data: readItemFile(item, cwd, path) });
+      }
+    }
+    const boundary = inv.boundary ?? randomBoundary();
+    body = { kind: 'multipart', parts, boundary };
+    contentType = `multipart/form-data; boundary=${boundary}`;
+  } else if (inv.form) {
+    if (data.length) {
+      const pairs: [string, string][] = [];
+      for (const item of data) {
+        const text = formText(dataValue(item, cwd));
+        if (text === null) throw new UsageError(`item '${item.orig}': objects and arrays cannot be sent as form fields (drop --form to send JSON)`);
+        pairs.push([item.key, text]);
+      }
+      body = { kind: 'form', pairs };
+      contentType = FORM_TYPE;
+    }
+  } else if (data.length) {
+    let doc: JsonValue | undefined;
+    for (const item of data) doc = setPath(doc, parsePath(item.key, item.orig), dataValue(item, cwd), item.orig);
+    body = { kind: 'json', value: doc! };
+    contentType = 'application/json';
+    jsonish = true;
+  }
+
+  if (body.kind === 'none' && !inv.ignoreStdin) {
+    const piped = await ctx.readStdin();
+    if (piped && piped.length > 0) {
+      body = { kind: 'stdin', data: piped };
+      contentType = formish ? FORM_TYPE : 'application/json';
+      jsonish = !formish;
+    }
+  }
+
+  if (inv.json) {
+    jsonish = true;
+    if (body.kind !== 'none' && !bodyFile) contentType = 'application/json';
+  }
+
+  const method = inv.method ?? (body.kind === 'none' ? 'GET' : 'POST');
+
+  const headers: (Header | [string, null])[] = [
+    ['User-Agent', USER_AGENT],
+    ['Accept-Encoding', inv.download ? 'identity' : 'gzip, deflate, br'],
+    ['Accept', jsonish ? JSON_ACCEPT : '*/*'],
+    ['Connection', 'keep-alive'],
+  ];
+  // -a beats credentials in the URL; both give way to an explicit Authorization item.
+  let authValue: string | undefined;
+  if (inv.auth !== undefined) {
+    if (inv.authType === 'bearer') authValue = `Bearer ${inv.auth}`;
+    else {
+      let { user, password } = splitCredentials(inv.auth);
+      password ??= await ctx.askPassword(user);
+      authValue = 'Basic ' + Buffer.from(`${user}:${password}`, 'utf8').toString('base64');
+    }
+  } else if (url.username !== undefined) {
+    authValue = 'Basic ' + Buffer.from(`${url.username}:${url.password ?? ''}`, 'utf8').toString('base64');
+  }
+  if (authValue !== undefined) headers.push(['Authorization', authValue]);
+  if (contentType !== undefined) headers.push(['Content-Type', contentType]);
+
+  // User header items replace a default of the same name (all of its values); `Name:` removes it.
+  const userNames = new Set(userHeaders.map(([n]) => n.toLowerCase()));
+  const merged: Header[] = [];
+  for (const h of headers) if (!userNames.has(h[0].toLowerCase()) && h[1] !== null) merged.push(h as Header);
+  for (const [n, v] of userHeaders) {
+    if (v === null) continue;
+    merged.push([n, v]);
+  }
+
+  return {
+    method,
+    url,
+    query,
+    headers: merged,
+    body,
+    settings: {
+      follow: inv.follow || inv.download,
+      maxRedirects: inv.maxRedirects,
+      timeoutMs: inv.timeoutMs,
+      tls: { verify: inv.verify, cert: inv.cert, certKey: inv.certKey, certKeyPass: inv.certKeyPass },
+      proxies: inv.proxies,
+      compress: inv.compress,
+      chunked: inv.chunked,
+      maxHeaders: inv.maxHeaders,
+    },
+  };
+}

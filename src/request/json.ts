@@ -1,0 +1,204 @@
+/**
+ * A JSON value that keeps what JavaScript objects lose: number text as written (`1.0`, big
+ * integers), and key order for keys that look like integers. Raw JSON items (`:=`) are parsed into
+ * it, nested paths build it, and it serialises the way HTTPie does (`{"a": 1}`, non-ASCII escaped),
+ * so a server receives the same bytes from sling and HTTPie.
+ */
+export type JsonValue =
+  | { t: 'obj'; m: Map<string, JsonValue> }
+  | { t: 'arr'; a: (JsonValue | undefined)[] }
+  | { t: 'str'; v: string }
+  | { t: 'num'; raw: string }
+  | { t: 'bool'; v: boolean }
+  | { t: 'null' };
+
+export const jsonString = (v: string): JsonValue => ({ t: 'str', v });
+export const jsonNull: JsonValue = { t: 'null' };
+
+export class JsonSyntaxError extends Error {
+  constructor(message: string, readonly offset: number) {
+    super(message);
+  }
+}
+
+/** Parses JSON text strictly (RFC 8259), keeping number text. Throws JsonSyntaxError with an offset. */
+export function parseJson(text: string): JsonValue {
+  let i = 0;
+  const fail = (what: string): never => {
+    throw new JsonSyntaxError(i >= text.length ? `unexpected end of input (${what})` : `${what} at position ${i + 1}`, i);
+  };
+  const ws = () => {
+    while (i < text.length) {
+      const c = text.charCodeAt(i);
+      if (c === 32 || c === 9 || c === 10 || c === 13) i++;
+      else break;
+    }
+  };
+  const value = (): JsonValue => {
+    ws();
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      const m = new Map<string, JsonValue>();
+      ws();
+      if (text[i] === '}') {
+        i++;
+        return { t: 'obj', m };
+      }
+      for (;;) {
+        ws();
+        if (text[i] !== '"') fail('expected a string key');
+        const k = str();
+        ws();
+        if (text[i] !== ':') fail("expected ':'");
+        i++;
+        const v = value();
+        // A duplicate key keeps its first position and takes the last value, as in Python.
+        m.set(k, v);
+        ws();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (text[i] === '}') {
+          i++;
+          return { t: 'obj', m };
+        }
+        fail("expected ',' or '}'");
+      }
+    }
+    if (c === '[') {
+      i++;
+      const a: JsonValue[] = [];
+      ws();
+      if (text[i] === ']') {
+        i++;
+        return { t: 'arr', a };
+      }
+      for (;;) {
+        a.push(value());
+        ws();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (text[i] === ']') {
+          i++;
+          return { t: 'arr', a };
+        }
+        fail("expected ',' or ']'");
+      }
+    }
+    if (c === '"') return { t: 'str', v: str() };
+    if (text.startsWith('true', i)) {
+      i += 4;
+      return { t: 'bool', v: true };
+    }
+    if (text.startsWith('false', i)) {
+      i += 5;
+      return { t: 'bool', v: false };
+    }
+    if (text.startsWith('null', i)) {
+      i += 4;
+      return jsonNull;
+    }
+    const m = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+    m.lastIndex = i;
+    const r = m.exec(text);
+    if (r && r[0].length > 0 && r[0] !== '-') {
+      i += r[0].length;
+      return { t: 'num', raw: r[0] };
+    }
+    return fail('expected a JSON value');
+  };
+  const str = (): string => {
+    i++; // opening quote
+    let out = '';
+    for (;;) {
+      if (i >= text.length) fail('unterminated string');
+      const ch = text[i]!;
+      const code = ch.charCodeAt(0);
+      if (ch === '"') {
+        i++;
+        return out;
+      }
+      if (code < 0x20) fail('control character in string');
+      if (ch === '\\') {
+        const e = text[i + 1];
+        const map: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+        if (e !== undefined && e in map) {
+          out += map[e];
+          i += 2;
+        } else if (e === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) {
+          out += String.fromCharCode(parseInt(text.slice(i + 2, i + 6), 16));
+          i += 6;
+        } else {
+          i++;
+          fail('invalid escape in string');
+        }
+      } else {
+        out += ch;
+        i++;
+      }
+    }
+  };
+  const v = value();
+  ws();
+  if (i < text.length) fail('unexpected text after the JSON value');
+  return v;
+}
+
+function quote(s: string, asciiOnly: boolean): string {
+  let out = '"';
+  for (let k = 0; k < s.length; k++) {
+    const c = s.charCodeAt(k);
+    if (c === 0x22) out += '\\"';
+    else if (c === 0x5c) out += '\\\\';
+    else if (c === 0x0a) out += '\\n';
+    else if (c === 0x0d) out += '\\r';
+    else if (c === 0x09) out += '\\t';
+    else if (c === 0x08) out += '\\b';
+    else if (c === 0x0c) out += '\\f';
+    else if (c < 0x20 || (asciiOnly && c > 0x7e)) out += '\\u' + c.toString(16).padStart(4, '0');
+    else out += s[k];
+  }
+  return out + '"';
+}
+
+/** Serialises like Python's json.dumps with default settings: `, ` and `: `, non-ASCII as \uXXXX. */
+export function stringifyJson(v: JsonValue | undefined, asciiOnly = true): string {
+  if (v === undefined) return 'null';
+  switch (v.t) {
+    case 'obj': {
+      const parts: string[] = [];
+      for (const [k, x] of v.m) parts.push(quote(k, asciiOnly) + ': ' + stringifyJson(x, asciiOnly));
+      return '{' + parts.join(', ') + '}';
+    }
+    case 'arr':
+      return '[' + v.a.map((x) => stringifyJson(x, asciiOnly)).join(', ') + ']';
+    case 'str':
+      return quote(v.v, asciiOnly);
+    case 'num':
+      return v.raw;
+    case 'bool':
+      return v.v ? 'true' : 'false';
+    case 'null':
+      return 'null';
+  }
+}
+
+/** The text a value becomes in a form field (Python's str() of the parsed value, for scalars). */
+export function formText(v: JsonValue): string | null {
+  switch (v.t) {
+    case 'str':
+      return v.v;
+    case 'num':
+      return v.raw;
+    case 'bool':
+      return v.v ? 'True' : 'False';
+    case 'null':
+      return 'None';
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,73 @@
+import { deflateSync } from 'node:zlib';
+import { stringifyJson } from './json.js';
+import type { Body, Header, RequestSpec } from './spec.js';
+import { encodePairs, requestTarget } from './url.js';
+
+/**
+ * A request in its wire form: what the transport writes and what `--offline` and `-v` print,
+ * so the two can never disagree. Host comes first (as curl and browsers send it); the length
+ * header is computed from the encoded body.
+ */
+export interface PreparedRequest {
+  method: string;
+  target: string;
+  headers: Header[];
+  body: Buffer;
+}
+
+export function encodeBody(body: Body): Buffer {
+  switch (body.kind) {
+    case 'none':
+      return Buffer.alloc(0);
+    case 'json':
+      return Buffer.from(stringifyJson(body.value), 'utf8');
+    case 'form':
+      return Buffer.from(encodePairs(body.pairs), 'utf8');
+    case 'bytes':
+    case 'stdin':
+      return body.data;
+    case 'multipart': {
+      const chunks: Buffer[] = [];
+      for (const part of body.parts) {
+        let head = `--${body.boundary}\r\nContent-Disposition: form-data; name="${escapeQuoted(part.name)}"`;
+        if (part.filename !== undefined) head += `; filename="${escapeQuoted(part.filename)}"`;
+        head += '\r\n';
+        if (part.contentType) head += `Content-Type: ${part.contentType}\r\n`;
+        chunks.push(Buffer.from(head + '\r\n', 'utf8'), part.data, Buffer.from('\r\n'));
+      }
+      chunks.push(Buffer.from(`--${body.boundary}--\r\n`));
+      return Buffer.concat(chunks);
+    }
+  }
+}
+
+const escapeQuoted = (s: string) => s.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+
+const has = (headers: Header[], name: string) => headers.some(([n]) => n.toLowerCase() === name);
+
+export function prepareRequest(spec: RequestSpec): PreparedRequest {
+  let body = encodeBody(spec.body);
+  const headers: Header[] = [...spec.headers];
+  if (body.length > 0 && spec.settings.compress > 0) {
+    const deflated = deflateSync(body);
+    if (spec.settings.compress > 1 || deflated.length < body.length) {
+      body = deflated;
+      headers.push(['Content-Encoding', 'deflate']);
+    }
+  }
+  if (!has(headers, 'host')) headers.unshift(['Host', spec.url.hostHeader]);
+  if (!has(headers, 'content-length') && !has(headers, 'transfer-encoding')) {
+    if (spec.settings.chunked && body.length > 0) headers.push(['Transfer-Encoding', 'chunked']);
+    // Like HTTPie (and Python's requests), a body-less request states its empty length unless
+    // the method never carries a body.
+    else if (body.length > 0 || !['GET', 'HEAD', 'OPTIONS'].includes(spec.method) || spec.body.kind !== 'none') {
+      headers.push(['Content-Length', String(body.length)]);
+    }
+  }
+  return {
+    method: spec.method,
+    target: requestTarget(spec.url, encodePairs(spec.query)),
+    headers,
+    body,
+  };
+}

@@ -1,0 +1,66 @@
+import type { JsonValue } from './json.js';
+import type { ParsedUrl } from './url.js';
+
+/**
+ * The one request model. The HTTPie-style command line, .http files and curl command lines all
+ * produce RequestSpecs; the transport sends them, `--offline` prints them, exporters convert them.
+ */
+export type Header = [name: string, value: string];
+
+export interface MultipartPart {
+  name: string;
+  /** Set for file parts. */
+  filename?: string;
+  contentType?: string;
+  data: Buffer;
+}
+
+export type Body =
+  | { kind: 'none' }
+  | { kind: 'json'; value: JsonValue }
+  | { kind: 'form'; pairs: [string, string][] }
+  | { kind: 'multipart'; parts: MultipartPart[]; boundary: string }
+  | { kind: 'bytes'; data: Buffer }
+  | { kind: 'stdin'; data: Buffer };
+
+export interface Auth {
+  type: 'basic' | 'bearer';
+  user: string;
+  password?: string;
+}
+
+export interface TlsSettings {
+  /** false: skip verification; a string: path of a CA bundle to trust. */
+  verify: boolean | string;
+  cert?: string;
+  certKey?: string;
+  certKeyPass?: string;
+}
+
+export interface RequestSettings {
+  follow: boolean;
+  maxRedirects: number;
+  /** Connect and idle time limit in milliseconds; undefined = none. */
+  timeoutMs?: number;
+  tls: TlsSettings;
+  /** Proxy URL by scheme ('http', 'https', or 'all'), from --proxy; environment proxies are read by the transport. */
+  proxies: Record<string, string>;
+  /** Deflate the body: 1 when smaller, 2 always. */
+  compress: number;
+  chunked: boolean;
+  /** Give up when the response has more header lines than this. */
+  maxHeaders?: number;
+}
+
+export interface RequestSpec {
+  method: string;
+  url: ParsedUrl;
+  /** Query items (`name==value`), appended to the URL's own query. */
+  query: [string, string][];
+  /** In order, case and duplicates kept; these are the headers sent (before Host and Content-Length). */
+  headers: Header[];
+  body: Body;
+  settings: RequestSettings;
+  /** Where the request came from, for error messages (file and line for exec). */
+  source?: { file: string; line: number };
+}

@@ -1,0 +1,197 @@
+import { domainToASCII } from 'node:url';
+import { UsageError } from '../errors.js';
+
+/**
+ * URL rules of DECISIONS.md plus the normalisation HTTPie's Python stack applies, so the request
+ * target a server sees is the one HTTPie would send:
+ *  - `:3000/x` → `localhost:3000/x`, `:/x` → `localhost/x`, `://host` → `host`; no scheme → default;
+ *  - characters that may not appear raw are percent-encoded (UTF-8), existing escapes are kept
+ *    (uppercased) unless one `%` is not an escape, then every `%` is encoded (urllib3);
+ *  - escapes of unreserved characters are decoded (`%41` → `A`, requests' requote_uri);
+ *  - `.` and `..` segments are removed unless `--path-as-is`; the fragment is never sent.
+ */
+export interface ParsedUrl {
+  scheme: 'http' | 'https';
+  /** Host name as used for the connection and TLS (no brackets for IPv6). */
+  hostname: string;
+  port: number;
+  /** `host[:port]` as it goes into the Host header (port only when not the default). */
+  hostHeader: string;
+  /** Path and query as they go on the request line (origin-form). */
+  path: string;
+  query: string;
+  username?: string;
+  password?: string;
+}
+
+const UNRESERVED = /[A-Za-z0-9\-._~]/;
+const PATH_OK = new Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/");
+const QUERY_OK = new Set([...PATH_OK, '?']);
+
+/** Percent-encodes what may not stand raw in a path or query (urllib3's _encode_invalid_chars). */
+function encodeInvalid(component: string, allowed: Set<string>): string {
+  const normalised = component.replace(/%[0-9a-fA-F]{2}/g, (m) => m.toUpperCase());
+  const escapes = (normalised.match(/%[0-9A-F]{2}/g) ?? []).length;
+  const percents = (normalised.match(/%/g) ?? []).length;
+  const keepPercent = escapes === percents;
+  let out = '';
+  for (const ch of normalised) {
+    if ((ch === '%' && keepPercent) || allowed.has(ch)) out += ch;
+    else for (const b of Buffer.from(ch, 'utf8')) out += '%' + b.toString(16).toUpperCase().padStart(2, '0');
+  }
+  return out;
+}
+
+/** Decodes escapes of unreserved characters (`%41` → `A`), as requests' requote_uri does. */
+function unquoteUnreserved(s: string): string {
+  return s.replace(/%([0-9A-Fa-f]{2})/g, (m, h: string) => {
+    const c = String.fromCharCode(parseInt(h, 16));
+    return UNRESERVED.test(c) ? c : m;
+  });
+}
+
+/** RFC 3986 5.2.4 remove_dot_segments. */
+export function removeDotSegments(path: string): string {
+  if (!path.includes('.')) return path;
+  const segments = path.split('/');
+  const out: string[] = [];
+  for (let i = 0; i < segments.length; i++) {
+    const seg = segments[i]!;
+    const last = i === segments.length - 1;
+    if (seg === '.' || seg === '..') {
+      if (seg === '..' && out.length > 1) out.pop();
+      if (last) out.push('');
+    } else out.push(seg);
+  }
+  let joined = out.join('/');
+  if (path.startsWith('/') && !joined.startsWith('/')) joined = '/' + joined;
+  return joined;
+}
+
+/** Python's quote_plus(s, safe=''): what a query or form item becomes on the wire. */
+export function quotePlus(s: string): string {
+  let out = '';
+  for (const b of Buffer.from(s, 'utf8')) {
+    const c = String.fromCharCode(b);
+    if (b < 128 && UNRESERVED.test(c)) out += c;
+    else if (b === 0x20) out += '+';
+    else out += '%' + b.toString(16).toUpperCase().padStart(2, '0');
+  }
+  return out;
+}
+
+/** `a=1&b=2`, repeated names grouped at the first one's place (as HTTPie's multi-value dicts do). */
+export function encodePairs(pairs: readonly [string, string][]): string {
+  const groups = new Map<string, string[]>();
+  for (const [k, v] of pairs) {
+    const g = groups.get(k);
+    if (g) g.push(v);
+    else groups.set(k, [v]);
+  }
+  const parts: string[] = [];
+  for (const [k, vs] of groups) for (const v of vs) parts.push(quotePlus(k) + '=' + quotePlus(v));
+  return parts.join('&');
+}
+
+/** Applies the shorthands and the default scheme: the text the user meant. */
+export function expandUrl(input: string, defaultScheme: string): string {
+  let url = input;
+  if (url.startsWith('://')) url = url.slice(3);
+  const m = /^:(\d*)(.*)$/s.exec(url);
+  if (m && (m[2] === '' || m[2]!.startsWith('/'))) url = 'localhost' + (m[1] ? ':' + m[1] : '') + m[2];
+  if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(url)) url = defaultScheme + '://' + url;
+  return url;
+}
+
+export function parseUrl(input: string, defaultScheme = 'http', pathAsIs = false): ParsedUrl {
+  const url = expandUrl(input, defaultScheme);
+  const bad = (why: string) => new UsageError(`invalid URL '${input}': ${why}`);
+  const sm = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\//.exec(url)!;
+  const scheme = sm[1]!.toLowerCase();
+  if (scheme !== 'http' && scheme !== 'https') throw bad(`unsupported scheme '${scheme}' (sling speaks http and https)`);
+  let rest = url.slice(sm[0].length);
+  const hashAt = rest.indexOf('#');
+  if (hashAt !== -1) rest = rest.slice(0, hashAt);
+  const authEnd = rest.search(/[/?]/);
+  const authority = authEnd === -1 ? rest : rest.slice(0, authEnd);
+  rest = authEnd === -1 ? '' : rest.slice(authEnd);
+
+  let username: string | undefined;
+  let password: string | undefined;
+  let hostport = authority;
+  const at = authority.lastIndexOf('@');
+  if (at !== -1) {
+    const userinfo = authority.slice(0, at);
+    hostport = authority.slice(at + 1);
+    const colon = userinfo.indexOf(':');
+    const dec = (s: string) => {
+      try {
+        return decodeURIComponent(s);
+      } catch {
+        return s;
+      }
+    };
+    username = dec(colon === -1 ? userinfo : userinfo.slice(0, colon));
+    password = colon === -1 ? undefined : dec(userinfo.slice(colon + 1));
+  }
+  let hostname: string;
+  let portText = '';
+  if (hostport.startsWith('[')) {
+    const close = hostport.indexOf(']');
+    if (close === -1) throw bad("missing ']' after the IPv6 address");
+    hostname = hostport.slice(1, close).toLowerCase();
+    const after = hostport.slice(close + 1);
+    if (after && !after.startsWith(':')) throw bad(`unexpected '${after}' after the IPv6 address`);
+    portText = after.slice(1);
+  } else {
+    const colon = hostport.lastIndexOf(':');
+    hostname = colon === -1 ? hostport : hostport.slice(0, colon);
+    portText = colon === -1 ? '' : hostport.slice(colon + 1);
+    if (/[^\x21-\x7e]/.test(hostname) && !/[\s]/.test(hostname)) {
+      const ascii = domainToASCII(hostname);
+      if (!ascii) throw bad(`'${hostname}' is not a valid host name`);
+      hostname = ascii;
+    }
+    hostname = hostname.toLowerCase();
+  }
+  if (!hostname) throw bad('no host name');
+  if (/[\s/\\?#@<>^|]/.test(hostname)) throw bad(`'${hostname}' is not a valid host name`);
+  const defaultPort = scheme === 'https' ? 443 : 80;
+  let port = defaultPort;
+  if (portText !== '') {
+    if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) throw bad(`'${portText}' is not a valid port`);
+    port = Number(portText);
+  }
+  const hostForHeader = hostname.includes(':') ? `[${hostname}]` : hostname;
+  const hostHeader = port === defaultPort ? hostForHeader : `${hostForHeader}:${port}`;
+
+  const q = rest.indexOf('?');
+  let path = q === -1 ? rest : rest.slice(0, q);
+  const query = q === -1 ? '' : rest.slice(q + 1);
+  if (!pathAsIs) path = removeDotSegments(path);
+  path = unquoteUnreserved(encodeInvalid(path, PATH_OK)) || '/';
+  if (!path.startsWith('/')) path = '/' + path;
+  return {
+    scheme,
+    hostname,
+    port,
+    hostHeader,
+    path,
+    query: unquoteUnreserved(encodeInvalid(query, QUERY_OK)),
+    username,
+    password,
+  };
+}
+
+/** The origin (scheme, host, port) of a URL, for cross-origin checks on redirects. */
+export const originOf = (u: ParsedUrl) => `${u.scheme}://${u.hostname}:${u.port}`;
+
+/** The request target: path, then the URL's query and the query items. */
+export function requestTarget(u: ParsedUrl, extraQuery = ''): string {
+  const q = [u.query, extraQuery].filter((s) => s !== '').join('&');
+  return q ? `${u.path}?${q}` : u.path;
+}
+
+export function formatUrl(u: ParsedUrl, extraQuery = ''): string {
+  return `${u.scheme}://${u.hostHeader}${requestTarget(u, extraQuery)}`;
+}

@@ -1,0 +1,77 @@
+import type { Invocation } from './cli/invocation.js';
+import { CliError } from './errors.js';
+import { ExitCode, exitCodeForStatus } from './exit.js';
+import { stdoutSink, type Io, type Reporter } from './main.js';
+import { makePlan } from './output/plan.js';
+import { Printer } from './output/printer.js';
+import { buildRequest } from './request/build.js';
+import { prepareRequest } from './request/prepare.js';
+import { askPassword, readStdinBody } from './stdin.js';
+
+/** The main command: build the request, print or send it, print the exchange, pick the exit code. */
+export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): Promise<number> {
+  const spec = await buildRequest(inv, {
+    cwd: io.cwd,
+    readStdin: () => readStdinBody(io, reporter),
+    askPassword: (user) => askPassword(io, user, inv.url ?? ''),
+  });
+  const plan = makePlan(inv, spec.method, { isTTY: Boolean(io.stdout.isTTY), env: io.env });
+  const printer = new Printer(plan, stdoutSink(io.stdout));
+
+  if (inv.offline) {
+    await printer.request(prepareRequest(spec));
+    await printer.finish();
+    return ExitCode.OK;
+  }
+  if (spec.settings.tls.verify === false && spec.url.scheme === 'https') {
+    reporter.warn('--verify=no: the server certificate is not checked');
+  }
+
+  const { exchange } = await import('./transport/exchange.js');
+  const { decodedBody } = await import('./transport/body.js');
+  const { bodyError } = await import('./transport/body.js');
+  const { closeConnections } = await import('./transport/send.js');
+  let first = true;
+  try {
+    const hop = await exchange(spec, {
+      env: io.env,
+      debug: (m) => reporter.debug(m),
+      onRequest: async (prepared) => {
+        if (first || plan.intermediate) await printer.request(prepared);
+        first = false;
+      },
+      onRedirect: async (redirect, body) => {
+        if (!plan.intermediate) return;
+        await printer.responseHead(redirect.response);
+        await printer.responseBody(redirect.response, body);
+      },
+    });
+    await printer.responseHead(hop.response);
+    let size = 0;
+    const body = decodedBody(hop);
+    body.on('data', (c: Buffer) => (size += c.length));
+    try {
+      await printer.responseBody(hop.response, body);
+    } catch (e) {
+      throw e instanceof CliError ? e : bodyError(hop, e, size);
+    }
+    if (hop.info.timedOut) throw bodyError(hop, new Error('timeout'), size);
+    await printer.meta(hop.response, hop.info, size);
+    await printer.finish();
+    const t = hop.info.timings;
+    const phase = (x?: number) => (x === undefined ? '-' : `${(x - t.start).toFixed(1)}ms`);
+    reporter.debug(`timings: dns ${phase(t.dns)}, connect ${phase(t.connect)}, tls ${phase(t.tls)}, first byte ${phase(t.firstByte)}, total ${phase(t.end ?? performance.now())}`);
+
+    const status = hop.response.status;
+    if (inv.checkStatus) {
+      const code = exitCodeForStatus(status);
+      if (code !== ExitCode.OK) {
+        if (!io.stdout.isTTY) reporter.warn(`HTTP ${status} ${hop.response.reason}`.trimEnd());
+        return code;
+      }
+    }
+    return ExitCode.OK;
+  } finally {
+    closeConnections();
+  }
+}

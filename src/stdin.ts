@@ -1,0 +1,73 @@
+import { fstatSync } from 'node:fs';
+import { UsageError } from './errors.js';
+import type { Io, Reporter } from './main.js';
+
+/**
+ * Standard input is a body only when it is a pipe, a socket or a regular file: never a terminal
+ * or a character device such as /dev/null (DECISIONS.md). When nothing arrives for 2 seconds a
+ * hint names --ignore-stdin, so a script never hangs without a word.
+ */
+export function stdinIsBodySource(io: Io): boolean {
+  if (io.stdin.isTTY) return false;
+  try {
+    const st = fstatSync(0);
+    return st.isFIFO() || st.isSocket() || st.isFile();
+  } catch {
+    return false;
+  }
+}
+
+export async function readStdinBody(io: Io, reporter: Reporter): Promise<Buffer | null> {
+  if (!stdinIsBodySource(io)) return null;
+  const chunks: Buffer[] = [];
+  let got = false;
+  const timer = setTimeout(() => {
+    if (!got) reporter.warn('waiting for the request body on standard input; use --ignore-stdin (-I) if there is none');
+  }, 2000);
+  try {
+    for await (const c of io.stdin) {
+      got = true;
+      chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Asks for a password on the terminal without echoing it. */
+export async function askPassword(io: Io, user: string, where: string): Promise<string> {
+  const stdin = io.stdin as Io['stdin'] & { setRawMode?: (on: boolean) => void };
+  if (!stdin.isTTY || !stdin.setRawMode || !io.stderr.isTTY) {
+    throw new UsageError(`no password given for user '${user}' and no terminal to ask for it`, `pass it as -a ${user}:PASSWORD (or use ~/.netrc)`);
+  }
+  io.stderr.write(`sling: password for ${user}@${where}: `);
+  stdin.setRawMode(true);
+  stdin.resume();
+  return await new Promise<string>((resolve, reject) => {
+    let password = '';
+    const onData = (data: Buffer) => {
+      for (const ch of data.toString('utf8')) {
+        if (ch === '\r' || ch === '\n') {
+          done();
+          resolve(password);
+          return;
+        }
+        if (ch === '\u0003') {
+          done();
+          reject(new UsageError('password prompt cancelled'));
+          return;
+        }
+        if (ch === '\u007f' || ch === '\b') password = password.slice(0, -1);
+        else password += ch;
+      }
+    };
+    const done = () => {
+      stdin.off('data', onData);
+      stdin.setRawMode!(false);
+      stdin.pause();
+      io.stderr.write('\n');
+    };
+    stdin.on('data', onData);
+  });
+}

@@ -1,0 +1,55 @@
+import type { Readable } from 'node:stream';
+import { NetworkError, TimeoutError } from '../errors.js';
+import { decodeBody } from './decode.js';
+import type { Hop } from './send.js';
+
+export function headerValue(rawHeaders: string[], name: string): string | undefined {
+  const lower = name.toLowerCase();
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === lower) return rawHeaders[i + 1];
+  return undefined;
+}
+
+/** Maps what can go wrong while the body streams: --timeout, a cut-off body, a broken encoding. */
+export function bodyError(hop: Hop, err: unknown, received: number): Error {
+  const where = hop.url.hostHeader;
+  if (hop.info.timedOut || err instanceof TimeoutError) {
+    return new TimeoutError(`${where} stopped sending the response body for longer than --timeout (after ${received} bytes)`);
+  }
+  const e = err as NodeJS.ErrnoException;
+  if (e?.code === 'ECONNRESET' || e?.message === 'aborted' || e?.code === 'ERR_STREAM_PREMATURE_CLOSE') {
+    const length = headerValue(hop.response.rawHeaders, 'content-length');
+    return new NetworkError(`the response body from ${where} was cut short${length ? ` (Content-Length was ${length})` : ''}: connection closed`);
+  }
+  if (e?.code?.startsWith?.('Z_') || e?.code === 'ERR__ERROR' || /incorrect header|invalid|unexpected end/i.test(e?.message ?? '')) {
+    return new NetworkError(`the response body from ${where} could not be decoded (${headerValue(hop.response.rawHeaders, 'content-encoding')}): ${e.message}`);
+  }
+  return new NetworkError(`reading the response body from ${where} failed: ${e?.message ?? String(err)}`);
+}
+
+/** The response body as a stream, Content-Encoding undone, with errors mapped to CliErrors. */
+export function decodedBody(hop: Hop): Readable {
+  const raw = hop.body;
+  let received = 0;
+  raw.on('data', (c: Buffer) => (received += c.length));
+  const encoding = hop.request.method === 'HEAD' ? undefined : headerValue(hop.response.rawHeaders, 'content-encoding');
+  const decoded = decodeBody(raw, encoding);
+  if (decoded !== raw) raw.on('error', (e) => decoded.destroy(bodyError(hop, e, received)));
+  return decoded;
+}
+
+/** Reads the whole (decoded) body. */
+export async function readBody(hop: Hop): Promise<Buffer> {
+  const stream = decodedBody(hop);
+  const chunks: Buffer[] = [];
+  let received = 0;
+  try {
+    for await (const c of stream) {
+      chunks.push(c as Buffer);
+      received += (c as Buffer).length;
+    }
+  } catch (e) {
+    throw e instanceof NetworkError || e instanceof TimeoutError ? e : bodyError(hop, e, received);
+  }
+  if (hop.info.timedOut) throw bodyError(hop, new TimeoutError('timeout'), received);
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,51 @@
+import type { Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw, constants } from 'node:zlib';
+import { PassThrough } from 'node:stream';
+
+/**
+ * Undoes Content-Encoding (gzip, deflate, br, and lists of them) for display. "deflate" is
+ * zlib-wrapped by the spec but raw in the wild: the first byte tells which.
+ */
+export function decodeBody(raw: Readable, contentEncoding: string | undefined): Readable {
+  if (!contentEncoding) return raw;
+  const codings = contentEncoding
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c && c !== 'identity');
+  let stream = raw;
+  for (const coding of codings.reverse()) {
+    let next: Readable;
+    const opts = { finishFlush: constants.Z_SYNC_FLUSH };
+    if (coding === 'gzip' || coding === 'x-gzip') next = createGunzip(opts);
+    else if (coding === 'br') next = createBrotliDecompress();
+    else if (coding === 'deflate') next = sniffDeflate(stream);
+    else return stream; // unknown coding: show the bytes as they came
+    if (coding !== 'deflate') {
+      const src = stream;
+      src.on('error', (e) => next.destroy(e));
+      stream = src.pipe(next as unknown as NodeJS.WritableStream) as unknown as Readable;
+    } else stream = next;
+  }
+  return stream;
+}
+
+function sniffDeflate(src: Readable): Readable {
+  const out = new PassThrough();
+  let inflater: ReturnType<typeof createInflate> | undefined;
+  src.on('error', (e) => out.destroy(e));
+  src.on('data', (chunk: Buffer) => {
+    if (!inflater) {
+      // A zlib header has a compression method of 8 in the low nibble and a valid check value.
+      const zlibWrapped = chunk.length >= 2 && (chunk[0]! & 0x0f) === 8 && ((chunk[0]! << 8) | chunk[1]!) % 31 === 0;
+      inflater = zlibWrapped ? createInflate({ finishFlush: constants.Z_SYNC_FLUSH }) : createInflateRaw({ finishFlush: constants.Z_SYNC_FLUSH });
+      inflater.on('error', (e) => out.destroy(e));
+      inflater.pipe(out);
+    }
+    if (!inflater.write(chunk)) {
+      src.pause();
+      inflater.once('drain', () => src.resume());
+    }
+  });
+  src.on('end', () => (inflater ? inflater.end() : out.end()));
+  return out;
+}

@@ -1,0 +1,45 @@
+import { CliError, NetworkError, TimeoutError } from '../errors.js';
+
+const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS|ERR_SSL|EPROTO|HOSTNAME_MISMATCH|ALTNAME/;
+
+/** Turns a Node network error into the one-line message and exit code of DECISIONS.md. */
+export function mapNetworkError(err: unknown, where: string, via?: string): CliError {
+  if (err instanceof CliError) return err;
+  const e = err as NodeJS.ErrnoException & { reason?: string };
+  const code = e.code ?? '';
+  const through = via ? ` (through proxy ${via})` : '';
+  switch (code) {
+    case 'ECONNREFUSED':
+      return new NetworkError(`connection refused by ${where}${through}`, 'is the server running on that port?', { cause: err });
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return new NetworkError(`connection reset by ${where}${through}`, undefined, { cause: err });
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+    case 'EAI_NONAME':
+      return new NetworkError(`cannot resolve host name of ${where}${through}`, undefined, { cause: err });
+    case 'ETIMEDOUT':
+      return new TimeoutError(`timed out connecting to ${where}${through}`, { cause: err });
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'EADDRNOTAVAIL':
+      return new NetworkError(`cannot reach ${where}${through} (${code})`, undefined, { cause: err });
+    case 'HPE_HEADER_OVERFLOW':
+    case 'HPE_INVALID_CONSTANT':
+    case 'HPE_INVALID_STATUS':
+    case 'HPE_INVALID_HEADER_TOKEN':
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+    case 'HPE_INVALID_CHUNK_SIZE':
+      return new NetworkError(`${where} sent a malformed HTTP response (${e.reason ?? e.message})`, undefined, { cause: err });
+  }
+  if (TLS_CODES.test(code) || /certificate|SSL|TLS/i.test(e.message ?? '')) {
+    return new NetworkError(
+      `TLS handshake with ${where} failed: ${e.message}`,
+      'use --verify=PATH to trust a CA bundle, or --verify=no to skip verification',
+      { cause: err },
+    );
+  }
+  if (e.message === 'socket hang up') return new NetworkError(`${where} closed the connection without answering${through}`, undefined, { cause: err });
+  return new NetworkError(`request to ${where} failed: ${e.message ?? String(err)}`, undefined, { cause: err });
+}

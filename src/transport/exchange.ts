@@ -1,0 +1,63 @@
+import { TooManyRedirectsError, UsageError } from '../errors.js';
+import { prepareRequest, type PreparedRequest } from '../request/prepare.js';
+import type { RequestSpec } from '../request/spec.js';
+import { formatUrl, originOf, parseUrl } from '../request/url.js';
+import { headerValue, readBody } from './body.js';
+import { sendOnce, type Hop } from './send.js';
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
+
+export interface ExchangeOptions {
+  env: NodeJS.ProcessEnv;
+  /** Called with each request right before it is sent. */
+  onRequest?(request: PreparedRequest): void | Promise<void>;
+  /** Called for each redirect response that is followed, with its body read. */
+  onRedirect?(hop: Hop, body: Buffer): void | Promise<void>;
+  debug?(message: string): void;
+}
+
+/** The request of the next hop (DECISIONS.md: 303, and 301/302 after POST, become a body-less GET). */
+export function redirectSpec(spec: RequestSpec, hop: Hop, location: string): RequestSpec {
+  let absolute: string;
+  try {
+    absolute = new URL(location, `${spec.url.scheme}://${spec.url.hostHeader}${hop.request.target}`).href;
+  } catch {
+    throw new UsageError(`${hop.url.hostHeader} redirected to an invalid URL '${location}'`);
+  }
+  const url = parseUrl(absolute);
+  const status = hop.response.status;
+  let { method, body } = spec;
+  let headers = spec.headers;
+  if ((status === 303 && method !== 'HEAD') || ((status === 301 || status === 302) && method === 'POST')) {
+    method = 'GET';
+    body = { kind: 'none' };
+    headers = headers.filter(([n]) => !/^(content-type|content-length|content-encoding|transfer-encoding)$/i.test(n));
+  }
+  if (originOf(url) !== originOf(spec.url)) {
+    headers = headers.filter(([n]) => !CREDENTIAL_HEADERS.has(n.toLowerCase()) && n.toLowerCase() !== 'host');
+  } else {
+    headers = headers.filter(([n]) => n.toLowerCase() !== 'host');
+  }
+  return { ...spec, method, url, query: [], headers, body };
+}
+
+/** Sends a request and follows redirects when asked; resolves with the final hop (body unread). */
+export async function exchange(first: RequestSpec, opts: ExchangeOptions): Promise<Hop> {
+  let spec = first;
+  for (let hops = 0; ; hops++) {
+    const prepared = prepareRequest(spec);
+    await opts.onRequest?.(prepared);
+    const hop = await sendOnce(spec.url, prepared, spec.settings, { env: opts.env });
+    opts.debug?.(`${prepared.method} ${formatUrl(spec.url, '')} → ${hop.response.status} (${hop.info.reused ? 'reused connection' : 'new connection'})`);
+    const location = headerValue(hop.response.rawHeaders, 'location');
+    if (!spec.settings.follow || !REDIRECTS.has(hop.response.status) || location === undefined) return hop;
+    if (hops >= spec.settings.maxRedirects) {
+      hop.body.resume();
+      throw new TooManyRedirectsError(`too many redirects: more than ${spec.settings.maxRedirects} (last: ${hop.response.status} to ${location})`);
+    }
+    const body = await readBody(hop);
+    await opts.onRedirect?.(hop, body);
+    spec = redirectSpec(spec, hop, location);
+  }
+}

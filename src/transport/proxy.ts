@@ -1,0 +1,63 @@
+import type { ParsedUrl } from '../request/url.js';
+
+/**
+ * Which proxy a request goes through: `--proxy` first (per scheme, then for all), then the
+ * environment (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, lower case too), unless NO_PROXY matches.
+ */
+export function pickProxy(url: ParsedUrl, flags: Record<string, string>, env: NodeJS.ProcessEnv): string | undefined {
+  const fromFlags = flags[url.scheme] ?? flags.all;
+  if (fromFlags) return fromFlags;
+  const get = (name: string) => env[name.toLowerCase()] || env[name.toUpperCase()] || undefined;
+  const proxy = get(`${url.scheme}_proxy`) ?? get('all_proxy');
+  if (!proxy) return undefined;
+  // CGI environments set HTTP_PROXY from a request header ("httpoxy"): curl ignores the upper-case
+  // form there, and so do we.
+  if (url.scheme === 'http' && !env.http_proxy && env.REQUEST_METHOD) return undefined;
+  if (noProxyMatches(url, get('no_proxy'))) return undefined;
+  return proxy;
+}
+
+export function noProxyMatches(url: ParsedUrl, noProxy: string | undefined): boolean {
+  if (!noProxy) return false;
+  const host = url.hostname.toLowerCase();
+  for (let entry of noProxy.split(/[,\s]+/)) {
+    entry = entry.trim().toLowerCase();
+    if (!entry) continue;
+    if (entry === '*') return true;
+    let port: number | undefined;
+    const m = /^(.*):(\d+)$/.exec(entry);
+    if (m && !entry.startsWith('[')) {
+      entry = m[1]!;
+      port = Number(m[2]);
+    }
+    if (port !== undefined && port !== url.port) continue;
+    entry = entry.replace(/^\[|\]$/g, '');
+    if (entry.startsWith('*.')) entry = entry.slice(1);
+    if (host === entry.replace(/^\./, '') || (entry.startsWith('.') ? host.endsWith(entry) : host.endsWith('.' + entry))) return true;
+  }
+  return false;
+}
+
+export interface ProxyTarget {
+  url: URL;
+  /** `Proxy-Authorization` value from credentials in the proxy URL. */
+  authorization?: string;
+  /** The proxy URL with the password hidden, for messages. */
+  display: string;
+}
+
+export function parseProxy(text: string): ProxyTarget {
+  let u: URL;
+  try {
+    u = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`);
+  } catch {
+    throw new Error(`invalid proxy URL '${text}'`);
+  }
+  let authorization: string | undefined;
+  if (u.username) {
+    const creds = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;
+    authorization = 'Basic ' + Buffer.from(creds, 'utf8').toString('base64');
+  }
+  const display = `${u.protocol}//${u.username ? (u.password ? `${u.username}:***@` : `${u.username}@`) : ''}${u.host}`;
+  return { url: u, authorization, display };
+}

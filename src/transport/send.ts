@@ -1,0 +1,228 @@
+import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
+import type { Socket } from 'node:net';
+import type { TLSSocket, ConnectionOptions } from 'node:tls';
+import { readFileSync } from 'node:fs';
+import { NetworkError, TimeoutError, UsageError } from '../errors.js';
+import type { PreparedRequest } from '../request/prepare.js';
+import type { RequestSettings } from '../request/spec.js';
+import type { ParsedUrl } from '../request/url.js';
+import { mapNetworkError } from './errors.js';
+import { parseProxy, pickProxy, type ProxyTarget } from './proxy.js';
+
+/** What came back for one request: the head as received and the body as a raw (still encoded) stream. */
+export interface ResponseHead {
+  httpVersion: string;
+  status: number;
+  reason: string;
+  /** Flat [name, value, name, value, ...], original case and order. */
+  rawHeaders: string[];
+}
+
+export interface Timings {
+  start: number;
+  dns?: number;
+  connect?: number;
+  tls?: number;
+  firstByte?: number;
+  end?: number;
+}
+
+export interface HopInfo {
+  remoteAddress?: string;
+  remotePort?: number;
+  tlsProtocol?: string;
+  tlsCipher?: string;
+  reused: boolean;
+  proxy?: string;
+  /** Set when --timeout fired (also while the body was streaming). */
+  timedOut?: boolean;
+  timings: Timings;
+}
+
+export interface Hop {
+  url: ParsedUrl;
+  request: PreparedRequest;
+  response: ResponseHead;
+  body: IncomingMessage;
+  info: HopInfo;
+}
+
+type HttpModule = typeof import('node:http');
+let httpMod: HttpModule | undefined;
+let httpsMod: typeof import('node:https') | undefined;
+let tlsMod: typeof import('node:tls') | undefined;
+const agents = new Map<string, Agent>();
+
+async function modules() {
+  httpMod ??= await import('node:http');
+  return httpMod;
+}
+
+function tlsOptions(settings: RequestSettings, servername: string): ConnectionOptions {
+  const { tls } = settings;
+  const read = (path: string, what: string) => {
+    try {
+      return readFileSync(path);
+    } catch (e) {
+      throw new UsageError(`cannot read ${what} '${path}': ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+    }
+  };
+  const opts: ConnectionOptions = { rejectUnauthorized: tls.verify !== false, servername: /^[\d.]+$|:/.test(servername) ? undefined : servername };
+  if (typeof tls.verify === 'string') opts.ca = read(tls.verify, 'CA bundle');
+  if (tls.cert) opts.cert = read(tls.cert, 'client certificate');
+  if (tls.certKey) opts.key = read(tls.certKey, 'client certificate key');
+  else if (tls.cert) opts.key = opts.cert;
+  if (tls.certKeyPass) opts.passphrase = tls.certKeyPass;
+  opts.ALPNProtocols = ['http/1.1'];
+  return opts;
+}
+
+/** Keep-alive agents shared by every request of the process (exec reuses connections through them). */
+async function agentFor(scheme: 'http' | 'https', key: string, tls?: ConnectionOptions): Promise<Agent> {
+  let agent = agents.get(key);
+  if (!agent) {
+    if (scheme === 'https') {
+      httpsMod ??= await import('node:https');
+      agent = new httpsMod.Agent({ keepAlive: true, ...(tls as object) });
+    } else {
+      agent = new (await modules()).Agent({ keepAlive: true });
+    }
+    agents.set(key, agent);
+  }
+  return agent;
+}
+
+export function closeConnections() {
+  for (const a of agents.values()) a.destroy();
+  agents.clear();
+}
+
+/** Opens a CONNECT tunnel through an HTTP proxy and starts TLS inside it. */
+async function tunnel(proxy: ProxyTarget, url: ParsedUrl, settings: RequestSettings, timings: Timings): Promise<TLSSocket> {
+  const http = await modules();
+  tlsMod ??= await import('node:tls');
+  const authority = `${url.hostname.includes(':') ? `[${url.hostname}]` : url.hostname}:${url.port}`;
+  const headers: string[] = ['Host', authority];
+  if (proxy.authorization) headers.push('Proxy-Authorization', proxy.authorization);
+  const socket = await new Promise<Socket>((resolve, reject) => {
+    const req = http.request({ host: proxy.url.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.url.port || 80), method: 'CONNECT', path: authority, headers, agent: false });
+    if (settings.timeoutMs) req.setTimeout(settings.timeoutMs, () => req.destroy(new TimeoutError(`proxy ${proxy.display} did not answer within ${settings.timeoutMs! / 1000}s`)));
+    req.on('connect', (res: IncomingMessage, sock: Socket) => {
+      timings.connect = performance.now();
+      if (res.statusCode !== 200) {
+        sock.destroy();
+        reject(new NetworkError(`proxy ${proxy.display} refused the tunnel to ${authority}: ${res.statusCode} ${res.statusMessage ?? ''}`.trim()));
+      } else resolve(sock);
+    });
+    req.on('response', (res: IncomingMessage) => {
+      res.resume();
+      reject(new NetworkError(`proxy ${proxy.display} refused the tunnel to ${authority}: ${res.statusCode} ${res.statusMessage ?? ''}`.trim()));
+    });
+    req.on('error', (e) => reject(mapNetworkError(e, `proxy ${proxy.display}`)));
+    req.end();
+  });
+  return await new Promise<TLSSocket>((resolve, reject) => {
+    const tlsSock = tlsMod!.connect({ socket, ...tlsOptions(settings, url.hostname) }, () => {
+      timings.tls = performance.now();
+      resolve(tlsSock);
+    });
+    if (settings.timeoutMs) tlsSock.setTimeout(settings.timeoutMs, () => tlsSock.destroy(new TimeoutError(`TLS handshake with ${authority} timed out`)));
+    tlsSock.once('error', (e) => reject(mapNetworkError(e, authority, proxy.display)));
+  });
+}
+
+export interface SendOptions {
+  env: NodeJS.ProcessEnv;
+}
+
+/** Sends one request (no redirect handling) and resolves when the response head has arrived. */
+export async function sendOnce(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, opts: SendOptions): Promise<Hop> {
+  const http = await modules();
+  const timings: Timings = { start: performance.now() };
+  const where = url.hostHeader.includes(':') ? url.hostHeader : `${url.hostHeader}:${url.port}`;
+  const proxyText = pickProxy(url, settings.proxies, opts.env);
+  let proxy: ProxyTarget | undefined;
+  if (proxyText) {
+    try {
+      proxy = parseProxy(proxyText);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  }
+  const headers: string[] = [];
+  for (const [n, v] of request.headers) headers.push(n, v);
+  const base: RequestOptions = { method: request.method, headers, path: request.target, setHost: false };
+  let options: RequestOptions;
+  if (proxy && url.scheme === 'http') {
+    // Plain HTTP through a proxy: the absolute URL goes on the request line.
+    if (proxy.authorization) headers.push('Proxy-Authorization', proxy.authorization);
+    options = { ...base, host: proxy.url.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.url.port || 80), path: `http://${url.hostHeader}${request.target}`, agent: await agentFor('http', `proxy:${proxy.url.host}`) };
+  } else if (proxy) {
+    const sock = await tunnel(proxy, url, settings, timings);
+    options = { ...base, createConnection: (() => sock) as unknown as RequestOptions['createConnection'] };
+  } else if (url.scheme === 'https') {
+    const tls = tlsOptions(settings, url.hostname);
+    const key = `https:${JSON.stringify(settings.tls)}`;
+    options = { ...base, host: url.hostname, port: url.port, agent: await agentFor('https', key, tls), ...(tls as object) };
+  } else {
+    options = { ...base, host: url.hostname, port: url.port, agent: await agentFor('http', 'http') };
+  }
+
+  return await new Promise<Hop>((resolve, reject) => {
+    let req: ClientRequest;
+    try {
+      req = http.request(options);
+    } catch (e) {
+      reject(new UsageError(`cannot send the request: ${(e as Error).message}`));
+      return;
+    }
+    let settled = false;
+    const hopInfo: HopInfo = { reused: false, proxy: proxy?.display, timings };
+    const fail = (e: unknown) => {
+      if (settled) return;
+      settled = true;
+      reject(mapNetworkError(e, where, proxy?.display));
+    };
+    if (settings.timeoutMs) {
+      req.setTimeout(settings.timeoutMs, () => {
+        hopInfo.timedOut = true;
+        req.destroy(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (--timeout)`));
+      });
+    }
+    req.on('socket', (socket: Socket) => {
+      if ((req as ClientRequest & { reusedSocket?: boolean }).reusedSocket) return;
+      socket.once('lookup', () => (timings.dns = performance.now()));
+      socket.once('connect', () => (timings.connect = performance.now()));
+      socket.once('secureConnect', () => (timings.tls = performance.now()));
+    });
+    req.on('error', fail);
+    req.on('response', (res: IncomingMessage) => {
+      settled = true;
+      timings.firstByte = performance.now();
+      const socket = res.socket as TLSSocket | null;
+      const info = hopInfo;
+      info.remoteAddress = socket?.remoteAddress;
+      info.remotePort = socket?.remotePort;
+      info.reused = Boolean((req as ClientRequest & { reusedSocket?: boolean }).reusedSocket);
+      if (socket && typeof socket.getProtocol === 'function') {
+        info.tlsProtocol = socket.getProtocol() ?? undefined;
+        info.tlsCipher = socket.getCipher()?.name;
+      }
+      if (settings.maxHeaders !== undefined && res.rawHeaders.length / 2 > settings.maxHeaders) {
+        req.destroy();
+        reject(new NetworkError(`${where} sent ${res.rawHeaders.length / 2} headers, more than --max-headers ${settings.maxHeaders}`));
+        return;
+      }
+      res.on('end', () => (timings.end = performance.now()));
+      resolve({
+        url,
+        request,
+        response: { httpVersion: res.httpVersion, status: res.statusCode ?? 0, reason: res.statusMessage ?? '', rawHeaders: res.rawHeaders },
+        body: res,
+        info,
+      });
+    });
+    if (request.body.length > 0) req.end(request.body);
+    else req.end();
+  });
+}
