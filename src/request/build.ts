@@ -112,7 +112,8 @@ export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<
         query.push([item.key, item.value]);
         break;
       case 'query-file':
-        query.push([item.key, readTextFile(item, cwd)]);
+        // HTTPie drops the trailing line break of a file read into a query parameter.
+        query.push([item.key, readTextFile(item, cwd).replace(/\n+$/, '')]);
         break;
       case 'header':
       case 'header-file': {
@@ -151,12 +152,15 @@ export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<
 
   if (bodyFile) {
     body = { kind: 'bytes', data: readItemFile(bodyFile, cwd) };
-    contentType = guessMime(bodyFile.value) ?? (formish ? FORM_TYPE : undefined);
+    contentType = guessMime(bodyFile.value) ?? (formish ? FORM_TYPE : 'application/json');
     jsonish = !formish;
   } else if (inv.raw !== undefined) {
-    body = { kind: 'bytes', data: Buffer.from(inv.raw, 'utf8') };
-    contentType = formish ? FORM_TYPE : 'application/json';
-    jsonish = !formish;
+    // An empty --raw sends no body (and so no body headers), as HTTPie does.
+    if (inv.raw !== '') {
+      body = { kind: 'bytes', data: Buffer.from(inv.raw, 'utf8') };
+      contentType = formish ? FORM_TYPE : 'application/json';
+      jsonish = !formish;
+    }
   } else if (multipart) {
     const parts: MultipartPart[] = [];
     for (const item of inv.items) {
@@ -172,7 +176,7 @@ export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<
           path = m[1]!;
           type = m[2]!;
         }
-        parts.push({ name: item.key, filename: basename(path), contentType: type ?? guessMime(path) ?? 'application/octet-stream', data: readItemFile(item, cwd, path) });
+        parts.push({ name: item.key, filename: basename(path), contentType: type ?? guessMime(path), data: readItemFile(item, cwd, path) });
       }
     }
     const boundary = inv.boundary ?? randomBoundary();
@@ -187,8 +191,9 @@ export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<
         pairs.push([item.key, text]);
       }
       body = { kind: 'form', pairs };
-      contentType = FORM_TYPE;
     }
+    // HTTPie states the form type even without fields.
+    contentType = FORM_TYPE;
   } else if (data.length) {
     let doc: JsonValue | undefined;
     for (const item of data) doc = setPath(doc, parsePath(item.key, item.orig), dataValue(item, cwd), item.orig);
@@ -211,7 +216,9 @@ export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<
     if (body.kind !== 'none' && !bodyFile) contentType = 'application/json';
   }
 
-  const method = inv.method ?? (body.kind === 'none' ? 'GET' : 'POST');
+  // The method follows the data the user gave, not the encoding: `--multipart` alone stays GET.
+  const hasData = data.length > 0 || uploads.length > 0 || bodyFile !== undefined || inv.raw !== undefined || body.kind === 'stdin';
+  const method = inv.method ?? (hasData ? 'POST' : 'GET');
 
   const headers: (Header | [string, null])[] = [
     ['User-Agent', USER_AGENT],
@@ -233,13 +240,25 @@ export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<
   }
   if (authValue !== undefined) headers.push(['Authorization', authValue]);
   if (contentType !== undefined) headers.push(['Content-Type', contentType]);
+  // A multipart Content-Type of the user's own (multipart/mixed, ...) still needs the boundary.
+  if (body.kind === 'multipart') {
+    for (const h of userHeaders) {
+      if (h[0].toLowerCase() === 'content-type' && h[1] && /^multipart\//i.test(h[1]) && !/boundary=/i.test(h[1])) {
+        h[1] = `${h[1]}; boundary=${body.boundary}`;
+      }
+    }
+  }
 
   // User header items replace a default of the same name (all of its values); `Name:` removes it.
   const userNames = new Set(userHeaders.map(([n]) => n.toLowerCase()));
   const merged: Header[] = [];
   for (const h of headers) if (!userNames.has(h[0].toLowerCase()) && h[1] !== null) merged.push(h as Header);
   for (const [n, v] of userHeaders) {
-    if (v === null) continue;
+    // `Name:` also takes back values given earlier on the line.
+    if (v === null) {
+      for (let i = merged.length - 1; i >= 0; i--) if (merged[i]![0].toLowerCase() === n.toLowerCase()) merged.splice(i, 1);
+      continue;
+    }
     merged.push([n, v]);
   }
 

@@ -69,6 +69,9 @@ export function parsePath(source: string, orig: string): Step[] {
     if (inner.t === '[') throw bad("unexpected '['");
     if (toks[k + 2]?.t !== ']') throw bad("missing ']'");
     const text = inner.v;
+    if (steps.length === 1 && steps[0]!.kind === 'key' && steps[0]!.key === '' && toks[0]!.t === '[' && (inner.escaped || !/^\s*[+-]?\d/.test(text))) {
+      throw bad(`a top-level array takes [] or [N], not '[${text}]'`);
+    }
     if (!inner.escaped && /^\s*[+-]?\d+(?:_\d+)*\s*$/.test(text)) {
       const n = Number(text.replace(/_/g, '').trim());
       if (n < 0) throw bad(`negative index ${n}`);

@@ -41,7 +41,8 @@ export function encodeBody(body: Body): Buffer {
   }
 }
 
-const escapeQuoted = (s: string) => s.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+// Quotes, CR and LF in field and file names are percent-encoded, as HTML forms (and HTTPie) do.
+const escapeQuoted = (s: string) => s.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 
 const has = (headers: Header[], name: string) => headers.some(([n]) => n.toLowerCase() === name);
 

@@ -150,7 +150,8 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
     }
   }
   const headers: string[] = [];
-  for (const [n, v] of request.headers) headers.push(n, v);
+  // Header values go out as UTF-8 bytes (as HTTPie sends them); Node writes strings as latin1.
+  for (const [n, v] of request.headers) headers.push(n, /[^\x00-\x7f]/.test(v) ? Buffer.from(v, 'utf8').toString('latin1') : v);
   const base: RequestOptions = { method: request.method, headers, path: request.target, setHost: false };
   let options: RequestOptions;
   if (proxy && url.scheme === 'http') {
@@ -171,7 +172,8 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
   return await new Promise<Hop>((resolve, reject) => {
     let req: ClientRequest;
     try {
-      req = http.request(options);
+      // Direct HTTPS needs https.request (its agent speaks TLS); tunnels bring their own TLS socket.
+      req = url.scheme === 'https' && !proxy ? httpsMod!.request(options) : http.request(options);
     } catch (e) {
       reject(new UsageError(`cannot send the request: ${(e as Error).message}`));
       return;

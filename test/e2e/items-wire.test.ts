@@ -1,0 +1,269 @@
+// Request items and methods, checked on the wire: what the capture server actually received.
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runSling, VERSION } from '../helpers/cli.js';
+import { header, headerNames, headerValues, type CapturedRequest } from '../helpers/servers.js';
+import { assertExit, httpServer, okText, show } from '../helpers/assert.js';
+
+function tempDir(t: TestContext): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-items-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+function json(req: CapturedRequest): unknown {
+  return JSON.parse(req.body.toString('utf8'));
+}
+
+/** Runs sling against a fresh capture server and returns the single request it received. */
+async function sent(t: TestContext, args: (base: string) => string[], cwd?: string): Promise<CapturedRequest> {
+  const srv = await httpServer(t, okText);
+  const r = await runSling(args(srv.url), { cwd });
+  assertExit(r, 0);
+  assert.equal(srv.requests.length, 1, `expected exactly one request${show(r)}`);
+  return srv.requests[0];
+}
+
+// ---- defaults ---------------------------------------------------------------------------------------
+
+test('plain GET carries the default headers and no body', async (t) => {
+  const srv = await httpServer(t, okText);
+  const r = await runSling([`${srv.url}/plain`]);
+  assertExit(r, 0);
+  const req = srv.requests[0];
+  assert.equal(req.method, 'GET');
+  assert.equal(req.url, '/plain');
+  assert.equal(header(req, 'host'), `127.0.0.1:${srv.port}`);
+  assert.equal(header(req, 'user-agent'), `sling/${VERSION}`);
+  assert.equal(header(req, 'accept'), '*/*');
+  assert.equal(header(req, 'accept-encoding'), 'gzip, deflate, br');
+  assert.equal(header(req, 'connection'), 'keep-alive');
+  assert.equal(req.body.length, 0);
+  assert.equal(header(req, 'content-type'), undefined);
+});
+
+// ---- methods ------------------------------------------------------------------------------------------
+
+test('no method + body data means POST', async (t) => {
+  const req = await sent(t, (u) => [`${u}/`, 'a=1']);
+  assert.equal(req.method, 'POST');
+});
+
+test('lowercase method is accepted and sent uppercase', async (t) => {
+  const req = await sent(t, (u) => ['delete', `${u}/thing/1`]);
+  assert.equal(req.method, 'DELETE');
+  assert.equal(req.url, '/thing/1');
+});
+
+test('custom method PROPFIND is sent as written', async (t) => {
+  const req = await sent(t, (u) => ['PROPFIND', `${u}/dav/`, 'Depth:1']);
+  assert.equal(req.method, 'PROPFIND');
+  assert.equal(header(req, 'depth'), '1');
+});
+
+test('explicit GET with data items sends a JSON body with GET', async (t) => {
+  const req = await sent(t, (u) => ['GET', `${u}/`, 'q=search']);
+  assert.equal(req.method, 'GET');
+  assert.deepEqual(json(req), { q: 'search' });
+});
+
+// ---- query items -----------------------------------------------------------------------------------------
+
+test('a==1 items become query parameters, merged with the URL query', async (t) => {
+  const req = await sent(t, (u) => [`${u}/search?x=0`, 'a==1', 'b==two words', 'c==a&b=c']);
+  const [path, query] = req.url.split('?');
+  assert.equal(path, '/search');
+  const params = new URLSearchParams(query);
+  assert.equal(params.get('x'), '0');
+  assert.equal(params.get('a'), '1');
+  assert.equal(params.get('b'), 'two words');
+  assert.equal(params.get('c'), 'a&b=c');
+  assert.equal(req.method, 'GET', 'query items do not make a body');
+  assert.equal(req.body.length, 0);
+});
+
+test('repeated query items are all sent', async (t) => {
+  const req = await sent(t, (u) => [`${u}/`, 'tag==a', 'tag==b']);
+  assert.deepEqual(new URLSearchParams(req.url.split('?')[1]).getAll('tag'), ['a', 'b']);
+});
+
+// ---- header items ---------------------------------------------------------------------------------------
+
+test('H:v sends a header with its name as typed', async (t) => {
+  const req = await sent(t, (u) => [`${u}/`, 'X-MiXeD-Case:some value', 'X-Other:1']);
+  assert.ok(headerNames(req).includes('X-MiXeD-Case'), `names: ${headerNames(req).join(', ')}`);
+  assert.equal(header(req, 'x-mixed-case'), 'some value');
+  assert.equal(header(req, 'x-other'), '1');
+});
+
+test('H:v overrides a default header (exactly one User-Agent)', async (t) => {
+  const req = await sent(t, (u) => [`${u}/`, 'User-Agent:custom-agent/9']);
+  assert.deepEqual(headerValues(req.rawHeaders, 'user-agent'), ['custom-agent/9']);
+});
+
+test('Host:name overrides the Host header but still connects to the URL', async (t) => {
+  const req = await sent(t, (u) => [`${u}/`, 'Host:example.test']);
+  assert.deepEqual(headerValues(req.rawHeaders, 'host'), ['example.test']);
+});
+
+test('H: removes a default header', async (t) => {
+  const req = await sent(t, (u) => [`${u}/`, 'User-Agent:', 'Accept-Encoding:']);
+  assert.equal(header(req, 'user-agent'), undefined);
+  assert.equal(header(req, 'accept-encoding'), undefined);
+  assert.equal(header(req, 'accept'), '*/*', 'other defaults stay');
+});
+
+test('H; sends an empty header', async (t) => {
+  const req = await sent(t, (u) => [`${u}/`, 'X-Empty;']);
+  assert.deepEqual(headerValues(req.rawHeaders, 'x-empty'), ['']);
+});
+
+test('repeated header items send the header twice', async (t) => {
+  const req = await sent(t, (u) => [`${u}/`, 'X-Dup:1', 'X-Dup:2']);
+  assert.deepEqual(headerValues(req.rawHeaders, 'x-dup'), ['1', '2']);
+});
+
+// ---- JSON body (default) --------------------------------------------------------------------------------
+
+test('a=1 n:=2 sends a JSON object with JSON Content-Type and Accept', async (t) => {
+  const req = await sent(t, (u) => ['POST', `${u}/api`, 'a=1', 'n:=2']);
+  assert.equal(req.method, 'POST');
+  assert.deepEqual(json(req), { a: '1', n: 2 });
+  assert.match(header(req, 'content-type') ?? '', /^application\/json\b/);
+  assert.equal(header(req, 'accept'), 'application/json, */*;q=0.5');
+  assert.equal(header(req, 'content-length'), String(req.body.length));
+});
+
+test(':= accepts any raw JSON value', async (t) => {
+  const req = await sent(t, (u) => [
+    `${u}/`,
+    'obj:={"x":[1,2,{"y":null}]}',
+    'yes:=true',
+    'no:=false',
+    'nil:=null',
+    'f:=-1.5e3',
+    'list:=["a",1]',
+    'uni=héllo ✓',
+  ]);
+  assert.deepEqual(json(req), {
+    obj: { x: [1, 2, { y: null }] },
+    yes: true,
+    no: false,
+    nil: null,
+    f: -1500,
+    list: ['a', 1],
+    uni: 'héllo ✓',
+  });
+});
+
+test('nested keys build objects and arrays', async (t) => {
+  const req = await sent(t, (u) => [`${u}/`, 'user[name]=ann', 'user[age]:=30', 'tags[]=x', 'tags[]=y']);
+  assert.deepEqual(json(req), { user: { name: 'ann', age: 30 }, tags: ['x', 'y'] });
+});
+
+test('backslash escapes a separator in a key', async (t) => {
+  const req = await sent(t, (u) => [`${u}/`, 'a\\=b=c', 'plain=v']);
+  assert.deepEqual(json(req), { 'a=b': 'c', plain: 'v' });
+});
+
+test('backslash escapes a header separator', async (t) => {
+  const req = await sent(t, (u) => [`${u}/`, 'x\\:y=z']);
+  assert.deepEqual(json(req), { 'x:y': 'z' });
+});
+
+// ---- files ----------------------------------------------------------------------------------------------
+
+test('a=@file embeds a text file as a string field', async (t) => {
+  const dir = tempDir(t);
+  writeFileSync(join(dir, 'note.txt'), 'line1\nline2');
+  const req = await sent(t, (u) => [`${u}/`, `note=@${join(dir, 'note.txt')}`]);
+  assert.deepEqual(json(req), { note: 'line1\nline2' });
+});
+
+test('a:=@file.json embeds parsed JSON', async (t) => {
+  const dir = tempDir(t);
+  writeFileSync(join(dir, 'cfg.json'), '{"deep": {"k": [1, true]}}\n');
+  const req = await sent(t, (u) => [`${u}/`, `cfg:=@${join(dir, 'cfg.json')}`, 'x=1']);
+  assert.deepEqual(json(req), { cfg: { deep: { k: [1, true] } }, x: '1' });
+});
+
+test('@file.json sends the file as the body with Content-Type application/json', async (t) => {
+  const dir = tempDir(t);
+  const content = '[ {"raw": "exact bytes"} ,1 ]\n';
+  writeFileSync(join(dir, 'body.json'), content);
+  const req = await sent(t, (u) => [`${u}/upload`, `@${join(dir, 'body.json')}`]);
+  assert.equal(req.method, 'POST');
+  assert.equal(req.body.toString('utf8'), content);
+  assert.match(header(req, 'content-type') ?? '', /^application\/json\b/);
+});
+
+test('@file.txt (relative to cwd) sends the file with Content-Type text/plain', async (t) => {
+  const dir = tempDir(t);
+  writeFileSync(join(dir, 'hello.txt'), 'plain text body\n');
+  const req = await sent(t, (u) => ['PUT', `${u}/f`, '@hello.txt'], dir);
+  assert.equal(req.method, 'PUT');
+  assert.equal(req.body.toString('utf8'), 'plain text body\n');
+  assert.match(header(req, 'content-type') ?? '', /^text\/plain\b/);
+});
+
+test('f@file uploads as multipart/form-data together with fields', async (t) => {
+  const dir = tempDir(t);
+  const bytes = Buffer.from([0x00, 0x01, 0x02, 0xff, 0x0d, 0x0a, 0x41]);
+  writeFileSync(join(dir, 'data.bin'), bytes);
+  const req = await sent(t, (u) => [`${u}/up`, `file@${join(dir, 'data.bin')}`, 'title=report']);
+  assert.equal(req.method, 'POST');
+  const ct = header(req, 'content-type') ?? '';
+  const m = /^multipart\/form-data;\s*boundary="?([^";]+)"?/.exec(ct);
+  assert.ok(m, `Content-Type should be multipart/form-data with a boundary, got ${ct}`);
+  const boundary = m[1];
+  const body = req.body;
+  const text = body.toString('latin1');
+  assert.ok(text.startsWith(`--${boundary}\r\n`), 'body starts with the boundary');
+  assert.ok(text.includes(`\r\n--${boundary}--`), 'body has the closing boundary');
+  assert.match(text, /Content-Disposition: form-data; name="title"\r\n(?:[^\r\n]+\r\n)*\r\nreport\r\n/i);
+  assert.match(text, /Content-Disposition: form-data; name="file"; filename="data\.bin"/i);
+  // The file's bytes appear verbatim, followed by CRLF and a boundary.
+  const at = body.indexOf(Buffer.concat([bytes, Buffer.from(`\r\n--${boundary}`)]));
+  assert.ok(at > 0, 'file bytes must appear verbatim in the multipart body');
+});
+
+// ---- forms --------------------------------------------------------------------------------------------------
+
+test('--form sends application/x-www-form-urlencoded', async (t) => {
+  const req = await sent(t, (u) => ['--form', `${u}/form`, 'a=1', 'b=x y&z']);
+  assert.equal(req.method, 'POST');
+  assert.match(header(req, 'content-type') ?? '', /^application\/x-www-form-urlencoded\b/);
+  const params = new URLSearchParams(req.body.toString('utf8'));
+  assert.deepEqual([...params], [['a', '1'], ['b', 'x y&z']]);
+});
+
+test('-f may come after the URL and items (flags anywhere)', async (t) => {
+  const req = await sent(t, (u) => [`${u}/form`, 'a=1', '-f']);
+  assert.match(header(req, 'content-type') ?? '', /^application\/x-www-form-urlencoded\b/);
+  assert.equal(req.body.toString('utf8'), 'a=1');
+});
+
+test('--multipart forces multipart/form-data for plain fields', async (t) => {
+  const req = await sent(t, (u) => ['--multipart', `${u}/mp`, 'field=value']);
+  const ct = header(req, 'content-type') ?? '';
+  assert.match(ct, /^multipart\/form-data;\s*boundary=/);
+  assert.match(req.body.toString('utf8'), /Content-Disposition: form-data; name="field"\r\n(?:[^\r\n]+\r\n)*\r\nvalue\r\n/i);
+});
+
+// ---- raw body and `--` --------------------------------------------------------------------------------------
+
+test('--raw TEXT sends TEXT as the body (POST by default)', async (t) => {
+  const req = await sent(t, (u) => ['--raw', 'hello raw <world>', `${u}/raw`]);
+  assert.equal(req.method, 'POST');
+  assert.equal(req.body.toString('utf8'), 'hello raw <world>');
+});
+
+test('-- ends flags: later arguments are items even if they look like flags', async (t) => {
+  const req = await sent(t, (u) => [`${u}/`, '--', '-a=1', '--form=no']);
+  assert.equal(req.method, 'POST');
+  assert.deepEqual(json(req), { '-a': '1', '--form': 'no' });
+  assert.equal(header(req, 'authorization'), undefined);
+});

@@ -1,0 +1,84 @@
+// Runs the built CLI (dist/sling.js) as a child process and collects what it printed.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+// This file runs from build/test/helpers/cli.js; the repository root is three levels up.
+const ROOT = new URL('../../../', import.meta.url);
+export const SLING_PATH = fileURLToPath(new URL('dist/sling.js', ROOT));
+export const REPO_ROOT = fileURLToPath(ROOT);
+export const VERSION: string = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')).version;
+
+export interface RunOptions {
+  /** Data piped into stdin. When undefined, stdin is /dev/null ('ignore'). */
+  stdin?: string | Buffer;
+  /** Extra environment variables, layered over the cleaned default environment. */
+  env?: Record<string, string>;
+  cwd?: string;
+  /** Kill the child after this many milliseconds (default 15000). */
+  timeoutMs?: number;
+}
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stdoutBytes: Buffer;
+  stderr: string;
+  /** True when the child was killed because it ran longer than timeoutMs. */
+  timedOut: boolean;
+}
+
+/** process.env without any *_proxy variables (and without FORCE_COLOR), plus NO_COLOR=1. */
+export function baseEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined) continue;
+    if (/_proxy$/i.test(k)) continue;
+    if (k === 'FORCE_COLOR' || k === 'NODE_TEST_CONTEXT') continue;
+    env[k] = v;
+  }
+  env.NO_COLOR = '1';
+  return env;
+}
+
+export function runSling(args: string[], opts: RunOptions = {}): Promise<RunResult> {
+  const timeoutMs = opts.timeoutMs ?? 15000;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SLING_PATH, ...args], {
+      cwd: opts.cwd,
+      env: { ...baseEnv(), ...(opts.env ?? {}) },
+      stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.stdout!.on('data', (c: Buffer) => out.push(c));
+    child.stderr!.on('data', (c: Buffer) => err.push(c));
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const stdoutBytes = Buffer.concat(out);
+      resolve({
+        code,
+        signal,
+        stdout: stdoutBytes.toString('utf8'),
+        stdoutBytes,
+        stderr: Buffer.concat(err).toString('utf8'),
+        timedOut,
+      });
+    });
+    if (opts.stdin !== undefined && child.stdin) {
+      // The CLI may legitimately exit without reading stdin: ignore EPIPE and friends.
+      child.stdin.on('error', () => {});
+      child.stdin.end(opts.stdin);
+    }
+  });
+}

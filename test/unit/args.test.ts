@@ -1,0 +1,39 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { resolveInvocation } from '../../src/cli/invocation.js';
+
+test('flags anywhere, clusters, --, and the last output flag wins', () => {
+  const inv = resolveInvocation(['example.org', '-jv', 'a=1', '--timeout', '2.5', '--', '-x=1']);
+  assert.equal(inv.json, true);
+  assert.equal(inv.print, 'HBhb');
+  assert.equal(inv.timeoutMs, 2500);
+  assert.deepEqual(inv.items.map((i) => i.orig), ['a=1', '-x=1']);
+  assert.equal(resolveInvocation(['-v', '-b', 'x']).print, 'b');
+  assert.equal(resolveInvocation(['-b', '-v', 'x']).print, 'HBhb');
+  assert.equal(resolveInvocation(['-vv', 'x']).print, 'HBhbp');
+  assert.equal(resolveInvocation(['--print=Hm', 'x']).print, 'Hp');
+  assert.equal(resolveInvocation(['-ax:y', 'x']).auth, 'x:y');
+  assert.equal(resolveInvocation(['-dco', 'f.zip', 'x']).output, 'f.zip');
+  assert.equal(resolveInvocation(['--follow', '--no-follow', 'x']).follow, false);
+});
+
+test('method inference', () => {
+  assert.equal(resolveInvocation(['post', 'x']).method, 'POST');
+  assert.equal(resolveInvocation(['PROPFIND', 'x']).method, 'PROPFIND');
+  assert.equal(resolveInvocation(['purge', 'example.org']).method, 'PURGE');
+  assert.equal(resolveInvocation(['localhost', 'a=1']).method, undefined);
+  assert.equal(resolveInvocation(['localhost', 'a=1']).url, 'localhost');
+  assert.equal(resolveInvocation(['example.org']).method, undefined);
+});
+
+test('bad arguments name the culprit', () => {
+  assert.throws(() => resolveInvocation(['--bogus', 'x']), /unknown option '--bogus'/);
+  assert.throws(() => resolveInvocation(['--timeout', 'abc', 'x']), /--timeout needs a positive number of seconds, got 'abc'/);
+  assert.throws(() => resolveInvocation(['--timeout=0', 'x']), /positive number/);
+  assert.throws(() => resolveInvocation(['--verify=maybe', 'x']), /--verify must be yes, no or the path of a CA bundle; 'maybe'/);
+  assert.throws(() => resolveInvocation(['--print=Z', 'x']), /--print 'Z' has an unknown code/);
+  assert.throws(() => resolveInvocation(['GET', 'x', 'foo']), /'foo' is not a request item/);
+  assert.throws(() => resolveInvocation(['--auth-type', 'bearer', 'x']), /needs credentials/);
+  assert.throws(() => resolveInvocation(['x', '--timeout']), /option --timeout needs a value/);
+  assert.throws(() => resolveInvocation(['--pretty=loud', 'x']), /--pretty must be/);
+});

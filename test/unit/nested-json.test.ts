@@ -1,0 +1,60 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { jsonString, parseJson, stringifyJson, type JsonValue } from '../../src/request/json.js';
+import { parsePath, setPath } from '../../src/request/nested-json.js';
+import fc from 'fast-check';
+
+function build(items: [string, JsonValue][]): string {
+  let doc: JsonValue | undefined;
+  for (const [k, v] of items) doc = setPath(doc, parsePath(k, k), v, k);
+  return stringifyJson(doc);
+}
+const s = jsonString;
+const n = (raw: string): JsonValue => ({ t: 'num', raw });
+
+// The examples of HTTPie's documentation for nested JSON.
+const TABLE: [[string, JsonValue][], string][] = [
+  [[['a', s('1')]], '{"a": "1"}'],
+  [[['search[type]', s('id')], ['search[id]', n('1')]], '{"search": {"type": "id", "id": 1}}'],
+  [[['k[]', s('A')], ['k[]', s('B')]], '{"k": ["A", "B"]}'],
+  [[['k[1]', s('A')], ['k[0]', s('B')]], '{"k": ["B", "A"]}'],
+  [[['p[]', s('T')], ['p[1]', s('D')], ['p[3]', s('M')]], '{"p": ["T", "D", null, "M"]}'],
+  [[['[]', n('1')], ['[]', n('2')]], '[1, 2]'],
+  [[['foo\\[bar\\]', n('1')]], '{"foo[bar]": 1}'],
+  [[['baz[\\[]', n('2')]], '{"baz": {"[": 2}}'],
+  [[['a[\\1]', s('x')]], '{"a": {"1": "x"}}'],
+  [[['very[nested][json][1][x][]', s('A')]], '{"very": {"nested": {"json": [null, {"x": ["A"]}]}}}'],
+  [[['a', s('1')], ['a', s('2')]], '{"a": "2"}'],
+  [[['a[b]', s('1')], ['a', s('2')]], '{"a": "2"}'],
+  [[['ü', s('ü')]], '{"\\u00fc": "\\u00fc"}'],
+];
+for (const [items, want] of TABLE) {
+  test(`nested ${items.map(([k]) => k).join(' ')}`, () => assert.equal(build(items), want));
+}
+
+test('type conflicts and malformed paths are errors naming the item', () => {
+  assert.throws(() => build([['a', s('1')], ['a[b]', s('2')]]), /item 'a\[b\]' needs an object here, but an earlier item made it a string/);
+  assert.throws(() => build([['[]', n('1')], ['a', s('2')]]), /needs an object/);
+  assert.throws(() => build([['array[]', n('1')], ['array[key]', n('3')]]), /needs an object/);
+  assert.throws(() => parsePath('a[b', 'a[b=1'), /missing '\]'/);
+  assert.throws(() => parsePath('a]', 'a]=1'), /unexpected '\]'/);
+  assert.throws(() => parsePath('a[b]c', 'a[b]c=1'), /unexpected text 'c'/);
+  assert.throws(() => parsePath('a[-1]', 'a[-1]=1'), /negative index/);
+  assert.throws(() => parsePath('foo[baz][quux', 'x'), /missing '\]'/);
+});
+
+test('JSON keeps number text and key order through a round trip (property)', () => {
+  fc.assert(
+    fc.property(fc.jsonValue(), (v) => {
+      const text = JSON.stringify(v);
+      const again = stringifyJson(parseJson(text));
+      assert.deepEqual(JSON.parse(again), JSON.parse(text));
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test('invalid JSON reports a position', () => {
+  assert.throws(() => parseJson('4x'), /unexpected text after the JSON value at position 2/);
+  assert.throws(() => parseJson('{"a":'), /unexpected end of input/);
+});

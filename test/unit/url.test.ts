@@ -1,0 +1,69 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { encodePairs, expandUrl, parseUrl, removeDotSegments, requestTarget } from '../../src/request/url.js';
+
+const EXPAND: [string, string, string][] = [
+  ['example.org', 'http', 'http://example.org'],
+  ['example.org', 'https', 'https://example.org'],
+  [':3000/path', 'http', 'http://localhost:3000/path'],
+  [':/path', 'http', 'http://localhost/path'],
+  [':3000', 'http', 'http://localhost:3000'],
+  ['://example.org/x', 'http', 'http://example.org/x'],
+  ['https://a.b', 'http', 'https://a.b'],
+  ['localhost:8080/x', 'http', 'http://localhost:8080/x'],
+];
+for (const [input, scheme, want] of EXPAND) {
+  test(`expand ${input} (${scheme})`, () => assert.equal(expandUrl(input, scheme), want));
+}
+
+// URL → [Host header, request target]
+const TARGETS: [string, string, string][] = [
+  ['example.org', 'example.org', '/'],
+  ['http://example.org:80/a', 'example.org', '/a'],
+  ['https://example.org:443/a', 'example.org', '/a'],
+  ['http://example.org:8080', 'example.org:8080', '/'],
+  ['http://EXAMPLE.org/A', 'example.org', '/A'],
+  ['example.org/a/./b/../c', 'example.org', '/a/c'],
+  ['example.org/%41%7e', 'example.org', '/A~'],
+  ['example.org/%zz%41', 'example.org', '/%25zz%2541'],
+  ['example.org/a b/ü{}|^`"', 'example.org', '/a%20b/%C3%BC%7B%7D%7C%5E%60%22'],
+  ['example.org/x?q=a b&r=%41', 'example.org', '/x?q=a%20b&r=A'],
+  ['example.org/x#frag', 'example.org', '/x'],
+  ['http://[::1]:8080/x', '[::1]:8080', '/x'],
+  ['http://bücher.example/', 'xn--bcher-kva.example', '/'],
+];
+for (const [input, host, target] of TARGETS) {
+  test(`target of ${input}`, () => {
+    const u = parseUrl(input);
+    assert.deepEqual([u.hostHeader, requestTarget(u)], [host, target]);
+  });
+}
+
+test('--path-as-is keeps dot segments', () => {
+  assert.equal(requestTarget(parseUrl('example.org/./a/../b', 'http', true)), '/./a/../b');
+});
+
+test('credentials in the URL', () => {
+  const u = parseUrl('http://user:p%40ss@example.org/');
+  assert.equal(u.username, 'user');
+  assert.equal(u.hostHeader, 'example.org');
+});
+
+test('bad URLs are usage errors naming the URL', () => {
+  assert.throws(() => parseUrl('http://'), /invalid URL 'http:\/\/': no host name/);
+  assert.throws(() => parseUrl('ftp://example.org'), /unsupported scheme 'ftp'/);
+  assert.throws(() => parseUrl('example.org:99999'), /'99999' is not a valid port/);
+  assert.throws(() => parseUrl('exa mple.org'), /not a valid host name/);
+});
+
+test('query items: quote_plus and grouping of repeated names', () => {
+  assert.equal(encodePairs([['q', 'a b'], ['c', '1'], ['q', '2']]), 'q=a+b&q=2&c=1');
+  assert.equal(encodePairs([['k', 'ü&=/']]), 'k=%C3%BC%26%3D%2F');
+  assert.equal(requestTarget(parseUrl('example.org/p?x=1'), encodePairs([['y', '2']])), '/p?x=1&y=2');
+});
+
+test('remove_dot_segments (RFC 3986 examples)', () => {
+  assert.equal(removeDotSegments('/a/b/c/./../../g'), '/a/g');
+  assert.equal(removeDotSegments('/./../../etc/password'), '/etc/password');
+  assert.equal(removeDotSegments('/a/..'), '/');
+});
