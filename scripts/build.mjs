@@ -1,7 +1,7 @@
 // Builds the CLI into single files under dist/ (fast startup: one file, Node built-ins only),
 // and with --tests also transpiles src/ and test/ file by file into build/ for `node --test`.
 import { build } from 'esbuild';
-import { readdirSync, rmSync, statSync, readFileSync } from 'node:fs';
+import { chmodSync, readdirSync, rmSync, statSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -24,6 +24,7 @@ for (const [out, scheme] of [['sling.js', 'http'], ['slings.js', 'https']]) {
     outfile: join(root, 'dist', out),
     define: { SLING_VERSION: JSON.stringify(pkg.version), SLING_DEFAULT_SCHEME: JSON.stringify(scheme) },
   });
+  chmodSync(join(root, 'dist', out), 0o755);
 }
 
 if (process.argv.includes('--tests')) {
