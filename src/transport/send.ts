@@ -152,7 +152,9 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
   const headers: string[] = [];
   // Header values go out as UTF-8 bytes (as HTTPie sends them); Node writes strings as latin1.
   for (const [n, v] of request.headers) headers.push(n, /[^\x00-\x7f]/.test(v) ? Buffer.from(v, 'utf8').toString('latin1') : v);
-  const base: RequestOptions = { method: request.method, headers, path: request.target, setHost: false };
+  // The lenient parser lets sling show what a misbehaving server sent (control characters in a
+  // header, say; they are neutralised before they reach a terminal) instead of failing, as curl does.
+  const base: RequestOptions = { method: request.method, headers, path: request.target, setHost: false, insecureHTTPParser: true };
   let options: RequestOptions;
   if (proxy && url.scheme === 'http') {
     // Plain HTTP through a proxy: the absolute URL goes on the request line.

@@ -1,0 +1,91 @@
+// Output on a real terminal: sling runs under a pseudo-terminal made by util-linux `script`, so
+// stdout.isTTY is true. Checks colours, JSON indentation, binary bodies held back, and escape
+// sequences from the network neutralised.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { SLING_PATH, baseEnv } from '../helpers/cli.js';
+import { httpServer, rawServer } from '../helpers/assert.js';
+
+const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
+const skipReason = hasScript ? undefined : 'util-linux `script` not found: cannot make a pseudo-terminal';
+
+const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+function runOnTty(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
+  const cmd = [process.execPath, SLING_PATH, ...args].map(q).join(' ');
+  const fullEnv: Record<string, string> = { ...baseEnv(), TERM: 'xterm-256color', ...env };
+  if (!('NO_COLOR' in env)) delete fullEnv.NO_COLOR;
+  return new Promise((resolve) => {
+    // -e: return the child's exit code; -q: no "Script started" banner.
+    const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: fullEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.end();
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => chunks.push(c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out: Buffer.concat(chunks).toString('utf8') });
+    });
+  });
+}
+
+test('on a terminal JSON is indented and coloured', { skip: skipReason }, async (t) => {
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end('{"name":"Ada","n":1.50,"ok":true,"list":[1,2]}');
+  });
+  const r = await runOnTty([s.url + '/']);
+  assert.equal(r.code, 0);
+  assert.match(r.out, /\x1b\[[0-9;]*m/, 'expected colour escapes');
+  const plain = r.out.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r\n/g, '\n');
+  assert.match(plain, /\{\n {4}"name": "Ada",\n {4}"n": 1\.50,\n {4}"ok": true,\n {4}"list": \[\n {8}1,\n {8}2\n {4}\]\n\}/);
+});
+
+test('NO_COLOR keeps the indentation but drops colours', { skip: skipReason }, async (t) => {
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end('{"a":1}');
+  });
+  const r = await runOnTty([s.url + '/'], { NO_COLOR: '1' });
+  assert.equal(r.code, 0);
+  assert.doesNotMatch(r.out, /\x1b\[/);
+  assert.match(r.out.replace(/\r\n/g, '\n'), /\{\n {4}"a": 1\n\}/);
+});
+
+test('escape sequences from the network never reach the terminal', { skip: skipReason }, async (t) => {
+  // A raw socket server: node:http refuses to send control characters in a header.
+  const body = 'title:\x1b]0;pwned\x07 clear:\x1b[2J clip:\x1b]52;c;aGk=\x07 end\n';
+  const s = await rawServer(t, (socket) => {
+    socket.end(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Evil: a\x1b[2Jb\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
+  const r = await runOnTty([s.url + '/'], { NO_COLOR: '1' });
+  assert.equal(r.code, 0);
+  assert.ok(!r.out.includes('\x1b]0;'), 'window-title sequence passed through');
+  assert.ok(!r.out.includes('\x1b[2J'), 'clear-screen sequence passed through');
+  assert.ok(!r.out.includes('\x1b]52'), 'clipboard sequence passed through');
+  assert.ok(!r.out.includes('\x07'), 'BEL passed through');
+  assert.match(r.out, /title:␛\]0;pwned␇ clear:␛\[2J/);
+  assert.match(r.out, /X-Evil: a␛\[2Jb/);
+});
+
+test('binary bodies are not dumped to a terminal', { skip: skipReason }, async (t) => {
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+    res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x00, 0x1b, 0x5b, 0x32, 0x4a, 0xff]));
+  });
+  const r = await runOnTty([s.url + '/']);
+  assert.equal(r.code, 0);
+  assert.match(r.out, /binary data, 11 bytes, not shown on a terminal/);
+  assert.ok(!r.out.includes('\x1b[2J'));
+});
+
+test('--pretty=none on a terminal prints the body as received (still neutralised)', { skip: skipReason }, async (t) => {
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end('{"a":1}');
+  });
+  const r = await runOnTty(['--pretty=none', '--body', s.url + '/']);
+  assert.equal(r.code, 0);
+  assert.equal(r.out.replace(/\r\n/g, '\n'), '{"a":1}\n');
+});
