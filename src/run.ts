@@ -19,7 +19,7 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
   const printer = new Printer(plan, stdoutSink(io.stdout));
 
   if (inv.offline) {
-    await printer.request(prepareRequest(spec));
+    await printer.request(await prepareRequest(spec));
     await printer.finish();
     return ExitCode.OK;
   }
@@ -48,7 +48,7 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
     });
     await printer.responseHead(hop.response);
     let size = 0;
-    const body = decodedBody(hop);
+    const body = await decodedBody(hop);
     body.on('data', (c: Buffer) => (size += c.length));
     try {
       await printer.responseBody(hop.response, body);

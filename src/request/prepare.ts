@@ -1,4 +1,3 @@
-import { deflateSync } from 'node:zlib';
 import { stringifyJson } from './json.js';
 import type { Body, Header, RequestSpec } from './spec.js';
 import { encodePairs, requestTarget } from './url.js';
@@ -46,10 +45,12 @@ const escapeQuoted = (s: string) => s.replace(/"/g, '%22').replace(/\r/g, '%0D')
 
 const has = (headers: Header[], name: string) => headers.some(([n]) => n.toLowerCase() === name);
 
-export function prepareRequest(spec: RequestSpec): PreparedRequest {
+export async function prepareRequest(spec: RequestSpec): Promise<PreparedRequest> {
   let body = encodeBody(spec.body);
   const headers: Header[] = [...spec.headers];
   if (body.length > 0 && spec.settings.compress > 0) {
+    // zlib is loaded only when asked for: it is not on the start-up path.
+    const { deflateSync } = await import('node:zlib');
     const deflated = deflateSync(body);
     if (spec.settings.compress > 1 || deflated.length < body.length) {
       body = deflated;

@@ -27,19 +27,19 @@ export function bodyError(hop: Hop, err: unknown, received: number): Error {
 }
 
 /** The response body as a stream, Content-Encoding undone, with errors mapped to CliErrors. */
-export function decodedBody(hop: Hop): Readable {
+export async function decodedBody(hop: Hop): Promise<Readable> {
   const raw = hop.body;
   let received = 0;
   raw.on('data', (c: Buffer) => (received += c.length));
   const encoding = hop.request.method === 'HEAD' ? undefined : headerValue(hop.response.rawHeaders, 'content-encoding');
-  const decoded = decodeBody(raw, encoding);
+  const decoded = await decodeBody(raw, encoding);
   if (decoded !== raw) raw.on('error', (e) => decoded.destroy(bodyError(hop, e, received)));
   return decoded;
 }
 
 /** Reads the whole (decoded) body. */
 export async function readBody(hop: Hop): Promise<Buffer> {
-  const stream = decodedBody(hop);
+  const stream = await decodedBody(hop);
   const chunks: Buffer[] = [];
   let received = 0;
   try {

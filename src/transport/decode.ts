@@ -1,13 +1,15 @@
 import type { Readable } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw, constants } from 'node:zlib';
 import { PassThrough } from 'node:stream';
 
 /**
  * Undoes Content-Encoding (gzip, deflate, br, and lists of them) for display. "deflate" is
  * zlib-wrapped by the spec but raw in the wild: the first byte tells which.
  */
-export function decodeBody(raw: Readable, contentEncoding: string | undefined): Readable {
+export async function decodeBody(raw: Readable, contentEncoding: string | undefined): Promise<Readable> {
   if (!contentEncoding) return raw;
+  // zlib is loaded only for encoded bodies: it is not on the start-up path.
+  const zlib = await import('node:zlib');
+  const { createBrotliDecompress, createGunzip, constants } = zlib;
   const codings = contentEncoding
     .split(',')
     .map((c) => c.trim().toLowerCase())
@@ -18,7 +20,7 @@ export function decodeBody(raw: Readable, contentEncoding: string | undefined): 
     const opts = { finishFlush: constants.Z_SYNC_FLUSH };
     if (coding === 'gzip' || coding === 'x-gzip') next = createGunzip(opts);
     else if (coding === 'br') next = createBrotliDecompress();
-    else if (coding === 'deflate') next = sniffDeflate(stream);
+    else if (coding === 'deflate') next = sniffDeflate(stream, zlib);
     else return stream; // unknown coding: show the bytes as they came
     if (coding !== 'deflate') {
       const src = stream;
@@ -29,7 +31,8 @@ export function decodeBody(raw: Readable, contentEncoding: string | undefined): 
   return stream;
 }
 
-function sniffDeflate(src: Readable): Readable {
+function sniffDeflate(src: Readable, zlib: typeof import('node:zlib')): Readable {
+  const { createInflate, createInflateRaw, constants } = zlib;
   const out = new PassThrough();
   let inflater: ReturnType<typeof createInflate> | undefined;
   src.on('error', (e) => out.destroy(e));

@@ -46,7 +46,7 @@ export function redirectSpec(spec: RequestSpec, hop: Hop, location: string): Req
 export async function exchange(first: RequestSpec, opts: ExchangeOptions): Promise<Hop> {
   let spec = first;
   for (let hops = 0; ; hops++) {
-    const prepared = prepareRequest(spec);
+    const prepared = await prepareRequest(spec);
     await opts.onRequest?.(prepared);
     const hop = await sendOnce(spec.url, prepared, spec.settings, { env: opts.env });
     opts.debug?.(`${prepared.method} ${formatUrl(spec.url, '')} → ${hop.response.status} (${hop.info.reused ? 'reused connection' : 'new connection'})`);

@@ -1,0 +1,434 @@
+#!/usr/bin/env node
+// A small loopback HTTP server for demos and manual trials of sling, in the spirit of httpbin:
+// each route echoes what it received or answers with one specific kind of response.
+//
+//   import { startDemoServer } from './demo/server.mjs';
+//   const srv = await startDemoServer();   // { port, url, close, stats }
+//
+//   node demo/server.mjs [--port N]        // prints its URL, runs until Ctrl-C
+//
+// It only ever listens on 127.0.0.1 and uses nothing but Node's own modules.
+import http from 'node:http';
+import zlib from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import { realpathSync } from 'node:fs';
+
+const HOST = '127.0.0.1';
+const MAX_BODY = 10 * 1024 * 1024; // echoing bigger bodies than this is not what a demo is for
+const MAX_BYTES = 100 * 1024; // /bytes/:n cap, as httpbin's
+const MAX_DELAY = 10; // seconds
+const MAX_REDIRECTS = 100;
+
+const ROUTES = [
+  ['GET', '/', 'this list of routes'],
+  ['GET', '/get', 'echo the method, query arguments and headers'],
+  ['POST, PUT, PATCH', '/post', 'echo the method, headers and the body (JSON, form or multipart parsed)'],
+  ['any', '/anything', 'echo whatever is sent, with any method'],
+  ['GET', '/status/:code', 'answer with that status code (200-599)'],
+  ['GET', '/redirect/:n', 'redirect n times (302), ending at /get'],
+  ['GET', '/gzip', 'gzip-encoded JSON'],
+  ['GET', '/bytes/:n', `n bytes of binary data (at most ${MAX_BYTES})`],
+  ['GET', '/basic-auth/:user/:pass', '200 with the right basic credentials, else 401 with WWW-Authenticate'],
+  ['GET', '/delay/:seconds', `answer after a delay (at most ${MAX_DELAY} s)`],
+  ['GET', '/html', 'a small HTML page'],
+];
+
+// ------------------------------------------------------------------ helpers --
+
+function sendJson(res, status, value, extraHeaders = {}) {
+  const body = Buffer.from(JSON.stringify(value, null, 2) + '\n');
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': body.length, ...extraHeaders });
+  res.end(body);
+}
+
+function sendError(res, status, message, extraHeaders) {
+  sendJson(res, status, { error: message, status }, extraHeaders);
+}
+
+// Headers as the client wrote them (original case, wire order); repeated names are joined with ", "
+// the way HTTP allows, so a client's exact spelling is visible in the echo.
+function echoHeaders(req) {
+  const out = {};
+  const seen = new Map(); // lower-case name -> spelling first used
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i];
+    const value = req.rawHeaders[i + 1];
+    const key = seen.get(name.toLowerCase());
+    if (key === undefined) {
+      seen.set(name.toLowerCase(), name);
+      out[name] = value;
+    } else {
+      out[key] += ', ' + value;
+    }
+  }
+  return out;
+}
+
+// Query or form pairs as an object; a repeated name becomes an array of its values.
+function pairsToObject(params) {
+  const out = {};
+  for (const [k, v] of params) {
+    if (!Object.hasOwn(out, k)) out[k] = v;
+    else if (Array.isArray(out[k])) out[k].push(v);
+    else out[k] = [out[k], v];
+  }
+  return out;
+}
+
+function readBody(req) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    let size = 0;
+    req.on('data', (chunk) => {
+      size += chunk.length;
+      if (size > MAX_BODY) {
+        reject(Object.assign(new Error(`request body larger than ${MAX_BODY} bytes`), { status: 413 }));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function mediaType(contentType) {
+  return (contentType || '').split(';')[0].trim().toLowerCase();
+}
+
+function headerParam(headerValue, param) {
+  const re = new RegExp(`(?:^|;)\\s*${param}\\s*=\\s*(?:"((?:[^"\\\\]|\\\\.)*)"|([^;\\s]*))`, 'i');
+  const m = re.exec(headerValue || '');
+  if (!m) return undefined;
+  return m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : m[2];
+}
+
+// Text if the bytes are valid UTF-8, else a base64 data URL (as httpbin shows binary uploads).
+function bytesForEcho(buf, type = 'application/octet-stream') {
+  const text = buf.toString('utf8');
+  if (Buffer.from(text, 'utf8').equals(buf)) return text;
+  return `data:${type};base64,${buf.toString('base64')}`;
+}
+
+// Just enough multipart/form-data parsing to echo fields and uploaded files.
+function parseMultipart(buf, boundary) {
+  const form = {};
+  const files = {};
+  const add = (obj, k, v) => {
+    if (!Object.hasOwn(obj, k)) obj[k] = v;
+    else if (Array.isArray(obj[k])) obj[k].push(v);
+    else obj[k] = [obj[k], v];
+  };
+  const delim = Buffer.from('--' + boundary);
+  let pos = buf.indexOf(delim);
+  while (pos !== -1) {
+    let start = pos + delim.length;
+    if (buf.subarray(start, start + 2).toString() === '--') break; // closing delimiter
+    start = buf.indexOf('\r\n', start);
+    if (start === -1) break;
+    start += 2;
+    const next = buf.indexOf(Buffer.concat([Buffer.from('\r\n'), delim]), start);
+    if (next === -1) break;
+    const part = buf.subarray(start, next);
+    const headEnd = part.indexOf('\r\n\r\n');
+    const head = headEnd === -1 ? '' : part.subarray(0, headEnd).toString('latin1');
+    const content = headEnd === -1 ? part : part.subarray(headEnd + 4);
+    const headers = {};
+    for (const line of head.split('\r\n')) {
+      const i = line.indexOf(':');
+      if (i > 0) headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
+    }
+    const disposition = headers['content-disposition'] || '';
+    const name = headerParam(disposition, 'name') ?? '';
+    const filename = headerParam(disposition, 'filename');
+    if (filename !== undefined) add(files, name, bytesForEcho(content, headers['content-type']));
+    else add(form, name, content.toString('utf8'));
+    pos = next + 2;
+  }
+  return { form, files };
+}
+
+function parseBody(req, buf) {
+  const type = mediaType(req.headers['content-type']);
+  const out = { data: '', json: null, form: {}, files: {} };
+  if (!buf.length) return out;
+  if (type === 'multipart/form-data') {
+    Object.assign(out, parseMultipart(buf, headerParam(req.headers['content-type'], 'boundary') || ''));
+    return out;
+  }
+  out.data = bytesForEcho(buf, type || undefined);
+  if (type === 'application/x-www-form-urlencoded') {
+    out.form = pairsToObject(new URLSearchParams(buf.toString('utf8')));
+  } else {
+    // Like httpbin: a body that parses as JSON is shown as JSON whatever its Content-Type says.
+    try {
+      out.json = JSON.parse(buf.toString('utf8'));
+    } catch {
+      out.json = null;
+    }
+  }
+  return out;
+}
+
+function requestInfo(req, url) {
+  return {
+    method: req.method,
+    url: url.href,
+    args: pairsToObject(url.searchParams),
+    headers: echoHeaders(req),
+    origin: req.socket.remoteAddress,
+  };
+}
+
+function parseUnsigned(text) {
+  return /^\d{1,9}$/.test(text) ? Number(text) : NaN;
+}
+
+// ------------------------------------------------------------------- routes --
+
+function welcome(res, base) {
+  sendJson(res, 200, {
+    name: 'sling demo server',
+    description: 'A loopback HTTP server to try sling against. Every route below is relative to this URL.',
+    url: base,
+    routes: ROUTES.map(([methods, path, description]) => ({ methods, path, description })),
+  });
+}
+
+function html(res) {
+  const body = Buffer.from(`<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>sling demo</title>
+</head>
+<body>
+  <h1>Hello from the sling demo server</h1>
+  <p>This page is <code>text/html</code>; try <code>sling :PORT/get</code> for JSON.</p>
+</body>
+</html>
+`);
+  res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': body.length });
+  res.end(body);
+}
+
+function gzip(req, res, url) {
+  const body = zlib.gzipSync(JSON.stringify({ gzipped: true, ...requestInfo(req, url) }, null, 2) + '\n');
+  res.writeHead(200, {
+    'Content-Type': 'application/json',
+    'Content-Encoding': 'gzip',
+    'Content-Length': body.length,
+  });
+  res.end(body);
+}
+
+// Deterministic bytes (not random) so that a download can be compared run to run.
+function bytes(res, n) {
+  const body = Buffer.alloc(n);
+  let x = 0x2545f491;
+  for (let i = 0; i < n; i++) {
+    x ^= x << 13; x ^= x >>> 17; x ^= x << 5; // xorshift32
+    body[i] = x & 0xff;
+  }
+  res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': n });
+  res.end(body);
+}
+
+function basicAuth(req, res, url, user, pass) {
+  const m = /^Basic\s+([A-Za-z0-9+/=]*)\s*$/i.exec(req.headers.authorization || '');
+  const given = m ? Buffer.from(m[1], 'base64').toString('utf8') : null;
+  if (given !== null && given === `${user}:${pass}`) {
+    sendJson(res, 200, { authenticated: true, user });
+  } else {
+    sendJson(res, 401, { authenticated: false, error: given === null ? 'no basic credentials' : 'wrong credentials' }, {
+      'WWW-Authenticate': 'Basic realm="sling demo"',
+    });
+  }
+}
+
+function status(res, code) {
+  const reason = http.STATUS_CODES[code] || 'Unknown';
+  const headers = {};
+  if (code >= 300 && code < 400 && code !== 304) headers.Location = '/get';
+  if (code === 401) headers['WWW-Authenticate'] = 'Basic realm="sling demo"';
+  if (code === 204 || code === 304) {
+    res.writeHead(code, headers);
+    res.end();
+  } else {
+    sendJson(res, code, { status: code, reason }, headers);
+  }
+}
+
+async function handle(req, res, state) {
+  const url = new URL(req.url, `http://${req.headers.host || `${HOST}:${state.port}`}`);
+  const parts = url.pathname.split('/').filter(Boolean).map((p) => {
+    try { return decodeURIComponent(p); } catch { return p; }
+  });
+  const route = '/' + (parts[0] ?? '');
+  const method = req.method === 'HEAD' ? 'GET' : req.method; // Node leaves the body out of HEAD answers
+  const only = (...allowed) => {
+    if (allowed.includes(method)) return true;
+    const allow = allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed;
+    sendError(res, 405, `${req.method} not allowed on ${url.pathname}`, { Allow: allow.join(', ') });
+    return false;
+  };
+
+  switch (route) {
+    case '/':
+      if (parts.length === 0 && only('GET')) welcome(res, state.url);
+      else if (parts.length !== 0) break;
+      return;
+    case '/get':
+      if (parts.length === 1 && only('GET')) sendJson(res, 200, requestInfo(req, url));
+      else if (parts.length !== 1) break;
+      return;
+    case '/post':
+    case '/anything': {
+      if (route === '/post' && parts.length !== 1) break;
+      if (route === '/post' && !only('POST', 'PUT', 'PATCH')) return;
+      const buf = await readBody(req);
+      sendJson(res, 200, { ...requestInfo(req, url), ...parseBody(req, buf) });
+      return;
+    }
+    case '/status': {
+      if (parts.length !== 2) break;
+      const code = parseUnsigned(parts[1]);
+      if (!(code >= 200 && code <= 599)) return sendError(res, 400, 'status code must be a number from 200 to 599');
+      if (only('GET', 'POST', 'PUT', 'PATCH', 'DELETE')) status(res, code);
+      return;
+    }
+    case '/redirect': {
+      if (parts.length !== 2) break;
+      const n = parseUnsigned(parts[1]);
+      if (!(n >= 1 && n <= MAX_REDIRECTS)) return sendError(res, 400, `n must be a number from 1 to ${MAX_REDIRECTS}`);
+      if (!only('GET')) return;
+      const location = n === 1 ? '/get' : `/redirect/${n - 1}`;
+      sendJson(res, 302, { redirect: location, remaining: n - 1 }, { Location: location });
+      return;
+    }
+    case '/gzip':
+      if (parts.length === 1 && only('GET')) gzip(req, res, url);
+      else if (parts.length !== 1) break;
+      return;
+    case '/bytes': {
+      if (parts.length !== 2) break;
+      const n = parseUnsigned(parts[1]);
+      if (!(n >= 0 && n <= MAX_BYTES)) return sendError(res, 400, `n must be a number from 0 to ${MAX_BYTES}`);
+      if (only('GET')) bytes(res, n);
+      return;
+    }
+    case '/basic-auth':
+      if (parts.length !== 3) break;
+      if (only('GET')) basicAuth(req, res, url, parts[1], parts[2]);
+      return;
+    case '/delay': {
+      if (parts.length !== 2) break;
+      const seconds = /^\d+(\.\d+)?$/.test(parts[1]) ? Number(parts[1]) : NaN;
+      if (!(seconds >= 0 && seconds <= MAX_DELAY)) return sendError(res, 400, `seconds must be a number from 0 to ${MAX_DELAY}`);
+      if (!only('GET')) return;
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, seconds * 1000);
+        state.timers.add(timer);
+        // A client that gives up (e.g. sling --timeout) should not keep the timer alive.
+        res.on('close', () => { clearTimeout(timer); state.timers.delete(timer); resolve(); });
+      });
+      if (!res.destroyed) sendJson(res, 200, { delay: seconds, ...requestInfo(req, url) });
+      return;
+    }
+    case '/html':
+      if (parts.length === 1 && only('GET')) html(res);
+      else if (parts.length !== 1) break;
+      return;
+  }
+  sendError(res, 404, `no route for ${req.method} ${url.pathname}; GET / lists the routes`);
+}
+
+// ---------------------------------------------------------------- lifecycle --
+
+/**
+ * Starts the demo server on 127.0.0.1.
+ * @param {{port?: number}} [options] port 0 (the default) picks a free port
+ * @returns {Promise<{port: number, url: string, close: () => Promise<void>,
+ *   stats: {requests: number, last: {method: string, path: string, status: number} | null}}>}
+ */
+export function startDemoServer({ port = 0 } = {}) {
+  // stats.last: method, path and status of the latest answered request (the demo checks it).
+  const state = { port: 0, url: '', timers: new Set(), stats: { requests: 0, last: null } };
+  const server = http.createServer((req, res) => {
+    state.stats.requests++;
+    res.on('finish', () => {
+      state.stats.last = { method: req.method, path: req.url.split('?')[0], status: res.statusCode };
+    });
+    handle(req, res, state).catch((err) => {
+      if (res.headersSent) return res.destroy();
+      sendError(res, err.status || 500, err.message);
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, HOST, () => {
+      server.off('error', reject);
+      state.port = server.address().port;
+      state.url = `http://${HOST}:${state.port}`;
+      let closing;
+      const close = () => {
+        closing ??= new Promise((done) => {
+          for (const t of state.timers) clearTimeout(t);
+          server.close(() => done());
+          server.closeAllConnections(); // keep-alive sockets would otherwise hold close() open
+        });
+        return closing;
+      };
+      resolve({ port: state.port, url: state.url, close, stats: state.stats });
+    });
+  });
+}
+
+// --------------------------------------------------------------- standalone --
+
+function isMain() {
+  if (!process.argv[1]) return false;
+  try {
+    return realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+function parsePortArg(argv) {
+  let port = 0;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    let value;
+    if (a === '--port' || a === '-p') value = argv[++i];
+    else if (a.startsWith('--port=')) value = a.slice('--port='.length);
+    else if (a === '--help' || a === '-h') {
+      console.log('usage: node demo/server.mjs [--port N]\nServes the sling demo routes on 127.0.0.1 until Ctrl-C.');
+      process.exit(0);
+    } else {
+      console.error(`demo server: unknown argument '${a}'\nusage: node demo/server.mjs [--port N]`);
+      process.exit(2);
+    }
+    if (value === undefined || !/^\d+$/.test(value) || Number(value) > 65535) {
+      console.error(`demo server: --port needs a number from 0 to 65535, got '${value ?? ''}'`);
+      process.exit(2);
+    }
+    port = Number(value);
+  }
+  return port;
+}
+
+if (isMain()) {
+  const port = parsePortArg(process.argv.slice(2));
+  startDemoServer({ port }).then((srv) => {
+    console.log(`sling demo server listening on ${srv.url}  (Ctrl-C to stop)`);
+    console.log(`try:  node dist/sling.js :${srv.port}/get hello==world`);
+    const stop = () => srv.close().then(() => process.exit(0));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  }, (err) => {
+    console.error(`demo server: cannot listen on ${HOST}:${port}: ${err.message}`);
+    process.exit(1);
+  });
+}
