@@ -107,6 +107,8 @@ export function resolveInvocation(argv: readonly string[]): Invocation {
     else if (lastChoice === 'meta') print = 'p';
     else if (lastChoice === 'verbose') print = count('verbose') >= 2 ? 'HBhbp' : 'HBhb';
   }
+  // --debug shows what -v shows (DECISIONS.md), unless the output was chosen explicitly.
+  if (print === undefined && flag('debug')) print = 'HBhb';
 
   const pretty = one(p, 'pretty');
   if (pretty !== undefined && !['all', 'colors', 'format', 'none'].includes(pretty)) {
