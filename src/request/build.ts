@@ -155,12 +155,12 @@ export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<
     contentType = guessMime(bodyFile.value) ?? (formish ? FORM_TYPE : 'application/json');
     jsonish = !formish;
   } else if (inv.raw !== undefined) {
-    // An empty --raw sends no body (and so no body headers), as HTTPie does.
+    // An empty --raw sends no body (and so no JSON headers), as HTTPie does.
     if (inv.raw !== '') {
       body = { kind: 'bytes', data: Buffer.from(inv.raw, 'utf8') };
       contentType = formish ? FORM_TYPE : 'application/json';
       jsonish = !formish;
-    }
+    } else if (formish) contentType = FORM_TYPE;
   } else if (multipart) {
     const parts: MultipartPart[] = [];
     for (const item of inv.items) {
@@ -179,8 +179,11 @@ export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<
         parts.push({ name: item.key, filename: basename(path), contentType: type ?? guessMime(path), data: readItemFile(item, cwd, path) });
       }
     }
+    // Parts that share a name are sent together, at the first one's place (as HTTPie does).
+    const order = new Map<string, MultipartPart[]>();
+    for (const part of parts) order.set(part.name, [...(order.get(part.name) ?? []), part]);
     const boundary = inv.boundary ?? randomBoundary();
-    body = { kind: 'multipart', parts, boundary };
+    body = { kind: 'multipart', parts: [...order.values()].flat(), boundary };
     contentType = `multipart/form-data; boundary=${boundary}`;
   } else if (inv.form) {
     if (data.length) {
