@@ -1,3 +1,4 @@
+import { runInterruptHooks } from './interrupt.js';
 import { main } from './main.js';
 
 // The only place that touches `process`: everything else gets what it needs through Io.
@@ -8,6 +9,7 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
 });
 process.on('SIGINT', () => {
   process.stderr.write('\nsling: interrupted\n');
+  runInterruptHooks();
   process.exit(130);
 });
 

@@ -15,7 +15,9 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
     readStdin: () => readStdinBody(io, reporter),
     askPassword: (user) => askPassword(io, user, inv.url ?? ''),
   });
-  const plan = makePlan(inv, spec.method, { isTTY: Boolean(io.stdout.isTTY), env: io.env });
+  // A download prints on stderr (stdout may be the file, with -o -), so stderr decides on colours.
+  const downloading = inv.download && !inv.offline;
+  const plan = makePlan(inv, spec.method, { isTTY: Boolean(downloading ? io.stderr.isTTY : io.stdout.isTTY), env: io.env });
   const printer = new Printer(plan, stdoutSink(io.stdout));
 
   if (inv.offline) {
@@ -25,6 +27,16 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
   }
   if (spec.settings.tls.verify === false && spec.url.scheme === 'https') {
     reporter.warn('--verify=no: the server certificate is not checked');
+  }
+
+  if (downloading) {
+    const { runDownload } = await import('./transport/download.js');
+    const { closeConnections } = await import('./transport/send.js');
+    try {
+      return await runDownload(inv, spec, plan, io, reporter);
+    } finally {
+      closeConnections();
+    }
   }
 
   const { exchange } = await import('./transport/exchange.js');

@@ -162,6 +162,10 @@ export function resolveInvocation(argv: readonly string[]): Invocation {
   const maxHeaders = one(p, 'max-headers');
   const output = one(p, 'output');
 
+  if (flag('continue') && !flag('download') && output === undefined) {
+    throw new UsageError('--continue resumes a download: use it with --download and --output FILE', 'sling -d -C -o FILE URL');
+  }
+
   const positionals = p.positionals;
   let method: string | undefined;
   let rest = positionals;

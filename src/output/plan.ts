@@ -27,7 +27,9 @@ export interface TerminalInfo {
   env: NodeJS.ProcessEnv;
 }
 
-export function defaultPrint(inv: Pick<Invocation, 'offline' | 'print'>, method: string): string {
+export function defaultPrint(inv: Pick<Invocation, 'offline' | 'print' | 'download'>, method: string): string {
+  // With --download the body goes to the file: only the headers are shown (on stderr).
+  if (inv.download && !inv.offline) return (inv.print ?? 'h').replace(/b/g, '');
   if (inv.print !== undefined) return inv.print;
   if (inv.offline) return 'HB';
   return method === 'HEAD' ? 'h' : 'hb';

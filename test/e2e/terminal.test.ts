@@ -89,3 +89,38 @@ test('--pretty=none on a terminal prints the body as received (still neutralised
   assert.equal(r.code, 0);
   assert.equal(r.out.replace(/\r\n/g, '\n'), '{"a":1}\n');
 });
+
+function slowBody(length: boolean) {
+  return (_req: unknown, res: import('node:http').ServerResponse) => {
+    const total = 400 * 1024;
+    res.writeHead(200, length ? { 'Content-Length': String(total) } : {});
+    let sent = 0;
+    const tick = () => {
+      res.write(Buffer.alloc(16 * 1024, 7));
+      sent += 16 * 1024;
+      if (sent < total) setTimeout(tick, 25);
+      else res.end();
+    };
+    tick();
+  };
+}
+
+test('downloads show a progress bar on a terminal (and nothing with -q)', { skip: skipReason }, async (t) => {
+  const s = await httpServer(t, slowBody(true));
+  const dir = (await import('node:fs')).mkdtempSync((await import('node:path')).join((await import('node:os')).tmpdir(), 'sling-tty-'));
+  const r = await runOnTty(['-d', '-o', `${dir}/a.bin`, s.url + '/a.bin']);
+  assert.equal(r.code, 0, r.out);
+  assert.match(r.out, /\[=*>? *\] +\d+% [\d.]+ kB \/ 400 kB +[\d.]+ (kB|MB)\/s +ETA /);
+  assert.match(r.out, /Saved 400 kB to '.*a\.bin'/);
+  const quiet = await runOnTty(['-q', '-d', '-o', `${dir}/b.bin`, s.url + '/b.bin']);
+  assert.equal(quiet.code, 0);
+  assert.equal(quiet.out, '');
+});
+
+test('downloads of unknown length show a spinner with bytes and rate', { skip: skipReason }, async (t) => {
+  const s = await httpServer(t, slowBody(false));
+  const dir = (await import('node:fs')).mkdtempSync((await import('node:path')).join((await import('node:os')).tmpdir(), 'sling-tty-'));
+  const r = await runOnTty(['-d', '-o', `${dir}/c.bin`, s.url + '/c.bin']);
+  assert.equal(r.code, 0, r.out);
+  assert.match(r.out, /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] [\d.]+ kB +[\d.]+ (kB|MB)\/s/);
+});

@@ -1,0 +1,109 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * File names for downloads. A server-supplied name is reduced to a bare, safe file name: no
+ * directory parts (`/`, `\`, `..`), no leading dots (no hidden or dot files), no control characters,
+ * no characters Windows forbids, no reserved device names (CON, NUL, COM1, ...), at most 255 bytes.
+ */
+const RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/i;
+const MAX_BYTES = 255;
+
+export function sanitizeFileName(raw: string): string | undefined {
+  let name = raw.split(/[/\\]/).pop() ?? '';
+  // eslint-disable-next-line no-control-regex
+  name = name.replace(/[\x00-\x1f\x7f\x80-\x9f]/g, '').replace(/[<>:"|?*]/g, '_');
+  name = name.replace(/^[.\s]+/, '').replace(/[.\s]+$/, '');
+  if (!name) return undefined;
+  const dot = name.indexOf('.');
+  const stem = dot === -1 ? name : name.slice(0, dot);
+  if (RESERVED.test(stem)) name = '_' + name;
+  if (Buffer.byteLength(name) > MAX_BYTES) {
+    const ext = /\.[A-Za-z0-9]{1,10}$/.exec(name)?.[0] ?? '';
+    let base = name.slice(0, name.length - ext.length);
+    while (Buffer.byteLength(base + ext) > MAX_BYTES) base = [...base].slice(0, -1).join('');
+    name = base + ext;
+  }
+  return name;
+}
+
+/** The file name a Content-Disposition header proposes: RFC 5987 `filename*` first, then `filename`. */
+export function nameFromContentDisposition(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  const star = /(?:^|;)\s*filename\*\s*=\s*([^';]*)'[^']*'([^;]*)/i.exec(value);
+  if (star) {
+    const charset = star[1]!.trim().toLowerCase();
+    try {
+      const bytes = Buffer.from(
+        star[2]!.trim().replace(/%([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
+        'latin1',
+      );
+      const text = charset === 'iso-8859-1' ? bytes.toString('latin1') : bytes.toString('utf8');
+      if (text) return text;
+    } catch {
+      // fall through to filename=
+    }
+  }
+  const quoted = /(?:^|;)\s*filename\s*=\s*"((?:[^"\\]|\\.)*)"/i.exec(value);
+  if (quoted) return quoted[1]!.replace(/\\(.)/g, '$1');
+  const token = /(?:^|;)\s*filename\s*=\s*([^;\s]+)/i.exec(value);
+  return token?.[1];
+}
+
+const EXTENSIONS: Record<string, string> = {
+  'application/json': '.json',
+  'text/html': '.html',
+  'text/plain': '.txt',
+  'text/css': '.css',
+  'text/csv': '.csv',
+  'text/xml': '.xml',
+  'application/xml': '.xml',
+  'application/javascript': '.js',
+  'text/javascript': '.js',
+  'application/pdf': '.pdf',
+  'application/zip': '.zip',
+  'application/gzip': '.gz',
+  'application/x-gzip': '.gz',
+  'application/x-tar': '.tar',
+  'image/png': '.png',
+  'image/jpeg': '.jpg',
+  'image/gif': '.gif',
+  'image/svg+xml': '.svg',
+  'image/webp': '.webp',
+  'audio/mpeg': '.mp3',
+  'video/mp4': '.mp4',
+};
+
+export function extensionFor(contentType: string | undefined): string {
+  const mime = contentType?.split(';')[0]?.trim().toLowerCase();
+  return (mime && EXTENSIONS[mime]) || '';
+}
+
+/** DECISIONS.md: Content-Disposition, else the last URL path segment (+ extension from the type), else `index`. */
+export function chooseFileName(contentDisposition: string | undefined, urlPath: string, contentType: string | undefined): string {
+  const fromHeader = sanitizeFileName(nameFromContentDisposition(contentDisposition) ?? '');
+  if (fromHeader) return fromHeader;
+  const segment = urlPath.split('?')[0]!.split('/').pop() ?? '';
+  let decoded = segment;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    // keep it as written
+  }
+  const fromUrl = sanitizeFileName(decoded);
+  const ext = extensionFor(contentType);
+  if (fromUrl) return fromUrl.includes('.') || !ext ? fromUrl : fromUrl + ext;
+  return 'index' + ext;
+}
+
+/** `name.ext`, or `name-1.ext`, `name-2.ext`, ... : never an existing file. */
+export function uniqueName(dir: string, name: string): string {
+  if (!existsSync(join(dir, name))) return name;
+  const dot = name.lastIndexOf('.');
+  const stem = dot > 0 ? name.slice(0, dot) : name;
+  const ext = dot > 0 ? name.slice(dot) : '';
+  for (let i = 1; ; i++) {
+    const candidate = `${stem}-${i}${ext}`;
+    if (!existsSync(join(dir, candidate))) return candidate;
+  }
+}

@@ -1,0 +1,312 @@
+// Downloads (-d, -o, -C): the file on disk is complete, or a prefix that -C resumes. Real loopback
+// servers that honour Range, ignore it, lie about it, close early, stall, and send hostile names.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { runSling, SLING_PATH, baseEnv } from '../helpers/cli.js';
+import { httpServer, rawServer } from '../helpers/assert.js';
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const tmp = () => mkdtempSync(join(tmpdir(), 'sling-dl-'));
+
+/** Serves `data` with Range support (206 + Content-Range), optionally throttled. */
+function rangeHandler(data: Buffer, opts: { chunk?: number; delayMs?: number; headers?: Record<string, string> } = {}) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    let start = 0;
+    const m = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
+    const base = { 'Content-Type': 'application/octet-stream', ...(opts.headers ?? {}) };
+    if (m) {
+      start = Number(m[1]);
+      if (start >= data.length) {
+        res.writeHead(416, { 'Content-Range': `bytes */${data.length}` });
+        res.end();
+        return;
+      }
+      res.writeHead(206, { ...base, 'Content-Length': String(data.length - start), 'Content-Range': `bytes ${start}-${data.length - 1}/${data.length}` });
+    } else {
+      res.writeHead(200, { ...base, 'Content-Length': String(data.length) });
+    }
+    const chunk = opts.chunk ?? 64 * 1024;
+    let at = start;
+    const pump = () => {
+      while (at < data.length) {
+        const ok = res.write(data.subarray(at, Math.min(at + chunk, data.length)));
+        at += chunk;
+        if (opts.delayMs) {
+          if (at < data.length) setTimeout(pump, opts.delayMs);
+          else res.end();
+          return;
+        }
+        if (!ok) {
+          res.once('drain', pump);
+          return;
+        }
+      }
+      res.end();
+    };
+    res.on('close', () => (at = data.length + 1));
+    pump();
+  };
+}
+
+test('-d saves under the URL name; headers on stderr, nothing on stdout', async (t) => {
+  const data = randomBytes(3000);
+  const s = await httpServer(t, rangeHandler(data));
+  const dir = tmp();
+  const r = await runSling(['-d', `${s.url}/files/report.bin`], { cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr, /^HTTP\/1\.1 200 OK$/m);
+  assert.match(r.stderr, /Saved 2\.93 kB to 'report\.bin'/);
+  assert.equal(sha(readFileSync(join(dir, 'report.bin'))), sha(data));
+  assert.equal(s.requests[0]!.rawHeaders.join('\n').includes('Accept-Encoding\nidentity'), true);
+});
+
+test('-d: extension from Content-Type, index for an empty path, never overwrites', async (t) => {
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end('{"a":1}');
+  });
+  const dir = tmp();
+  for (let i = 0; i < 3; i++) assert.equal((await runSling(['-d', `${s.url}/data`], { cwd: dir })).code, 0);
+  assert.equal((await runSling(['-d', `${s.url}/`], { cwd: dir })).code, 0);
+  assert.deepEqual(readdirSync(dir).sort(), ['data-1.json', 'data-2.json', 'data.json', 'index.json']);
+});
+
+test('Content-Disposition names: RFC 5987 filename*, and hostile names reduced to safe bare names', async (t) => {
+  const cases: [string, string][] = [
+    [`attachment; filename="plain.txt"; filename*=UTF-8''%C3%BCber%20n%C3%A4me.txt`, 'über näme.txt'],
+    ['attachment; filename="../../etc/passwd"', 'passwd'],
+    ['attachment; filename="..\\\\..\\\\x.txt"', 'x.txt'],
+    ['attachment; filename=".bashrc"', 'bashrc'],
+    ['attachment; filename="CON"', '_CON'],
+    ['attachment; filename="nul.txt"', '_nul.txt'],
+  ];
+  for (const [cd, want] of cases) {
+    const s = await httpServer(t, (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Disposition': Buffer.from(cd, 'utf8').toString('latin1') });
+      res.end('x');
+    });
+    const dir = tmp();
+    const r = await runSling(['-d', `${s.url}/dl`], { cwd: dir });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(readdirSync(dir), [want], cd);
+  }
+  // Control characters (node:http will not send them, so a raw socket does).
+  const raw = await rawServer(t, (socket) => {
+    socket.end('HTTP/1.1 200 OK\r\nContent-Disposition: attachment; filename="a\x07b\x1b[2J.txt"\r\nContent-Length: 1\r\nConnection: close\r\n\r\nx');
+  });
+  const rawDir = tmp();
+  const rr = await runSling(['-d', `${raw.url}/dl`], { cwd: rawDir });
+  assert.equal(rr.code, 0, rr.stderr);
+  assert.deepEqual(readdirSync(rawDir), ['ab[2J.txt']);
+  const long = 'a'.repeat(300) + '.txt';
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Disposition': `attachment; filename="${long}"` });
+    res.end('x');
+  });
+  const dir = tmp();
+  assert.equal((await runSling(['-d', `${s.url}/dl`], { cwd: dir })).code, 0);
+  const [name] = readdirSync(dir);
+  assert.ok(Buffer.byteLength(name!) <= 255 && name!.endsWith('.txt') && name!.startsWith('aaa'), name);
+});
+
+test('-o FILE and -o - (bytes on stdout, headers on stderr)', async (t) => {
+  const data = randomBytes(5000);
+  const s = await httpServer(t, rangeHandler(data));
+  const dir = tmp();
+  const r = await runSling(['-o', 'out.bin', `${s.url}/x`], { cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(sha(readFileSync(join(dir, 'out.bin'))), sha(data));
+  const p = await runSling(['-o', '-', `${s.url}/x`], { cwd: dir });
+  assert.equal(p.code, 0);
+  assert.equal(sha(p.stdoutBytes), sha(data));
+  assert.match(p.stderr, /^HTTP\/1\.1 200 OK$/m);
+});
+
+test('4xx/5xx write no file and exit 4/5', async (t) => {
+  const s = await httpServer(t, (req, res) => {
+    res.writeHead(req.url === '/missing' ? 404 : 503, { 'Content-Type': 'text/plain' });
+    res.end('no');
+  });
+  const dir = tmp();
+  const a = await runSling(['-d', `${s.url}/missing`], { cwd: dir });
+  assert.equal(a.code, 4);
+  assert.match(a.stderr, /sling: error: HTTP 404 Not Found: nothing was saved/);
+  const b = await runSling(['-o', 'x.bin', `${s.url}/down`], { cwd: dir });
+  assert.equal(b.code, 5);
+  assert.deepEqual(readdirSync(dir), []);
+});
+
+test('downloads follow redirects', async (t) => {
+  const data = randomBytes(1000);
+  const s = await httpServer(t, (req, res) => {
+    if (req.url === '/start') {
+      res.writeHead(302, { Location: '/real/file.bin' });
+      res.end();
+    } else rangeHandler(data)(req, res);
+  });
+  const dir = tmp();
+  const r = await runSling(['-d', `${s.url}/start`], { cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(sha(readFileSync(join(dir, 'file.bin'))), sha(data));
+});
+
+test('-C resumes with Range and appends a matching 206', async (t) => {
+  const data = randomBytes(100_000);
+  const s = await httpServer(t, rangeHandler(data));
+  const dir = tmp();
+  writeFileSync(join(dir, 'f.bin'), data.subarray(0, 40_000));
+  const r = await runSling(['-d', '-C', '-o', 'f.bin', `${s.url}/f`], { cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(s.requests[0]!.rawHeaders.join('\n').includes('Range\nbytes=40000-'), true);
+  assert.equal(sha(readFileSync(join(dir, 'f.bin'))), sha(data));
+  // Complete already: 416 is success and the file is untouched.
+  const again = await runSling(['-dc', '-o', 'f.bin', `${s.url}/f`], { cwd: dir });
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stderr, /already complete/);
+  assert.equal(sha(readFileSync(join(dir, 'f.bin'))), sha(data));
+});
+
+test('a server that ignores Range: warning, and the file starts over', async (t) => {
+  const data = randomBytes(10_000);
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Length': String(data.length) });
+    res.end(data);
+  });
+  const dir = tmp();
+  writeFileSync(join(dir, 'f.bin'), Buffer.from('stale bytes that must go'));
+  const r = await runSling(['-d', '-C', '-o', 'f.bin', `${s.url}/f`], { cwd: dir });
+  assert.equal(r.code, 0);
+  assert.match(r.stderr, /sling: warning: the server ignored the Range request/);
+  assert.equal(sha(readFileSync(join(dir, 'f.bin'))), sha(data));
+});
+
+test('a Content-Range that does not start where the file ends is refused, file untouched', async (t) => {
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(206, { 'Content-Range': 'bytes 0-9/10', 'Content-Length': '10' });
+    res.end('0123456789');
+  });
+  const dir = tmp();
+  writeFileSync(join(dir, 'f.bin'), 'abc');
+  const r = await runSling(['-d', '-C', '-o', 'f.bin', `${s.url}/f`], { cwd: dir });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /Content-Range 'bytes 0-9\/10', which does not start at byte 3/);
+  assert.equal(readFileSync(join(dir, 'f.bin'), 'utf8'), 'abc');
+});
+
+test('a body cut short keeps the partial file, prints the resume command, exits 6; resuming completes it', async (t) => {
+  const data = randomBytes(50_000);
+  let first = true;
+  const s = await rawServer(t, (socket, head) => {
+    const m = /range: bytes=(\d+)-/i.exec(head.toString());
+    if (first) {
+      first = false;
+      socket.write(`HTTP/1.1 200 OK\r\nContent-Length: ${data.length}\r\nAccept-Ranges: bytes\r\n\r\n`);
+      socket.end(data.subarray(0, 20_000));
+      return;
+    }
+    const start = Number(m?.[1] ?? 0);
+    socket.write(`HTTP/1.1 206 Partial Content\r\nContent-Length: ${data.length - start}\r\nContent-Range: bytes ${start}-${data.length - 1}/${data.length}\r\nConnection: close\r\n\r\n`);
+    socket.end(data.subarray(start));
+  });
+  const dir = tmp();
+  const r = await runSling(['-d', `${s.url}/big.bin`], { cwd: dir });
+  assert.equal(r.code, 6);
+  assert.match(r.stderr, /cut short/);
+  assert.equal(statSync(join(dir, 'big.bin')).size, 20_000);
+  const hint = /resume with: (sling .*)$/m.exec(r.stderr);
+  assert.ok(hint, r.stderr);
+  assert.match(hint[1]!, /--output big\.bin --continue/);
+  const args = hint[1]!.split(' ').slice(1).map((a) => a.replace(/^'|'$/g, ''));
+  const again = await runSling(args, { cwd: dir });
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(sha(readFileSync(join(dir, 'big.bin'))), sha(data));
+});
+
+test('--timeout during a download keeps the partial file and exits 2', async (t) => {
+  const s = await rawServer(t, (socket) => {
+    socket.write('HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n');
+    socket.write(Buffer.alloc(300, 1)); // then stall
+  });
+  const dir = tmp();
+  const r = await runSling(['-d', '--timeout', '0.5', `${s.url}/slow.bin`], { cwd: dir });
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(statSync(join(dir, 'slow.bin')).size, 300);
+  assert.match(r.stderr, /resume with: sling .*--continue/);
+});
+
+test('Ctrl-C during a download keeps the partial file, prints the resume command, exits 130', async (t) => {
+  const s = await rawServer(t, (socket) => {
+    socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n');
+    socket.write(Buffer.alloc(4000, 2)); // then stall
+  });
+  const dir = tmp();
+  const child = spawn(process.execPath, [SLING_PATH, '-d', `${s.url}/c.bin`], { cwd: dir, env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c));
+  const poll = setInterval(() => {
+    if (existsSync(join(dir, 'c.bin')) && statSync(join(dir, 'c.bin')).size >= 4000) child.kill('SIGINT');
+  }, 20);
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  clearInterval(poll);
+  assert.equal(code, 130);
+  assert.equal(statSync(join(dir, 'c.bin')).size, 4000);
+  assert.match(stderr, /resume with: sling .*c\.bin.*--continue/);
+});
+
+test('gzip: decoded when only the transfer was compressed, kept for a .gz file', async (t) => {
+  const json = Buffer.from(JSON.stringify({ big: 'x'.repeat(5000) }));
+  const gz = gzipSync(json);
+  const s = await httpServer(t, (req, res) => {
+    if (req.url === '/data.json') res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip', 'Content-Length': String(gz.length) });
+    else res.writeHead(200, { 'Content-Type': 'application/gzip', 'Content-Encoding': 'gzip', 'Content-Length': String(gz.length) });
+    res.end(gz);
+  });
+  const dir = tmp();
+  assert.equal((await runSling(['-d', `${s.url}/data.json`], { cwd: dir })).code, 0);
+  assert.equal(sha(readFileSync(join(dir, 'data.json'))), sha(json));
+  assert.equal((await runSling(['-d', `${s.url}/archive.json.gz`], { cwd: dir })).code, 0);
+  assert.equal(sha(readFileSync(join(dir, 'archive.json.gz'))), sha(gz));
+});
+
+test('-C without a file to write is exit 1', async () => {
+  const r = await runSling(['-C', 'http://127.0.0.1:1/x']);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /--continue resumes a download/);
+  const d = await runSling(['-d', '-C', 'http://127.0.0.1:1/x']);
+  assert.equal(d.code, 1);
+  assert.match(d.stderr, /--continue needs --output FILE/);
+});
+
+test('SIGKILL at 20 random points of a 50 MB download, resumed with -C each time: sha256 matches', async (t) => {
+  const data = randomBytes(50 * 1024 * 1024);
+  const s = await httpServer(t, rangeHandler(data, { chunk: 256 * 1024, delayMs: 2 }));
+  const dir = tmp();
+  const file = join(dir, 'big.bin');
+  const size = () => (existsSync(file) ? statSync(file).size : 0);
+  let kills = 0;
+  for (let attempt = 0; attempt < 60 && size() < data.length; attempt++) {
+    const target = kills < 20 ? size() + 256 * 1024 + Math.floor(Math.random() * 1.5 * 1024 * 1024) : Infinity;
+    const child = spawn(process.execPath, [SLING_PATH, '-d', '-C', '-o', 'big.bin', '-q', `${s.url}/big.bin`], { cwd: dir, env: baseEnv(), stdio: 'ignore' });
+    const poll = setInterval(() => {
+      if (size() >= target) {
+        child.kill('SIGKILL');
+        clearInterval(poll);
+      }
+    }, 3);
+    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('close', (c, sg) => resolve([c, sg])));
+    clearInterval(poll);
+    if (signal === 'SIGKILL') kills++;
+    else assert.equal(code, 0);
+  }
+  assert.ok(kills >= 20, `only ${kills} kills happened`);
+  assert.equal(size(), data.length);
+  assert.equal(sha(readFileSync(file)), sha(data));
+});
