@@ -75,6 +75,7 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
   let first = true;
   const hop: Hop = await exchange(spec, {
     env: io.env,
+    fastLane: true,
     debug: (m) => reporter.debug(m),
     onRequest: async (prepared) => {
       if (first || plan.intermediate) await printer.request(prepared);
@@ -169,15 +170,18 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
     if (fd !== 1) io.stderr.write(`sling: interrupted; '${name}' keeps ${formatBytes(written)}\n  hint: ${resumeHint()}\n`);
   });
 
-  const stream: Readable = decode ? await decodedBody(hop) : hop.body;
+  const sink = (buf: Buffer) => {
+    let at = 0;
+    while (at < buf.length) at += writeSync(fd, buf, at, buf.length - at);
+    written += buf.length;
+    progress.update(buf.length);
+  };
   try {
     try {
-      for await (const chunk of stream) {
-        const buf = chunk as Buffer;
-        let at = 0;
-        while (at < buf.length) at += writeSync(fd, buf, at, buf.length - at);
-        written += buf.length;
-        progress.update(buf.length);
+      if (hop.attach && !decode) await hop.attach(sink);
+      else {
+        const stream: Readable = decode ? await decodedBody(hop) : hop.body;
+        for await (const chunk of stream) sink(chunk as Buffer);
       }
     } catch (e) {
       throw e instanceof CliError ? e : bodyError(hop, e, written);

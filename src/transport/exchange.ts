@@ -4,6 +4,8 @@ import type { RequestSpec } from '../request/spec.js';
 import { formatUrl, originOf, parseUrl } from '../request/url.js';
 import { headerValue, readBody } from './body.js';
 import { sendOnce, type Hop } from './send.js';
+import { pickProxy } from './proxy.js';
+import { sendRaw } from './raw.js';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
@@ -15,6 +17,8 @@ export interface ExchangeOptions {
   /** Called for each redirect response that is followed, with its body read. */
   onRedirect?(hop: Hop, body: Buffer): void | Promise<void>;
   debug?(message: string): void;
+  /** Use raw.ts for plain HTTP without a proxy (downloads: the body goes straight to a file). */
+  fastLane?: boolean;
 }
 
 /** The request of the next hop (DECISIONS.md: 303, and 301/302 after POST, become a body-less GET). */
@@ -48,7 +52,10 @@ export async function exchange(first: RequestSpec, opts: ExchangeOptions): Promi
   for (let hops = 0; ; hops++) {
     const prepared = await prepareRequest(spec);
     await opts.onRequest?.(prepared);
-    const hop = await sendOnce(spec.url, prepared, spec.settings, { env: opts.env });
+    const hop =
+      opts.fastLane && spec.url.scheme === 'http' && !pickProxy(spec.url, spec.settings.proxies, opts.env)
+        ? await sendRaw(spec.url, prepared, spec.settings)
+        : await sendOnce(spec.url, prepared, spec.settings, { env: opts.env });
     opts.debug?.(`${prepared.method} ${formatUrl(spec.url, '')} → ${hop.response.status} (${hop.info.reused ? 'reused connection' : 'new connection'})`);
     const location = headerValue(hop.response.rawHeaders, 'location');
     if (!spec.settings.follow || !REDIRECTS.has(hop.response.status) || location === undefined) return hop;

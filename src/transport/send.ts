@@ -1,5 +1,6 @@
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Readable } from 'node:stream';
 import type { TLSSocket, ConnectionOptions } from 'node:tls';
 import { readFileSync } from 'node:fs';
 import { NetworkError, TimeoutError, UsageError } from '../errors.js';
@@ -43,8 +44,14 @@ export interface Hop {
   url: ParsedUrl;
   request: PreparedRequest;
   response: ResponseHead;
-  body: IncomingMessage;
+  /** The body as it arrives (still Content-Encoded). */
+  body: Readable;
   info: HopInfo;
+  /**
+   * The fast lane of raw.ts: hands each body chunk to the consumer synchronously (the chunk is
+   * only valid during the call) and resolves at the end of the body. Absent on node:http hops.
+   */
+  attach?: (consumer: (chunk: Buffer) => void) => Promise<void>;
 }
 
 type HttpModule = typeof import('node:http');
