@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { runSling, SLING_PATH, baseEnv } from '../helpers/cli.js';
-import { httpServer, rawServer } from '../helpers/assert.js';
+import { httpServer, proxyServer, rawServer } from '../helpers/assert.js';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const tmp = () => mkdtempSync(join(tmpdir(), 'sling-dl-'));
@@ -309,4 +309,41 @@ test('SIGKILL at 20 random points of a 50 MB download, resumed with -C each time
   assert.ok(kills >= 20, `only ${kills} kills happened`);
   assert.equal(size(), data.length);
   assert.equal(sha(readFileSync(file)), sha(data));
+});
+
+test('chunked bodies (with extensions and trailers) are decoded by the download fast lane', async (t) => {
+  const s = await rawServer(t, (socket) => {
+    socket.end(
+      'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n' +
+        '5;ext=1\r\nhello\r\n' +
+        '1\r\n \r\n' +
+        '5\r\nworld\r\n' +
+        '0\r\nX-Trailer: yes\r\n\r\n',
+    );
+  });
+  const dir = tmp();
+  const r = await runSling(['-o', 'c.txt', `${s.url}/c`], { cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(readFileSync(join(dir, 'c.txt'), 'utf8'), 'hello world');
+});
+
+test('a body delimited by the connection closing is saved whole', async (t) => {
+  const s = await rawServer(t, (socket) => {
+    socket.end('HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n' + 'z'.repeat(70_000));
+  });
+  const dir = tmp();
+  const r = await runSling(['-o', 'z.txt', `${s.url}/z`], { cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(statSync(join(dir, 'z.txt')).size, 70_000);
+});
+
+test('downloads through an HTTP proxy (the general transport) save the same bytes', async (t) => {
+  const data = randomBytes(20_000);
+  const s = await httpServer(t, rangeHandler(data));
+  const proxy = await proxyServer(t);
+  const dir = tmp();
+  const r = await runSling(['-o', 'p.bin', `${s.url}/p.bin`], { cwd: dir, env: { HTTP_PROXY: proxy.url } });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(proxy.plainRequests.length, 1);
+  assert.equal(sha(readFileSync(join(dir, 'p.bin'))), sha(data));
 });
