@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { resolveInvocation, type Invocation } from './cli/invocation.js';
 import { helpText } from './cli/help.js';
-import { CliError, UsageError } from './errors.js';
+import { CliError } from './errors.js';
 import { ExitCode } from './exit.js';
 import { VERSION } from './request/build.js';
 import type { Sink } from './output/printer.js';
@@ -68,13 +68,15 @@ export async function main(io: Io): Promise<number> {
       io.stdout.write(helpText(VERSION));
       return ExitCode.OK;
     }
-    if (io.argv[0] === 'exec') {
-      throw new UsageError("'sling exec' is not available in this version yet", 'run single requests with sling [METHOD] URL [items...]');
+    const isExec = io.argv[0] === 'exec';
+    if (isExec && io.argv.length === 2 && io.argv[1] === '-h') {
+      io.stdout.write(helpText(VERSION, 'exec'));
+      return ExitCode.OK;
     }
-    const inv = resolveInvocation(io.argv);
+    const inv = isExec ? resolveInvocation(io.argv.slice(1), 'exec') : resolveInvocation(io.argv);
     reporter.quiet = inv.quiet;
     if (inv.help) {
-      io.stdout.write(helpText(VERSION));
+      io.stdout.write(helpText(VERSION, isExec ? 'exec' : 'main'));
       return ExitCode.OK;
     }
     if (inv.version) {
@@ -82,6 +84,10 @@ export async function main(io: Io): Promise<number> {
       return ExitCode.OK;
     }
     reporter.debug(`invocation ${maskedInvocation(inv)}`);
+    if (isExec) {
+      const { runExec } = await import('./exec/runner.js');
+      return await runExec(inv, io, reporter);
+    }
     const { runRequest } = await import('./run.js');
     return await runRequest(inv, io, reporter);
   } catch (err) {

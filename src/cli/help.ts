@@ -1,7 +1,8 @@
-import { OPTIONS } from './options.js';
+import { EXEC_TABLE, OPTIONS } from './options.js';
 
 /** `--help`, generated from the option table so it can never miss a flag. */
-export function helpText(version: string): string {
+export function helpText(version: string, mode: 'main' | 'exec' = 'main'): string {
+  if (mode === 'exec') return execHelp(version);
   const lines = [
     `sling ${version}: a friendly, faithful, fast HTTP client`,
     '',
@@ -39,5 +40,28 @@ export function helpText(version: string): string {
     'Every boolean flag has a --no-FLAG form.',
     '',
   );
+  return lines.join('\n');
+}
+
+function execHelp(version: string): string {
+  const lines = [
+    `sling ${version}: sling exec runs a file of requests`,
+    '',
+    'Usage:',
+    '  sling exec [options] [FILE]     FILE: a .http/.rest file or a file of curl commands; none or - reads stdin',
+    '',
+    'The type comes from --type, else the extension (.http .rest: http; .curl .sh: curl), else the content.',
+    "The main command's output and network flags apply to every request.",
+  ];
+  let group = '';
+  for (const o of EXEC_TABLE.options) {
+    if (o.group !== group) {
+      group = o.group;
+      lines.push('', `${group}:`);
+    }
+    const names = [o.short ? `-${o.short}` : '', `--${o.long}${o.kind === 'value' ? ` ${o.metavar ?? 'VALUE'}` : ''}`].filter(Boolean).join(', ');
+    lines.push(`  ${names.padEnd(34)} ${o.help}`);
+  }
+  lines.push('');
   return lines.join('\n');
 }

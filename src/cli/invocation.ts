@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { parseItem, tryParseItem, type Item } from '../request/items.js';
 import { parseArgv, type ParsedArgs } from './parse.js';
+import { EXEC_TABLE, MAIN_TABLE } from './options.js';
 
 declare const SLING_DEFAULT_SCHEME: string;
 
@@ -53,6 +54,21 @@ export interface Invocation {
   method?: string;
   url?: string;
   items: Item[];
+  /** `sling exec` only. */
+  exec?: ExecOptions;
+}
+
+export interface ExecOptions {
+  file?: string;
+  type?: 'http' | 'curl';
+  envName?: string;
+  envFile?: string;
+  failFast: boolean;
+  names: string[];
+  lines: number[];
+  report?: 'junit';
+  reportFile?: string;
+  to?: 'curl' | 'http';
 }
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
@@ -87,8 +103,8 @@ function isMethod(word: string, next: string | undefined): boolean {
   return /^[a-zA-Z]+$/.test(word) && tryParseItem(next) === null;
 }
 
-export function resolveInvocation(argv: readonly string[]): Invocation {
-  const p = parseArgv(argv);
+export function resolveInvocation(argv: readonly string[], mode: 'main' | 'exec' = 'main'): Invocation {
+  const p = parseArgv(argv, mode === 'exec' ? EXEC_TABLE : MAIN_TABLE);
   const flag = (n: string) => p.flags.get(n) === true;
   const count = (n: string) => p.counts.get(n) ?? 0;
 
@@ -169,12 +185,37 @@ export function resolveInvocation(argv: readonly string[]): Invocation {
   const positionals = p.positionals;
   let method: string | undefined;
   let rest = positionals;
-  if (positionals.length >= 2 && isMethod(positionals[0]!, positionals[1])) {
-    method = positionals[0]!.toUpperCase();
-    rest = positionals.slice(1);
+  let url: string | undefined;
+  let items: Item[] = [];
+  let exec: ExecOptions | undefined;
+  if (mode === 'exec') {
+    if (positionals.length > 1) throw new UsageError(`sling exec runs one file; got ${positionals.length}: ${positionals.join(' ')}`);
+    const type = one(p, 'type');
+    if (type !== undefined && type !== 'http' && type !== 'curl') throw new UsageError(`--type must be http or curl, got '${type}'`);
+    const to = one(p, 'to');
+    if (to !== undefined && to !== 'http' && to !== 'curl') throw new UsageError(`--to must be curl or http, got '${to}'`);
+    const report = one(p, 'report');
+    if (report !== undefined && report !== 'junit') throw new UsageError(`--report must be junit, got '${report}'`);
+    exec = {
+      file: positionals[0],
+      type: type as ExecOptions['type'],
+      envName: one(p, 'env'),
+      envFile: one(p, 'env-file'),
+      failFast: flag('fail-fast'),
+      names: p.values.get('name') ?? [],
+      lines: (p.values.get('line') ?? []).map((l) => nonNegativeInt(l, '--line')),
+      report: report as ExecOptions['report'],
+      reportFile: one(p, 'report-file'),
+      to: to as ExecOptions['to'],
+    };
+  } else {
+    if (positionals.length >= 2 && isMethod(positionals[0]!, positionals[1])) {
+      method = positionals[0]!.toUpperCase();
+      rest = positionals.slice(1);
+    }
+    url = rest[0];
+    items = rest.slice(1).map(parseItem);
   }
-  const url = rest[0];
-  const items = rest.slice(1).map(parseItem);
 
   return {
     help: flag('help'),
@@ -222,5 +263,6 @@ export function resolveInvocation(argv: readonly string[]): Invocation {
     method,
     url,
     items,
+    exec,
   };
 }

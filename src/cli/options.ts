@@ -73,9 +73,34 @@ export const OPTIONS: OptionDef[] = [
   { long: 'continue', short: 'C', aliases: ['c'], kind: 'flag', group: 'Downloads', help: 'resume a partial download (with --download)' },
 ];
 
-export const BY_LONG = new Map(OPTIONS.map((o) => [o.long, o]));
-export const BY_SHORT = new Map<string, OptionDef>();
-for (const o of OPTIONS) {
-  if (o.short) BY_SHORT.set(o.short, o);
-  for (const a of o.aliases ?? []) BY_SHORT.set(a, o);
+/** Options of `sling exec` on top of the main command's output and network options. */
+export const EXEC_OPTIONS: OptionDef[] = [
+  { long: 'type', short: 't', kind: 'value', metavar: 'http|curl', group: 'Exec', help: 'the file type (default: from the extension, else from the content)' },
+  { long: 'env', kind: 'value', metavar: 'NAME', group: 'Exec', help: 'environment of http-client.env.json (and the private file) to use' },
+  { long: 'env-file', kind: 'value', metavar: 'PATH', group: 'Exec', help: 'the environment file to use instead of looking for http-client.env.json' },
+  { long: 'fail-fast', kind: 'flag', group: 'Exec', help: 'stop at the first request that fails' },
+  { long: 'name', kind: 'value', repeat: true, metavar: 'NAME', group: 'Exec', help: 'run only the request with this name (and the requests it depends on)' },
+  { long: 'line', kind: 'value', repeat: true, metavar: 'N', group: 'Exec', help: 'run only the request at line N' },
+  { long: 'report', kind: 'value', metavar: 'junit', group: 'Exec', help: 'write a report of the run (with --report-file)' },
+  { long: 'report-file', kind: 'value', metavar: 'FILE', group: 'Exec', help: 'where --report writes' },
+  { long: 'to', kind: 'value', metavar: 'curl|http', group: 'Exec', help: 'convert the file instead of running it' },
+];
+
+export interface OptionTable {
+  byLong: Map<string, OptionDef>;
+  byShort: Map<string, OptionDef>;
+  options: OptionDef[];
 }
+
+function table(options: OptionDef[]): OptionTable {
+  const byLong = new Map(options.map((o) => [o.long, o]));
+  const byShort = new Map<string, OptionDef>();
+  for (const o of options) {
+    if (o.short) byShort.set(o.short, o);
+    for (const a of o.aliases ?? []) byShort.set(a, o);
+  }
+  return { byLong, byShort, options };
+}
+
+export const MAIN_TABLE = table(OPTIONS);
+export const EXEC_TABLE = table([...OPTIONS.filter((o) => !['download', 'output', 'continue', 'raw', 'multipart', 'boundary', 'default-scheme'].includes(o.long)), ...EXEC_OPTIONS]);

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { BY_LONG, BY_SHORT, type OptionDef } from './options.js';
+import { MAIN_TABLE, type OptionDef, type OptionTable } from './options.js';
 
 /** What argv said, before any meaning is given to it: options by long name, and the positionals. */
 export interface ParsedArgs {
@@ -18,7 +18,9 @@ const PRINT_SELECTORS = new Set(['print', 'headers', 'body', 'meta', 'verbose'])
  * options cluster (`-jv`, `-ax:y`, `-dco file`), `--name=value` and `--name value` both work, and
  * every flag has a `--no-NAME` form that undoes it (for defaults from a config file).
  */
-export function parseArgv(argv: readonly string[]): ParsedArgs {
+export function parseArgv(argv: readonly string[], table: OptionTable = MAIN_TABLE): ParsedArgs {
+  const BY_LONG = table.byLong;
+  const BY_SHORT = table.byShort;
   const out: ParsedArgs = { flags: new Map(), counts: new Map(), values: new Map(), printChoices: [], positionals: [] };
   let i = 0;
   const takeValue = (def: OptionDef, spelled: string, inline: string | undefined): string => {

@@ -50,6 +50,13 @@ export interface RequestSettings {
   chunked: boolean;
   /** Give up when the response has more header lines than this. */
   maxHeaders?: number;
+  /**
+   * Cookies: sent from and stored into this jar on every hop (exec shares one per run; a curl
+   * command gets one when it uses -b/-c). Undefined: no cookie engine, headers go as given.
+   */
+  cookieJar?: import('../transport/cookies.js').CookieJar;
+  /** Digest authentication: answered by the transport when the server asks (401 + WWW-Authenticate: Digest). */
+  digest?: { user: string; password: string };
 }
 
 export interface RequestSpec {

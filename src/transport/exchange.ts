@@ -4,6 +4,7 @@ import type { RequestSpec } from '../request/spec.js';
 import { formatUrl, originOf, parseUrl } from '../request/url.js';
 import { headerValue, readBody } from './body.js';
 import { sendOnce, type Hop } from './send.js';
+import type { CookieJar } from './cookies.js';
 import { pickProxy } from './proxy.js';
 import { sendRaw } from './raw.js';
 
@@ -46,17 +47,33 @@ export function redirectSpec(spec: RequestSpec, hop: Hop, location: string): Req
   return { ...spec, method, url, query: [], headers, body };
 }
 
+/** The jar's cookies for this URL join any Cookie header the request already has. */
+function withJarCookies(spec: RequestSpec, jar: CookieJar): RequestSpec {
+  const fromJar = jar.cookieHeader(spec.url);
+  if (!fromJar) return spec;
+  const at = spec.headers.findIndex(([n]) => n.toLowerCase() === 'cookie');
+  const headers = [...spec.headers];
+  if (at === -1) headers.push(['Cookie', fromJar]);
+  else headers[at] = [headers[at]![0], `${headers[at]![1]}; ${fromJar}`];
+  return { ...spec, headers };
+}
+
 /** Sends a request and follows redirects when asked; resolves with the final hop (body unread). */
 export async function exchange(first: RequestSpec, opts: ExchangeOptions): Promise<Hop> {
   let spec = first;
   for (let hops = 0; ; hops++) {
-    const prepared = await prepareRequest(spec);
+    const jar = spec.settings.cookieJar;
+    const prepared = await prepareRequest(jar ? withJarCookies(spec, jar) : spec);
     await opts.onRequest?.(prepared);
     const hop =
       opts.fastLane && spec.url.scheme === 'http' && !pickProxy(spec.url, spec.settings.proxies, opts.env)
         ? await sendRaw(spec.url, prepared, spec.settings)
         : await sendOnce(spec.url, prepared, spec.settings, { env: opts.env });
     opts.debug?.(`${prepared.method} ${formatUrl(spec.url, '')} → ${hop.response.status} (${hop.info.reused ? 'reused connection' : 'new connection'})`);
+    if (jar) {
+      const raw = hop.response.rawHeaders;
+      for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'set-cookie') jar.setCookie(raw[i + 1]!, spec.url);
+    }
     const location = headerValue(hop.response.rawHeaders, 'location');
     if (!spec.settings.follow || !REDIRECTS.has(hop.response.status) || location === undefined) return hop;
     if (hops >= spec.settings.maxRedirects) {

@@ -1,0 +1,196 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Invocation } from '../cli/invocation.js';
+import { CliError, UsageError } from '../errors.js';
+import { ExitCode, exitCodeForStatus } from '../exit.js';
+import { stdoutSink, type Io, type Reporter } from '../main.js';
+import { makePlan } from '../output/plan.js';
+import { Printer } from '../output/printer.js';
+import { prepareRequest } from '../request/prepare.js';
+import type { RequestSpec } from '../request/spec.js';
+import { detectType } from './detect.js';
+import type { ExecContext, ExecEntry, Script, SourceParser } from './types.js';
+
+/**
+ * `sling exec`: parse the whole file first (a malformed file sends nothing), then run its entries in
+ * order over shared connections and one cookie jar, print each under a title line, keep going after
+ * a failure (unless --fail-fast), and exit with the first failure's code.
+ */
+export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Promise<number> {
+  const ex = inv.exec!;
+  const file = ex.file ?? '-';
+  let text: string;
+  if (file === '-') {
+    if (io.stdin.isTTY) throw new UsageError('sling exec needs a file (or one on standard input)', 'sling exec requests.http');
+    const chunks: Buffer[] = [];
+    for await (const c of io.stdin) chunks.push(c as Buffer);
+    text = Buffer.concat(chunks).toString('utf8');
+  } else {
+    try {
+      text = readFileSync(resolve(io.cwd, file), 'utf8');
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new UsageError(`cannot read '${file}': ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (e as Error).message}`);
+    }
+  }
+  const type = detectType(file, text, ex.type);
+  reporter.debug(`exec: ${file} as ${type}`);
+  const parser: SourceParser = type === 'curl' ? (await import('../sources/curl/index.js')).parseCurlFile : (await import('../sources/http/index.js')).parseHttpFile;
+  const script: Script = await parser(text, {
+    file,
+    dir: file === '-' ? io.cwd : dirname(resolve(io.cwd, file)),
+    env: io.env,
+    envName: ex.envName,
+    envFile: ex.envFile,
+    warn: (m) => reporter.warn(m),
+    debug: (m) => reporter.debug(m),
+  });
+
+  const entries = select(script.entries, ex.names, ex.lines);
+  const ctx: ExecContext = { offline: inv.offline, cwd: io.cwd, warn: (m) => reporter.warn(m), debug: (m) => reporter.debug(m) };
+  const sink = stdoutSink(io.stdout);
+  let firstFailure: number = ExitCode.OK;
+  const fail = (code: number) => {
+    if (firstFailure === ExitCode.OK && code !== ExitCode.OK) firstFailure = code;
+  };
+  let printedAny = false;
+  const { exchange } = inv.offline ? { exchange: undefined } : await import('../transport/exchange.js');
+  const { readBody } = inv.offline ? { readBody: undefined } : await import('../transport/body.js');
+  const { closeConnections } = await import('../transport/send.js');
+
+  try {
+    for (const entry of entries) {
+      let specs: RequestSpec[];
+      try {
+        const built = await entry.build(ctx);
+        if (built === null) continue;
+        specs = (Array.isArray(built) ? built : [built]).map((s) => applyFlags(s, inv));
+      } catch (e) {
+        if (!(e instanceof CliError)) throw e;
+        reporter.error(e);
+        fail(e.exitCode);
+        if (ex.failFast) break;
+        continue;
+      }
+      let stop = false;
+      for (const spec of specs) {
+        const plan = makePlan(inv, spec.method, { isTTY: Boolean(io.stdout.isTTY), env: io.env });
+        if (entry.output?.print) Object.assign(plan, printFlags(entry.output.print));
+        const printer = new Printer(plan, sink);
+        if (inv.quiet === 0) {
+          if (printedAny) await sink.write('\n');
+          await sink.write(title(entry, spec, plan.colors) + '\n');
+          printedAny = true;
+        }
+        if (inv.offline) {
+          await printer.request(await prepareRequest(spec));
+          await printer.finish();
+          continue;
+        }
+        try {
+          let first = true;
+          const hop = await exchange!(spec, {
+            env: io.env,
+            debug: (m) => reporter.debug(m),
+            onRequest: async (prepared) => {
+              if (first || plan.intermediate) await printer.request(prepared);
+              first = false;
+            },
+            onRedirect: async (r, body) => {
+              if (!plan.intermediate) return;
+              await printer.responseHead(r.response);
+              await printer.responseBody(r.response, body);
+            },
+          });
+          const body = await readBody!(hop);
+          await printer.responseHead(hop.response);
+          await printer.responseBody(hop.response, body);
+          await printer.meta(hop.response, hop.info, body.length);
+          await printer.finish();
+          if (inv.checkStatus) {
+            const code = exitCodeForStatus(hop.response.status);
+            if (code !== ExitCode.OK) {
+              if (!io.stdout.isTTY) reporter.warn(`${entry.name ?? entry.label}: HTTP ${hop.response.status} ${hop.response.reason}`.trimEnd());
+              fail(code);
+            }
+          }
+          if (entry.after) {
+            const result = await entry.after({ spec, request: hop.request, url: hop.url, response: hop.response, body, info: hop.info }, ctx);
+            for (const line of result.log ?? []) if (inv.quiet === 0) await sink.write(line + '\n');
+            for (const f of result.failures) io.stderr.write(`sling: test failed: ${entry.name ?? entry.label}: ${f}\n`);
+            if (result.failures.length) fail(ExitCode.ERROR);
+            if (result.exitCode) fail(result.exitCode);
+            if (result.stop) stop = true;
+          }
+        } catch (e) {
+          if (!(e instanceof CliError)) throw e;
+          reporter.error(e);
+          fail(e.exitCode);
+          if (ex.failFast) stop = true;
+        }
+        if (stop) break;
+      }
+      if (stop || (ex.failFast && firstFailure !== ExitCode.OK)) break;
+    }
+  } finally {
+    closeConnections();
+  }
+  return firstFailure;
+}
+
+/** The main command's network flags apply to every request of the file (when given). */
+function applyFlags(spec: RequestSpec, inv: Invocation): RequestSpec {
+  const s = { ...spec.settings, tls: { ...spec.settings.tls } };
+  if (inv.timeoutMs !== undefined) s.timeoutMs = inv.timeoutMs;
+  if (inv.verify !== true) s.tls.verify = inv.verify;
+  if (inv.cert) s.tls.cert = inv.cert;
+  if (inv.certKey) s.tls.certKey = inv.certKey;
+  if (Object.keys(inv.proxies).length) s.proxies = { ...s.proxies, ...inv.proxies };
+  if (inv.follow) s.follow = true;
+  if (inv.maxRedirects !== 30) s.maxRedirects = inv.maxRedirects;
+  return { ...spec, settings: s };
+}
+
+function printFlags(codes: string) {
+  return {
+    requestHeaders: codes.includes('H'),
+    requestBody: codes.includes('B'),
+    responseHeaders: codes.includes('h'),
+    responseBody: codes.includes('b'),
+    meta: codes.includes('p'),
+  };
+}
+
+function title(entry: ExecEntry, spec: RequestSpec, colors: boolean): string {
+  const where = `${spec.url.scheme}://${spec.url.hostHeader}${spec.url.path}${spec.url.query ? '?' + spec.url.query : ''}`;
+  const text = `### ${entry.name ? entry.name + ': ' : ''}${spec.method} ${where}  (line ${entry.line})`;
+  return colors ? `\x1b[1;33m${text}\x1b[0m` : text;
+}
+
+/** --name / --line: the chosen entries and, before them, the named entries they depend on. */
+function select(entries: ExecEntry[], names: string[], lines: number[]): ExecEntry[] {
+  if (!names.length && !lines.length) return entries;
+  const chosen = new Set<ExecEntry>();
+  for (const name of names) {
+    const e = entries.find((x) => x.name === name);
+    if (!e) throw new UsageError(`--name: no request is named '${name}'`, `names in this file: ${entries.filter((x) => x.name).map((x) => x.name).join(', ') || '(none)'}`);
+    chosen.add(e);
+  }
+  for (const line of lines) {
+    const e = [...entries].reverse().find((x) => x.line <= line);
+    if (!e) throw new UsageError(`--line: no request starts at or before line ${line}`);
+    chosen.add(e);
+  }
+  const byName = new Map(entries.filter((e) => e.name).map((e) => [e.name!, e]));
+  const need = new Set<ExecEntry>();
+  const visit = (e: ExecEntry) => {
+    if (need.has(e)) return;
+    need.add(e);
+    for (const dep of e.dependsOn ?? []) {
+      const d = byName.get(dep);
+      if (d) visit(d);
+    }
+  };
+  for (const e of chosen) visit(e);
+  return entries.filter((e) => need.has(e));
+}

@@ -1,0 +1,82 @@
+import type { PreparedRequest } from '../request/prepare.js';
+import type { RequestSpec } from '../request/spec.js';
+import type { ParsedUrl } from '../request/url.js';
+import type { HopInfo, ResponseHead } from '../transport/send.js';
+
+/**
+ * What a front end for `sling exec` (a .http file, a file of curl commands) hands the runner: a list
+ * of entries, each of which builds its RequestSpec when its turn comes (so it can use what earlier
+ * responses returned) and may look at its response afterwards (scripts, tests, `>> file`).
+ */
+export interface SourceOptions {
+  /** Path as the user gave it ('-' for stdin), for messages. */
+  file: string;
+  /** Folder that relative paths in the file are resolved against. */
+  dir: string;
+  env: NodeJS.ProcessEnv;
+  /** --env NAME. */
+  envName?: string;
+  /** --env-file PATH. */
+  envFile?: string;
+  warn(message: string): void;
+  debug(message: string): void;
+}
+
+/** A parse error that points at the file: `FILE:LINE:COL: what` (exit 1, nothing sent). */
+export interface SourcePosition {
+  file: string;
+  line: number;
+  column: number;
+}
+
+export interface ExecContext {
+  offline: boolean;
+  warn(message: string): void;
+  debug(message: string): void;
+  /** Where the process runs (for `>> file` outputs and relative paths). */
+  cwd: string;
+}
+
+/** One finished exchange, body read and decoded, for after-hooks. */
+export interface Completed {
+  spec: RequestSpec;
+  request: PreparedRequest;
+  url: ParsedUrl;
+  response: ResponseHead;
+  body: Buffer;
+  info: HopInfo;
+}
+
+export interface AfterResult {
+  /** Failed tests or assertions, one line each ("test name: message"). */
+  failures: string[];
+  /** Lines to print after the response (script logs, test results). */
+  log?: string[];
+  /** The script asked to stop the run (client.exit()). */
+  stop?: boolean;
+  /** A failure exit code decided by the entry (curl's -f on a 4xx, say); 0 or undefined: none. */
+  exitCode?: number;
+}
+
+export interface ExecEntry {
+  /** Shown in the title line: the request's name when it has one. */
+  name?: string;
+  /** Where the request starts in the file (1-based). */
+  line: number;
+  /** The method and URL as written, for titles before the request is built. */
+  label: string;
+  /** Builds the request. null skips the entry (with a reason already warned about). */
+  build(ctx: ExecContext): Promise<RequestSpec | RequestSpec[] | null>;
+  /** Runs after each response (and is not called under --offline). */
+  after?(done: Completed, ctx: ExecContext): Promise<AfterResult>;
+  /** This entry needs these named entries to run first (for --name / --line). */
+  dependsOn?: string[];
+  /** Extra per-entry output settings. */
+  output?: { print?: string; noLog?: boolean };
+}
+
+export interface Script {
+  entries: ExecEntry[];
+}
+
+export type SourceParser = (text: string, opts: SourceOptions) => Promise<Script>;
