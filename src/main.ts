@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { resolveInvocation, type Invocation } from './cli/invocation.js';
 import { helpText } from './cli/help.js';
+import { defaultOptions } from './cli/config.js';
 import { CliError } from './errors.js';
 import { ExitCode } from './exit.js';
 import { VERSION } from './request/build.js';
@@ -73,7 +74,10 @@ export async function main(io: Io): Promise<number> {
       io.stdout.write(helpText(VERSION, 'exec'));
       return ExitCode.OK;
     }
-    const inv = isExec ? resolveInvocation(io.argv.slice(1), 'exec') : resolveInvocation(io.argv);
+    // config.json's default_options go first, so the command line can override them (--no-FLAG).
+    const defaults = isExec ? [] : defaultOptions(io.env);
+    if (defaults.length) reporter.debug(`default options from config.json: ${defaults.join(' ')}`);
+    const inv = isExec ? resolveInvocation(io.argv.slice(1), 'exec') : resolveInvocation([...defaults, ...io.argv]);
     reporter.quiet = inv.quiet;
     if (inv.help) {
       io.stdout.write(helpText(VERSION, isExec ? 'exec' : 'main'));

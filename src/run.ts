@@ -4,25 +4,30 @@ import { ExitCode, exitCodeForStatus } from './exit.js';
 import { stdoutSink, type Io, type Reporter } from './main.js';
 import { makePlan } from './output/plan.js';
 import { Printer } from './output/printer.js';
-import { buildRequest } from './request/build.js';
+import { buildRequest, type BuildContext } from './request/build.js';
 import { prepareRequest } from './request/prepare.js';
+import { withJarCookies } from './transport/cookies.js';
 import { askPassword, readStdinBody } from './stdin.js';
 
 /** The main command: build the request, print or send it, print the exchange, pick the exit code. */
 export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): Promise<number> {
-  const spec = await buildRequest(inv, {
+  const ctx: BuildContext = {
     cwd: io.cwd,
+    env: io.env,
     readStdin: () => readStdinBody(io, reporter),
     askPassword: (user) => askPassword(io, user, inv.url ?? ''),
-  });
+  };
+  const spec = await buildRequest(inv, ctx);
   // A download prints on stderr (stdout may be the file, with -o -), so stderr decides on colours.
   const downloading = inv.download && !inv.offline;
   const plan = makePlan(inv, spec.method, { isTTY: Boolean(downloading ? io.stderr.isTTY : io.stdout.isTTY), env: io.env });
   const printer = new Printer(plan, stdoutSink(io.stdout));
 
   if (inv.offline) {
-    await printer.request(await prepareRequest(spec));
+    const jar = spec.settings.cookieJar;
+    await printer.request(await prepareRequest(jar ? withJarCookies(spec, jar) : spec));
     await printer.finish();
+    ctx.session?.save();
     return ExitCode.OK;
   }
   if (spec.settings.tls.verify === false && spec.url.scheme === 'https') {
@@ -33,7 +38,9 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
     const { runDownload } = await import('./transport/download.js');
     const { closeConnections } = await import('./transport/send.js');
     try {
-      return await runDownload(inv, spec, plan, io, reporter);
+      const code = await runDownload(inv, spec, plan, io, reporter);
+      ctx.session?.save();
+      return code;
     } finally {
       closeConnections();
     }
@@ -69,6 +76,8 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
     }
     if (hop.info.timedOut) throw bodyError(hop, new Error('timeout'), size);
     await printer.meta(hop.response, hop.info, size);
+    // A response arrived: the session takes the cookies it set.
+    ctx.session?.save();
     await printer.finish();
     const t = hop.info.timings;
     const phase = (x?: number) => (x === undefined ? '-' : `${(x - t.start).toFixed(1)}ms`);

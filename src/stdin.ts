@@ -41,8 +41,9 @@ export async function askPassword(io: Io, user: string, where: string): Promise<
   if (!stdin.isTTY || !stdin.setRawMode || !io.stderr.isTTY) {
     throw new UsageError(`no password given for user '${user}' and no terminal to ask for it`, `pass it as -a ${user}:PASSWORD (or use ~/.netrc)`);
   }
-  io.stderr.write(`sling: password for ${user}@${where}: `);
+  // Echo goes off before the prompt appears, so nothing typed early is ever shown.
   stdin.setRawMode(true);
+  io.stderr.write(`sling: password for ${user}@${where}: `);
   stdin.resume();
   return await new Promise<string>((resolve, reject) => {
     let password = '';

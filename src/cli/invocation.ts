@@ -36,9 +36,11 @@ export interface Invocation {
   pathAsIs: boolean;
   maxHeaders?: number;
   auth?: string;
-  authType: 'basic' | 'bearer';
+  authType: 'basic' | 'bearer' | 'digest';
   authTypeGiven: boolean;
   ignoreNetrc: boolean;
+  session?: string;
+  sessionReadOnly: boolean;
   follow: boolean;
   maxRedirects: number;
   timeoutMs?: number;
@@ -143,10 +145,10 @@ export function resolveInvocation(argv: readonly string[], mode: 'main' | 'exec'
   }
 
   const authTypeText = one(p, 'auth-type');
-  let authType: 'basic' | 'bearer' = 'basic';
+  let authType: Invocation['authType'] = 'basic';
   if (authTypeText !== undefined) {
-    if (authTypeText !== 'basic' && authTypeText !== 'bearer') {
-      throw new UsageError(`--auth-type must be basic or bearer, got '${authTypeText}'`);
+    if (authTypeText !== 'basic' && authTypeText !== 'bearer' && authTypeText !== 'digest') {
+      throw new UsageError(`--auth-type must be basic, bearer or digest, got '${authTypeText}'`);
     }
     authType = authTypeText;
   }
@@ -248,6 +250,8 @@ export function resolveInvocation(argv: readonly string[], mode: 'main' | 'exec'
     authType,
     authTypeGiven: authTypeText !== undefined,
     ignoreNetrc: flag('ignore-netrc'),
+    session: one(p, 'session-read-only') ?? one(p, 'session'),
+    sessionReadOnly: one(p, 'session-read-only') !== undefined,
     follow: flag('follow'),
     maxRedirects: maxRedirects === undefined ? 30 : nonNegativeInt(maxRedirects, '--max-redirects'),
     timeoutMs: timeout === undefined ? undefined : positiveSeconds(timeout, '--timeout'),

@@ -55,8 +55,11 @@ export const OPTIONS: OptionDef[] = [
   { long: 'max-headers', kind: 'value', metavar: 'N', group: 'Request', help: 'fail when the response has more than N headers' },
   // Authentication
   { long: 'auth', short: 'a', kind: 'value', metavar: 'USER[:PASS]|TOKEN', group: 'Authentication', help: 'credentials (basic) or token (bearer)' },
-  { long: 'auth-type', short: 'A', kind: 'value', metavar: 'basic|bearer', group: 'Authentication', help: 'authentication scheme (default basic)' },
-  { long: 'ignore-netrc', kind: 'flag', group: 'Authentication', help: 'do not read credentials from ~/.netrc' },
+  { long: 'auth-type', short: 'A', kind: 'value', metavar: 'basic|bearer|digest', group: 'Authentication', help: 'authentication scheme (default basic)' },
+  { long: 'ignore-netrc', kind: 'flag', group: 'Authentication', help: 'do not read credentials from ~/.netrc (or $NETRC)' },
+  // Sessions
+  { long: 'session', kind: 'value', metavar: 'NAME|PATH', group: 'Sessions', help: 'keep headers, credentials and cookies for the host in a session, and update it' },
+  { long: 'session-read-only', kind: 'value', metavar: 'NAME|PATH', group: 'Sessions', help: 'use a session without updating it' },
   // Network
   { long: 'follow', short: 'F', kind: 'flag', group: 'Network', help: 'follow redirects' },
   { long: 'max-redirects', kind: 'value', metavar: 'N', group: 'Network', help: 'most redirects to follow (default 30); more is exit 3' },

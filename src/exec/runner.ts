@@ -7,6 +7,7 @@ import { stdoutSink, type Io, type Reporter } from '../main.js';
 import { makePlan } from '../output/plan.js';
 import { Printer } from '../output/printer.js';
 import { prepareRequest } from '../request/prepare.js';
+import { withJarCookies } from '../transport/cookies.js';
 import type { RequestSpec } from '../request/spec.js';
 import { detectType } from './detect.js';
 import type { ExecContext, ExecEntry, Script, SourceParser } from './types.js';
@@ -58,6 +59,8 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
   const { readBody } = inv.offline ? { readBody: undefined } : await import('../transport/body.js');
   const { closeConnections } = await import('../transport/send.js');
 
+  // --session: one store for the run; each request uses (and updates) the session of its host.
+  const sessions = inv.session !== undefined ? new (await import('../transport/session.js')).SessionStore(inv.session, io.env, io.cwd, inv.sessionReadOnly) : undefined;
   try {
     for (const entry of entries) {
       let specs: RequestSpec[];
@@ -65,6 +68,17 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
         const built = await entry.build(ctx);
         if (built === null) continue;
         specs = (Array.isArray(built) ? built : [built]).map((s) => applyFlags(s, inv));
+        if (sessions) {
+          specs = specs.map((s) => {
+            const explicit = new Set(s.headers.map(([n]) => n.toLowerCase()).filter((n) => !DEFAULT_HEADERS.has(n)));
+            const applied = sessions.apply(s, explicit, explicit.has('authorization') || s.settings.digest !== undefined);
+            const auth = applied.auth;
+            if (!auth) return applied.spec;
+            if (auth.type === 'digest') return { ...applied.spec, settings: { ...applied.spec.settings, digest: { user: auth.user, password: auth.password ?? '' } } };
+            const value = auth.type === 'bearer' ? `Bearer ${auth.user}` : 'Basic ' + Buffer.from(`${auth.user}:${auth.password ?? ''}`, 'utf8').toString('base64');
+            return { ...applied.spec, headers: [...applied.spec.headers, ['Authorization', value] as [string, string]] };
+          });
+        }
       } catch (e) {
         if (!(e instanceof CliError)) throw e;
         reporter.error(e);
@@ -83,7 +97,8 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
           printedAny = true;
         }
         if (inv.offline) {
-          await printer.request(await prepareRequest(spec));
+          const jar = spec.settings.cookieJar;
+          await printer.request(await prepareRequest(jar ? withJarCookies(spec, jar) : spec));
           await printer.finish();
           continue;
         }
@@ -135,8 +150,11 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
   } finally {
     closeConnections();
   }
+  sessions?.save();
   return firstFailure;
 }
+
+const DEFAULT_HEADERS = new Set(['user-agent', 'accept-encoding', 'accept', 'connection']);
 
 /** The main command's network flags apply to every request of the file (when given). */
 function applyFlags(spec: RequestSpec, inv: Invocation): RequestSpec {

@@ -8,6 +8,7 @@ import { formText, jsonString, parseJson, JsonSyntaxError, type JsonValue } from
 import { guessMime } from './mime.js';
 import { parsePath, setPath } from './nested-json.js';
 import type { Body, Header, MultipartPart, RequestSpec } from './spec.js';
+import type { StoredAuth } from '../transport/session.js';
 import { parseUrl } from './url.js';
 
 declare const SLING_VERSION: string;
@@ -22,6 +23,10 @@ export interface BuildContext {
   readStdin(): Promise<Buffer | null>;
   /** Asks for a password on the terminal; throws when there is none. */
   askPassword(user: string): Promise<string>;
+  /** The environment (HOME, NETRC, SLING_CONFIG_DIR); process.env when absent. */
+  env?: NodeJS.ProcessEnv;
+  /** Set by buildRequest when --session is used: run.ts saves it after the exchange. */
+  session?: import('../transport/session.js').SessionStore;
 }
 
 const DATA_KINDS = new Set(['data', 'data-file', 'json', 'json-file']);
@@ -229,19 +234,20 @@ export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<
     ['Accept', jsonish ? JSON_ACCEPT : '*/*'],
     ['Connection', 'keep-alive'],
   ];
-  // -a beats credentials in the URL; both give way to an explicit Authorization item.
-  let authValue: string | undefined;
+  // Credentials: -a, else the URL's, else the session's (below), else ~/.netrc; an explicit
+  // Authorization item wins over all of them.
+  let auth: StoredAuth | undefined;
   if (inv.auth !== undefined) {
-    if (inv.authType === 'bearer') authValue = `Bearer ${inv.auth}`;
+    if (inv.authType === 'bearer') auth = { type: 'bearer', user: inv.auth };
     else {
-      let { user, password } = splitCredentials(inv.auth);
-      password ??= await ctx.askPassword(user);
-      authValue = 'Basic ' + Buffer.from(`${user}:${password}`, 'utf8').toString('base64');
+      const { user, password } = splitCredentials(inv.auth);
+      auth = { type: inv.authType, user, password: password ?? (await ctx.askPassword(user)) };
     }
   } else if (url.username !== undefined) {
-    authValue = 'Basic ' + Buffer.from(`${url.username}:${url.password ?? ''}`, 'utf8').toString('base64');
+    auth = { type: inv.authType === 'digest' ? 'digest' : 'basic', user: url.username, password: url.password ?? '' };
   }
-  if (authValue !== undefined) headers.push(['Authorization', authValue]);
+  const givenAuth = auth;
+  const hasAuthItem = userHeaders.some(([n, v]) => n.toLowerCase() === 'authorization' && v !== null);
   if (contentType !== undefined) headers.push(['Content-Type', contentType]);
   // A multipart Content-Type of the user's own (multipart/mixed, ...) still needs the boundary.
   if (body.kind === 'multipart') {
@@ -265,7 +271,7 @@ export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<
     merged.push([n, v]);
   }
 
-  return {
+  let spec: RequestSpec = {
     method,
     url,
     query,
@@ -282,4 +288,34 @@ export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<
       maxHeaders: inv.maxHeaders,
     },
   };
+
+  if (inv.session !== undefined) {
+    const { SessionStore } = await import('../transport/session.js');
+    const store = new SessionStore(inv.session, ctx.env ?? process.env, cwd, inv.sessionReadOnly);
+    const explicit = new Set(userHeaders.map(([n]) => n.toLowerCase()));
+    const applied = store.apply(spec, explicit, auth !== undefined || hasAuthItem);
+    spec = applied.spec;
+    auth ??= applied.auth;
+    const cookieItems = userHeaders.filter(([n, v]) => n.toLowerCase() === 'cookie' && v).map(([, v]) => v!);
+    if (cookieItems.length) spec = { ...spec, headers: spec.headers.filter(([n]) => n.toLowerCase() !== 'cookie') };
+    store.record(url, userHeaders.filter((h): h is Header => h[1] !== null), givenAuth, cookieItems);
+    ctx.session = store;
+  }
+  if (!auth && !hasAuthItem && !inv.ignoreNetrc) {
+    const { netrcCredentials } = await import('./netrc.js');
+    const found = netrcCredentials(url.hostname, ctx.env ?? process.env);
+    if (found) auth = { type: inv.authType === 'digest' ? 'digest' : 'basic', user: found.login, password: found.password };
+  }
+  if (auth && !hasAuthItem) {
+    if (auth.type === 'digest') spec = { ...spec, settings: { ...spec.settings, digest: { user: auth.user, password: auth.password ?? '' } } };
+    else {
+      const value = auth.type === 'bearer' ? `Bearer ${auth.user}` : 'Basic ' + Buffer.from(`${auth.user}:${auth.password ?? ''}`, 'utf8').toString('base64');
+      // Authorization goes where a default header would: after the defaults, before Content-Type.
+      const at = spec.headers.findIndex(([n]) => n.toLowerCase() === 'content-type');
+      const headers = [...spec.headers];
+      headers.splice(at === -1 ? headers.length : at, 0, ['Authorization', value]);
+      spec = { ...spec, headers };
+    }
+  }
+  return spec;
 }

@@ -1,3 +1,4 @@
+import type { RequestSpec } from '../request/spec.js';
 import type { ParsedUrl } from '../request/url.js';
 
 /**
@@ -89,6 +90,12 @@ export class CookieJar {
     return cookie;
   }
 
+  /** Adds a stored cookie (from a session file) as it is. */
+  add(cookie: Cookie) {
+    cookie.created = counter++;
+    this.put(cookie);
+  }
+
   private put(cookie: Cookie, now = Date.now()) {
     const at = this.cookies.findIndex((c) => c.name === cookie.name && c.domain === cookie.domain && c.path === cookie.path);
     if (at !== -1) {
@@ -157,4 +164,15 @@ export class CookieJar {
     }
     return jar;
   }
+}
+
+/** The jar's cookies for this URL join any Cookie header the request already has. */
+export function withJarCookies(spec: RequestSpec, jar: CookieJar): RequestSpec {
+  const fromJar = jar.cookieHeader(spec.url);
+  if (!fromJar) return spec;
+  const at = spec.headers.findIndex(([n]) => n.toLowerCase() === 'cookie');
+  const headers = [...spec.headers];
+  if (at === -1) headers.push(['Cookie', fromJar]);
+  else headers[at] = [headers[at]![0], `${headers[at]![1]}; ${fromJar}`];
+  return { ...spec, headers };
 }

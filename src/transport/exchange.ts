@@ -4,7 +4,8 @@ import type { RequestSpec } from '../request/spec.js';
 import { formatUrl, originOf, parseUrl } from '../request/url.js';
 import { headerValue, readBody } from './body.js';
 import { sendOnce, type Hop } from './send.js';
-import type { CookieJar } from './cookies.js';
+import { withJarCookies } from './cookies.js';
+import { digestAuthorization, parseDigestChallenge } from './digest.js';
 import { pickProxy } from './proxy.js';
 import { sendRaw } from './raw.js';
 
@@ -15,7 +16,7 @@ export interface ExchangeOptions {
   env: NodeJS.ProcessEnv;
   /** Called with each request right before it is sent. */
   onRequest?(request: PreparedRequest): void | Promise<void>;
-  /** Called for each redirect response that is followed, with its body read. */
+  /** Called for each intermediate response (a redirect that is followed, a digest challenge), with its body read. */
   onRedirect?(hop: Hop, body: Buffer): void | Promise<void>;
   debug?(message: string): void;
   /** Use raw.ts for plain HTTP without a proxy (downloads: the body goes straight to a file). */
@@ -47,20 +48,10 @@ export function redirectSpec(spec: RequestSpec, hop: Hop, location: string): Req
   return { ...spec, method, url, query: [], headers, body };
 }
 
-/** The jar's cookies for this URL join any Cookie header the request already has. */
-function withJarCookies(spec: RequestSpec, jar: CookieJar): RequestSpec {
-  const fromJar = jar.cookieHeader(spec.url);
-  if (!fromJar) return spec;
-  const at = spec.headers.findIndex(([n]) => n.toLowerCase() === 'cookie');
-  const headers = [...spec.headers];
-  if (at === -1) headers.push(['Cookie', fromJar]);
-  else headers[at] = [headers[at]![0], `${headers[at]![1]}; ${fromJar}`];
-  return { ...spec, headers };
-}
-
 /** Sends a request and follows redirects when asked; resolves with the final hop (body unread). */
 export async function exchange(first: RequestSpec, opts: ExchangeOptions): Promise<Hop> {
   let spec = first;
+  let answeredDigest = false;
   for (let hops = 0; ; hops++) {
     const jar = spec.settings.cookieJar;
     const prepared = await prepareRequest(jar ? withJarCookies(spec, jar) : spec);
@@ -73,6 +64,22 @@ export async function exchange(first: RequestSpec, opts: ExchangeOptions): Promi
     if (jar) {
       const raw = hop.response.rawHeaders;
       for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'set-cookie') jar.setCookie(raw[i + 1]!, spec.url);
+    }
+    // Digest: answer the server's challenge once, on the same origin only (never after a hop to another one).
+    if (hop.response.status === 401 && spec.settings.digest && !answeredDigest && originOf(spec.url) === originOf(first.url)) {
+      const values: string[] = [];
+      const raw = hop.response.rawHeaders;
+      for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'www-authenticate') values.push(raw[i + 1]!);
+      const challenge = parseDigestChallenge(values);
+      if (challenge) {
+        answeredDigest = true;
+        const body = await readBody(hop);
+        await opts.onRedirect?.(hop, body);
+        const authorization = await digestAuthorization(challenge, spec.settings.digest, prepared.method, prepared.target);
+        spec = { ...spec, headers: [...spec.headers.filter(([n]) => n.toLowerCase() !== 'authorization'), ['Authorization', authorization]] };
+        hops--;
+        continue;
+      }
     }
     const location = headerValue(hop.response.rawHeaders, 'location');
     if (!spec.settings.follow || !REDIRECTS.has(hop.response.status) || location === undefined) return hop;

@@ -124,3 +124,28 @@ test('downloads of unknown length show a spinner with bytes and rate', { skip: s
   assert.equal(r.code, 0, r.out);
   assert.match(r.out, /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] [\d.]+ kB +[\d.]+ (kB|MB)\/s/);
 });
+
+test('-a USER asks for the password on the terminal without echoing it', { skip: skipReason }, async (t) => {
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.end('ok');
+  });
+  const cmd = [process.execPath, SLING_PATH, '-a', 'ada', s.url + '/'].map(q).join(' ');
+  const env: Record<string, string> = { ...baseEnv(), TERM: 'xterm-256color' };
+  const child = spawn('script', ['-qec', cmd, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let typed = false;
+  child.stdout.on('data', (c: Buffer) => {
+    out += c;
+    if (!typed && out.includes('password for ada@')) {
+      typed = true;
+      child.stdin.write('s3cret-pw\r');
+    }
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15000);
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  clearTimeout(timer);
+  assert.equal(code, 0, out);
+  assert.equal(s.requests[0]!.rawHeaders[s.requests[0]!.rawHeaders.findIndex((h) => h.toLowerCase() === 'authorization') + 1], 'Basic ' + Buffer.from('ada:s3cret-pw').toString('base64'));
+  assert.ok(!out.includes('s3cret-pw'), 'the password was echoed');
+});

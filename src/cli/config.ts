@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { UsageError } from '../errors.js';
+import { JsonSyntaxError, parseJson } from '../request/json.js';
+
+/**
+ * Where sling keeps its configuration and sessions: SLING_CONFIG_DIR, else $XDG_CONFIG_HOME/sling,
+ * else %APPDATA%\sling on Windows, else ~/.config/sling.
+ */
+export function configDir(env: NodeJS.ProcessEnv, platform = process.platform): string {
+  if (env.SLING_CONFIG_DIR) return env.SLING_CONFIG_DIR;
+  if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'sling');
+  if (platform === 'win32' && env.APPDATA) return join(env.APPDATA, 'sling');
+  return join(env.HOME || homedir(), '.config', 'sling');
+}
+
+/** `default_options` of config.json: arguments put in front of the command line's own. */
+export function defaultOptions(env: NodeJS.ProcessEnv): string[] {
+  const file = join(configDir(env), 'config.json');
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new UsageError(`cannot read the config file ${file}: ${(e as Error).message}`);
+  }
+  let config: unknown;
+  try {
+    config = JSON.parse(text);
+  } catch {
+    // Node's own message has no line and column: our strict parser gives the position.
+    let where = '';
+    let why = 'invalid JSON';
+    try {
+      parseJson(text);
+    } catch (e) {
+      if (e instanceof JsonSyntaxError) {
+        const before = text.slice(0, e.offset);
+        where = `:${before.split('\n').length}:${e.offset - before.lastIndexOf('\n')}`;
+        why = e.message.replace(/ at position \d+$/, '');
+      }
+    }
+    throw new UsageError(`${file}${where}: the config file is not valid JSON (${why})`);
+  }
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+    throw new UsageError(`${file}: the config file must hold a JSON object such as {"default_options": ["--style=mono"]}`);
+  }
+  const opts = (config as Record<string, unknown>).default_options;
+  if (opts === undefined) return [];
+  if (!Array.isArray(opts) || !opts.every((o) => typeof o === 'string')) {
+    throw new UsageError(`${file}: "default_options" must be a list of strings, e.g. ["--follow", "--timeout=10"]`);
+  }
+  return opts as string[];
+}

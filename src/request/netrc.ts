@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * ~/.netrc (or the file NETRC names): `machine HOST login USER password PASS`, and `default`.
+ * Used for basic credentials when neither -a nor the URL gives any (DECISIONS.md; --ignore-netrc).
+ */
+export interface NetrcEntry {
+  login: string;
+  password: string;
+}
+
+export function parseNetrc(text: string): { machines: Map<string, NetrcEntry>; fallback?: NetrcEntry } {
+  const tokens = text.replace(/#.*$/gm, ' ').split(/\s+/).filter(Boolean);
+  const machines = new Map<string, NetrcEntry>();
+  let fallback: NetrcEntry | undefined;
+  let current: { host?: string; entry: NetrcEntry } | undefined;
+  const flush = () => {
+    if (!current) return;
+    if (current.host === undefined) fallback = current.entry;
+    else if (!machines.has(current.host)) machines.set(current.host, current.entry);
+  };
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t === 'machine') {
+      flush();
+      current = { host: (tokens[++i] ?? '').toLowerCase(), entry: { login: '', password: '' } };
+    } else if (t === 'default') {
+      flush();
+      current = { entry: { login: '', password: '' } };
+    } else if (t === 'login' && current) current.entry.login = tokens[++i] ?? '';
+    else if (t === 'password' && current) current.entry.password = tokens[++i] ?? '';
+    else if (t === 'account' && current) i++;
+    else if (t === 'macdef') {
+      // A macro runs to the next blank line; in the token stream we skip its name only.
+      i++;
+    }
+  }
+  flush();
+  return { machines, fallback };
+}
+
+export function netrcCredentials(host: string, env: NodeJS.ProcessEnv): NetrcEntry | undefined {
+  const path = env.NETRC || join(env.HOME || homedir(), '.netrc');
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const { machines, fallback } = parseNetrc(text);
+  return machines.get(host.toLowerCase()) ?? fallback;
+}

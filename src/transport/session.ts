@@ -1,0 +1,167 @@
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { configDir } from '../cli/config.js';
+import { UsageError } from '../errors.js';
+import type { Header, RequestSpec } from '../request/spec.js';
+import type { ParsedUrl } from '../request/url.js';
+import { CookieJar, domainMatches, type Cookie } from './cookies.js';
+
+/**
+ * Sessions (`--session NAME|PATH`, `--session-read-only`): headers, credentials and cookies kept per
+ * host in ~/.config/sling/sessions/HOST[_PORT]/NAME.json. Safe by default: the folder is 0700, the
+ * file 0600, it is replaced atomically (write a temporary file, fsync, rename), and cookies stay
+ * bound to the domain and path that set them, so a session never sends them anywhere else.
+ */
+export interface StoredAuth {
+  type: 'basic' | 'bearer' | 'digest';
+  user: string;
+  password?: string;
+}
+
+interface SessionFile {
+  path: string;
+  host: string;
+  headers: Header[];
+  auth?: StoredAuth;
+}
+
+/** Headers a session never keeps (they describe one request, not the conversation). */
+const TRANSIENT = /^(content-|if-)|^(cookie|host|content-length|transfer-encoding|connection)$/i;
+
+export function sessionPath(nameOrPath: string, url: ParsedUrl, env: NodeJS.ProcessEnv, cwd: string): string {
+  if (/[/\\]/.test(nameOrPath) || nameOrPath.endsWith('.json')) return isAbsolute(nameOrPath) ? nameOrPath : resolve(cwd, nameOrPath);
+  if (!/^[\w.-]+$/.test(nameOrPath)) throw new UsageError(`--session '${nameOrPath}': a session name may use letters, digits, '_', '-' and '.' (or give a path)`);
+  const defaultPort = url.scheme === 'https' ? 443 : 80;
+  const host = url.hostname.replace(/[^\w.-]/g, '_') + (url.port !== defaultPort ? `_${url.port}` : '');
+  return join(configDir(env), 'sessions', host, `${nameOrPath}.json`);
+}
+
+export class SessionStore {
+  /** One jar for every session file the run touches; each file keeps the cookies of its host. */
+  readonly jar = new CookieJar();
+  private readonly files = new Map<string, SessionFile>();
+
+  constructor(
+    private readonly nameOrPath: string,
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly cwd: string,
+    readonly readOnly: boolean,
+  ) {}
+
+  fileFor(url: ParsedUrl): SessionFile {
+    const path = sessionPath(this.nameOrPath, url, this.env, this.cwd);
+    let file = this.files.get(path);
+    if (file) return file;
+    file = { path, host: url.hostname, headers: [] };
+    let text: string | undefined;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError(`cannot read the session ${path}: ${(e as Error).message}`);
+    }
+    if (text !== undefined) {
+      let data: Record<string, unknown>;
+      try {
+        data = JSON.parse(text) as Record<string, unknown>;
+      } catch (e) {
+        throw new UsageError(`${path}: the session file is not valid JSON (${(e as Error).message.replace(/^.*?: /, '')})`, 'fix it or delete it to start a new session');
+      }
+      if (Array.isArray(data.headers)) file.headers = (data.headers as unknown[]).filter((h): h is Header => Array.isArray(h) && typeof h[0] === 'string' && typeof h[1] === 'string');
+      const auth = data.auth as StoredAuth | undefined;
+      if (auth && typeof auth.user === 'string' && ['basic', 'bearer', 'digest'].includes(auth.type)) file.auth = auth;
+      if (Array.isArray(data.cookies)) {
+        for (const c of data.cookies as Record<string, unknown>[]) {
+          if (typeof c.name !== 'string' || typeof c.value !== 'string' || typeof c.domain !== 'string') continue;
+          this.jar.add({
+            name: c.name,
+            value: c.value,
+            domain: c.domain,
+            hostOnly: c.hostOnly !== false,
+            path: typeof c.path === 'string' ? c.path : '/',
+            expires: typeof c.expires === 'number' ? c.expires * 1000 : undefined,
+            secure: c.secure === true,
+            httpOnly: c.httpOnly === true,
+            created: 0,
+          });
+        }
+      }
+    }
+    this.files.set(path, file);
+    return file;
+  }
+
+  /**
+   * Applies the session to a request: its headers where the request has none of that name
+   * (`explicit`: names the user set for this request), its credentials when the request has none,
+   * and the session's cookie jar.
+   */
+  apply(spec: RequestSpec, explicit: Set<string>, hasAuth: boolean): { spec: RequestSpec; auth?: StoredAuth } {
+    const file = this.fileFor(spec.url);
+    const names = new Set(file.headers.map(([n]) => n.toLowerCase()));
+    const headers: Header[] = spec.headers.filter(([n]) => explicit.has(n.toLowerCase()) || !names.has(n.toLowerCase()));
+    for (const [n, v] of file.headers) if (!explicit.has(n.toLowerCase())) headers.push([n, v]);
+    return { spec: { ...spec, headers, settings: { ...spec.settings, cookieJar: this.jar } }, auth: hasAuth ? undefined : file.auth };
+  }
+
+  /** Remembers the headers the user gave (and credentials), to be saved with the cookies. */
+  record(url: ParsedUrl, given: Header[], auth?: StoredAuth, cookieItems: string[] = []) {
+    const file = this.fileFor(url);
+    for (const [n, v] of given) {
+      if (TRANSIENT.test(n)) continue;
+      file.headers = file.headers.filter(([x]) => x.toLowerCase() !== n.toLowerCase());
+    }
+    for (const [n, v] of given) if (!TRANSIENT.test(n)) file.headers.push([n, v]);
+    if (auth) file.auth = auth;
+    // `Cookie: a=1; b=2` items become session cookies of this host, as in HTTPie.
+    for (const header of cookieItems) {
+      for (const pair of header.split(';')) {
+        const eq = pair.indexOf('=');
+        if (eq > 0) this.jar.setCookie(`${pair.slice(0, eq).trim()}=${pair.slice(eq + 1).trim()}; Path=/`, url);
+      }
+    }
+  }
+
+  /** Writes every session file the run touched (unless --session-read-only). */
+  save() {
+    if (this.readOnly) return;
+    for (const file of this.files.values()) {
+      const cookies = this.jar.all().filter((c) => (c.hostOnly ? c.domain === file.host : domainMatches(file.host, c.domain)));
+      const data = {
+        __meta__: { about: 'sling session file: headers, credentials and cookies for one host', sling: '1' },
+        headers: file.headers,
+        auth: file.auth ?? null,
+        cookies: cookies.map((c: Cookie) => ({
+          name: c.name,
+          value: c.value,
+          domain: c.domain,
+          hostOnly: c.hostOnly,
+          path: c.path,
+          expires: c.expires === undefined ? null : Math.floor(c.expires / 1000),
+          secure: c.secure,
+          httpOnly: c.httpOnly,
+        })),
+      };
+      writeAtomically(file.path, JSON.stringify(data, null, 4) + '\n');
+    }
+  }
+}
+
+/** mkdir 0700, write a 0600 temporary file beside the target, fsync, rename over it. */
+export function writeAtomically(path: string, text: string) {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  const tmp = join(dir, `.${Date.now()}-${process.pid}-${Math.random().toString(36).slice(2)}.tmp`);
+  const fd = openSync(tmp, 'wx', 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } catch (e) {
+    closeSync(fd);
+    unlinkSync(tmp);
+    throw e;
+  }
+  closeSync(fd);
+  renameSync(tmp, path);
+  chmodSync(path, 0o600);
+}

@@ -1,0 +1,278 @@
+// Sessions, config.json and credentials: safe by default (issue 7). Real loopback servers; every
+// test has its own SLING_CONFIG_DIR and HOME.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runSling, SLING_PATH, baseEnv } from '../helpers/cli.js';
+import { header } from '../helpers/servers.js';
+import { httpServer, okText } from '../helpers/assert.js';
+
+function sandbox() {
+  const home = mkdtempSync(join(tmpdir(), 'sling-home-'));
+  const config = join(home, 'cfg');
+  return { home, config, env: { HOME: home, SLING_CONFIG_DIR: config } };
+}
+
+const cookieServer = (_req: IncomingMessage, res: ServerResponse) => {
+  if (_req.url === '/login') {
+    res.writeHead(200, { 'Set-Cookie': ['sid=abc; Path=/; HttpOnly', 'theme=dark; Path=/settings'], 'Content-Type': 'text/plain' });
+    res.end('welcome');
+  } else okText(_req, res, undefined as never);
+};
+
+test('a session keeps headers and cookies in a 0600 file in a 0700 folder, and sends them back', async (t) => {
+  const s = await httpServer(t, cookieServer);
+  const box = sandbox();
+  const first = await runSling(['--session', 'work', `${s.url}/login`, 'X-Team:blue', 'Content-Type:text/plain', 'If-None-Match:x'], { env: box.env });
+  assert.equal(first.code, 0, first.stderr);
+  const dir = join(box.config, 'sessions', `127.0.0.1_${s.port}`);
+  const file = join(dir, 'work.json');
+  assert.equal(statSync(file).mode & 0o777, 0o600);
+  assert.equal(statSync(dir).mode & 0o777, 0o700);
+  const saved = JSON.parse(readFileSync(file, 'utf8'));
+  assert.deepEqual(saved.headers, [['X-Team', 'blue']], 'Content-* and If-* headers are not kept');
+  assert.deepEqual(saved.cookies.map((c: { name: string }) => c.name).sort(), ['sid', 'theme']);
+  assert.deepEqual(readdirSync(dir), ['work.json'], 'no temporary files left behind');
+
+  const second = await runSling(['--session', 'work', `${s.url}/me`], { env: box.env });
+  assert.equal(second.code, 0);
+  assert.equal(header(s.requests[1]!, 'cookie'), 'sid=abc', 'theme=dark is bound to /settings');
+  assert.equal(header(s.requests[1]!, 'x-team'), 'blue');
+  assert.equal(header(s.requests[1]!, 'content-type'), undefined);
+  await runSling(['--session', 'work', `${s.url}/settings/x`], { env: box.env });
+  assert.equal(header(s.requests[2]!, 'cookie'), 'theme=dark; sid=abc');
+});
+
+test('session cookies never go to another host or another port', async (t) => {
+  const a = await httpServer(t, cookieServer);
+  const b = await httpServer(t, okText);
+  const box = sandbox();
+  assert.equal((await runSling(['--session', 's', `${a.url}/login`], { env: box.env })).code, 0);
+  // Same session name, other host name (localhost) on the same port: another session file.
+  assert.equal((await runSling(['--session', 's', `http://localhost:${a.port}/me`], { env: box.env })).code, 0);
+  assert.equal(header(a.requests[1]!, 'cookie'), undefined);
+  // Other port: another session.
+  assert.equal((await runSling(['--session', 's', `${b.url}/me`], { env: box.env })).code, 0);
+  assert.equal(header(b.requests[0]!, 'cookie'), undefined);
+});
+
+test('after a redirect to another host, session cookies stay behind', async (t) => {
+  const target = await httpServer(t, okText);
+  const s = await httpServer(t, (req, res) => {
+    if (req.url === '/login') return cookieServer(req, res);
+    res.writeHead(302, { Location: `http://localhost:${target.port}/landing` });
+    res.end();
+  });
+  const box = sandbox();
+  await runSling(['--session', 's', `${s.url}/login`], { env: box.env });
+  const r = await runSling(['--session', 's', '--follow', `${s.url}/go`, 'Cookie:extra=1', '-a', 'u:p'], { env: box.env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(header(s.requests[1]!, 'cookie'), 'sid=abc; extra=1');
+  assert.equal(target.requests.length, 1);
+  assert.equal(header(target.requests[0]!, 'cookie'), undefined);
+  assert.equal(header(target.requests[0]!, 'authorization'), undefined);
+});
+
+test('expired cookies are dropped from the session and not sent', async (t) => {
+  const s = await httpServer(t, okText);
+  const box = sandbox();
+  const dir = join(box.config, 'sessions', `127.0.0.1_${s.port}`);
+  mkdirSync(dir, { recursive: true });
+  const past = Math.floor(Date.now() / 1000) - 60;
+  const future = Math.floor(Date.now() / 1000) + 3600;
+  writeFileSync(
+    join(dir, 'old.json'),
+    JSON.stringify({
+      headers: [],
+      cookies: [
+        { name: 'gone', value: '1', domain: '127.0.0.1', hostOnly: true, path: '/', expires: past },
+        { name: 'kept', value: '2', domain: '127.0.0.1', hostOnly: true, path: '/', expires: future },
+      ],
+    }),
+  );
+  assert.equal((await runSling(['--session', 'old', `${s.url}/`], { env: box.env })).code, 0);
+  assert.equal(header(s.requests[0]!, 'cookie'), 'kept=2');
+  const saved = JSON.parse(readFileSync(join(dir, 'old.json'), 'utf8'));
+  assert.deepEqual(saved.cookies.map((c: { name: string }) => c.name), ['kept']);
+});
+
+test('--session-read-only uses the session without changing it; sessions work with --offline', async (t) => {
+  const s = await httpServer(t, cookieServer);
+  const box = sandbox();
+  await runSling(['--session', 'ro', `${s.url}/login`, 'X-A:1'], { env: box.env });
+  const file = join(box.config, 'sessions', `127.0.0.1_${s.port}`, 'ro.json');
+  const before = readFileSync(file, 'utf8');
+  const r = await runSling(['--session-read-only', 'ro', `${s.url}/login`, 'X-B:2'], { env: box.env });
+  assert.equal(r.code, 0);
+  assert.equal(header(s.requests[1]!, 'x-a'), '1');
+  assert.equal(readFileSync(file, 'utf8'), before);
+  const off = await runSling(['--offline', '--session', 'ro', `${s.url}/x`], { env: box.env });
+  assert.equal(off.code, 0);
+  assert.match(off.stdout, /^X-A: 1$/m);
+  assert.match(off.stdout, /^Cookie: sid=abc$/m);
+  assert.equal(s.requests.length, 2, '--offline sent nothing');
+});
+
+test('a session path instead of a name; credentials are kept and reused', async (t) => {
+  const s = await httpServer(t, okText);
+  const box = sandbox();
+  const path = join(box.home, 'my-session.json');
+  assert.equal((await runSling(['--session', path, '-a', 'ada:pw', `${s.url}/`], { env: box.env })).code, 0);
+  assert.equal((await runSling(['--session', path, `${s.url}/`], { env: box.env })).code, 0);
+  assert.equal(header(s.requests[1]!, 'authorization'), 'Basic ' + Buffer.from('ada:pw').toString('base64'));
+  assert.equal(statSync(path).mode & 0o777, 0o600);
+});
+
+test('a session file is replaced atomically: concurrent writers never leave a torn file', async (t) => {
+  const s = await httpServer(t, (req, res) => {
+    res.writeHead(200, { 'Set-Cookie': `c${Math.random().toString(36).slice(2, 8)}=${'x'.repeat(2000)}; Path=/` });
+    res.end('ok');
+  });
+  const box = sandbox();
+  const file = join(box.config, 'sessions', `127.0.0.1_${s.port}`, 'busy.json');
+  let reads = 0;
+  let stop = false;
+  const reader = (async () => {
+    while (!stop) {
+      if (existsSync(file)) {
+        JSON.parse(readFileSync(file, 'utf8')); // throws on a torn file
+        reads++;
+      }
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  })();
+  const runs = Array.from({ length: 8 }, () =>
+    new Promise<number | null>((resolve) => {
+      const c = spawn(process.execPath, [SLING_PATH, '--session', 'busy', `${s.url}/`, 'X-N:1'], { env: { ...baseEnv(), ...box.env }, stdio: 'ignore' });
+      c.on('close', resolve);
+    }),
+  );
+  const codes = await Promise.all(runs);
+  stop = true;
+  await reader;
+  assert.deepEqual(codes, Array(8).fill(0));
+  assert.ok(reads > 0);
+  JSON.parse(readFileSync(file, 'utf8'));
+  assert.deepEqual(readdirSync(join(box.config, 'sessions', `127.0.0.1_${s.port}`)), ['busy.json']);
+});
+
+test('a malformed session file is a clear error naming it', async () => {
+  const box = sandbox();
+  const path = join(box.home, 'bad.json');
+  writeFileSync(path, '{"headers": [');
+  const r = await runSling(['--session', path, 'http://127.0.0.1:1/'], { env: box.env });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /bad\.json: the session file is not valid JSON/);
+});
+
+test('config.json default_options apply, --no-FLAG undoes them, a malformed config names file and position', async (t) => {
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(404);
+    res.end();
+  });
+  const box = sandbox();
+  mkdirSync(box.config, { recursive: true });
+  writeFileSync(join(box.config, 'config.json'), JSON.stringify({ default_options: ['--check-status'] }));
+  assert.equal((await runSling([`${s.url}/`], { env: box.env })).code, 4);
+  assert.equal((await runSling(['--no-check-status', `${s.url}/`], { env: box.env })).code, 0);
+  writeFileSync(join(box.config, 'config.json'), '{\n  "default_options": [\n    "--follow",\n  ]\n}\n');
+  const bad = await runSling([`${s.url}/`], { env: box.env });
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /config\.json:4:\d+: the config file is not valid JSON/);
+  // XDG_CONFIG_HOME is honoured when SLING_CONFIG_DIR is not set.
+  const xdg = mkdtempSync(join(tmpdir(), 'sling-xdg-'));
+  mkdirSync(join(xdg, 'sling'));
+  writeFileSync(join(xdg, 'sling', 'config.json'), JSON.stringify({ default_options: ['--check-status'] }));
+  assert.equal((await runSling([`${s.url}/`], { env: { HOME: box.home, XDG_CONFIG_HOME: xdg } })).code, 4);
+});
+
+// ---------------------------------------------------------------- auth --
+
+/** A server that checks digest credentials for real (MD5 or SHA-256, qop=auth). */
+function digestServer(algorithm: 'MD5' | 'SHA-256', user: string, password: string) {
+  const realm = 'sling-test';
+  const nonce = 'n' + Math.random().toString(36).slice(2);
+  const H = (s: string) => createHash(algorithm === 'MD5' ? 'md5' : 'sha256').update(s).digest('hex');
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const auth = req.headers.authorization ?? '';
+    const p: Record<string, string> = {};
+    for (const m of auth.matchAll(/(\w+)=(?:"([^"]*)"|([^,\s]+))/g)) p[m[1]!] = m[2] ?? m[3]!;
+    if (auth.startsWith('Digest ') && p.username === user && p.nonce === nonce) {
+      const ha1 = H(`${user}:${realm}:${password}`);
+      const ha2 = H(`${req.method}:${p.uri}`);
+      const want = H(`${ha1}:${nonce}:${p.nc}:${p.cnonce}:${p.qop}:${ha2}`);
+      if (p.response === want && p.uri === req.url) {
+        res.writeHead(200, { 'Content-Type': 'text/plain' });
+        res.end('digest ok');
+        return;
+      }
+    }
+    res.writeHead(401, { 'WWW-Authenticate': `Digest realm="${realm}", qop="auth", nonce="${nonce}", opaque="op", algorithm=${algorithm}` });
+    res.end('no');
+  };
+}
+
+for (const algorithm of ['MD5', 'SHA-256'] as const) {
+  test(`digest authentication (${algorithm}, qop=auth) against a checking server`, async (t) => {
+    const s = await httpServer(t, digestServer(algorithm, 'ada', 's3cret'));
+    const ok = await runSling(['--check-status', '-A', 'digest', '-a', 'ada:s3cret', `${s.url}/private?x=1`]);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /digest ok/);
+    assert.equal(s.requests.length, 2);
+    assert.equal(header(s.requests[0]!, 'authorization'), undefined, 'the first request carries no credentials');
+    const wrong = await runSling(['--check-status', '-A', 'digest', '-a', 'ada:nope', `${s.url}/private`]);
+    assert.equal(wrong.code, 4);
+  });
+}
+
+test('digest is not answered for another origin after a redirect', async (t) => {
+  const other = await httpServer(t, digestServer('MD5', 'ada', 's3cret'));
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(302, { Location: `http://localhost:${other.port}/x` });
+    res.end();
+  });
+  const r = await runSling(['--follow', '-A', 'digest', '-a', 'ada:s3cret', `${s.url}/`]);
+  assert.equal(r.code, 0);
+  assert.equal(other.requests.length, 1);
+  assert.equal(header(other.requests[0]!, 'authorization'), undefined);
+});
+
+test('~/.netrc and NETRC supply credentials; -a and --ignore-netrc win', async (t) => {
+  const s = await httpServer(t, okText);
+  const box = sandbox();
+  writeFileSync(join(box.home, '.netrc'), `machine 127.0.0.1 login net password rc\n`);
+  const b64 = (x: string) => 'Basic ' + Buffer.from(x).toString('base64');
+  await runSling([`${s.url}/`], { env: box.env });
+  assert.equal(header(s.requests[0]!, 'authorization'), b64('net:rc'));
+  await runSling(['-a', 'me:pw', `${s.url}/`], { env: box.env });
+  assert.equal(header(s.requests[1]!, 'authorization'), b64('me:pw'));
+  await runSling(['--ignore-netrc', `${s.url}/`], { env: box.env });
+  assert.equal(header(s.requests[2]!, 'authorization'), undefined);
+  const other = join(box.home, 'other-netrc');
+  writeFileSync(other, 'default login dflt password x\n');
+  await runSling([`${s.url}/`], { env: { ...box.env, NETRC: other } });
+  assert.equal(header(s.requests[3]!, 'authorization'), b64('dflt:x'));
+  // localhost is another machine: no credentials from the 127.0.0.1 entry.
+  await runSling([`http://localhost:${s.port}/`], { env: box.env });
+  assert.equal(header(s.requests[4]!, 'authorization'), undefined);
+});
+
+test('credentials never appear in error messages (proxy URL)', async () => {
+  const r = await runSling(['--proxy', 'http://user:hunter2@127.0.0.1:1', 'http://127.0.0.1:2/']);
+  assert.equal(r.code, 6);
+  assert.ok(!r.stderr.includes('hunter2'), r.stderr);
+  assert.match(r.stderr, /user:\*\*\*@127\.0\.0\.1:1/);
+});
+
+test('-a USER without a terminal to ask on is a clear error, nothing sent', async (t) => {
+  const s = await httpServer(t, okText);
+  const r = await runSling(['-a', 'ada', `${s.url}/`]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /no password given for user 'ada' and no terminal to ask for it/);
+  assert.equal(s.requests.length, 0);
+});
