@@ -20,6 +20,8 @@ export interface OutputPlan {
   terminal: boolean;
   responseCharset?: string;
   responseMime?: string;
+  /** --debug output may end up in a bug report: credentials in printed requests are masked. */
+  maskCredentials: boolean;
 }
 
 export interface TerminalInfo {
@@ -74,5 +76,6 @@ export function makePlan(inv: Invocation, method: string, term: TerminalInfo): O
     terminal: term.isTTY,
     responseCharset: inv.responseCharset,
     responseMime: inv.responseMime,
+    maskCredentials: inv.debug,
   };
 }

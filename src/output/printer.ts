@@ -77,7 +77,10 @@ export class Printer {
     const p = plan.palette;
     if (plan.requestHeaders) {
       const start = `${this.text(req.method, p.method)} ${this.text(req.target, p.url)} ${this.text('HTTP/1.1', p.version)}`;
-      await this.out(this.headLines(start, req.headers));
+      const headers = plan.maskCredentials
+        ? req.headers.map(([n, v]): [string, string] => (/^(authorization|proxy-authorization|cookie)$/i.test(n) ? [n, v.replace(/^(\S+\s+)?.*$/s, (_m, scheme: string | undefined) => `${scheme && /^(basic|bearer|digest)\s/i.test(scheme) ? scheme : ''}***`)] : [n, v]))
+        : req.headers;
+      await this.out(this.headLines(start, headers));
       this.last = 'head';
     }
     if (plan.requestBody && req.body.length > 0) {

@@ -23,6 +23,9 @@ test('--debug shows the exchange, timings and hops on stderr, with credentials m
   assert.match(r.stderr, /sling: debug: GET http:\/\/127\.0\.0\.1:\d+\/final → 200 \(reused connection\)/);
   assert.match(r.stderr, /sling: debug: timings: dns .*, connect .*, tls .*, first byte .*, total /);
   assert.ok(!r.stderr.includes('s3cret-pw'), 'password leaked into debug output');
+  const b64 = Buffer.from('ada:s3cret-pw').toString('base64');
+  assert.ok(!r.stdout.includes(b64), 'credentials leaked into the printed request');
+  assert.match(r.stdout, /^Authorization: Basic \*\*\*$/m);
   assert.match(r.stderr, /ada:\*\*\*/);
 });
 
