@@ -1,7 +1,134 @@
+import { readFileSync } from 'node:fs';
+import { basename, dirname, join, resolve as resolvePath } from 'node:path';
 import { UsageError } from '../../errors.js';
-import type { Script, SourceOptions } from '../../exec/types.js';
+import type { ExecEntry, Script, SourceOptions, SourceParser } from '../../exec/types.js';
+import { CookieJar } from '../../transport/cookies.js';
+import type { RequestNode, RunNode } from './ast.js';
+import { makeEntry, requestName } from './entries.js';
+import { loadEnvironment } from './env.js';
+import { HttpParseError, parseHttp } from './parse.js';
+import { Runtime, type FileCtx } from './vars.js';
 
-/** Placeholder until the http front end lands: says so instead of guessing. */
-export async function parseHttpFile(_text: string, opts: SourceOptions): Promise<Script> {
-  throw new UsageError(`'${opts.file}': running http files with sling exec is not available yet`);
+/**
+ * `sling exec` for .http / .rest files (JetBrains HTTP Client, VS Code REST Client, httpyac):
+ * the whole file (and what it imports or runs) is parsed before anything is sent; a malformed
+ * file is `FILE:LINE:COL: what`, exit 1. Each request becomes an entry that resolves its
+ * variables when its turn comes, so references to earlier responses and values set by scripts
+ * work. One cookie jar and one set of client.global values per run.
+ */
+export const parseHttpFile: SourceParser = async (text: string, opts: SourceOptions): Promise<Script> => {
+  const display = opts.file === '-' ? '<stdin>' : opts.file;
+  const root = parseFile(text, display, opts.dir);
+  const env = loadEnvironment(opts.dir, opts.envName, opts.envFile, '.');
+  if (env.files.length) opts.debug(`environment ${env.name ?? '(none)'} from ${env.files.join(', ')}: ${[...env.vars.keys()].join(', ') || 'no variables'}`);
+  const rt = new Runtime(opts, env, new CookieJar(), opts.dir);
+  const loader = new Loader(rt, opts);
+  loader.report(root);
+  const entries = loader.entries(root, undefined, [join(opts.dir, opts.file === '-' ? '\0stdin' : basename(opts.file))]);
+  return { entries };
+};
+
+function parseFile(text: string, display: string, dir: string): FileCtx {
+  try {
+    return { parsed: parseHttp(text), path: display, dir };
+  } catch (e) {
+    if (e instanceof HttpParseError) throw new UsageError(`${display}:${e.line}:${e.col}: ${e.message}`);
+    throw e;
+  }
+}
+
+class Loader {
+  private readonly files = new Map<string, FileCtx | string>();
+
+  constructor(
+    private readonly rt: Runtime,
+    private readonly opts: SourceOptions,
+  ) {}
+
+  report(file: FileCtx) {
+    for (const w of file.parsed.warnings) this.opts.warn(`${file.path}:${w.line}:${w.col}: ${w.message}`);
+    for (const item of file.parsed.items) {
+      if (item.kind !== 'request') continue;
+      const n = requestName(item);
+      if (n !== undefined) this.rt.requestNames.add(n);
+    }
+  }
+
+  /** Another file, parsed once; a string when it cannot be read. */
+  load(from: FileCtx, path: string): FileCtx | string {
+    const full = resolvePath(from.dir, path);
+    const known = this.files.get(full);
+    if (known !== undefined) return known;
+    let loaded: FileCtx | string;
+    try {
+      const text = readFileSync(full, 'utf8');
+      loaded = parseFile(text, join(dirname(from.path), path), dirname(full));
+      this.files.set(full, loaded);
+      this.report(loaded);
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+      const code = (e as NodeJS.ErrnoException).code;
+      loaded = `cannot read '${path}': ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (e as Error).message}`;
+      this.files.set(full, loaded);
+    }
+    return loaded;
+  }
+
+  entries(file: FileCtx, overrides: [string, import('./template.js').Template][] | undefined, stack: string[]): ExecEntry[] {
+    const imported: FileCtx[] = [];
+    let importFailed = false;
+    for (const imp of file.parsed.imports) {
+      const f = this.load(file, imp.path);
+      if (typeof f === 'string') {
+        importFailed = true;
+        this.opts.warn(`${file.path}:${imp.line}:${imp.col}: import: ${f}`);
+      } else imported.push(f);
+    }
+    const out: ExecEntry[] = [];
+    const main = stack.length === 1;
+    for (const item of file.parsed.items) {
+      if (item.kind === 'request') {
+        out.push(makeEntry({ rt: this.rt, file, node: item, overrides, named: main }));
+        continue;
+      }
+      out.push(...this.run(file, item, imported, importFailed, overrides, stack));
+    }
+    return out;
+  }
+
+  private run(file: FileCtx, item: RunNode, imported: FileCtx[], importFailed: boolean, outer: EntryOverrides, stack: string[]): ExecEntry[] {
+    const where = `${file.path}:${item.line}:${item.col}`;
+    const overrides = [...(outer ?? []), ...item.overrides];
+    if (item.name !== undefined) {
+      for (const f of [file, ...imported]) {
+        const node = f.parsed.items.find((x): x is RequestNode => x.kind === 'request' && (x.atName === item.name || x.title === item.name));
+        if (node) return [makeEntry({ rt: this.rt, file: f, node, overrides, label: `run #${item.name}`, named: false })];
+      }
+      const msg = `run #${item.name}: no request is named ${item.name}${imported.length ? ' here or in the imported files' : ''}`;
+      if (!importFailed) throw new UsageError(`${where}: ${msg}`);
+      this.opts.warn(`${where}: ${msg} (an import failed)`);
+      return [failing(item, `${where}: ${msg}`)];
+    }
+    const f = this.load(file, item.path!);
+    if (typeof f === 'string') {
+      this.opts.warn(`${where}: run: ${f}`);
+      return [failing(item, `${where}: run: ${f}`)];
+    }
+    const key = resolvePath(file.dir, item.path!);
+    if (stack.includes(key)) throw new UsageError(`${where}: run ${item.path}: the files run each other in a loop`);
+    return this.entries(f, overrides, [...stack, key]);
+  }
+}
+
+type EntryOverrides = [string, import('./template.js').Template][] | undefined;
+
+/** A `run` whose target is missing: reported when its turn comes (and under --offline). */
+function failing(item: RunNode, message: string): ExecEntry {
+  return {
+    line: item.line,
+    label: item.name !== undefined ? `run #${item.name}` : `run ${item.path}`,
+    build: async () => {
+      throw new UsageError(message);
+    },
+  };
 }

@@ -1,0 +1,94 @@
+import type { Template } from './template.js';
+
+/** What the .http parser produces: pure data, positions kept for messages. */
+
+export interface Diagnostic {
+  line: number;
+  col: number;
+  message: string;
+}
+
+export interface ScriptNode {
+  /** Inline code (`{% ... %}`), or a file (`> ./handler.js`). */
+  code?: string;
+  path?: Template;
+  line: number;
+  /** rest.nvim / kulala Lua scripts are recognised and skipped. */
+  lua?: boolean;
+}
+
+export type BodyLine =
+  | { kind: 'text'; t: Template; raw: string; eol: string; line: number }
+  /** `< ./file` (raw bytes) or `<@ ./file` (text with {{variables}} substituted). */
+  | { kind: 'file'; path: Template; vars: boolean; eol: string; line: number; col: number };
+
+export interface HeaderNode {
+  name: Template;
+  value: Template;
+  line: number;
+  col: number;
+}
+
+export interface Directives {
+  noRedirect?: boolean;
+  noCookieJar?: boolean;
+  timeoutMs?: number;
+  connectTimeoutMs?: number;
+  noLog?: boolean;
+  /** httpyac `# @ref name` / `# @forceRef name`. */
+  refs: string[];
+  /** httpyac `# @disabled`. */
+  disabled?: boolean;
+  /** httpyac `# @sleep ms`. */
+  sleepMs?: number;
+  /** httpyac `# @no-reject-unauthorized`. */
+  insecure?: boolean;
+}
+
+export interface RequestNode {
+  kind: 'request';
+  /** The request line (1-based) and the column of its URL. */
+  line: number;
+  urlCol: number;
+  /** `# @name x`. */
+  atName?: string;
+  /** The text after `###`. */
+  title?: string;
+  method: string;
+  url: Template;
+  /** `HTTP/1.1` on the request line, if given. */
+  version?: string;
+  headers: HeaderNode[];
+  body: BodyLine[];
+  /** `GRAPHQL url` (JetBrains) or `X-REQUEST-TYPE: GraphQL` (REST Client). */
+  graphql: boolean;
+  pre: ScriptNode[];
+  handlers: ScriptNode[];
+  /** `>> file` / `>>! file`. */
+  outputs: { path: Template; overwrite: boolean; line: number }[];
+  directives: Directives;
+}
+
+/** JetBrains `run #Name (@var=value)` and `run ./other.http`. */
+export interface RunNode {
+  kind: 'run';
+  line: number;
+  col: number;
+  name?: string;
+  path?: string;
+  overrides: [string, Template][];
+}
+
+export interface VarDef {
+  line: number;
+  value: Template;
+}
+
+export interface ParsedHttp {
+  items: (RequestNode | RunNode)[];
+  /** File (in-place) variables: every definition of a name, in file order. */
+  vars: Map<string, VarDef[]>;
+  /** `import ./other.http`. */
+  imports: { path: string; line: number; col: number }[];
+  warnings: Diagnostic[];
+}

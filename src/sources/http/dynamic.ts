@@ -1,0 +1,273 @@
+import { randomInt as cryptoRandomInt } from 'node:crypto';
+
+/**
+ * Dynamic variables of both dialects. Each call gives a fresh value (two `{{$uuid}}` in one request
+ * are two UUIDs, as in both runners).
+ *
+ * JetBrains: $uuid, $random.uuid, $timestamp, $isoTimestamp, $randomInt, $random.integer(from, to),
+ *   $random.float(from, to), $random.alphabetic(n), $random.alphanumeric(n), $random.hexadecimal(n),
+ *   $random.numeric(n), $random.email, $env.NAME, $dotenv.NAME.
+ * REST Client: $guid, $randomInt min max, $timestamp [offset unit], $datetime rfc1123|iso8601|"fmt"
+ *   [offset unit], $localDatetime ..., $processEnv [%]NAME, $dotenv [%]NAME.
+ * kulala: $date (YYYY-MM-DD).
+ */
+export interface DynamicEnv {
+  /** Process environment ($processEnv, $env.NAME). */
+  env: NodeJS.ProcessEnv;
+  /** The .env file next to the .http file ($dotenv), read on first use. */
+  dotenv(): Record<string, string>;
+  /** A variable's value, for the `%name` indirection of $processEnv / $dotenv. */
+  variable(name: string): string | undefined;
+  now?: () => Date;
+}
+
+export class DynamicError extends Error {}
+
+/** The dynamic variables sling knows; unknown `$names` are reported when the file is parsed. */
+export function checkDynamic(name: string, args: string[]): string | null {
+  const simple = SIMPLE[name];
+  if (simple) return simple(args);
+  if (/^(env|dotenv)\.[\w.-]+$/.test(name)) return null;
+  if (name === 'aadToken' || name === 'aadV2Token') return 'unsupported:Azure AD tokens ($aadToken) of the REST Client are not supported';
+  if (/^random\.\w+\.\w+$/.test(name)) return `unsupported:faker variables ({{$${name}}}) of the JetBrains client are not supported`;
+  return `unknown dynamic variable {{$${name}}}`;
+}
+
+const none = (n: string) => (args: string[]) => (args.length ? `{{$${n}}} takes no arguments` : null);
+const ints = (n: string, count: number[]) => (args: string[]) => {
+  if (!count.includes(args.length)) return `{{$${n}}} takes ${count.join(' or ')} arguments, got ${args.length}`;
+  for (const a of args) if (!/^-?\d+(\.\d+)?$/.test(a)) return `{{$${n}}}: '${a}' is not a number`;
+  return null;
+};
+const OFFSET_UNITS = new Set(['y', 'M', 'w', 'd', 'h', 'm', 's', 'ms']);
+const offsetArgs = (n: string, from: number) => (args: string[]) => {
+  const rest = args.slice(from);
+  if (rest.length === 0) return null;
+  if (rest.length !== 2 || !/^[-+]?\d+$/.test(rest[0]!) || !OFFSET_UNITS.has(rest[1]!)) {
+    return `{{$${n}}}: the offset is a whole number and a unit (y, M, w, d, h, m, s, ms), got '${rest.join(' ')}'`;
+  }
+  return null;
+};
+const dateArgs = (n: string) => (args: string[]) => (args.length === 0 ? `{{$${n}}} needs a format: rfc1123, iso8601 or "a format"` : offsetArgs(n, 1)(args));
+const envArgs = (n: string) => (args: string[]) => (args.length !== 1 ? `{{$${n}}} needs one variable name` : null);
+
+const SIMPLE: Record<string, (args: string[]) => string | null> = {
+  uuid: none('uuid'),
+  'random.uuid': none('random.uuid'),
+  guid: none('guid'),
+  isoTimestamp: none('isoTimestamp'),
+  'random.email': none('random.email'),
+  date: none('date'),
+  timestamp: offsetArgs('timestamp', 0),
+  randomInt: ints('randomInt', [0, 2]),
+  'random.integer': ints('random.integer', [0, 1, 2]),
+  'random.float': ints('random.float', [0, 1, 2]),
+  'random.alphabetic': ints('random.alphabetic', [0, 1]),
+  'random.alphanumeric': ints('random.alphanumeric', [0, 1]),
+  'random.hexadecimal': ints('random.hexadecimal', [0, 1]),
+  'random.numeric': ints('random.numeric', [0, 1]),
+  datetime: dateArgs('datetime'),
+  localDatetime: dateArgs('localDatetime'),
+  processEnv: envArgs('processEnv'),
+  dotenv: envArgs('dotenv'),
+};
+
+const ALPHA = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const DIGITS = '0123456789';
+const randomText = (n: number, chars: string) => {
+  let s = '';
+  for (let i = 0; i < n; i++) s += chars[Math.floor(Math.random() * chars.length)];
+  return s;
+};
+/** [from, to): JetBrains' $random.integer and REST Client's $randomInt exclude the upper bound. */
+const between = (from: number, to: number) => {
+  const lo = Math.min(from, to);
+  const hi = Math.max(from, to);
+  return hi - lo <= 1 ? lo : cryptoRandomInt(lo, hi);
+};
+
+export function evalDynamic(name: string, args: string[], ctx: DynamicEnv): string {
+  const now = () => (ctx.now ? ctx.now() : new Date());
+  const num = (i: number, def: number) => (args[i] === undefined ? def : Number(args[i]));
+  switch (name) {
+    case 'uuid':
+    case 'random.uuid':
+    case 'guid':
+      return globalThis.crypto.randomUUID();
+    case 'timestamp': {
+      const d = withOffset(now(), args, 0);
+      return String(Math.floor(d.getTime() / 1000));
+    }
+    case 'isoTimestamp':
+      return now().toISOString();
+    case 'date':
+      return formatDate(now(), 'YYYY-MM-DD', false);
+    case 'randomInt':
+      // JetBrains: 0..1000; REST Client: $randomInt min max.
+      return String(args.length === 2 ? between(num(0, 0), num(1, 1000)) : between(0, 1001));
+    case 'random.integer':
+      return String(between(num(0, 0), num(1, 1000)));
+    case 'random.float': {
+      const from = num(0, 0);
+      const to = num(1, 1000);
+      return String(from + Math.random() * (to - from));
+    }
+    case 'random.alphabetic':
+      return randomText(num(0, 10), ALPHA);
+    case 'random.alphanumeric':
+      return randomText(num(0, 10), ALPHA + DIGITS + '_');
+    case 'random.hexadecimal':
+      return randomText(num(0, 10), '0123456789abcdef');
+    case 'random.numeric':
+      return randomText(num(0, 10), DIGITS);
+    case 'random.email':
+      return `${randomText(8, 'abcdefghijklmnopqrstuvwxyz')}@${randomText(6, 'abcdefghijklmnopqrstuvwxyz')}.com`;
+    case 'datetime':
+    case 'localDatetime': {
+      const local = name === 'localDatetime';
+      const d = withOffset(now(), args, 1);
+      const fmt = args[0]!;
+      if (fmt === 'rfc1123') return local ? formatDate(d, 'ddd, DD MMM YYYY HH:mm:ss ZZ', true) : d.toUTCString();
+      if (fmt === 'iso8601') return local ? formatDate(d, 'YYYY-MM-DDTHH:mm:ss.SSSZ', true) : d.toISOString();
+      return formatDate(d, fmt, local);
+    }
+    case 'processEnv': {
+      const key = indirect(args[0]!, ctx);
+      const v = ctx.env[key];
+      if (v === undefined) throw new DynamicError(`the environment variable ${key} is not set`);
+      return v;
+    }
+    case 'dotenv': {
+      const key = indirect(args[0]!, ctx);
+      const v = ctx.dotenv()[key];
+      if (v === undefined) throw new DynamicError(`${key} is not in the .env file`);
+      return v;
+    }
+  }
+  if (name.startsWith('env.')) {
+    const v = ctx.env[name.slice(4)];
+    if (v === undefined) throw new DynamicError(`the environment variable ${name.slice(4)} is not set`);
+    return v;
+  }
+  if (name.startsWith('dotenv.')) {
+    const v = ctx.dotenv()[name.slice(7)];
+    if (v === undefined) throw new DynamicError(`${name.slice(7)} is not in the .env file`);
+    return v;
+  }
+  throw new DynamicError(`{{$${name}}} is not supported`);
+}
+
+/** `%name`: the name of the environment variable is itself a variable (REST Client). */
+function indirect(arg: string, ctx: DynamicEnv): string {
+  if (!arg.startsWith('%')) return arg;
+  const v = ctx.variable(arg.slice(1));
+  if (v === undefined) throw new DynamicError(`unknown variable ${arg.slice(1)} (named by ${arg})`);
+  return v;
+}
+
+function withOffset(d: Date, args: string[], from: number): Date {
+  if (args.length < from + 2) return d;
+  const n = Number(args[from]);
+  const unit = args[from + 1]!;
+  const r = new Date(d.getTime());
+  switch (unit) {
+    case 'y':
+      r.setUTCFullYear(r.getUTCFullYear() + n);
+      break;
+    case 'M':
+      r.setUTCMonth(r.getUTCMonth() + n);
+      break;
+    case 'w':
+      return new Date(d.getTime() + n * 7 * 86400000);
+    case 'd':
+      return new Date(d.getTime() + n * 86400000);
+    case 'h':
+      return new Date(d.getTime() + n * 3600000);
+    case 'm':
+      return new Date(d.getTime() + n * 60000);
+    case 's':
+      return new Date(d.getTime() + n * 1000);
+    case 'ms':
+      return new Date(d.getTime() + n);
+  }
+  return r;
+}
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const pad = (n: number, w = 2) => String(Math.abs(n)).padStart(w, '0');
+const TOKENS = /\[([^\]]*)]|YYYY|YY|MMMM|MMM|MM|M|DD|D|dddd|ddd|dd|d|HH|H|hh|h|mm|m|ss|s|SSS|ZZ|Z|A|a|X|x/g;
+
+/** The Day.js / Moment.js format tokens REST Client's custom `$datetime` formats use. */
+export function formatDate(d: Date, fmt: string, local: boolean): string {
+  const Y = local ? d.getFullYear() : d.getUTCFullYear();
+  const Mo = local ? d.getMonth() : d.getUTCMonth();
+  const D = local ? d.getDate() : d.getUTCDate();
+  const wd = local ? d.getDay() : d.getUTCDay();
+  const H = local ? d.getHours() : d.getUTCHours();
+  const mi = local ? d.getMinutes() : d.getUTCMinutes();
+  const s = local ? d.getSeconds() : d.getUTCSeconds();
+  const ms = local ? d.getMilliseconds() : d.getUTCMilliseconds();
+  const off = local ? -d.getTimezoneOffset() : 0;
+  const zone = (sep: string) => `${off < 0 ? '-' : '+'}${pad(Math.floor(Math.abs(off) / 60))}${sep}${pad(Math.abs(off) % 60)}`;
+  return fmt.replace(TOKENS, (t, escaped: string | undefined) => {
+    if (escaped !== undefined) return escaped;
+    switch (t) {
+      case 'YYYY':
+        return String(Y);
+      case 'YY':
+        return pad(Y % 100);
+      case 'MMMM':
+        return MONTHS[Mo]!;
+      case 'MMM':
+        return MONTHS[Mo]!.slice(0, 3);
+      case 'MM':
+        return pad(Mo + 1);
+      case 'M':
+        return String(Mo + 1);
+      case 'DD':
+        return pad(D);
+      case 'D':
+        return String(D);
+      case 'dddd':
+        return DAYS[wd]!;
+      case 'ddd':
+        return DAYS[wd]!.slice(0, 3);
+      case 'dd':
+        return DAYS[wd]!.slice(0, 2);
+      case 'd':
+        return String(wd);
+      case 'HH':
+        return pad(H);
+      case 'H':
+        return String(H);
+      case 'hh':
+        return pad(H % 12 || 12);
+      case 'h':
+        return String(H % 12 || 12);
+      case 'mm':
+        return pad(mi);
+      case 'm':
+        return String(mi);
+      case 'ss':
+        return pad(s);
+      case 's':
+        return String(s);
+      case 'SSS':
+        return pad(ms, 3);
+      case 'ZZ':
+        return zone('');
+      case 'Z':
+        return zone(':');
+      case 'A':
+        return H < 12 ? 'AM' : 'PM';
+      case 'a':
+        return H < 12 ? 'am' : 'pm';
+      case 'X':
+        return String(Math.floor(d.getTime() / 1000));
+      case 'x':
+        return String(d.getTime());
+    }
+    return t;
+  });
+}

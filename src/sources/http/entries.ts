@@ -1,0 +1,245 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, extname, resolve as resolvePath } from 'node:path';
+import { UsageError } from '../../errors.js';
+import type { AfterResult, Completed, ExecContext, ExecEntry } from '../../exec/types.js';
+import { formatUrl } from '../../request/url.js';
+import type { RequestNode, ScriptNode } from './ast.js';
+import { jsonPath } from './jsonpath.js';
+import { buildSpec, type BuiltRequest } from './request.js';
+import type { ScriptHooks, ScriptHost, ScriptResult } from './script.js';
+import { expressions, rawText, type Template } from './template.js';
+import { pickDef, Resolution, type FileCtx, type Runtime } from './vars.js';
+
+/** One request of a file → one ExecEntry (a `run #Name` line makes another one of the same request). */
+export interface EntryOptions {
+  rt: Runtime;
+  file: FileCtx;
+  node: RequestNode;
+  /** `run #Name (@var=value)` / `run ./file (@var=value)`. */
+  overrides?: [string, Template][];
+  /** Shown instead of the request's own name (for `run #Name`). */
+  label?: string;
+  /** Whether the entry carries the request's name (for --name); `run` copies do not. */
+  named: boolean;
+}
+
+let hostPromise: Promise<ScriptHost> | undefined;
+/** node:vm and the sandbox load on the first script, never on the path of a plain run. */
+function scriptHost(): Promise<ScriptHost> {
+  return (hostPromise ??= import('./script.js').then((m) => new m.ScriptHost(jsonPath)));
+}
+
+export function requestName(node: RequestNode): string | undefined {
+  return node.atName ?? node.title;
+}
+
+function templatesOf(node: RequestNode): Template[] {
+  const out: Template[] = [node.url];
+  for (const h of node.headers) out.push(h.name, h.value);
+  for (const b of node.body) out.push(b.kind === 'text' ? b.t : b.path);
+  return out;
+}
+
+/** The requests this one needs (references, httpyac `name.field`, `# @ref`), through file variables. */
+export function dependencies(node: RequestNode, file: FileCtx, names: Set<string>): string[] {
+  const deps = new Set<string>(node.directives.refs);
+  const seen = new Set<string>();
+  const visit = (t: Template) => {
+    for (const e of expressions(t)) {
+      if (e.kind === 'ref') deps.add(e.name);
+      if (e.kind !== 'var' || seen.has(e.name)) continue;
+      seen.add(e.name);
+      const first = e.name.split('.')[0]!;
+      if (e.name.includes('.') && names.has(first)) deps.add(first);
+      const defs = file.parsed.vars.get(e.name);
+      if (defs) visit(pickDef(defs, node.line).value);
+    }
+  };
+  for (const t of templatesOf(node)) visit(t);
+  const self = requestName(node);
+  if (self) deps.delete(self);
+  return [...deps];
+}
+
+interface Pending {
+  built: BuiltRequest;
+  res: Resolution;
+  iteration: number;
+  logs: string[];
+}
+
+export function makeEntry(o: EntryOptions): ExecEntry {
+  const { rt, file, node } = o;
+  const storeAs = requestName(node);
+  const d = node.directives;
+  const hasIterations = templatesOf(node).some((t) => expressions(t).some((e) => e.kind === 'jsonpath'));
+  let pending: Pending[] = [];
+  let overrides: Map<string, string> | undefined;
+
+  const runScript = async (s: ScriptNode, kind: 'pre' | 'response', p: { res: Resolution; built?: BuiltRequest; iteration: number }, done?: Completed): Promise<ScriptResult> => {
+    let code = s.code;
+    let filename = `${file.path}`;
+    let line = s.line;
+    if (s.path) {
+      const path = p.res.resolve(s.path);
+      const full = resolvePath(file.dir, path);
+      try {
+        code = readFileSync(full, 'utf8');
+      } catch (e) {
+        return { tests: [], logs: [], exit: false, error: `cannot read the script '${path}': ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}` };
+      }
+      filename = path;
+      line = 1;
+    }
+    const host = await scriptHost();
+    const hooks: ScriptHooks = {
+      setGlobal: (n, t) => rt.globals.set(n, t),
+      getGlobal: (n) => rt.globals.get(n),
+      clearGlobal: (n) => rt.globals.delete(n),
+      clearAll: () => rt.globals.clear(),
+      globalsEmpty: () => rt.globals.size === 0,
+      env: (n) => (rt.envTemplate(n) ? p.res.lookup(n) : undefined),
+      lookup: (n) => p.res.lookup(n),
+      setRequestVar: (n, t, j) => p.res.requestVars.set(n, { text: t, json: j }),
+    };
+    const spec = p.built?.spec;
+    const request = {
+      method: spec?.method ?? node.method,
+      url: spec ? formatUrl(spec.url) : rawText(node.url),
+      urlRaw: rawText(node.url),
+      headers: done ? done.request.headers : (spec?.headers ?? []),
+      body: done ? done.request.body.toString('utf8') : spec && spec.body.kind === 'bytes' ? spec.body.data.toString('utf8') : '',
+      bodyRaw: p.built?.bodyText ?? '',
+      iteration: p.iteration,
+    };
+    const response = done
+      ? {
+          status: done.response.status,
+          headers: pairs(done.response.rawHeaders),
+          body: done.body.toString('utf8'),
+          contentType: pairs(done.response.rawHeaders).find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '',
+        }
+      : undefined;
+    return host.run(code!, filename, line, hooks, request, response);
+  };
+
+  const build = async (ctx: ExecContext) => {
+    const where = `${file.path}:${node.line}`;
+    if (d.disabled) {
+      ctx.warn(`${where}: # @disabled: not sent`);
+      return null;
+    }
+    if (d.sleepMs && !ctx.offline) await new Promise((r) => setTimeout(r, d.sleepMs));
+    if (o.overrides && !overrides) {
+      const base = new Resolution(rt, file, node.line, new Map(), undefined, ctx.offline);
+      overrides = new Map(o.overrides.map(([k, t]) => [k, base.resolve(t)]));
+    }
+    const res = new Resolution(rt, file, node.line, new Map(), overrides, ctx.offline);
+    const logs: string[] = [];
+    for (const s of node.pre) {
+      if (s.lua) {
+        rt.warnOnce(`${file.path}:${s.line}`, `${file.path}:${s.line}: Lua scripts (rest.nvim, kulala) are not run`);
+        continue;
+      }
+      const r = await runScript(s, 'pre', { res, iteration: 0 });
+      logs.push(...r.logs);
+      if (r.error) {
+        const msg = `${file.path}:${s.line}: the pre-request script failed: ${r.error}`;
+        // --offline shows the request anyway: a script is not a reason to fail a preview.
+        if (!ctx.offline) throw new UsageError(msg);
+        ctx.warn(msg);
+      }
+      if (r.exit) return null;
+    }
+    let count = 1;
+    if (hasIterations) {
+      for (const t of templatesOf(node)) for (const e of expressions(t)) if (e.kind === 'jsonpath') count = Math.max(count, safeCount(res, e.name));
+    }
+    const built: Pending[] = [];
+    for (let i = 0; i < count; i++) {
+      const r = i === 0 ? res : new Resolution(rt, file, node.line, res.requestVars, overrides, ctx.offline);
+      r.iteration = i;
+      built.push({ built: buildSpec(node, { res: r, file, lenient: ctx.offline, jar: rt.jar, warn: ctx.warn }), res: r, iteration: i, logs: i === 0 ? logs : [] });
+    }
+    pending = built;
+    if (ctx.offline) for (const l of logs) ctx.debug(`script: ${l}`);
+    return count === 1 ? built[0]!.built.spec : built.map((b) => b.built.spec);
+  };
+
+  const after = async (done: Completed): Promise<AfterResult> => {
+    // Match by the URL object the spec was built with (the runner copies specs, not URLs).
+    const at = pending.findIndex((x) => x.built.spec.url === done.spec.url);
+    const p = at === -1 ? pending.shift() : pending.splice(at, 1)[0];
+    const result: AfterResult = { failures: [], log: p ? [...p.logs] : [] };
+    if (storeAs !== undefined) {
+      rt.responses.set(storeAs, {
+        request: { method: done.request.method, url: formatUrl(done.url), headers: done.request.headers, body: done.request.body },
+        response: { status: done.response.status, rawHeaders: done.response.rawHeaders, body: done.body },
+      });
+    }
+    if (!p) return result;
+    for (const s of node.handlers) {
+      if (s.lua) {
+        rt.warnOnce(`${file.path}:${s.line}`, `${file.path}:${s.line}: Lua scripts (rest.nvim, kulala) are not run`);
+        continue;
+      }
+      const r = await runScript(s, 'response', p, done);
+      result.log!.push(...r.logs);
+      for (const [name, failure] of r.tests) {
+        result.log!.push(failure === null ? `✓ ${name}` : `✗ ${name}: ${failure}`);
+        if (failure !== null) result.failures.push(`${name}: ${failure}`);
+      }
+      if (r.error) result.failures.push(`${file.path}:${s.line}: the response handler failed: ${r.error}`);
+      if (r.exit) {
+        result.stop = true;
+        break;
+      }
+    }
+    for (const out of node.outputs) {
+      try {
+        const path = writeOutput(resolvePath(file.dir, p.res.resolve(out.path)), done.body, out.overwrite);
+        result.log!.push(`response saved to ${path}`);
+      } catch (e) {
+        result.failures.push(`${file.path}:${out.line}: cannot save the response: ${(e as Error).message}`);
+      }
+    }
+    return result;
+  };
+
+  return {
+    name: o.named ? storeAs : undefined,
+    line: node.line,
+    label: o.label ?? `${node.method} ${rawText(node.url)}`,
+    build,
+    after,
+    dependsOn: dependencies(node, file, rt.requestNames),
+    output: d.noLog ? { noLog: true } : undefined,
+  };
+}
+
+function safeCount(res: Resolution, path: string): number {
+  try {
+    return res.requestPathAll(path).length;
+  } catch {
+    return 1;
+  }
+}
+
+function pairs(raw: string[]): [string, string][] {
+  const out: [string, string][] = [];
+  for (let i = 0; i < raw.length; i += 2) out.push([raw[i]!, raw[i + 1]!]);
+  return out;
+}
+
+/** `>> file` keeps an existing file and writes `name-1.ext` instead; `>>! file` overwrites. */
+function writeOutput(path: string, body: Buffer, overwrite: boolean): string {
+  mkdirSync(dirname(path), { recursive: true });
+  let target = path;
+  if (!overwrite) {
+    const ext = extname(path);
+    const stem = path.slice(0, path.length - ext.length);
+    for (let n = 1; existsSync(target); n++) target = `${stem}-${n}${ext}`;
+  }
+  writeFileSync(target, body);
+  return target;
+}

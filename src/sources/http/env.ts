@@ -1,0 +1,126 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { UsageError } from '../../errors.js';
+
+/**
+ * Environments of the JetBrains HTTP Client (also read by httpyac): `http-client.env.json` and
+ * `http-client.private.env.json`, next to the .http file or in the nearest parent folder that has
+ * one, each `{ "envName": { "var": "value" }, "$shared": { ... } }`. The selected environment's
+ * variables win over `$shared`; between the two files the JetBrains documentation gives the public
+ * file precedence over the private one, and so does sling.
+ */
+export interface Environment {
+  name?: string;
+  /** Variable → value (strings; numbers and booleans as JSON text). */
+  vars: Map<string, string>;
+  /** Where the variables came from, for --debug and hints. */
+  files: string[];
+  /** Environment names per variable, over every environment of the files (for hints). */
+  definedIn: Map<string, string[]>;
+}
+
+const PUBLIC = 'http-client.env.json';
+const PRIVATE = 'http-client.private.env.json';
+
+type EnvFile = Record<string, Record<string, unknown>>;
+
+function readEnvFile(path: string): EnvFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new UsageError(`cannot read the environment file '${path}': ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (e) {
+    throw new UsageError(`the environment file '${path}' is not valid JSON: ${(e as Error).message}`);
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new UsageError(`the environment file '${path}' must hold an object of environments`);
+  return data as EnvFile;
+}
+
+/** The folder's env files, or the nearest parent's. */
+export function findEnvFiles(dir: string): string[] {
+  let d = resolve(dir);
+  for (;;) {
+    const found = [join(d, PUBLIC), join(d, PRIVATE)].filter((p) => existsSync(p));
+    if (found.length) return found;
+    const up = dirname(d);
+    if (up === d) return [];
+    d = up;
+  }
+}
+
+const text = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+export function loadEnvironment(dir: string, envName: string | undefined, envFile: string | undefined, cwd: string): Environment {
+  let files: string[];
+  if (envFile !== undefined) {
+    const p = resolve(cwd, envFile);
+    if (!existsSync(p)) throw new UsageError(`--env-file: cannot read '${envFile}': no such file`);
+    files = [p];
+    // `x.env.json` brings its private sibling `x.private.env.json` when there is one.
+    const priv = join(dirname(p), basename(p).replace(/\.env\.json$/, '.private.env.json'));
+    if (priv !== p && existsSync(priv)) files.push(priv);
+  } else {
+    files = findEnvFiles(dir);
+  }
+  // Public first: it wins over private (JetBrains), and the specific environment over $shared.
+  const parsed = files.map(readEnvFile);
+  const vars = new Map<string, string>();
+  const definedIn = new Map<string, string[]>();
+  for (const data of parsed) {
+    for (const [env, values] of Object.entries(data)) {
+      if (env === '$shared' || typeof values !== 'object' || values === null) continue;
+      for (const k of Object.keys(values)) {
+        const list = definedIn.get(k) ?? [];
+        if (!list.includes(env)) list.push(env);
+        definedIn.set(k, list);
+      }
+    }
+  }
+  const put = (values: Record<string, unknown> | undefined) => {
+    if (!values || typeof values !== 'object') return;
+    for (const [k, v] of Object.entries(values)) if (!vars.has(k) && k !== 'Security') vars.set(k, text(v));
+  };
+  if (envName !== undefined) {
+    const known = new Set(parsed.flatMap((d) => Object.keys(d).filter((k) => k !== '$shared')));
+    if (!files.length) throw new UsageError(`--env ${envName}: no ${PUBLIC} or ${PRIVATE} next to the file or in a parent folder`, 'name one with --env-file PATH');
+    if (!known.has(envName)) {
+      throw new UsageError(`--env ${envName}: no such environment in ${files.join(', ')}`, `environments: ${[...known].join(', ') || '(none)'}`);
+    }
+    for (const d of parsed) put(d[envName]);
+  }
+  for (const d of parsed) put(d.$shared);
+  return { name: envName, vars, files, definedIn };
+}
+
+/** A `.env` file (for `$dotenv`): next to the .http file or in the nearest parent folder. */
+export function loadDotenv(dir: string): Record<string, string> {
+  let d = resolve(dir);
+  for (;;) {
+    const p = join(d, '.env');
+    if (existsSync(p)) return parseDotenv(readFileSync(p, 'utf8'));
+    const up = dirname(d);
+    if (up === d) return {};
+    d = up;
+  }
+}
+
+export function parseDotenv(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) continue;
+    const m = /^(?:export\s+)?([\w.-]+)\s*=\s*(.*)$/.exec(line);
+    if (!m) continue;
+    let v = m[2]!;
+    if (/^"(.*)"$/s.test(v)) v = v.slice(1, -1).replace(/\\n/g, '\n').replace(/\\"/g, '"');
+    else if (/^'(.*)'$/s.test(v)) v = v.slice(1, -1);
+    else v = v.replace(/\s+#.*$/, '');
+    out[m[1]!] = v;
+  }
+  return out;
+}

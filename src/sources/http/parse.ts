@@ -1,0 +1,645 @@
+import type { BodyLine, Diagnostic, Directives, HeaderNode, ParsedHttp, RequestNode, RunNode, ScriptNode } from './ast.js';
+import { checkDynamic } from './dynamic.js';
+import { compile, expressions, rawText, type Expr, type Template } from './template.js';
+
+/**
+ * The .http / .rest parser: one pass over the lines, a small state machine per request block
+ * (before the request line → headers → body → response handlers). Pure: text in, data out; a
+ * malformed file throws HttpParseError (line and column), syntax of other runners (httpyac asserts
+ * and script blocks, WebSocket/gRPC requests, Lua handlers, ...) becomes a warning naming the line
+ * and is never sent.
+ *
+ * The grammar is the union of the JetBrains HTTP Client spec and the VS Code REST Client README,
+ * plus the httpyac habits the corpus shows (requests separated by a blank line only, recorded
+ * responses after a request, `/* *\/` comments).
+ */
+export class HttpParseError extends Error {
+  constructor(
+    readonly line: number,
+    readonly col: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE', 'CONNECT']);
+const OTHER_METHODS: Record<string, string> = {
+  WS: 'WebSocket requests (httpyac WS)',
+  WSS: 'WebSocket requests (httpyac WSS)',
+  WEBSOCKET: 'WebSocket requests (JetBrains WEBSOCKET)',
+  GRPC: 'gRPC requests',
+  SSE: 'server-sent event requests (httpyac SSE)',
+  EVENTSOURCE: 'server-sent event requests (httpyac EVENTSOURCE)',
+  MQTT: 'MQTT requests (httpyac)',
+  AMQP: 'AMQP requests (httpyac)',
+};
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const VAR_NAME = /^[\p{L}\p{N}_.\-$]+$/u;
+/** An httpyac request that starts after a blank line inside another request's body. */
+const STRICT_REQUEST = /^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|TRACE|CONNECT|GRAPHQL)\s+(https?:\/\/|\/|\{\{)(\{\{[^}]*\}\}|[^\s{])*(\s+HTTP\/\d+(\.\d+)?)?\s*$/;
+
+type State = 'pre' | 'headers' | 'body' | 'after' | 'skip';
+
+interface Pending {
+  atName?: string;
+  directives: Directives;
+  pre: ScriptNode[];
+  lua: boolean;
+}
+
+const freshPending = (): Pending => ({ directives: { refs: [] }, pre: [], lua: false });
+
+export function parseHttp(text: string): ParsedHttp {
+  return new Parser(text).run();
+}
+
+class Parser {
+  private readonly lines: string[] = [];
+  private readonly eols: string[] = [];
+  private i = 0;
+  private readonly out: ParsedHttp = { items: [], vars: new Map(), imports: [], warnings: [] };
+  private state: State = 'pre';
+  private title?: string;
+  private pending: Pending = freshPending();
+  private blockHasRequest = false;
+  private req?: RequestNode;
+  /** URL continuation lines are still possible (right after the request line). */
+  private urlOpen = false;
+  private blankBefore = false;
+  private bodyStarted = false;
+
+  constructor(text: string) {
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    let start = 0;
+    const n = text.length;
+    while (start <= n) {
+      let nl = text.indexOf('\n', start);
+      if (nl === -1) nl = n;
+      let end = nl;
+      let eol = nl < n ? '\n' : '';
+      if (end > start && text.charCodeAt(end - 1) === 13) {
+        end--;
+        eol = nl < n ? '\r\n' : '';
+      }
+      this.lines.push(text.slice(start, end));
+      this.eols.push(eol);
+      if (nl === n) break;
+      start = nl + 1;
+    }
+  }
+
+  private warn(line: number, col: number, message: string) {
+    this.out.warnings.push({ line, col, message });
+  }
+
+  private fail(line: number, col: number, message: string): never {
+    throw new HttpParseError(line, col, message);
+  }
+
+  run(): ParsedHttp {
+    const { lines } = this;
+    for (this.i = 0; this.i < lines.length; this.i++) {
+      const line = lines[this.i]!;
+      if (line.startsWith('###')) {
+        this.endRequest();
+        this.newBlock(line.slice(3).trim());
+        continue;
+      }
+      switch (this.state) {
+        case 'pre':
+          this.pre(line);
+          break;
+        case 'headers':
+          this.headers(line);
+          break;
+        case 'body':
+          this.body(line);
+          break;
+        case 'after':
+          this.after(line);
+          break;
+        case 'skip':
+          if (line.trim() === '') this.blankBefore = true;
+          else if (this.blankBefore && STRICT_REQUEST.test(line)) this.startNextRequest(line);
+          break;
+      }
+    }
+    this.endRequest();
+    if (this.pending.pre.length) this.warn(this.pending.pre[0]!.line, 1, 'a pre-request script with no request after it: not run');
+    return this.out;
+  }
+
+  private newBlock(title: string) {
+    // `# @name x` and `< {% %}` placed before `###` belong to the next request (vp.http, kulala).
+    if (this.blockHasRequest) this.pending = freshPending();
+    this.title = title || undefined;
+    this.blockHasRequest = false;
+    this.state = 'pre';
+  }
+
+  // ------------------------------------------------------------------ before the request line --
+
+  private pre(line: string) {
+    const t = line.trim();
+    if (t === '') return;
+    const ln = this.i + 1;
+    const col = line.length - line.trimStart().length + 1;
+    if (t.startsWith('#') || t.startsWith('//')) return this.comment(t, ln, col);
+    if (t.startsWith('/*')) return this.blockComment(col);
+    if (t.startsWith('@')) return this.fileVar(t, ln, col);
+    if (t.startsWith('<')) {
+      const m = /^<\s*\{%/.exec(t);
+      if (m) {
+        this.preScript(line, ln);
+        return;
+      }
+      const path = t.slice(1).trim();
+      this.pending.pre.push({ path: this.template(path, ln, col + t.indexOf(path), true), line: ln, lua: this.takeLua() });
+      return;
+    }
+    if (t.startsWith('>')) {
+      this.warn(ln, col, 'a response handler with no request before it: not run');
+      if (/^>\s*\{%/.test(t)) this.script(line.indexOf('{%'));
+      return;
+    }
+    if (t.startsWith('{%')) {
+      this.warn(ln, col, "a script block without '<' before it: run as a pre-request script (write '< {%' to say so)");
+      this.preScript(line, ln);
+      return;
+    }
+    if (t.startsWith('{{')) return this.httpyacScript(ln, col);
+    if (t.startsWith('??')) return this.warn(ln, col, 'httpyac assertions (??) are not supported: skipped');
+    let m = /^import\s+(.+)$/.exec(t);
+    if (m) {
+      this.out.imports.push({ path: unquote(m[1]!.trim()), line: ln, col });
+      return;
+    }
+    m = /^run\s+(.+)$/.exec(t);
+    if (m) return this.runLine(m[1]!, ln, col);
+    m = /^(proto|gql|fragment)\s/.exec(t);
+    if (m) {
+      const what = m[1] === 'fragment' ? 'GraphQL fragments' : m[1] === 'proto' ? 'proto imports' : 'gql imports';
+      this.warn(ln, col, `httpyac ${what} are not supported: skipped`);
+      if (m[1] === 'fragment') while (this.i + 1 < this.lines.length && this.lines[this.i + 1]!.trim() !== '' && !this.lines[this.i + 1]!.startsWith('###')) this.i++;
+      return;
+    }
+    if (!this.requestLine(line, ln)) {
+      if (/^[A-Za-z]+$/.test(t)) this.fail(ln, col, `a request line needs a URL after '${t}'`);
+      this.fail(ln, col, `expected a request line (METHOD URL), a comment, a variable (@name = value) or ###, got '${clip(t)}'`);
+    }
+  }
+
+  private comment(t: string, ln: number, col: number) {
+    const m = /^(?:#|\/\/)\s*@([A-Za-z][\w.-]*)(\s*=\s*|\s+|$)(.*)$/.exec(t);
+    if (!m) return;
+    const [, name, sep, rest] = m as unknown as [string, string, string, string];
+    const value = rest.trim();
+    const d = this.pending.directives;
+    const seconds = (what: string) => {
+      const s = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/.exec(value);
+      if (!s) this.fail(ln, col, `# @${what} needs a time such as 30, 30 s, 500 ms or 2 m, got '${value}'`);
+      const n = Number(s[1]);
+      return s[2] === 'ms' ? n : s[2] === 'm' ? n * 60000 : n * 1000;
+    };
+    switch (name) {
+      case 'name':
+        if (!value) this.fail(ln, col, '# @name needs a name');
+        this.pending.atName = value;
+        return;
+      case 'no-redirect':
+        d.noRedirect = true;
+        return;
+      case 'no-cookie-jar':
+        d.noCookieJar = true;
+        return;
+      case 'timeout':
+        d.timeoutMs = seconds('timeout');
+        return;
+      case 'connection-timeout':
+        d.connectTimeoutMs = seconds('connection-timeout');
+        return;
+      case 'no-log':
+        d.noLog = true;
+        return;
+      case 'no-auto-encoding':
+      case 'note':
+      case 'title':
+      case 'description':
+        return;
+      case 'ref':
+      case 'forceRef':
+        if (!value) this.fail(ln, col, `# @${name} needs a request name`);
+        d.refs.push(value);
+        return;
+      case 'disabled':
+        d.disabled = true;
+        return;
+      case 'sleep': {
+        if (!/^\d+$/.test(value)) this.fail(ln, col, `# @sleep needs milliseconds, got '${value}'`);
+        d.sleepMs = Number(value);
+        return;
+      }
+      case 'no-reject-unauthorized':
+        d.insecure = true;
+        return;
+      case 'lang':
+        if (/^lua$/i.test(value)) this.pending.lua = true;
+        return;
+      case 'prompt':
+        this.warn(ln, col, `# @prompt asks for input in the REST Client; sling does not prompt: give ${value.split(/\s/)[0] || 'the variable'} a value in a file variable or the environment`);
+        return;
+      case 'use-os-credentials':
+        this.warn(ln, col, '# @use-os-credentials (JetBrains) is not supported: ignored');
+        return;
+    }
+    // `# @host = x`: a commented-out file variable, not a directive.
+    if (sep.includes('=')) return;
+    this.warn(ln, col, `unknown directive # @${name}: ignored`);
+  }
+
+  private blockComment(col: number) {
+    const start = this.i;
+    const first = this.lines[start]!;
+    if (first.indexOf('*/', first.indexOf('/*') + 2) !== -1) return;
+    for (let j = start + 1; j < this.lines.length; j++) {
+      if (this.lines[j]!.includes('*/')) {
+        this.i = j;
+        return;
+      }
+    }
+    this.fail(start + 1, col, "a '/*' comment without its '*/'");
+  }
+
+  private fileVar(t: string, ln: number, col: number) {
+    const m = /^@([^\s=]+)\s*=\s*(.*?)\s*$/.exec(t);
+    if (!m) this.fail(ln, col, `a file variable is written '@name = value', got '${clip(t)}'`);
+    const name = m[1]!;
+    if (!VAR_NAME.test(name)) this.fail(ln, col + 1, `'${name}' is not a valid variable name (letters, digits, _ - . only)`);
+    const value = this.template(m[2]!, ln, col + t.indexOf(m[2]!, name.length + 1), true);
+    const defs = this.out.vars.get(name);
+    if (defs) defs.push({ line: ln, value });
+    else this.out.vars.set(name, [{ line: ln, value }]);
+  }
+
+  private runLine(rest: string, ln: number, col: number) {
+    const m = /^(.*?)\s*(?:\((.*)\))?\s*$/.exec(rest.trim())!;
+    const target = m[1]!;
+    const overrides: [string, Template][] = [];
+    if (m[2] !== undefined) {
+      for (const part of m[2].split(',')) {
+        const o = /^\s*@?([^\s=]+)\s*=\s*(.*?)\s*$/.exec(part);
+        if (!o) this.fail(ln, col, `run: a variable override is written '@name=value', got '${clip(part.trim())}'`);
+        overrides.push([o[1]!, this.template(o[2]!, ln, col, true)]);
+      }
+    }
+    const node: RunNode = { kind: 'run', line: ln, col, overrides };
+    if (target.startsWith('#')) node.name = target.slice(1).trim();
+    else node.path = unquote(target);
+    if (!node.name && !node.path) this.fail(ln, col, 'run needs #Name or a file');
+    this.out.items.push(node);
+  }
+
+  /** httpyac `{{ js }}` script blocks, on one line or several: skipped with a warning. */
+  private httpyacScript(ln: number, col: number) {
+    const first = this.lines[this.i]!;
+    if (!first.slice(first.indexOf('{{') + 2).includes('}}')) {
+      let j = this.i + 1;
+      while (j < this.lines.length && !this.lines[j]!.trim().startsWith('}}') && !this.lines[j]!.startsWith('###')) j++;
+      if (j >= this.lines.length || this.lines[j]!.startsWith('###')) this.fail(ln, col, "an httpyac script block '{{' without its closing '}}'");
+      this.i = j;
+    }
+    this.warn(ln, col, 'httpyac script blocks ({{ ... }}) are not run: skipped');
+  }
+
+  /** Reads `{% ... %}` starting at column `at` of the current line; leaves i on the closing line. */
+  private script(at: number): string {
+    const start = this.i;
+    const first = this.lines[start]!;
+    const close = first.indexOf('%}', at + 2);
+    if (close !== -1) {
+      this.trailing(first, close + 2, start + 1);
+      return first.slice(at + 2, close);
+    }
+    const parts = [first.slice(at + 2)];
+    for (let j = start + 1; j < this.lines.length; j++) {
+      const l = this.lines[j]!;
+      const c = l.indexOf('%}');
+      if (c !== -1) {
+        parts.push(l.slice(0, c));
+        this.trailing(l, c + 2, j + 1);
+        this.i = j;
+        return parts.join('\n');
+      }
+      parts.push(l);
+    }
+    this.fail(start + 1, at + 1, "a script block '{%' without its closing '%}'");
+  }
+
+  private preScript(line: string, ln: number) {
+    const code = this.script(line.indexOf('{%'));
+    this.pending.pre.push({ code, line: ln, lua: this.takeLua(code) });
+  }
+
+  private handlerScript(line: string, ln: number) {
+    const code = this.script(line.indexOf('{%'));
+    this.req!.handlers.push({ code, line: ln, lua: this.takeLua(code) });
+  }
+
+  private trailing(line: string, from: number, ln: number) {
+    if (line.slice(from).trim() !== '') this.warn(ln, from + 1, `text after '%}' is ignored: '${clip(line.slice(from).trim())}'`);
+  }
+
+  /** `# @lang=lua` before the script, or a script that reads as Lua (`-- lua`, `local x = ...`). */
+  private takeLua(code?: string): boolean {
+    const lua = this.pending.lua;
+    this.pending.lua = false;
+    if (lua) return true;
+    const first = code?.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+    return first.startsWith('--') || /^local\s+[A-Za-z_]\w*\s*=/.test(first);
+  }
+
+  private template(text: string, ln: number, col: number, strict: boolean): Template {
+    const { template, unclosed } = compile(text, ln, col);
+    if (unclosed !== undefined && strict) this.fail(ln, unclosed, "'{{' without its closing '}}'");
+    for (const e of expressions(template)) this.checkExpr(e);
+    return template;
+  }
+
+  private checkExpr(e: Expr) {
+    if (e.kind === 'dynamic') {
+      const problem = checkDynamic(e.name, e.args);
+      if (problem?.startsWith('unsupported:')) this.warn(e.line, e.col, problem.slice(12));
+      else if (problem) this.fail(e.line, e.col, problem);
+    } else if (e.kind === 'js') {
+      this.warn(e.line, e.col, `${e.raw} looks like an httpyac JavaScript expression; sling does not evaluate JavaScript in placeholders`);
+    }
+  }
+
+  // ----------------------------------------------------------------------------- request line --
+
+  private requestLine(line: string, ln: number): boolean {
+    const indent = line.length - line.trimStart().length;
+    const t = line.trim();
+    let method = 'GET';
+    let rest = t;
+    let urlCol = indent + 1;
+    const m = /^([A-Za-z][A-Za-z0-9_-]*)(\s+)(\S.*)$/.exec(t);
+    if (m && (METHODS.has(m[1]!.toUpperCase()) || /^[A-Z][A-Z0-9_-]*$/.test(m[1]!))) {
+      method = m[1]!.toUpperCase();
+      rest = m[3]!;
+      urlCol = indent + m[1]!.length + m[2]!.length + 1;
+    } else if (!looksLikeUrl(t.replace(/\s+HTTP\/\d+(\.\d+)?$/i, ''))) {
+      return false;
+    }
+    if (OTHER_METHODS[method]) {
+      this.warn(ln, indent + 1, `${OTHER_METHODS[method]} are not supported: skipped`);
+      this.blockHasRequest = true;
+      this.pending = freshPending();
+      this.req = undefined;
+      this.state = 'skip';
+      this.blankBefore = false;
+      return true;
+    }
+    let version: string | undefined;
+    const v = /\s+(HTTP\/\d+(?:\.\d+)?)$/i.exec(rest);
+    if (v) {
+      version = v[1]!.toUpperCase();
+      rest = rest.slice(0, v.index);
+    }
+    rest = rest.trimEnd();
+    let graphql = false;
+    if (method === 'GRAPHQL') {
+      method = 'POST';
+      graphql = true;
+    }
+    const p = this.pending;
+    this.req = {
+      kind: 'request',
+      line: ln,
+      urlCol,
+      atName: p.atName,
+      title: this.title,
+      method,
+      url: this.template(rest, ln, urlCol, true),
+      version,
+      headers: [],
+      body: [],
+      graphql,
+      pre: p.pre,
+      handlers: [],
+      outputs: [],
+      directives: p.directives,
+    };
+    this.title = undefined;
+    this.pending = freshPending();
+    this.blockHasRequest = true;
+    this.state = 'headers';
+    this.urlOpen = true;
+    this.blankBefore = false;
+    this.bodyStarted = false;
+    return true;
+  }
+
+  /** An httpyac request that follows a blank line inside the current one. */
+  private startNextRequest(line: string) {
+    this.endRequest();
+    this.blockHasRequest = false;
+    this.state = 'pre';
+    this.pre(line);
+  }
+
+  // ---------------------------------------------------------------------------------- headers --
+
+  private headers(line: string) {
+    const req = this.req!;
+    const ln = this.i + 1;
+    if (this.urlOpen) {
+      const t = line.trim();
+      // JetBrains: indented lines continue the URL; REST Client: lines starting with ? or &.
+      if (t !== '' && (/^\s/.test(line) || (t.startsWith('?') && !t.startsWith('??')) || t.startsWith('&')) && !t.startsWith('#') && !t.startsWith('//')) {
+        const col = line.indexOf(t) + 1;
+        req.url = [...req.url, ...this.template(t, ln, col, true)];
+        return;
+      }
+      this.urlOpen = false;
+    }
+    if (line.trim() === '') {
+      this.state = 'body';
+      this.blankBefore = false;
+      return;
+    }
+    const t = line.trimStart();
+    const col = line.length - t.length + 1;
+    if (t.startsWith('#') || t.startsWith('//')) return;
+    if (t.startsWith('??')) return this.warn(ln, col, 'httpyac assertions (??) are not supported: skipped');
+    // httpyac: a request line right after another request starts the next request.
+    if (STRICT_REQUEST.test(line)) return this.startNextRequest(line);
+    if (t.startsWith('>') || t.startsWith('<>')) {
+      this.state = 'body';
+      return this.body(line);
+    }
+    if (/^<@?\s/.test(t)) {
+      this.state = 'body';
+      return this.body(line);
+    }
+    if (t.startsWith('{') || t.startsWith('[')) {
+      this.warn(ln, col, 'the body should follow a blank line after the headers; taken as the body');
+      this.state = 'body';
+      return this.body(line);
+    }
+    if (/^\s/.test(line) && req.headers.length) {
+      this.warn(ln, col, 'an indented line after a header (obsolete line folding): joined to the header before it');
+      const h = req.headers[req.headers.length - 1]!;
+      h.value = [...h.value, ' ', ...this.template(t, ln, col, true)];
+      return;
+    }
+    const colon = t.indexOf(':');
+    const name = colon === -1 ? '' : t.slice(0, colon).trimEnd();
+    if (colon <= 0 || (!TOKEN.test(name) && !name.includes('{{'))) {
+      this.fail(ln, col, `expected a header 'Name: value' or a blank line before the body, got '${clip(t)}'`);
+    }
+    const valueText = t.slice(colon + 1).trim();
+    const valueCol = col + t.indexOf(valueText, colon + 1);
+    const header: HeaderNode = { name: this.template(name, ln, col, true), value: this.template(valueText, ln, valueCol, true), line: ln, col };
+    if (/^x-request-type$/i.test(name) && /^graphql$/i.test(valueText)) {
+      req.graphql = true;
+      return;
+    }
+    req.headers.push(header);
+  }
+
+  // ------------------------------------------------------------------------------------- body --
+
+  private body(line: string) {
+    const req = this.req!;
+    const ln = this.i + 1;
+    if (line.trim() === '') {
+      if (this.bodyStarted) req.body.push({ kind: 'text', t: [], raw: '', eol: this.eols[this.i]!, line: ln });
+      this.blankBefore = true;
+      return;
+    }
+    if (this.handlerLine(line, ln)) return;
+    if (line.startsWith('??')) {
+      this.warn(ln, 1, 'httpyac assertions (??) are not supported: skipped');
+      this.state = 'after';
+      return;
+    }
+    const atStart = !this.bodyStarted || this.blankBefore;
+    if (atStart) {
+      if (!this.bodyStarted && line.trimStart().startsWith('{%')) {
+        this.warn(ln, 1, "a script block without '>' before it: run as a response handler (write '> {%' to say so)");
+        this.handlerScript(line, ln);
+        this.state = 'after';
+        return;
+      }
+      if (/^HTTP\/\d+(\.\d+)?\s+\d{3}\b/.test(line)) {
+        this.warn(ln, 1, 'a recorded response (httpyac) after the request: ignored');
+        this.state = 'skip';
+        this.blankBefore = false;
+        return;
+      }
+      if (STRICT_REQUEST.test(line)) return this.startNextRequest(line);
+      if (line.startsWith('{{') && !line.slice(2).includes('}}')) return this.httpyacScript(ln, 1);
+      if (!this.bodyStarted && /^gql\s+\S+\s*</.test(line)) return this.warn(ln, 1, 'httpyac gql imports are not supported: skipped');
+    }
+    this.blankBefore = false;
+    // Comment lines before the body content (Visual Studio's `// CreateTodoListCommand`).
+    if (!this.bodyStarted && (line.startsWith('#') || line.startsWith('//'))) return;
+    const inc = /^<(@?)\s+(\S.*?)\s*$/.exec(line);
+    if (inc) {
+      const col = line.indexOf(inc[2]!) + 1;
+      req.body.push({ kind: 'file', path: this.template(inc[2]!, ln, col, true), vars: inc[1] === '@', eol: this.eols[this.i]!, line: ln, col });
+    } else {
+      req.body.push({ kind: 'text', t: this.template(line, ln, 1, false), raw: line, eol: this.eols[this.i]!, line: ln });
+    }
+    this.bodyStarted = true;
+  }
+
+  /** `> {% %}`, `> ./file.js`, `>> file`, `>>! file`, `<> ref`; true when the line was one. */
+  private handlerLine(line: string, ln: number): boolean {
+    const req = this.req!;
+    if (line.startsWith('<>')) {
+      // JetBrains writes `<> 2024-01-01T000000.200.json` (a saved response to compare with): nothing to run.
+      this.state = 'after';
+      return true;
+    }
+    if (!line.startsWith('>')) return false;
+    const out = /^>>(!?)\s*(\S.*?)\s*$/.exec(line);
+    if (out) {
+      req.outputs.push({ path: this.template(out[2]!, ln, line.indexOf(out[2]!) + 1, true), overwrite: out[1] === '!', line: ln });
+      this.state = 'after';
+      return true;
+    }
+    if (/^>\s*\{%/.test(line)) {
+      this.handlerScript(line, ln);
+      this.state = 'after';
+      return true;
+    }
+    const file = /^>\s+(\S.*?)\s*$/.exec(line);
+    if (file) {
+      req.handlers.push({ path: this.template(file[1]!, ln, line.indexOf(file[1]!) + 1, true), line: ln, lua: this.takeLua() });
+      this.state = 'after';
+      return true;
+    }
+    return false;
+  }
+
+  private after(line: string) {
+    const ln = this.i + 1;
+    const t = line.trim();
+    if (t === '') {
+      this.blankBefore = true;
+      return;
+    }
+    if (t.startsWith('#') || t.startsWith('//')) {
+      const m = /^(?:#|\/\/)\s*@lang\s*=?\s*lua\b/i.exec(t);
+      if (m) this.pending.lua = true;
+      return;
+    }
+    if (this.handlerLine(line, ln)) return;
+    if (t.startsWith('??')) return this.warn(ln, 1, 'httpyac assertions (??) are not supported: skipped');
+    if (this.blankBefore && STRICT_REQUEST.test(line)) return this.startNextRequest(line);
+    if (line.startsWith('{{') && !line.slice(2).includes('}}')) return this.httpyacScript(ln, 1);
+    this.warn(ln, 1, `text after the response handler is ignored: '${clip(t)}'`);
+  }
+
+  private endRequest() {
+    const req = this.req;
+    this.req = undefined;
+    if (!req) return;
+    this.urlOpen = false;
+    // Trailing blank lines, and comments after a blank line at the end (orders.http), are not body.
+    const body = req.body;
+    const blank = (b: BodyLine) => b.kind === 'text' && b.raw.trim() === '';
+    const comment = (b: BodyLine) => b.kind === 'text' && (b.raw.startsWith('#') || b.raw.startsWith('//'));
+    let end = body.length;
+    for (;;) {
+      while (end > 0 && blank(body[end - 1]!)) end--;
+      let k = end;
+      while (k > 0 && comment(body[k - 1]!)) k--;
+      if (k < end && k > 0 && blank(body[k - 1]!)) end = k;
+      else break;
+    }
+    if (end < body.length) body.length = end;
+    if (body.length) body[body.length - 1]!.eol = '';
+    // httpyac: a JSON-typed body that starts with a GraphQL operation is a GraphQL request.
+    if (!req.graphql && body.length && body[0]!.kind === 'text' && /^(query|mutation|subscription|fragment)\b/.test(body[0]!.raw)) {
+      const ct = req.headers.find((h) => /^content-type$/i.test(rawText(h.name)));
+      if (!ct || /json/i.test(rawText(ct.value))) req.graphql = true;
+    }
+    this.out.items.push(req);
+    this.state = 'pre';
+  }
+}
+
+function looksLikeUrl(s: string): boolean {
+  if (/\s/.test(s) || s === '') return false;
+  if (/^(https?:\/\/|\/|\{\{|:\d)/i.test(s)) return true;
+  return /^[\p{L}\p{N}_.-]+(:\d+)?([/?#]|$)/u.test(s) && /[.:]|^localhost/.test(s);
+}
+
+const unquote = (s: string) => (/^(["']).*\1$/.test(s) ? s.slice(1, -1) : s);
+const clip = (s: string) => (s.length > 60 ? s.slice(0, 57) + '...' : s);
+
+export type { Diagnostic };

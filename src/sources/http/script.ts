@@ -1,0 +1,216 @@
+import vm from 'node:vm';
+
+/**
+ * JetBrains HTTP Client scripts (`< {% %}` pre-request scripts, `> {% %}` response handlers),
+ * run in one node:vm context per run with only the JetBrains API: `client`, `request`, `response`,
+ * `jsonPath()` (and `console.log` as `client.log`). No `require`, `process`, timers, file system
+ * or network. Loaded only when a file has scripts.
+ *
+ * Nothing of the host realm is handed to scripts: the API objects are built inside the context by
+ * a bootstrap whose only link to the host is a bridge object kept in a closure, and every value
+ * that crosses is a string (JSON for structures), so host functions (and their constructors)
+ * are out of reach. Each script runs with a time limit.
+ */
+export interface ScriptHooks {
+  setGlobal(name: string, text: string): void;
+  getGlobal(name: string): string | undefined;
+  clearGlobal(name: string): void;
+  clearAll(): void;
+  globalsEmpty(): boolean;
+  /** request.environment.get */
+  env(name: string): string | undefined;
+  /** request.variables.get for names no script set: any variable the request sees. */
+  lookup(name: string): string | undefined;
+  setRequestVar(name: string, text: string, json: string | undefined): void;
+}
+
+export interface ScriptRequest {
+  method: string;
+  url: string;
+  urlRaw: string;
+  headers: [string, string][];
+  body: string;
+  bodyRaw: string;
+  iteration: number;
+}
+
+export interface ScriptResponse {
+  status: number;
+  headers: [string, string][];
+  body: string;
+  contentType: string;
+}
+
+export interface ScriptResult {
+  /** [test name, failure message or null]. */
+  tests: [string, string | null][];
+  logs: string[];
+  exit: boolean;
+  /** An uncaught error (or a failed assertion outside client.test). */
+  error?: string;
+}
+
+const TIMEOUT_MS = 10_000;
+
+const BOOTSTRAP = String.raw`(function (bridge) {
+  'use strict';
+  const store = Object.create(null);
+  const EXIT = { exit: true };
+  let state;
+  let requestVars;
+  const json = (v) => { try { return JSON.stringify(v); } catch (e) { return undefined; } };
+  const text = (v) => (typeof v === 'string' ? v : v === undefined || v === null ? String(v) : (typeof v === 'object' ? (json(v) ?? String(v)) : String(v)));
+  const message = (e) => {
+    if (e && typeof e === 'object' && typeof e.message === 'string') return e.message;
+    try { return String(e); } catch (x) { return 'error'; }
+  };
+  class AssertionFailed extends Error {}
+  function assert(condition, msg) {
+    if (!condition) throw new AssertionFailed(msg === undefined ? 'assertion failed' : String(msg));
+  }
+  const client = {
+    global: {
+      set(name, value) { store[String(name)] = value; bridge.setGlobal(String(name), text(value)); },
+      get(name) {
+        const n = String(name);
+        if (n in store) return store[n];
+        const v = bridge.getGlobal(n);
+        return v === undefined ? null : v;
+      },
+      isEmpty() { return Object.keys(store).length === 0 && bridge.globalsEmpty(); },
+      clear(name) { delete store[String(name)]; bridge.clearGlobal(String(name)); },
+      clearAll() { for (const k of Object.keys(store)) delete store[k]; bridge.clearAll(); },
+    },
+    test(name, fn) {
+      try { fn(); state.tests.push([String(name), null]); }
+      catch (e) { if (e === EXIT) throw e; state.tests.push([String(name), message(e)]); }
+    },
+    assert,
+    log(...args) { state.logs.push(args.map((a) => (typeof a === 'string' ? a : text(a))).join(' ')); },
+    exit() { state.exit = true; throw EXIT; },
+  };
+  function headersOf(list) {
+    return {
+      valueOf(name) { const n = String(name).toLowerCase(); const h = list.find((x) => x[0].toLowerCase() === n); return h ? h[1] : null; },
+      valuesOf(name) { const n = String(name).toLowerCase(); return list.filter((x) => x[0].toLowerCase() === n).map((x) => x[1]); },
+      all() { return list.map((x) => ({ name: x[0], value: x[1], getRawValue: () => x[1], tryGetSubstitutedValue: () => x[1] })); },
+      findByName(name) { const n = String(name).toLowerCase(); const h = list.find((x) => x[0].toLowerCase() === n); return h ? { name: h[0], value: h[1], getRawValue: () => h[1], tryGetSubstitutedValue: () => h[1] } : null; },
+    };
+  }
+  globalThis.jsonPath = function (doc, path) {
+    const out = bridge.jsonPath(json(doc) ?? 'null', String(path));
+    if (out === undefined) return null;
+    const list = JSON.parse(out);
+    return list.length === 0 ? null : list[0];
+  };
+  globalThis.console = { log: client.log, info: client.log, warn: client.log, error: client.log, debug: client.log };
+  globalThis.client = client;
+  globalThis.assert = assert;
+  return {
+    begin(payload) {
+      const p = JSON.parse(payload);
+      state = { tests: [], logs: [], exit: false };
+      requestVars = Object.create(null);
+      const rq = p.request;
+      globalThis.request = {
+        method: rq.method,
+        url: { getRaw: () => rq.urlRaw, tryGetSubstituted: () => rq.url, toString: () => rq.url },
+        body: { getRaw: () => rq.bodyRaw, tryGetSubstituted: () => rq.body },
+        headers: headersOf(rq.headers),
+        environment: { get(name) { const v = bridge.env(String(name)); return v === undefined ? null : v; } },
+        variables: {
+          set(name, value) { requestVars[String(name)] = value; bridge.setRequestVar(String(name), text(value), json(value)); },
+          get(name) { const n = String(name); if (n in requestVars) return requestVars[n]; const v = bridge.lookup(n); return v === undefined ? null : v; },
+        },
+        iteration() { return rq.iteration; },
+      };
+      if (p.response) {
+        const r = p.response;
+        let body = r.body;
+        const mime = String(r.contentType).split(';')[0].trim().toLowerCase();
+        if (/[/+]json$/.test(mime) || (mime === '' && /^\s*[[{]/.test(body))) { try { body = JSON.parse(r.body); } catch (e) { body = r.body; } }
+        const charset = /charset=([^;]+)/i.exec(r.contentType);
+        globalThis.response = {
+          status: r.status,
+          body,
+          headers: headersOf(r.headers),
+          contentType: { mimeType: mime, charset: charset ? charset[1].trim() : 'utf-8' },
+        };
+      } else {
+        delete globalThis.response;
+      }
+    },
+    fail(e) {
+      if (e === EXIT) return;
+      let where = '';
+      const stack = e && typeof e === 'object' && typeof e.stack === 'string' ? e.stack : '';
+      const m = /sling-script:.*?:(\d+):\d+/.exec(stack);
+      if (m) where = ' (line ' + m[1] + ')';
+      state.error = (e instanceof AssertionFailed ? 'assertion failed outside client.test: ' : '') + message(e) + where;
+    },
+    result() { return JSON.stringify(state); },
+  };
+})`;
+
+interface Bootstrapped {
+  begin(payload: string): void;
+}
+
+export class ScriptHost {
+  private readonly context: vm.Context;
+  private hooks?: ScriptHooks;
+
+  constructor(jsonPathImpl: (doc: unknown, path: string) => unknown[]) {
+    this.context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false } });
+    const bridge = {
+      setGlobal: (n: string, t: string) => this.hooks?.setGlobal(n, t),
+      getGlobal: (n: string) => this.hooks?.getGlobal(n),
+      globalsEmpty: () => this.hooks?.globalsEmpty() ?? true,
+      clearGlobal: (n: string) => this.hooks?.clearGlobal(n),
+      clearAll: () => this.hooks?.clearAll(),
+      env: (n: string) => this.hooks?.env(n),
+      lookup: (n: string) => {
+        try {
+          return this.hooks?.lookup(n);
+        } catch {
+          return undefined;
+        }
+      },
+      setRequestVar: (n: string, t: string, j: string | undefined) => this.hooks?.setRequestVar(n, t, j),
+      jsonPath: (doc: string, path: string) => {
+        try {
+          return JSON.stringify(jsonPathImpl(JSON.parse(doc), path));
+        } catch {
+          return undefined;
+        }
+      },
+    };
+    const boot = new vm.Script(BOOTSTRAP, { filename: 'sling-bootstrap' }).runInContext(this.context) as (b: typeof bridge) => Bootstrapped;
+    this.context.__sling = boot(bridge);
+    new vm.Script('globalThis.__sling_run = (f) => { try { f(); } catch (e) { __sling.fail(e); } };').runInContext(this.context);
+  }
+
+  run(code: string, filename: string, line: number, hooks: ScriptHooks, request: ScriptRequest, response?: ScriptResponse): ScriptResult {
+    this.hooks = hooks;
+    try {
+      (this.context.__sling as Bootstrapped).begin(JSON.stringify({ request, response }));
+      let script: vm.Script;
+      try {
+        script = new vm.Script(`__sling_run(function () {${code}\n});`, { filename: `sling-script:${filename}`, lineOffset: line - 1 });
+      } catch (e) {
+        return { tests: [], logs: [], exit: false, error: `syntax error: ${(e as Error).message}` };
+      }
+      try {
+        script.runInContext(this.context, { timeout: TIMEOUT_MS });
+      } catch (e) {
+        // Only the time limit (or a stack overflow) gets here: everything else is caught inside.
+        const msg = (e as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT' ? `the script ran longer than ${TIMEOUT_MS / 1000} s` : 'the script failed';
+        return { tests: [], logs: [], exit: false, error: msg };
+      }
+      const out = vm.runInContext('__sling.result()', this.context, { timeout: TIMEOUT_MS }) as string;
+      return JSON.parse(out) as ScriptResult;
+    } finally {
+      this.hooks = undefined;
+    }
+  }
+}

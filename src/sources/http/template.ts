@@ -1,0 +1,139 @@
+/**
+ * `{{...}}` placeholders, compiled once at parse time into a list of literal strings and
+ * expressions, so resolving a request at run time is a walk over a short array (linear in the
+ * size of the file, whatever the number of requests).
+ *
+ * Expression kinds (JetBrains HTTP Client, VS Code REST Client, httpyac):
+ *  - `name`, `dotted.name`, `hyphen-name`            a variable
+ *  - `%name`                                         the variable, percent-encoded (REST Client)
+ *  - `$uuid`, `$randomInt 1 9`, `$random.integer(1, 9)` ... dynamic variables (dynamic.ts)
+ *  - `login.response.body.$.token`, `login.response.headers.Location`, `login.request.body.*`
+ *                                                    request references (REST Client)
+ *  - `$.clients..id`                                 JSONPath over the request's variables (JetBrains)
+ *  - anything else (`process.env.X`, `a + b`)        an httpyac JavaScript expression
+ */
+export interface Expr {
+  kind: 'var' | 'dynamic' | 'ref' | 'jsonpath' | 'js';
+  /** The placeholder as written, braces included: what --offline shows when it cannot be resolved. */
+  raw: string;
+  /** The text between the braces, trimmed. */
+  text: string;
+  /** var: the variable name (without `%`); dynamic: the name without `$`; ref: the request name. */
+  name: string;
+  /** Percent-encode the value (`{{%name}}`). */
+  encode: boolean;
+  /** dynamic: the arguments; ref: [response|request, body|headers, path]. */
+  args: string[];
+  line: number;
+  col: number;
+}
+
+export type Template = readonly (string | Expr)[];
+
+export const EMPTY: Template = [];
+
+const NAME = /^[\p{L}\p{N}_\-.$]+$/u;
+const REF = /^([\p{L}\p{N}_\-.]+?)\.(response|request)\.(body|headers)(?:\.(.*))?$/su;
+
+function classify(text: string, raw: string, line: number, col: number): Expr {
+  let encode = false;
+  let t = text;
+  if (t.startsWith('%') && t.length > 1) {
+    encode = true;
+    t = t.slice(1).trim();
+  }
+  const base = { raw, text, encode, line, col };
+  if (t.startsWith('$.') || t === '$') return { ...base, kind: 'jsonpath', name: t, args: [] };
+  if (t.startsWith('$')) {
+    // `$randomInt 1 9`, `$datetime "DD.MM" 1 d`, `$random.integer(1, 9)`
+    const m = /^\$([\p{L}\p{N}_.]+)\s*(?:\((.*)\))?\s*(.*)$/su.exec(t);
+    if (m) {
+      const args = m[2] !== undefined ? splitCallArgs(m[2]) : splitWords(m[3] ?? '');
+      if (m[2] !== undefined && m[3]) args.push(...splitWords(m[3]));
+      return { ...base, kind: 'dynamic', name: m[1]!, args };
+    }
+    return { ...base, kind: 'js', name: t, args: [] };
+  }
+  const ref = REF.exec(t);
+  if (ref) return { ...base, kind: 'ref', name: ref[1]!, args: [ref[2]!, ref[3]!, ref[4] ?? ''] };
+  if (NAME.test(t)) return { ...base, kind: 'var', name: t, args: [] };
+  return { ...base, kind: 'js', name: t, args: [] };
+}
+
+/** `1, 9` → ['1', '9']; quotes around an argument are removed. */
+function splitCallArgs(s: string): string[] {
+  if (!s.trim()) return [];
+  return s.split(',').map((a) => unquote(a.trim()));
+}
+
+/** `"DD.MM.YYYY HH:mm" 2 d` → ['DD.MM.YYYY HH:mm', '2', 'd']. */
+export function splitWords(s: string): string[] {
+  const out: string[] = [];
+  const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(s))) out.push(m[1] ?? m[2] ?? m[3]!);
+  return out;
+}
+
+const unquote = (s: string) => (/^(["']).*\1$/s.test(s) ? s.slice(1, -1) : s);
+
+export interface CompileResult {
+  template: Template;
+  /** Column (1-based) of a `{{` without its `}}`, if any. */
+  unclosed?: number;
+}
+
+/**
+ * Compiles one piece of text that starts at (line, col). Text without `{{` becomes a template of
+ * one string (or none), which costs nothing to resolve.
+ */
+export function compile(text: string, line: number, col = 1): CompileResult {
+  let at = text.indexOf('{{');
+  if (at === -1) return { template: text === '' ? EMPTY : [text] };
+  const parts: (string | Expr)[] = [];
+  let from = 0;
+  let unclosed: number | undefined;
+  while (at !== -1) {
+    const end = text.indexOf('}}', at + 2);
+    if (end === -1) {
+      unclosed = col + at;
+      break;
+    }
+    // `{{{x}}}`: the innermost `{{` opens the placeholder, as in the other runners.
+    let open = at;
+    while (text.startsWith('{{', open + 1) && open + 1 < end - 1) open++;
+    if (open > from) parts.push(text.slice(from, open));
+    const raw = text.slice(open, end + 2);
+    const inner = text.slice(open + 2, end).trim();
+    if (inner === '') parts.push(raw);
+    else parts.push(classify(inner, raw, line, col + open));
+    from = end + 2;
+    at = text.indexOf('{{', from);
+  }
+  if (from < text.length) parts.push(text.slice(from));
+  // Merge adjacent literals (an empty `{{}}` stays literal).
+  const merged: (string | Expr)[] = [];
+  for (const p of parts) {
+    const last = merged[merged.length - 1];
+    if (typeof p === 'string' && typeof last === 'string') merged[merged.length - 1] = last + p;
+    else merged.push(p);
+  }
+  return { template: merged, unclosed };
+}
+
+export function isLiteral(t: Template): boolean {
+  return t.length === 0 || (t.length === 1 && typeof t[0] === 'string');
+}
+
+/** The template as written. */
+export function rawText(t: Template): string {
+  let s = '';
+  for (const p of t) s += typeof p === 'string' ? p : p.raw;
+  return s;
+}
+
+export function expressions(t: Template): Expr[] {
+  const out: Expr[] = [];
+  for (const p of t) if (typeof p !== 'string') out.push(p);
+  return out;
+}

@@ -1,0 +1,290 @@
+import { UsageError } from '../../errors.js';
+import type { SourceOptions } from '../../exec/types.js';
+import type { CookieJar } from '../../transport/cookies.js';
+import type { ParsedHttp, VarDef } from './ast.js';
+import { DynamicError, evalDynamic, type DynamicEnv } from './dynamic.js';
+import { loadDotenv, type Environment } from './env.js';
+import { asText, jsonPath, JsonPathError } from './jsonpath.js';
+import { compile, type Expr, type Template } from './template.js';
+
+/** One .http file of the run (the main file, or one it imports or runs). */
+export interface FileCtx {
+  parsed: ParsedHttp;
+  /** As shown in messages. */
+  path: string;
+  /** Folder that relative paths are resolved against. */
+  dir: string;
+}
+
+/** A finished exchange, kept under the request's name for references and scripts. */
+export interface Stored {
+  request: { method: string; url: string; headers: [string, string][]; body: Buffer };
+  response: { status: number; rawHeaders: string[]; body: Buffer };
+  json?: { value: unknown } | null;
+}
+
+/** State shared by every request of a run: variables set by scripts, named responses, the cookie jar. */
+export class Runtime {
+  /** client.global values as text (what {{name}} gives). */
+  readonly globals = new Map<string, string>();
+  readonly responses = new Map<string, Stored>();
+  /** Every request name of the run (@name, titles), to tell references from unknown variables. */
+  readonly requestNames = new Set<string>();
+  private readonly warned = new Set<string>();
+  private readonly envTemplates = new Map<string, Template>();
+  private dotenvValues?: Record<string, string>;
+
+  constructor(
+    readonly opts: SourceOptions,
+    readonly env: Environment,
+    readonly jar: CookieJar,
+    readonly rootDir: string,
+  ) {
+    for (const [k, v] of env.vars) this.envTemplates.set(k, v.includes('{{') ? compile(v, 0).template : [v]);
+  }
+
+  envTemplate(name: string): Template | undefined {
+    return this.envTemplates.get(name);
+  }
+
+  dotenv(): Record<string, string> {
+    return (this.dotenvValues ??= loadDotenv(this.rootDir));
+  }
+
+  warnOnce(key: string, message: string) {
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    this.opts.warn(message);
+  }
+}
+
+/** Parsed JSON of a stored body, or null when it is not JSON. */
+export function storedJson(s: Stored): unknown {
+  if (s.json === undefined) {
+    try {
+      s.json = { value: JSON.parse(s.response.body.toString('utf8')) };
+    } catch {
+      s.json = null;
+    }
+  }
+  return s.json === null ? undefined : s.json.value;
+}
+
+function headerOf(raw: [string, string][] | string[], name: string): string | undefined {
+  const lower = name.toLowerCase();
+  const values: string[] = [];
+  if (raw.length && Array.isArray(raw[0])) {
+    for (const [n, v] of raw as [string, string][]) if (n.toLowerCase() === lower) values.push(v);
+  } else {
+    const flat = raw as string[];
+    for (let i = 0; i < flat.length; i += 2) if (flat[i]!.toLowerCase() === lower) values.push(flat[i + 1]!);
+  }
+  return values.length ? values.join(', ') : undefined;
+}
+
+const MAX_DEPTH = 32;
+
+/**
+ * Resolves the placeholders of one request, at the moment it is built. Precedence (the JetBrains
+ * documentation's order): `run` overrides, the environment, client.global values, file variables
+ * (the last definition above the request, else the first one below it, as REST Client makes file
+ * variables visible in the whole file), then request.variables set by a pre-request script.
+ * A file variable has one value per request (`@id = {{$uuid}}` used twice gives the same UUID).
+ */
+export class Resolution {
+  private readonly fileCache = new Map<string, string>();
+  private depth = 0;
+  /** Placeholders shown as written (--offline), for the caller's information. */
+  unresolved = 0;
+  /** JetBrains request iterations: which match of a `{{$.path}}` this build uses. */
+  iteration = 0;
+
+  constructor(
+    readonly rt: Runtime,
+    readonly file: FileCtx,
+    readonly line: number,
+    readonly requestVars: Map<string, { text: string; json?: string }>,
+    readonly overrides: Map<string, string> | undefined,
+    readonly lenient: boolean,
+  ) {}
+
+  resolve(t: Template): string {
+    if (t.length === 0) return '';
+    if (t.length === 1 && typeof t[0] === 'string') return t[0];
+    let s = '';
+    for (const p of t) s += typeof p === 'string' ? p : this.expr(p);
+    return s;
+  }
+
+  /** A variable's value by name, or undefined (scripts' `request.variables.get`, `%name` indirection). */
+  lookup(name: string): string | undefined {
+    const o = this.overrides?.get(name);
+    if (o !== undefined) return o;
+    const envT = this.rt.envTemplate(name);
+    if (envT !== undefined) return this.nested(envT);
+    const g = this.rt.globals.get(name);
+    if (g !== undefined) return g;
+    const fv = this.fileVar(name);
+    if (fv !== undefined) return fv;
+    return this.requestVars.get(name)?.text;
+  }
+
+  private nested(t: Template): string {
+    if (t.length === 1 && typeof t[0] === 'string') return t[0];
+    if (++this.depth > MAX_DEPTH) {
+      this.depth = 0;
+      throw new UsageError(`${this.file.path}:${this.line}: variables refer to each other in a loop`);
+    }
+    try {
+      return this.resolve(t);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private fileVar(name: string): string | undefined {
+    const cached = this.fileCache.get(name);
+    if (cached !== undefined) return cached;
+    const defs = this.file.parsed.vars.get(name);
+    if (!defs) return undefined;
+    const def = pickDef(defs, this.line);
+    const v = this.nested(def.value);
+    this.fileCache.set(name, v);
+    return v;
+  }
+
+  private expr(e: Expr): string {
+    let v: string | undefined;
+    let why: string;
+    try {
+      switch (e.kind) {
+        case 'dynamic':
+          v = evalDynamic(e.name, e.args, this.dynamicEnv());
+          why = '';
+          break;
+        case 'var':
+          v = this.lookup(e.name);
+          why = this.unknownWhy(e.name);
+          if (v === undefined) v = this.special(e.name);
+          break;
+        case 'ref':
+          ({ v, why } = this.reference(e));
+          break;
+        case 'jsonpath':
+          ({ v, why } = this.requestPath(e.name));
+          break;
+        default:
+          why = `${e.raw} is an httpyac JavaScript expression; sling does not evaluate JavaScript in placeholders`;
+      }
+    } catch (err) {
+      if (err instanceof DynamicError || err instanceof JsonPathError) {
+        v = undefined;
+        why = `${e.raw}: ${err.message}`;
+      } else throw err;
+    }
+    if (v === undefined) return this.unresolvedExpr(e, why);
+    this.rt.opts.debug(`${this.file.path}:${e.line}:${e.col}: ${e.raw} = ${v.length > 200 ? v.slice(0, 200) + '...' : v}`);
+    return e.encode ? encodeURIComponent(v) : v;
+  }
+
+  private unresolvedExpr(e: Expr, why: string): string {
+    const where = `${this.file.path}:${e.line}:${e.col}`;
+    if (!this.lenient) {
+      const hint = this.hint(e);
+      throw new UsageError(`${where}: ${why}`, hint);
+    }
+    this.unresolved++;
+    this.rt.warnOnce(`${this.file.path}\0${e.raw}`, `${where}: ${why}; shown as written`);
+    return e.raw;
+  }
+
+  private hint(e: Expr): string | undefined {
+    if (e.kind !== 'var') return undefined;
+    const envs = this.rt.env.definedIn.get(e.name);
+    if (envs?.length && this.rt.env.name === undefined) return `it is defined in the environment${envs.length > 1 ? 's' : ''} ${envs.join(', ')}: choose one with --env NAME`;
+    if (envs?.length) return `it is defined in the environment${envs.length > 1 ? 's' : ''} ${envs.join(', ')}, not in ${this.rt.env.name}`;
+    return undefined;
+  }
+
+  private unknownWhy(name: string): string {
+    if (this.rt.requestNames.has(name.split('.')[0]!) && name.includes('.')) return `{{${name}}}: request ${name.split('.')[0]} has no response yet`;
+    return `unknown variable {{${name}}}`;
+  }
+
+  /** `process.env.NAME` (httpyac) and `name.a.b` (httpyac: a property of a named response's body). */
+  private special(name: string): string | undefined {
+    if (name.startsWith('process.env.')) return this.rt.opts.env[name.slice(12)];
+    const dot = name.indexOf('.');
+    if (dot === -1) return undefined;
+    const stored = this.rt.responses.get(name.slice(0, dot));
+    if (!stored) return undefined;
+    const doc = storedJson(stored);
+    if (doc === undefined) return undefined;
+    const found = jsonPath(doc, '$.' + name.slice(dot + 1));
+    return found.length ? asText(found[0]) : undefined;
+  }
+
+  /** REST Client request references: `name.response.body.$.x`, `name.response.headers.Location`, `name.request.body.*`. */
+  private reference(e: Expr): { v: string | undefined; why: string } {
+    const [which, part, path] = e.args as [string, string, string];
+    // A dotted file or environment variable of that exact name wins.
+    const plain = this.lookup(e.text);
+    if (plain !== undefined) return { v: plain, why: '' };
+    const stored = this.rt.responses.get(e.name);
+    if (!stored) {
+      const why = this.rt.requestNames.has(e.name) ? `${e.raw}: request ${e.name} has no response yet (it must run before this one)` : `${e.raw}: no request is named ${e.name}`;
+      return { v: undefined, why };
+    }
+    const side = which === 'response' ? stored.response : stored.request;
+    const headers = which === 'response' ? stored.response.rawHeaders : stored.request.headers;
+    if (part === 'headers') {
+      const v = headerOf(headers, path);
+      return { v, why: `${e.raw}: the ${which} of ${e.name} has no header ${path}` };
+    }
+    const body = side.body;
+    if (path === '' || path === '*') return { v: body.toString('utf8'), why: '' };
+    if (path.startsWith('/')) return { v: undefined, why: `${e.raw}: XPath references are not supported` };
+    let doc: unknown;
+    if (which === 'response') doc = storedJson(stored);
+    else {
+      try {
+        doc = JSON.parse(body.toString('utf8'));
+      } catch {
+        doc = undefined;
+      }
+    }
+    if (doc === undefined) return { v: undefined, why: `${e.raw}: the ${which} body of ${e.name} is not JSON` };
+    const found = jsonPath(doc, path.startsWith('$') ? path : '$.' + path);
+    return found.length ? { v: asText(found[0]), why: '' } : { v: undefined, why: `${e.raw}: nothing at ${path} in the ${which} body of ${e.name}` };
+  }
+
+  /** JetBrains `{{$.clients..id}}`: JSONPath over the variables a pre-request script set (one value here). */
+  private requestPath(path: string): { v: string | undefined; why: string } {
+    const all = this.requestPathAll(path);
+    return all.length ? { v: asText(all[Math.min(this.iteration, all.length - 1)]), why: '' } : { v: undefined, why: `{{${path}}}: no request variable matches` };
+  }
+
+  requestPathAll(path: string): unknown[] {
+    const doc: Record<string, unknown> = {};
+    for (const [k, v] of this.requestVars) doc[k] = v.json !== undefined ? JSON.parse(v.json) : v.text;
+    return jsonPath(doc, path);
+  }
+
+  private dynamicEnv(): DynamicEnv {
+    return {
+      env: this.rt.opts.env,
+      dotenv: () => this.rt.dotenv(),
+      variable: (n) => this.lookup(n),
+    };
+  }
+}
+
+export function pickDef(defs: VarDef[], line: number): VarDef {
+  let pick: VarDef | undefined;
+  for (const d of defs) {
+    if (d.line < line) pick = d;
+    else break;
+  }
+  return pick ?? defs[0]!;
+}
+

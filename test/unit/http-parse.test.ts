@@ -1,0 +1,191 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { HttpParseError, parseHttp } from '../../src/sources/http/parse.js';
+import { rawText } from '../../src/sources/http/template.js';
+import type { ParsedHttp, RequestNode } from '../../src/sources/http/ast.js';
+
+/** A compact view of what the parser made of a file: one line per request. */
+function summary(p: ParsedHttp): string[] {
+  return p.items.map((it) => {
+    if (it.kind === 'run') return `run ${it.name !== undefined ? '#' + it.name : it.path}${it.overrides.map(([k, v]) => ` @${k}=${rawText(v)}`).join('')}`;
+    const r = it as RequestNode;
+    let s = `${r.line}: ${r.method} ${rawText(r.url)}`;
+    if (r.version) s += ` ${r.version}`;
+    if (r.atName) s += ` name=${r.atName}`;
+    if (r.title) s += ` title=${r.title}`;
+    for (const h of r.headers) s += ` | ${rawText(h.name)}: ${rawText(h.value)}`;
+    if (r.body.length) s += ` | body=${JSON.stringify(r.body.map((b) => (b.kind === 'text' ? b.raw : `<${b.vars ? '@' : ''} ${rawText(b.path)}`) + b.eol).join(''))}`;
+    if (r.graphql) s += ' graphql';
+    if (r.pre.length) s += ` pre=${r.pre.length}`;
+    if (r.handlers.length) s += ` handlers=${r.handlers.map((h) => (h.lua ? 'lua' : h.code !== undefined ? 'inline' : rawText(h.path!))).join(',')}`;
+    if (r.outputs.length) s += ` outputs=${r.outputs.map((o) => (o.overwrite ? '!' : '') + rawText(o.path)).join(',')}`;
+    const d = r.directives;
+    const flags = Object.entries(d).filter(([k, v]) => k !== 'refs' && v !== undefined).map(([k, v]) => (v === true ? k : `${k}=${v}`));
+    if (d.refs.length) flags.push(`refs=${d.refs.join(',')}`);
+    if (flags.length) s += ` {${flags.join(' ')}}`;
+    return s;
+  });
+}
+
+const CASES: [string, string, string[]][] = [
+  ['a bare URL is a GET', 'https://example.org/x', ['1: GET https://example.org/x']],
+  ['method, URL and version', 'POST http://h/x HTTP/1.1\n', ['1: POST http://h/x HTTP/1.1']],
+  ['lower-case method', 'get http://h/', ['1: GET http://h/']],
+  ['custom method', 'PROPFIND http://h/dav', ['1: PROPFIND http://h/dav']],
+  ['scheme-less host', 'GET localhost:9999', ['1: GET localhost:9999']],
+  ['origin-form with Host', 'GET /api HTTP/1.1\nHost: h:8080', ['1: GET /api HTTP/1.1 | Host: h:8080']],
+  ['spaces inside the URL', 'POST {{r}}/x?loc=New York&b=1', ['1: POST {{r}}/x?loc=New York&b=1']],
+  ['separators with and without titles', '### one\nGET http://h/1\n\n###two\nGET http://h/2\n###\nGET http://h/3', ['2: GET http://h/1 title=one', '5: GET http://h/2 title=two', '7: GET http://h/3']],
+  ['empty blocks and banner lines', '###\n\n\n### ====\n### ====\nGET http://h/\n###', ['6: GET http://h/ title=====']],
+  ['# @name and // @name and @name =', '# @name a\nGET http://h/a\n###\n// @name b\nGET http://h/b\n###\n# @name = c\nGET http://h/c', ['2: GET http://h/a name=a', '5: GET http://h/b name=b', '8: GET http://h/c name=c']],
+  ['# @name before ### belongs to the next request', '# @name tok\n### Get token\nPOST http://h/t', ['3: POST http://h/t name=tok title=Get token']],
+  ['comments between headers are skipped', 'POST http://h/\nA: 1\n# B: 2\n// C: 3\nD: 4', ['1: POST http://h/ | A: 1 | D: 4']],
+  ['header values are trimmed, case kept, duplicates kept', 'GET http://h/\nx-A:  1 \nX-A: 2', ['1: GET http://h/ | x-A: 1 | X-A: 2']],
+  ['body after a blank line, trailing blank lines dropped', 'POST http://h/\nContent-Type: text/plain\n\nline 1\n\nline 3\n\n\n', ['1: POST http://h/ | Content-Type: text/plain | body="line 1\\n\\nline 3"']],
+  ['CRLF line endings are kept inside the body', 'POST http://h/\r\n\r\na\r\nb\r\n', ['1: POST http://h/ | body="a\\r\\nb"']],
+  ['a BOM is not part of the first line', '\uFEFF@h = x\nGET http://{{h}}/', ['2: GET http://{{h}}/']],
+  ['no trailing newline', 'GET http://h/\nA: 1', ['1: GET http://h/ | A: 1']],
+  ['multi-line URL, JetBrains indentation', 'GET http://h:8080\n    /api\n    /get\n    ?id=1\n    &v=2', ['1: GET http://h:8080/api/get?id=1&v=2']],
+  ['multi-line query, REST Client ? and & lines', 'GET http://h/x\n?a=1\n&b=2\nAccept: */*', ['1: GET http://h/x?a=1&b=2 | Accept: */*']],
+  ['leading comment lines of a body are not body', 'POST http://h/\n\n// CreateTodo\n{"a": 1}', ['1: POST http://h/ | body="{\\"a\\": 1}"']],
+  ['trailing comments after a blank line are not body', 'POST http://h/\n\n{"a": 1}\n\n# note about it', ['1: POST http://h/ | body="{\\"a\\": 1}"']],
+  ['file includes', 'POST http://h/\n\n< ./a.json\n<@ ./b.txt', ['1: POST http://h/ | body="< ./a.json\\n<@ ./b.txt"']],
+  ['XML bodies are not includes', 'POST http://h/\n\n<a>\n<b/></a>', ['1: POST http://h/ | body="<a>\\n<b/></a>"']],
+  ['response handler, file handler, outputs', 'GET http://h/\n\n> {% client.log(1) %}\n> ./h.js\n>> out.json\n>>! over.json', ['1: GET http://h/ handlers=inline,./h.js outputs=out.json,!over.json']],
+  ['a handler right after the body (no blank line)', 'POST http://h/\n\na=1\n> {%\nclient.log(1)\n%}', ['1: POST http://h/ | body="a=1" handlers=inline']],
+  ['a multi-line handler with ### inside the script', 'GET http://h/\n\n> {%\n// ### not a separator\n%}\n###\nGET http://h/2', ['1: GET http://h/ handlers=inline', '7: GET http://h/2']],
+  ['pre-request script', '< {%\n request.variables.set("a", 1)\n%}\nGET http://h/{{a}}', ['4: GET http://h/{{a}} pre=1']],
+  ['pre-request script before ### carries over', '### x\n< {% request.variables.set("a", 1) %}\n### login\nPOST http://h/', ['4: POST http://h/ title=login pre=1']],
+  ['directives', '# @no-redirect\n# @no-cookie-jar\n# @timeout 2 m\n# @connection-timeout 500 ms\n# @no-log\nGET http://h/', ['6: GET http://h/ {noRedirect noCookieJar timeoutMs=120000 connectTimeoutMs=500 noLog}']],
+  ['httpyac directives', '# @ref login\n# @disabled\n# @sleep 10\n# @no-reject-unauthorized\nGET http://h/', ['5: GET http://h/ {disabled sleepMs=10 insecure refs=login}']],
+  ['GRAPHQL method', 'GRAPHQL http://h/g\n\nquery { a }', ['1: POST http://h/g | body="query { a }" graphql']],
+  ['X-REQUEST-TYPE: GraphQL marks the request and is not sent', 'POST http://h/g\nX-REQUEST-TYPE: GraphQL\n\nquery { a }', ['1: POST http://h/g | body="query { a }" graphql']],
+  ['httpyac: a JSON request whose body is a query is GraphQL', 'POST http://h/g\nContent-Type: application/json\n\nquery q { a }', ['1: POST http://h/g | Content-Type: application/json | body="query q { a }" graphql']],
+  ['httpyac: requests separated by a blank line only', 'GET /a\n\nGET /b?x={{$randomInt 1 9}}\nGET /c', ['1: GET /a', '3: GET /b?x={{$randomInt 1 9}}', '4: GET /c']],
+  ['run and import lines', 'import ./other.http\n### x\nrun #Login (@host=h, @user=u)\nrun ./setup.http\nGET http://h/', ['run #Login @host=h @user=u', 'run ./setup.http', '5: GET http://h/ title=x']],
+  ['/* */ comments', '/*\n# title\nGET http://not.a/request\n*/\nGET http://h/', ['5: GET http://h/']],
+  ['a body that is only a `{% %}` block is a handler', 'GET http://h/\n\n{%\n client.log(1)\n%}', ['1: GET http://h/ handlers=inline']],
+  ['Lua handlers are recognised', 'GET http://h/\n\n# @lang=lua\n> {%\nlocal b = 1\n%}\n###\nGET http://h/\n\n> {%\n-- lua\n%}', ['1: GET http://h/ handlers=lua', '8: GET http://h/ handlers=lua']],
+  ['JetBrains <> response references are skipped', 'GET http://h/\n\n<> 2024-01-01T000000.200.json', ['1: GET http://h/']],
+];
+
+for (const [name, input, want] of CASES) {
+  test(`parse: ${name}`, () => assert.deepEqual(summary(parseHttp(input)), want));
+}
+
+test('parse: file variables keep every definition with its line', () => {
+  const p = parseHttp('@a = 1\n@Catalog.API_Host = http://x\nGET http://h/\n###\n@a=2\nGET http://h/{{a}}');
+  assert.deepEqual([...p.vars.keys()], ['a', 'Catalog.API_Host']);
+  assert.deepEqual(p.vars.get('a')!.map((d) => [d.line, rawText(d.value)]), [[1, '1'], [5, '2']]);
+});
+
+test('parse: a commented-out variable is neither a variable nor a warning', () => {
+  const p = parseHttp('# @myhost = example.net\nGET http://h/');
+  assert.equal(p.vars.size, 0);
+  assert.deepEqual(p.warnings, []);
+});
+
+// Malformed files: FILE:LINE:COL comes from these positions.
+const ERRORS: [string, string, [number, number, RegExp]][] = [
+  ['not a request line', 'hello there world', [1, 1, /expected a request line/]],
+  ['method without URL', '###\nPOST', [2, 1, /needs a URL after 'POST'/]],
+  ['header without colon', 'GET http://h/\nAccept application/json', [2, 1, /expected a header/]],
+  ['bad header name', 'GET http://h/\nBad Header: x', [2, 1, /expected a header/]],
+  ['unterminated placeholder in the URL', 'GET http://h/{{id', [1, 14, /'\{\{' without/]],
+  ['unterminated script', 'GET http://h/\n\n> {%\nclient.log(1)\n', [3, 3, /without its closing '%}'/]],
+  ['unterminated block comment', '/* no end\nGET http://h/', [1, 1, /'\/\*' comment/]],
+  ['unknown dynamic variable', 'GET http://h/{{$nope}}', [1, 14, /unknown dynamic variable \{\{\$nope\}\}/]],
+  ['bad dynamic arguments', 'GET http://h/{{$randomInt 1}}', [1, 14, /takes 0 or 2 arguments/]],
+  ['file variable without =', '@host http://h\nGET http://h/', [1, 1, /@name = value/]],
+  ['bad timeout', '# @timeout soon\nGET http://h/', [1, 1, /@timeout needs a time/]],
+];
+for (const [name, input, [line, col, re]] of ERRORS) {
+  test(`parse error: ${name}`, () => {
+    assert.throws(
+      () => parseHttp(input),
+      (e: unknown) => e instanceof HttpParseError && e.line === line && e.col === col && re.test(e.message),
+    );
+  });
+}
+
+// Other runners' syntax: warnings naming the line, never a request.
+const WARNINGS: [string, string, string[], number[]][] = [
+  ['httpyac asserts', 'GET http://h/\n?? status == 200\n\n?? body x == 1', ['1: GET http://h/'], [2, 4]],
+  ['httpyac script blocks', '{{\n exports.a = 1;\n}}\nGET http://h/', ['4: GET http://h/'], [1]],
+  ['WebSocket and gRPC requests', 'WS wss://h/\n\n{"a": 1}\n###\nGRPC h/Svc/m\n###\nGET http://h/', ['7: GET http://h/'], [1, 5]],
+  ['recorded responses', 'GET http://h/\n\nHTTP/1.1 200 - OK\ncontent-type: x\n\n{}', ['1: GET http://h/'], [3]],
+  ['unknown directives', '# @loop for x of y\nGET http://h/', ['2: GET http://h/'], [1]],
+  ['httpyac fragments and proto imports', 'proto < ./a.proto\nfragment F on R {\n  a\n}\n\nPOST http://h/', ['6: POST http://h/'], [1, 2]],
+  ['JavaScript in placeholders', 'GET http://h/{{ a + b }}', ['1: GET http://h/{{ a + b }}'], [1]],
+  ['faker variables', 'GET http://h/{{$random.address.city}}', ['1: GET http://h/{{$random.address.city}}'], [1]],
+];
+for (const [name, input, want, lines] of WARNINGS) {
+  test(`parse warning: ${name}`, () => {
+    const p = parseHttp(input);
+    assert.deepEqual(summary(p), want);
+    assert.deepEqual(p.warnings.map((w) => w.line), lines);
+  });
+}
+
+// ---- properties --------------------------------------------------------------------------------
+
+const word = fc.stringMatching(/^[a-z][a-z0-9]{0,7}$/);
+const headerArb = fc.tuple(fc.stringMatching(/^[A-Z][a-z]{0,6}(-[A-Z][a-z]{0,6})?$/), fc.stringMatching(/^[a-z0-9 ,;=/]{0,12}$/).map((s) => s.trim()));
+const requestArb = fc.record({
+  method: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH'),
+  path: fc.array(word, { maxLength: 3 }),
+  name: fc.option(word, { nil: undefined }),
+  headers: fc.array(headerArb, { maxLength: 4 }),
+  body: fc.array(fc.stringMatching(/^[a-z{}":, 0-9]{1,20}$/).filter((l) => l.trim() !== '' && !l.startsWith('{{')), { maxLength: 4 }),
+});
+
+type Req = typeof requestArb extends fc.Arbitrary<infer T> ? T : never;
+
+function render(reqs: Req[], eol: string): string {
+  return reqs
+    .map((r) => {
+      const lines: string[] = [];
+      if (r.name) lines.push(`# @name ${r.name}`);
+      lines.push(`${r.method} http://example.org/${r.path.join('/')}`);
+      for (const [n, v] of r.headers) lines.push(`${n}: ${v}`);
+      if (r.body.length) lines.push('', ...r.body);
+      return lines.join(eol);
+    })
+    .join(`${eol}${eol}###${eol}`);
+}
+
+test('property: what is rendered parses back to the same requests, with LF or CRLF', () => {
+  fc.assert(
+    fc.property(fc.array(requestArb, { minLength: 1, maxLength: 5 }), fc.constantFrom('\n', '\r\n'), (reqs, eol) => {
+      const p = parseHttp(render(reqs, eol));
+      assert.equal(p.items.length, reqs.length);
+      reqs.forEach((r, i) => {
+        const got = p.items[i] as RequestNode;
+        assert.equal(got.method, r.method);
+        assert.equal(rawText(got.url), `http://example.org/${r.path.join('/')}`);
+        assert.equal(got.atName, r.name);
+        assert.deepEqual(got.headers.map((h) => [rawText(h.name), rawText(h.value)]), r.headers);
+        assert.equal(got.body.map((b) => (b.kind === 'text' ? b.raw : '') + b.eol).join(''), r.body.join(eol));
+      });
+    }),
+  );
+});
+
+test('property: any text either parses or fails with a position inside the file', () => {
+  const pieces = fc.constantFrom('###', 'GET http://h/', '@a = 1', '# @name x', '> {%', '%}', '< ./f', '{{', '}}', '', 'X: y', '{"a": 1}', '?? x', '/*', '*/', 'run #x', '\r', '\t', 'POST');
+  fc.assert(
+    fc.property(fc.array(fc.oneof(pieces, fc.string({ maxLength: 12 })), { maxLength: 30 }), (parts) => {
+      const text = parts.join('\n');
+      try {
+        parseHttp(text);
+      } catch (e) {
+        assert.ok(e instanceof HttpParseError, `unexpected ${String(e)}`);
+        const lines = text.split('\n').length;
+        assert.ok(e.line >= 1 && e.line <= lines, `line ${e.line} of ${lines}`);
+        assert.ok(e.col >= 1);
+      }
+    }),
+    { numRuns: 500 },
+  );
+});

@@ -1,0 +1,177 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { compile, rawText } from '../../src/sources/http/template.js';
+import { checkDynamic, evalDynamic, formatDate } from '../../src/sources/http/dynamic.js';
+import { jsonPath } from '../../src/sources/http/jsonpath.js';
+import { loadEnvironment, parseDotenv } from '../../src/sources/http/env.js';
+
+// ---- templates ---------------------------------------------------------------------------------
+
+const TEMPLATES: [string, string[]][] = [
+  ['plain', ['"plain"']],
+  ['{{a}}', ['var:a']],
+  ['x{{ a }}y', ['"x"', 'var:a', '"y"']],
+  ['{{Catalog.API_HostAddress}}/x', ['var:Catalog.API_HostAddress', '"/x"']],
+  ['{{public-variable}}', ['var:public-variable']],
+  ['{{%q}}', ['var:q%']],
+  ['{{$uuid}}', ['dynamic:uuid()']],
+  ['{{$randomInt 1 9}}', ['dynamic:randomInt(1,9)']],
+  ['{{$random.integer(2, 8)}}', ['dynamic:random.integer(2,8)']],
+  ['{{$datetime "DD.MM.YYYY HH:mm" 2 d}}', ['dynamic:datetime(DD.MM.YYYY HH:mm,2,d)']],
+  ["{{$datetime 'YYYY' -1 y}}", ['dynamic:datetime(YYYY,-1,y)']],
+  ['{{$processEnv %envVar}}', ['dynamic:processEnv(%envVar)']],
+  ['{{login.response.body.$.token}}', ['ref:login(response,body,$.token)']],
+  ['{{login.response.headers.Location}}', ['ref:login(response,headers,Location)']],
+  ['{{start.response.body.*}}', ['ref:start(response,body,*)']],
+  ['{{login.request.body.$.user}}', ['ref:login(request,body,$.user)']],
+  ['{{$.clients..id}}', ['jsonpath:$.clients..id']],
+  ['{{ a + b }}', ['js:a + b']],
+  ['{{}}', ['"{{}}"']],
+  ['{{{a}}}', ['"{"', 'var:a', '"}"']],
+];
+for (const [input, want] of TEMPLATES) {
+  test(`template ${input}`, () => {
+    const { template } = compile(input, 1);
+    const got = template.map((p) => {
+      if (typeof p === 'string') return JSON.stringify(p);
+      if (p.kind === 'var') return `var:${p.name}${p.encode ? '%' : ''}`;
+      if (p.kind === 'dynamic') return `dynamic:${p.name}(${p.args.join(',')})`;
+      if (p.kind === 'ref') return `ref:${p.name}(${p.args.join(',')})`;
+      return `${p.kind}:${p.name}`;
+    });
+    assert.deepEqual(got, want);
+    assert.equal(rawText(template), input);
+  });
+}
+
+test('template: columns point at the placeholder', () => {
+  const { template } = compile('GET {{a}} {{b}}', 7, 1);
+  const cols = template.filter((p) => typeof p !== 'string').map((p) => (typeof p === 'string' ? 0 : [p.line, p.col]));
+  assert.deepEqual(cols, [[7, 5], [7, 11]]);
+});
+
+test('property: a template always renders back to its text', () => {
+  fc.assert(fc.property(fc.string({ maxLength: 40 }), fc.string({ maxLength: 10 }), (a, b) => {
+    const text = `${a}{{${b}}}${a}`;
+    assert.equal(rawText(compile(text, 1).template), text);
+  }));
+});
+
+// ---- dynamic variables ---------------------------------------------------------------------------
+
+const env = { env: { HOME_X: '/h', NAME_OF: 'HOME_X' }, dotenv: () => ({ SECRET: 's3' }), variable: (n: string) => (n === 'which' ? 'HOME_X' : undefined), now: () => new Date('2024-02-29T13:04:05.006Z') };
+
+const DYNAMIC: [string, string[], RegExp | string][] = [
+  ['uuid', [], /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/],
+  ['guid', [], /^[0-9a-f-]{36}$/],
+  ['random.uuid', [], /^[0-9a-f-]{36}$/],
+  ['timestamp', [], '1709211845'],
+  ['timestamp', ['-1', 'd'], '1709125445'],
+  ['isoTimestamp', [], '2024-02-29T13:04:05.006Z'],
+  ['date', [], '2024-02-29'],
+  ['randomInt', ['5', '6'], '5'],
+  ['random.integer', ['2', '3'], '2'],
+  ['random.alphabetic', ['12'], /^[A-Za-z]{12}$/],
+  ['random.alphanumeric', ['7'], /^\w{7}$/],
+  ['random.hexadecimal', ['5'], /^[0-9a-f]{5}$/],
+  ['random.numeric', ['4'], /^\d{4}$/],
+  ['random.email', [], /^[a-z]+@[a-z]+\.com$/],
+  ['datetime', ['rfc1123'], 'Thu, 29 Feb 2024 13:04:05 GMT'],
+  ['datetime', ['iso8601'], '2024-02-29T13:04:05.006Z'],
+  ['datetime', ['iso8601', '1', 'y'], '2025-03-01T13:04:05.006Z'],
+  ['datetime', ['DD.MM.YYYY HH:mm', '2', 'd'], '02.03.2024 13:04'],
+  ['datetime', ['YYYY-MM-DD[T]HH:mm:ss.SSS dddd MMM A X'], '2024-02-29T13:04:05.006 Thursday Feb PM 1709211845'],
+  ['processEnv', ['HOME_X'], '/h'],
+  ['processEnv', ['%which'], '/h'],
+  ['env.HOME_X', [], '/h'],
+  ['dotenv', ['SECRET'], 's3'],
+  ['dotenv.SECRET', [], 's3'],
+];
+for (const [name, args, want] of DYNAMIC) {
+  test(`dynamic $${name} ${args.join(' ')}`, () => {
+    assert.equal(checkDynamic(name, args), null);
+    const v = evalDynamic(name, args, env);
+    if (typeof want === 'string') assert.equal(v, want);
+    else assert.match(v, want);
+  });
+}
+
+test('dynamic: two uuids differ', () => assert.notEqual(evalDynamic('uuid', [], env), evalDynamic('uuid', [], env)));
+
+test('dynamic: $random.integer stays in [from, to)', () => {
+  fc.assert(fc.property(fc.integer({ min: -1000, max: 1000 }), fc.integer({ min: 2, max: 50 }), (from, span) => {
+    const v = Number(evalDynamic('random.integer', [String(from), String(from + span)], env));
+    assert.ok(Number.isInteger(v) && v >= from && v < from + span, `${v}`);
+  }));
+});
+
+test('dynamic: unknown names and bad arguments are reported, other runners flagged unsupported', () => {
+  assert.match(checkDynamic('nope', [])!, /unknown dynamic variable/);
+  assert.match(checkDynamic('timestamp', ['1'])!, /offset/);
+  assert.match(checkDynamic('datetime', [])!, /needs a format/);
+  assert.match(checkDynamic('aadToken', [])!, /^unsupported:/);
+  assert.match(checkDynamic('random.address.city', [])!, /^unsupported:/);
+  assert.throws(() => evalDynamic('processEnv', ['NOT_SET_ANYWHERE'], env), /not set/);
+});
+
+test('formatDate: local time carries its offset', () => {
+  assert.match(formatDate(new Date(0), 'YYYY-MM-DDTHH:mm:ssZ', true), /^19(69|70)-\d\d-\d\dT\d\d:\d\d:00[+-]\d\d:\d\d$/);
+});
+
+// ---- JSONPath ------------------------------------------------------------------------------------
+
+const DOC = { a: { b: [1, 2, { c: 'x' }] }, items: [{ id: 1, tags: ['p'] }, { id: 2 }], 'we ird': true };
+const PATHS: [string, unknown[]][] = [
+  ['$', [DOC]],
+  ['$.a.b[0]', [1]],
+  ['$.a.b[-1].c', ['x']],
+  ['$.items[*].id', [1, 2]],
+  ['$..id', [1, 2]],
+  ['$.items..tags[0]', ['p']],
+  ["$['we ird']", [true]],
+  ['$.items[0:1].id', [1]],
+  ['$.items[0,1].id', [1, 2]],
+  ['$.missing', []],
+  ['a.b[1]', [2]],
+  ['$.items.length', [2]],
+];
+for (const [path, want] of PATHS) test(`jsonPath ${path}`, () => assert.deepEqual(jsonPath(DOC, path), want));
+test('jsonPath: filters are reported', () => assert.throws(() => jsonPath(DOC, '$.items[?(@.id==1)]'), /not supported/));
+
+// ---- environments --------------------------------------------------------------------------------
+
+test('environment: selected env over $shared, public over private, found in a parent folder', () => {
+  const root = mkdtempSync(join(tmpdir(), 'sling-env-'));
+  writeFileSync(join(root, 'http-client.env.json'), JSON.stringify({ $shared: { a: 'shared', s: 'S' }, dev: { a: 'dev', n: 5 }, prod: { a: 'prod' } }));
+  writeFileSync(join(root, 'http-client.private.env.json'), JSON.stringify({ dev: { a: 'private', secret: 'p' }, $shared: { s: 'privS', ps: 'PS' } }));
+  const sub = join(root, 'api', 'v1');
+  mkdirSync(sub, { recursive: true });
+  const e = loadEnvironment(sub, 'dev', undefined, sub);
+  assert.deepEqual(Object.fromEntries(e.vars), { a: 'dev', n: '5', secret: 'p', s: 'S', ps: 'PS' });
+  assert.deepEqual(e.definedIn.get('a'), ['dev', 'prod']);
+  const none = loadEnvironment(sub, undefined, undefined, sub);
+  assert.deepEqual(Object.fromEntries(none.vars), { a: 'shared', s: 'S', ps: 'PS' });
+  assert.throws(() => loadEnvironment(sub, 'qa', undefined, sub), /no such environment/);
+});
+
+test('environment: --env-file names the file (and brings its private sibling)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-env-'));
+  writeFileSync(join(dir, 'ci.env.json'), JSON.stringify({ ci: { host: 'h' } }));
+  writeFileSync(join(dir, 'ci.private.env.json'), JSON.stringify({ ci: { token: 't' } }));
+  const e = loadEnvironment('/nonexistent', 'ci', join(dir, 'ci.env.json'), dir);
+  assert.deepEqual(Object.fromEntries(e.vars), { host: 'h', token: 't' });
+  assert.throws(() => loadEnvironment(dir, 'ci', 'missing.json', dir), /--env-file/);
+});
+
+test('environment: --env without any env file is an error with a hint', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-env-none-'));
+  assert.throws(() => loadEnvironment(dir, 'dev', undefined, dir), /no http-client\.env\.json/);
+});
+
+test('dotenv', () => {
+  assert.deepEqual(parseDotenv('# c\nA=1\nexport B = two \nC="x\\ny"\nD=\'q\'\nE=v # note\n'), { A: '1', B: 'two', C: 'x\ny', D: 'q', E: 'v' });
+});
