@@ -75,7 +75,7 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
       throw e instanceof CliError ? e : bodyError(hop, e, size);
     }
     if (hop.info.timedOut) throw bodyError(hop, new Error('timeout'), size);
-    await printer.meta(hop.response, hop.info, size);
+    await printer.meta(hop.response, hop.info, size, hop.request);
     // A response arrived: the session takes the cookies it set.
     ctx.session?.save();
     await printer.finish();

@@ -3,6 +3,7 @@ import { UsageError } from '../errors.js';
 import { parseItem, tryParseItem, type Item } from '../request/items.js';
 import { parseArgv, type ParsedArgs } from './parse.js';
 import { EXEC_TABLE, MAIN_TABLE } from './options.js';
+import { STYLES } from '../output/palette.js';
 
 declare const SLING_DEFAULT_SCHEME: string;
 
@@ -133,6 +134,9 @@ export function resolveInvocation(argv: readonly string[], mode: 'main' | 'exec'
     throw new UsageError(`--pretty must be all, colors, format or none, got '${pretty}'`);
   }
   const style = one(p, 'style');
+  if (style !== undefined && style !== 'default' && !(style in STYLES)) {
+    throw new UsageError(`unknown --style '${style}'`, `styles: ${Object.keys(STYLES).join(', ')}`);
+  }
   let jsonIndent = 4;
   let sorted = flag('sorted') && !flag('unsorted');
   for (const group of p.values.get('format-options') ?? []) {

@@ -120,7 +120,7 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
           const body = await readBody!(hop);
           await printer.responseHead(hop.response);
           await printer.responseBody(hop.response, body);
-          await printer.meta(hop.response, hop.info, body.length);
+          await printer.meta(hop.response, hop.info, body.length, hop.request);
           await printer.finish();
           if (inv.checkStatus) {
             const code = exitCodeForStatus(hop.response.status);
@@ -131,7 +131,10 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
           }
           if (entry.after) {
             const result = await entry.after({ spec, request: hop.request, url: hop.url, response: hop.response, body, info: hop.info }, ctx);
-            for (const line of result.log ?? []) if (inv.quiet === 0) await sink.write(line + '\n');
+            const log = result.log ?? [];
+            // A body that does not end its line would run into the log (on a terminal the printer ends it).
+            if (log.length && inv.quiet === 0 && plan.responseBody && !plan.terminal && body.length && body[body.length - 1] !== 10) await sink.write('\n');
+            for (const line of log) if (inv.quiet === 0) await sink.write(line + '\n');
             for (const f of result.failures) io.stderr.write(`sling: test failed: ${entry.name ?? entry.label}: ${f}\n`);
             if (result.failures.length) fail(ExitCode.ERROR);
             if (result.exitCode) fail(result.exitCode);

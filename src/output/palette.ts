@@ -1,6 +1,11 @@
+import { UsageError } from '../errors.js';
+
 /**
- * Colours for the terminal. One palette object per style, so formatters never hard-code escape
- * sequences and a later theme (issue: themes) is one more entry here.
+ * Colours for the terminal. Formatters ask the palette for a role (key, string, tag...), never for
+ * an escape sequence, so a style is one entry in STYLES.
+ *
+ * `auto` (the default) uses the terminal's own 16 colours, so it follows the user's light or dark
+ * theme and reads well on both; the named styles use the 256-colour palette.
  */
 export interface Palette {
   reset: string;
@@ -20,11 +25,17 @@ export interface Palette {
   punct: string;
   meta: string;
   control: string;
+  /** Markup: tag names, attribute names, comments; code: keywords. */
+  tag: string;
+  attr: string;
+  comment: string;
+  keyword: string;
 }
 
 const sgr = (code: string) => `\x1b[${code}m`;
+const c256 = (n: number, bold = false) => `\x1b[${bold ? '1;' : ''}38;5;${n}m`;
 
-export const DARK: Palette = {
+const AUTO: Palette = {
   reset: sgr('0'),
   method: sgr('1;32'),
   url: sgr('36'),
@@ -42,13 +53,84 @@ export const DARK: Palette = {
   punct: '',
   meta: sgr('2'),
   control: sgr('7'),
+  tag: sgr('1;34'),
+  attr: sgr('36'),
+  comment: sgr('2'),
+  keyword: sgr('35'),
 };
 
-export const MONO: Palette = Object.fromEntries(Object.keys(DARK).map((k) => [k, ''])) as unknown as Palette;
+const MONOKAI: Palette = {
+  ...AUTO,
+  method: c256(148, true),
+  url: c256(81),
+  version: c256(141),
+  status2xx: c256(148, true),
+  status3xx: c256(186, true),
+  status4xx: c256(208, true),
+  status5xx: c256(197, true),
+  headerName: c256(81),
+  key: c256(197),
+  string: c256(186),
+  number: c256(141),
+  literal: c256(141),
+  meta: c256(242),
+  tag: c256(197),
+  attr: c256(148),
+  comment: c256(242),
+  keyword: c256(197),
+};
+
+const SOLARIZED: Palette = {
+  ...AUTO,
+  method: c256(64, true),
+  url: c256(37),
+  version: c256(61),
+  status2xx: c256(64, true),
+  status3xx: c256(136, true),
+  status4xx: c256(166, true),
+  status5xx: c256(160, true),
+  headerName: c256(33),
+  key: c256(33),
+  string: c256(37),
+  number: c256(125),
+  literal: c256(166),
+  meta: c256(245),
+  tag: c256(33),
+  attr: c256(136),
+  comment: c256(245),
+  keyword: c256(64),
+};
+
+const FRUITY: Palette = {
+  ...AUTO,
+  method: c256(202, true),
+  url: c256(32),
+  version: c256(33),
+  status2xx: c256(34, true),
+  status3xx: c256(214, true),
+  status4xx: c256(202, true),
+  status5xx: c256(197, true),
+  headerName: c256(202),
+  key: c256(202),
+  string: c256(32),
+  number: c256(33),
+  literal: c256(202, true),
+  meta: c256(28),
+  tag: c256(202, true),
+  attr: c256(33),
+  comment: c256(28),
+  keyword: c256(202, true),
+};
+
+export const MONO: Palette = Object.fromEntries(Object.keys(AUTO).map((k) => [k, ''])) as unknown as Palette;
+
+/** The styles `--style` knows; `dark` and `light` are kept as names for `auto`. */
+export const STYLES: Record<string, Palette> = { auto: AUTO, dark: AUTO, light: AUTO, monokai: MONOKAI, solarized: SOLARIZED, fruity: FRUITY, mono: MONO };
+export const DARK = AUTO;
 
 export function paletteFor(style: string | undefined): Palette {
-  if (style === 'mono' || style === 'none') return MONO;
-  return DARK;
+  if (style === undefined || style === 'default') return AUTO;
+  const p = STYLES[style];
+  if (!p) throw new UsageError(`unknown --style '${style}'`, `styles: ${Object.keys(STYLES).join(', ')}`);
+  return p;
 }
-
-export const STYLES = ['auto', 'dark', 'mono'];

@@ -22,6 +22,8 @@ export interface OutputPlan {
   responseMime?: string;
   /** --debug output may end up in a bug report: credentials in printed requests are masked. */
   maskCredentials: boolean;
+  /** --stream: print the body line by line as it arrives. */
+  stream: boolean;
 }
 
 export interface TerminalInfo {
@@ -77,5 +79,6 @@ export function makePlan(inv: Invocation, method: string, term: TerminalInfo): O
     responseCharset: inv.responseCharset,
     responseMime: inv.responseMime,
     maskCredentials: inv.debug,
+    stream: inv.stream,
   };
 }

@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { PreparedRequest } from '../request/prepare.js';
 import type { ResponseHead, HopInfo } from '../transport/send.js';
-import { formatJson, isJsonType } from './json-format.js';
+import { colourJson, formatJson, formatJsonBytes, looksLikeJson } from './json-format.js';
+import { bodyKind, highlightCss, highlightForm, highlightJs, highlightMarkup, indentXml } from './highlight.js';
 import type { OutputPlan } from './plan.js';
 import { neutralise } from './sanitize.js';
 
@@ -17,6 +18,8 @@ function pairs(raw: string[]): [string, string][] {
   for (let i = 0; i < raw.length; i += 2) out.push([raw[i]!, raw[i + 1]!]);
   return out;
 }
+
+const paintLine = (colour: string, s: string, p: { reset: string }) => (colour ? colour + s + p.reset : s);
 
 function looksBinary(buf: Buffer): boolean {
   return buf.subarray(0, 8192).includes(0);
@@ -114,19 +117,24 @@ export class Printer {
     this.last = 'body';
   }
 
-  async meta(head: ResponseHead, info: HopInfo, size: number) {
+  /** The `p` print code: the exchange's properties, phase timings and sizes. */
+  async meta(head: ResponseHead, info: HopInfo, size: number, request?: PreparedRequest) {
     if (!this.plan.meta) return;
     await this.startMessage();
     const t = info.timings;
-    const ms = (x?: number) => (x === undefined ? '-' : `${(x - t.start).toFixed(1)} ms`);
+    const at = (x?: number) => (x === undefined ? '-' : `${(x - t.start).toFixed(1)} ms`);
+    const total = (t.end ?? performance.now()) - t.start;
+    const headBytes = head.rawHeaders.reduce((n, h) => n + Buffer.byteLength(h, 'latin1'), 0) + (head.rawHeaders.length / 2) * 4;
     const lines = [
-      `Status: ${head.status} ${head.reason}`,
-      `HTTP version: ${head.httpVersion}`,
+      `Status: ${head.status} ${head.reason}`.trimEnd(),
+      `HTTP version: HTTP/${head.httpVersion}`,
       `Remote address: ${info.remoteAddress ?? '-'}${info.remotePort ? ':' + info.remotePort : ''}${info.proxy ? ` (via proxy ${info.proxy})` : ''}`,
-      ...(info.tlsProtocol ? [`TLS: ${info.tlsProtocol} ${info.tlsCipher ?? ''}`.trimEnd()] : []),
+      ...(info.tlsProtocol ? [`TLS: ${info.tlsProtocol}, ${info.tlsCipher ?? 'unknown cipher'}`] : []),
       `Connection: ${info.reused ? 'reused' : 'new'}`,
-      `Elapsed time: ${ms(t.end ?? performance.now())} (first byte ${ms(t.firstByte)})`,
-      `Body size: ${size} B`,
+      `Timings: DNS ${info.reused ? '(reused)' : at(t.dns)}, connect ${info.reused ? '(reused)' : at(t.connect)}, TLS ${at(t.tls)}, first byte ${at(t.firstByte)}, total ${total.toFixed(1)} ms`,
+      ...(request ? [`Request size: ${request.headers.reduce((n, [k, v]) => n + Buffer.byteLength(`${k}: ${v}\r\n`), 0)} B headers, ${request.body.length} B body`] : []),
+      `Response size: ${headBytes} B headers, ${size} B body`,
+      `Elapsed time: ${(total / 1000).toFixed(3)}s`,
     ];
     await this.out(lines.map((l) => this.text(l, this.plan.palette.meta)).join('\n') + '\n');
     this.last = 'head';
@@ -150,22 +158,57 @@ export class Printer {
       await this.out(this.binaryNote(buf.length));
       return;
     }
-    const mime = contentType?.split(';')[0]?.trim().toLowerCase();
-    if (plan.format || plan.colors) {
-      if (isJsonType(contentType) || ((mime?.startsWith('text/') || mime === 'application/javascript' || !mime) && /^\s*[[{]/.test(buf.subarray(0, 64).toString('latin1')))) {
-        const formatted = formatJson(this.decodeText(buf, contentType), {
-          indent: plan.format ? plan.indent : 0,
-          sorted: plan.sorted && plan.format,
-          palette: plan.palette,
-        });
-        if (formatted !== null && plan.format) {
-          await this.out(formatted + '\n');
-          return;
-        }
+    if (!plan.format && !plan.colors) {
+      if (!plan.terminal && !plan.responseCharset) await this.out(buf);
+      else await this.out(this.text(this.decodeText(buf, contentType)));
+      return;
+    }
+    const rendered = this.render(buf, contentType);
+    await this.out(rendered);
+    if (rendered.length && plan.format && !this.lastNewline) await this.out('\n');
+  }
+
+  /** Formats and colours a whole body by its media type (or what it looks like). */
+  private render(buf: Buffer, contentType: string | undefined): string | Buffer {
+    const { plan } = this;
+    const p = plan.palette;
+    const mime = (plan.responseMime ?? contentType)?.split(';')[0]?.trim().toLowerCase();
+    let kind = bodyKind(mime);
+    if (kind === 'text' && (!mime || mime.startsWith('text/') || mime === 'application/octet-stream') && looksLikeJson(buf.subarray(0, 64).toString('latin1'))) kind = 'json';
+    if (kind === 'js' && looksLikeJson(buf.subarray(0, 64).toString('latin1'))) kind = 'json';
+    const charset = plan.responseCharset ?? /charset=["']?([\w.:-]+)/i.exec(contentType ?? '')?.[1];
+    const utf8 = !charset || /^utf-?8$/i.test(charset);
+    if (kind === 'json') {
+      if (plan.format) {
+        const fmt = { indent: plan.indent, sorted: plan.sorted, palette: p };
+        // Valid JSON has no raw control characters: the formatted bytes are safe on a terminal.
+        const out = utf8 ? formatJsonBytes(buf, fmt) : Buffer.from(formatJson(this.decodeText(buf, contentType), fmt) ?? '', 'utf8');
+        if (out && out.length) return out;
+      } else if (plan.colors) {
+        return colourJson(this.safe(this.decodeText(buf, contentType)), p);
       }
     }
-    if (!plan.terminal && !this.plan.responseCharset) await this.out(buf);
-    else await this.out(this.text(this.decodeText(buf, contentType)));
+    let text = this.safe(this.decodeText(buf, contentType));
+    if (kind === 'xml' && plan.format) text = indentXml(text, plan.indent) ?? text;
+    if (!plan.colors) return text;
+    switch (kind) {
+      case 'xml':
+      case 'html':
+        return highlightMarkup(text, p);
+      case 'js':
+        return highlightJs(text, p);
+      case 'css':
+        return highlightCss(text, p);
+      case 'form':
+        return highlightForm(text, p);
+      default:
+        return text;
+    }
+  }
+
+  /** Control characters neutralised, when the output is a terminal. */
+  private safe(text: string): string {
+    return this.plan.terminal ? neutralise(text, this.plan.colors ? this.plan.palette.control : '', this.plan.colors ? this.plan.palette.reset : '') : text;
   }
 
   private binaryNote(size: number) {
@@ -174,8 +217,10 @@ export class Printer {
 
   private async streamBody(stream: Readable, contentType: string | undefined) {
     const { plan } = this;
-    const needsWhole = (plan.format || plan.colors) && plan.terminal ? true : plan.format;
-    if (needsWhole || plan.responseCharset) {
+    const mime = (plan.responseMime ?? contentType)?.split(';')[0]?.trim().toLowerCase() ?? '';
+    const lineStream = plan.stream || /^(text\/event-stream|application\/(x-)?ndjson|application\/jsonl|application\/x-jsonlines|application\/json-seq)$/.test(mime);
+    if (lineStream && (plan.format || plan.colors || plan.terminal)) return this.streamLines(stream, mime);
+    if (plan.format || plan.colors || plan.responseCharset) {
       const chunks: Buffer[] = [];
       for await (const c of stream) chunks.push(c as Buffer);
       await this.body(Buffer.concat(chunks), contentType);
@@ -199,6 +244,33 @@ export class Printer {
       await this.out(this.text(decoder.decode(chunk, { stream: true })));
     }
     await this.out(this.text(decoder.decode()));
+  }
+
+  /** Line by line as the lines arrive (--stream, server-sent events, NDJSON): each line coloured. */
+  private async streamLines(stream: Readable, mime: string) {
+    const p = this.plan.palette;
+    const colours = this.plan.colors;
+    const decoder = new TextDecoder('utf-8');
+    let pending = '';
+    const renderLine = (line: string): string => {
+      const safe = this.safe(line);
+      if (!colours) return safe;
+      if (mime === 'text/event-stream') {
+        const m = /^([\w-]+)(:\s?)(.*)$/s.exec(safe);
+        if (!m) return safe.startsWith(':') ? paintLine(p.comment, safe, p) : safe;
+        const value = m[1] === 'data' && looksLikeJson(m[3]!) ? colourJson(m[3]!, p) : m[3]!;
+        return paintLine(p.key, m[1]!, p) + m[2] + value;
+      }
+      return looksLikeJson(safe) ? colourJson(safe, p) : safe;
+    };
+    for await (const c of stream) {
+      pending += decoder.decode(c as Buffer, { stream: true });
+      const lines = pending.split('\n');
+      pending = lines.pop()!;
+      if (lines.length) await this.out(lines.map((l) => renderLine(l.replace(/\r$/, ''))).join('\n') + '\n');
+    }
+    pending += decoder.decode();
+    if (pending) await this.out(renderLine(pending));
   }
 
   /** On a terminal the output ends with a newline. */

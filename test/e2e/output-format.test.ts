@@ -1,0 +1,138 @@
+// Formatting, charsets, streaming and the `p` print code, end to end (issue 6).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { runSling, SLING_PATH, baseEnv } from '../helpers/cli.js';
+import { makeCerts, certsUnavailableReason } from '../helpers/servers.js';
+import { httpServer, httpsServer, okText } from '../helpers/assert.js';
+
+test('--pretty=format indents JSON to a pipe; --sorted sorts keys; values stay as sent', async (t) => {
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/vnd.api+json' });
+    res.end('{"b":1.10,"a":[12345678901234567890123,"\\u00e9"]}');
+  });
+  const r = await runSling(['--pretty=format', '--body', s.url + '/']);
+  assert.equal(r.stdout, '{\n    "b": 1.10,\n    "a": [\n        12345678901234567890123,\n        "\\u00e9"\n    ]\n}\n');
+  const sorted = await runSling(['--pretty=format', '--sorted', '--format-options', 'json.indent:2', '--body', s.url + '/']);
+  assert.equal(sorted.stdout, '{\n  "a": [\n    12345678901234567890123,\n    "\\u00e9"\n  ],\n  "b": 1.10\n}\n');
+  const colours = await runSling(['--pretty=all', '--body', s.url + '/'], { env: { FORCE_COLOR: '1' } });
+  assert.match(colours.stdout, /\x1b\[[0-9;]*m"b"/);
+});
+
+test('JSON behind a )]}\' prefix, or served as text/plain, is still recognised; invalid JSON comes as it was', async (t) => {
+  const s = await httpServer(t, (req, res) => {
+    res.writeHead(200, { 'Content-Type': req.url === '/bad' ? 'application/json' : 'text/plain' });
+    res.end(req.url === '/prefix' ? ")]}',\n{\"a\":1}" : req.url === '/bad' ? '{"a": 1,, nope' : '[1,2]');
+  });
+  assert.equal((await runSling(['--pretty=format', '--body', s.url + '/prefix'])).stdout, ")]}',\n{\n    \"a\": 1\n}\n");
+  assert.equal((await runSling(['--pretty=format', '--body', s.url + '/text'])).stdout, '[\n    1,\n    2\n]\n');
+  assert.equal((await runSling(['--pretty=format', '--body', s.url + '/bad'])).stdout, '{"a": 1,, nope\n');
+});
+
+test('XML is indented with --pretty=format; --response-mime overrides the type', async (t) => {
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.end('<a><b>x</b><c/></a>');
+  });
+  const asText = await runSling(['--pretty=format', '--body', s.url + '/']);
+  assert.equal(asText.stdout, '<a><b>x</b><c/></a>\n');
+  const asXml = await runSling(['--pretty=format', '--response-mime=application/xml', '--body', s.url + '/']);
+  assert.equal(asXml.stdout, '<a>\n    <b>x</b>\n    <c/>\n</a>\n');
+});
+
+test('charsets: bytes pass through to a pipe; formatting decodes the declared or given charset', async (t) => {
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain; charset=iso-8859-1' });
+    res.end(Buffer.from([0x63, 0x61, 0x66, 0xe9]));
+  });
+  const raw = await runSling(['--body', s.url + '/']);
+  assert.deepEqual([...raw.stdoutBytes], [0x63, 0x61, 0x66, 0xe9]);
+  const decoded = await runSling(['--pretty=format', '--body', s.url + '/']);
+  assert.equal(decoded.stdout, 'café\n');
+  const given = await runSling(['--response-charset=utf-8', '--pretty=format', '--body', s.url + '/']);
+  assert.equal(given.stdout, 'caf\ufffd\n');
+});
+
+function spawnSling(args: string[]) {
+  const child = spawn(process.execPath, [SLING_PATH, ...args], { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const waiters: [RegExp, () => void][] = [];
+  child.stdout.on('data', (c: Buffer) => {
+    out += c;
+    for (const w of [...waiters]) if (w[0].test(out)) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w[1]();
+    }
+  });
+  return {
+    child,
+    output: () => out,
+    waitFor: (re: RegExp) => new Promise<void>((resolve) => (re.test(out) ? resolve() : waiters.push([re, resolve]))),
+    done: new Promise<number | null>((resolve) => child.on('close', resolve)),
+  };
+}
+
+for (const args of [['--body'], ['--body', '--pretty=all'], ['--body', '--stream', '--pretty=format']]) {
+  test(`a live event stream prints each event as it arrives (${args.join(' ')})`, async (t) => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const s = await httpServer(t, (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      res.write('event: tick\ndata: {"n":1}\n\n');
+      // The second event only goes out once the client has shown the first one.
+      void gate.then(() => res.end('event: tick\ndata: {"n":2}\n\n'));
+    });
+    const run = spawnSling([...args, s.url + '/events']);
+    await run.waitFor(/"n":1/);
+    assert.doesNotMatch(run.output(), /"n":2/);
+    release();
+    assert.equal(await run.done, 0);
+    assert.match(run.output().replace(/\x1b\[[0-9;]*m/g, ''), /event: tick\ndata: \{"n":1\}\n\nevent: tick\ndata: \{"n":2\}\n/);
+  });
+}
+
+test('NDJSON lines print as they arrive with --pretty=all', async (t) => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
+    res.write('{"a":1}\n');
+    void gate.then(() => res.end('{"a":2}\n'));
+  });
+  const run = spawnSling(['--body', '--pretty=all', s.url + '/']);
+  await run.waitFor(/"a"/);
+  release();
+  assert.equal(await run.done, 0);
+  assert.equal(run.output().replace(/\x1b\[[0-9;]*m/g, ''), '{"a":1}\n{"a":2}\n');
+});
+
+test('-m / --print=p show status, addresses, phase timings and sizes', async (t) => {
+  const s = await httpServer(t, okText);
+  const r = await runSling(['-m', s.url + '/']);
+  assert.equal(r.code, 0);
+  assert.match(r.stdout, /^Status: 200 OK$/m);
+  assert.match(r.stdout, /^HTTP version: HTTP\/1\.1$/m);
+  assert.match(r.stdout, new RegExp(`^Remote address: 127\\.0\\.0\\.1:${s.port}$`, 'm'));
+  assert.match(r.stdout, /^Timings: DNS [-\d.]+( ms)?, connect [\d.]+ ms, TLS -, first byte [\d.]+ ms, total [\d.]+ ms$/m);
+  assert.match(r.stdout, /^Request size: \d+ B headers, 0 B body$/m);
+  assert.match(r.stdout, /^Response size: \d+ B headers, 2 B body$/m);
+  assert.doesNotMatch(r.stdout, /^HTTP\/1\.1 200/m);
+});
+
+const certs = makeCerts();
+test('-vv over HTTPS shows the TLS version and cipher', { skip: certs ? undefined : certsUnavailableReason() }, async (t) => {
+  const s = await httpsServer(t, okText, { cert: 'good' });
+  const r = await runSling(['-vv', `--verify=${certs!.caCert}`, s.url + '/']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^TLS: TLSv1\.[23], [A-Z0-9_-]+$/m);
+  assert.match(r.stdout, /Timings: DNS .*, TLS [\d.]+ ms/);
+});
+
+test('--style: a known style is accepted, an unknown one names the choices', async (t) => {
+  const s = await httpServer(t, okText);
+  assert.equal((await runSling(['--style=monokai', s.url + '/'])).code, 0);
+  const bad = await runSling(['--style=rainbow', s.url + '/']);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /unknown --style 'rainbow'/);
+  assert.match(bad.stderr, /monokai, solarized, fruity/);
+});

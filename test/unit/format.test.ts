@@ -1,0 +1,108 @@
+// Formatters against golden files (input body → expected terminal output, colours included), and a
+// property test: formatting JSON never changes a token. UPDATE_GOLDEN=1 rewrites the golden files.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { Printer } from '../../src/output/printer.js';
+import type { OutputPlan } from '../../src/output/plan.js';
+import { MONO, STYLES } from '../../src/output/palette.js';
+import { formatJson } from '../../src/output/json-format.js';
+import { indentXml } from '../../src/output/highlight.js';
+
+const GOLDEN = fileURLToPath(new URL('../../../test/fixtures/golden/', import.meta.url));
+
+const BODIES: Record<string, [string, string]> = {
+  json: ['application/json', '{"id":12345678901234567890,"f":1.0,"e":1e3,"z":-0,"s":"caf\\u00e9 \\/ ü","t":true,"n":null,"list":[1,[],{}],"nested":{"b":2,"a":1}}'],
+  'json-prefix': ['application/json', ")]}',\n{\"a\":[1,2]}"],
+  'json-as-text': ['text/plain', '[{"k":"v"}]'],
+  'json-invalid': ['application/json', '{"a": 1,, oops'],
+  xml: ['application/xml', '<?xml version="1.0"?><root a="1"><!-- note --><item id="x">one</item><empty/><list><v>1</v><v>2</v></list></root>'],
+  html: ['text/html', '<!doctype html><html lang="en"><body class="x"><p>Hi <b>there</b></p><!-- c --></body></html>'],
+  css: ['text/css', '/* c */ body { color: #fff; margin: 0 auto; } @media print { a { font-size: 12px; } }'],
+  js: ['application/javascript', 'const x = "s"; // note\nfunction f(a) { return a + 42; }'],
+  form: ['application/x-www-form-urlencoded', 'name=Ada&lang=en&empty='],
+};
+
+function plan(style: string, format: boolean, colors: boolean): OutputPlan {
+  return {
+    requestHeaders: false,
+    requestBody: false,
+    responseHeaders: true,
+    responseBody: true,
+    meta: false,
+    intermediate: false,
+    format,
+    colors,
+    palette: colors ? STYLES[style]! : MONO,
+    sorted: false,
+    indent: 4,
+    terminal: true,
+    maskCredentials: false,
+    stream: false,
+  };
+}
+
+async function render(p: OutputPlan, type: string, body: string): Promise<string> {
+  let out = '';
+  const printer = new Printer(p, { write: (c) => void (out += c.toString()) });
+  const head = { httpVersion: '1.1', status: 200, reason: 'OK', rawHeaders: ['Content-Type', type, 'X-Thing', 'a\u001b[2Jb'] };
+  await printer.responseHead(head);
+  await printer.responseBody(head, Buffer.from(body));
+  await printer.finish();
+  return out;
+}
+
+const update = process.env.UPDATE_GOLDEN === '1';
+if (update) mkdirSync(GOLDEN, { recursive: true });
+
+for (const [name, [type, body]] of Object.entries(BODIES)) {
+  for (const style of ['auto', 'monokai', 'solarized', 'fruity', 'mono']) {
+    test(`golden ${name} (${style})`, async () => {
+      const got = await render(plan(style, true, style !== 'mono'), type, body);
+      const file = `${GOLDEN}${name}.${style}.txt`;
+      if (update || !existsSync(file)) writeFileSync(file, got);
+      assert.equal(got, readFileSync(file, 'utf8'));
+    });
+  }
+  test(`golden ${name} (colours without formatting)`, async () => {
+    const got = await render(plan('auto', false, true), type, body);
+    const file = `${GOLDEN}${name}.colors-only.txt`;
+    if (update || !existsSync(file)) writeFileSync(file, got);
+    assert.equal(got, readFileSync(file, 'utf8'));
+  });
+}
+
+const minify = (json: string) => json.replace(/("(?:[^"\\]|\\.)*")|\s+/g, (_m, str: string | undefined) => str ?? '');
+
+test('formatting JSON never changes a token (property)', () => {
+  const spaced = fc.tuple(fc.jsonValue(), fc.constantFrom(0, 2, 4)).map(([v, n]) => JSON.stringify(v, null, n));
+  fc.assert(
+    fc.property(spaced, fc.boolean(), (text, sorted) => {
+      const out = formatJson(text, { indent: 4, sorted: false, palette: MONO });
+      assert.notEqual(out, null);
+      assert.equal(minify(out!), minify(text));
+      if (sorted) {
+        const s = formatJson(text, { indent: 2, sorted: true, palette: MONO })!;
+        assert.deepEqual(JSON.parse(s), JSON.parse(text));
+      }
+    }),
+    { numRuns: 500 },
+  );
+});
+
+test('numbers, escapes and key order stay exactly as sent', () => {
+  const text = '{"b":12345678901234567890123,"a":1.50,"c":-0,"d":1E+3,"e":"\\u00e9\\n\\/","b2":[]}';
+  const out = formatJson(text, { indent: 2, sorted: false, palette: MONO })!;
+  assert.equal(out, '{\n  "b": 12345678901234567890123,\n  "a": 1.50,\n  "c": -0,\n  "d": 1E+3,\n  "e": "\\u00e9\\n\\/",\n  "b2": []\n}');
+});
+
+test('invalid JSON is not formatted', () => {
+  for (const bad of ['{"a":1', '{"a":01}', '[1,]', '{"a" 1}', '"\u0001"', 'nul', '{} {}']) assert.equal(formatJson(bad, { indent: 2, sorted: false, palette: MONO }), null, bad);
+});
+
+test('XML indentation keeps text and refuses mismatched tags', () => {
+  assert.equal(indentXml('<a><b>x y</b><c/></a>', 2), '<a>\n  <b>x y</b>\n  <c/>\n</a>');
+  assert.equal(indentXml('<a><b></a>', 2), null);
+});
