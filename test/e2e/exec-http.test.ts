@@ -1,0 +1,301 @@
+// `sling exec FILE.http` end to end: the built CLI against loopback servers.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { runSling, type RunOptions } from '../helpers/cli.js';
+import { header } from '../helpers/servers.js';
+import { assertError, assertExit, httpServer, show } from '../helpers/assert.js';
+
+function workdir(files: Record<string, string | Buffer>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-exec-http-'));
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+  return dir;
+}
+
+function exec(dir: string, args: string[], opts: RunOptions = {}) {
+  return runSling(['exec', ...args], { cwd: dir, ...opts });
+}
+
+/** Answers JSON describing the request; /login also sets a cookie and gives a token. */
+function api(req: IncomingMessage, res: ServerResponse) {
+  if (req.url === '/login') {
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Set-Cookie': 'sid=s1; Path=/', Location: '/users/42' });
+    res.end(JSON.stringify({ token: 'tok-123', user: { id: 42 } }));
+  } else if (req.url === '/moved') {
+    res.writeHead(302, { Location: '/final', 'Content-Length': '0' });
+    res.end();
+  } else {
+    res.writeHead(req.url === '/missing' ? 404 : 200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ path: req.url }));
+  }
+}
+
+test('exec http: requests arrive as written, with variables, defaults, one connection', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({
+    'api.http': [
+      `@base = ${srv.url}`,
+      '@who = ada',
+      '',
+      '### Create',
+      'POST {{base}}/users?src={{%who}} lovelace',
+      'Content-Type: application/json',
+      'X-Trace: {{who}}-1',
+      '',
+      '{"name": "{{who}}"}',
+      '',
+      '###',
+      'GET {{base}}/users',
+      '    ?page=2',
+      '    &size=10',
+      'Accept: application/json',
+    ].join('\r\n'),
+  });
+  const r = await exec(dir, ['api.http']);
+  assertExit(r, 0);
+  assert.deepEqual(srv.requests.map((q) => [q.method, q.url]), [['POST', '/users?src=ada%20lovelace'], ['GET', '/users?page=2&size=10']]);
+  const [post, get] = srv.requests;
+  assert.deepEqual(post!.rawHeaders.filter((_, i) => i % 2 === 0).slice(0, 5), ['Host', 'Content-Type', 'X-Trace', 'User-Agent', 'Accept-Encoding']);
+  assert.equal(header(post!, 'x-trace'), 'ada-1');
+  assert.equal(header(post!, 'user-agent')?.startsWith('sling/'), true);
+  assert.equal(post!.body.toString(), '{"name": "ada"}');
+  assert.equal(header(get!, 'accept'), 'application/json');
+  assert.equal(post!.socketId, get!.socketId, 'one connection for the run');
+  assert.match(r.stdout, /^### Create: POST http:\/\/127\.0\.0\.1:\d+\/users\?src=ada%20lovelace {2}\(line 5\)$/m, show(r));
+  assert.match(r.stdout, /^### GET http:\/\/127\.0\.0\.1:\d+\/users\?page=2&size=10 {2}\(line 12\)$/m, show(r));
+  assert.match(r.stdout, /^HTTP\/1\.1 200 OK$/m, show(r));
+});
+
+test('exec http: references, client.global, one cookie jar; a failed test is exit 1 after all requests', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({
+    'flow.rest': [
+      '# @name login',
+      `POST ${srv.url}/login`,
+      '',
+      '> {%',
+      '  client.global.set("token", response.body.token);',
+      '  client.test("logged in", () => client.assert(response.status === 200, "status " + response.status));',
+      '%}',
+      '',
+      '###',
+      `@loc = {{login.response.headers.Location}}`,
+      `GET ${srv.url}{{loc}}?t={{login.response.body.$.token}}&id={{login.response.body.user.id}}`,
+      'Authorization: Bearer {{token}}',
+      '',
+      '> {%',
+      '  client.test("wants 201", () => client.assert(response.status === 201, "got " + response.status));',
+      '  client.log("path was", response.body.path);',
+      '%}',
+      '',
+      '###',
+      `GET ${srv.url}/after`,
+    ].join('\n'),
+  });
+  const r = await exec(dir, ['flow.rest']);
+  assertExit(r, 1);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/login', '/users/42?t=tok-123&id=42', '/after']);
+  assert.equal(header(srv.requests[1]!, 'authorization'), 'Bearer tok-123');
+  assert.equal(header(srv.requests[1]!, 'cookie'), 'sid=s1');
+  assert.equal(header(srv.requests[2]!, 'cookie'), 'sid=s1');
+  assert.match(r.stdout, /^✓ logged in$/m, show(r));
+  assert.match(r.stdout, /^✗ wants 201: got 200$/m, show(r));
+  assert.match(r.stdout, /^path was \/users\/42\?t=tok-123&id=42$/m, show(r));
+  assert.match(r.stderr, /test failed: .*wants 201: got 200/, show(r));
+});
+
+test('exec http: a malformed file names FILE:LINE:COL, sends nothing, exit 1', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({ 'bad.http': `GET ${srv.url}/one\n\n###\nPOST ${srv.url}/two\nContent-Type application/json\n\n{}` });
+  const r = await exec(dir, ['bad.http']);
+  assertError(r, 1, /sling: error: bad\.http:5:1: expected a header 'Name: value'/);
+  assert.equal(srv.requests.length, 0);
+  const r2 = await exec(dir, ['bad.http']);
+  assert.equal(r2.stdout, '');
+  const dir2 = workdir({ 'script.http': `GET ${srv.url}/\n\n> {%\n client.log(1)\n` });
+  assertError(await exec(dir2, ['script.http']), 1, /script\.http:3:3: a script block '\{%' without its closing '%\}'/);
+  assert.equal(srv.requests.length, 0);
+});
+
+test('exec http: syntax of other runners is a warning naming the line, never sent, no crash', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({
+    'mixed.http': [
+      '{{',
+      '  exports.x = 1;',
+      '}}',
+      `GET ${srv.url}/a`,
+      '?? status == 200',
+      '',
+      '###',
+      'WS ws://127.0.0.1:1/socket',
+      '',
+      '{"a": 1}',
+      '###',
+      '# @loop for i of x',
+      `GET ${srv.url}/b`,
+      '',
+      '# @lang=lua',
+      '> {%',
+      'local x = 1',
+      '%}',
+      '',
+      'HTTP/1.1 200 - OK',
+      'content-type: text/plain',
+    ].join('\n'),
+  });
+  const r = await exec(dir, ['mixed.http']);
+  assertExit(r, 0);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/a', '/b']);
+  for (const line of [1, 5, 8, 12, 20]) assert.match(r.stderr, new RegExp(`^sling: warning: mixed\\.http:${line}:\\d+: `, 'm'), `line ${line}${show(r)}`);
+  assert.match(r.stderr, /Lua scripts/);
+  assert.doesNotMatch(r.stderr, /error/);
+});
+
+test('exec http: --offline resolves what it can, shows the rest as written with a warning, sends nothing', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({
+    'off.http': [`@base = ${srv.url}`, '# @name login', 'POST {{base}}/login', '', '###', 'GET {{base}}/x/{{login.response.body.token}}', 'X-Key: {{apiKey}}', 'X-Id: {{$randomInt 5 6}}'].join('\n'),
+  });
+  const r = await exec(dir, ['--offline', 'off.http']);
+  assertExit(r, 0);
+  assert.equal(srv.requests.length, 0);
+  assert.match(r.stdout, /^GET \/x\/\{\{login\.response\.body\.token\}\} HTTP\/1\.1$/m, show(r));
+  assert.match(r.stdout, /^X-Key: \{\{apiKey\}\}$/m, show(r));
+  assert.match(r.stdout, /^X-Id: 5$/m, show(r));
+  assert.match(r.stderr, /^sling: warning: off\.http:7:8: unknown variable \{\{apiKey\}\}; shown as written$/m, show(r));
+  assert.match(r.stderr, /^sling: warning: off\.http:6:\d+: \{\{login\.response\.body\.token\}\}: request login has no response yet/m, show(r));
+});
+
+test('exec http: an unknown variable fails that request only; the rest run; exit 1', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({ 'u.http': `GET ${srv.url}/1\n###\nGET ${srv.url}/{{nope}}\n###\nGET ${srv.url}/3` });
+  const r = await exec(dir, ['u.http']);
+  assertExit(r, 1);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/1', '/3']);
+  assert.match(r.stderr, /^sling: error: u\.http:3:\d+: unknown variable \{\{nope\}\}$/m, show(r));
+  const ff = await exec(dir, ['--fail-fast', 'u.http']);
+  assertExit(ff, 1);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/1', '/3', '/1']);
+});
+
+test('exec http: environments (--env, private file, $shared, --env-file) and $dotenv / $processEnv', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({
+    'http-client.env.json': JSON.stringify({ $shared: { path: 'shared' }, dev: { base: srv.url, user: 'dev-user' }, prod: { base: 'http://192.0.2.1' } }),
+    'http-client.private.env.json': JSON.stringify({ dev: { secret: 's3cret', user: 'private-user' } }),
+    '.env': 'DOT=from-dotenv\n',
+    'e.http': 'GET {{base}}/{{path}}?u={{user}}&s={{secret}}&d={{$dotenv DOT}}&p={{$processEnv SLING_TEST_VAR}}',
+    'ci.env.json': JSON.stringify({ ci: { base: srv.url, path: 'ci', user: 'c', secret: 'x' } }),
+  });
+  const r = await exec(dir, ['--env', 'dev', 'e.http'], { env: { SLING_TEST_VAR: 'pv' } });
+  assertExit(r, 0);
+  assert.equal(srv.requests[0]!.url, '/shared?u=dev-user&s=s3cret&d=from-dotenv&p=pv');
+  const r2 = await exec(dir, ['--env-file', 'ci.env.json', '--env', 'ci', 'e.http'], { env: { SLING_TEST_VAR: 'pv' } });
+  assertExit(r2, 0);
+  assert.equal(srv.requests[1]!.url, '/ci?u=c&s=x&d=from-dotenv&p=pv');
+  const r3 = await exec(dir, ['--env', 'qa', 'e.http']);
+  assertError(r3, 1, /--env qa: no such environment/);
+  const r4 = await exec(dir, ['e.http']);
+  assertError(r4, 1, /e\.http:1:5: unknown variable \{\{base\}\}/);
+  assert.match(r4.stderr, /hint: it is defined in the environments? dev, prod: choose one with --env NAME/, show(r4));
+  assert.equal(srv.requests.length, 2);
+});
+
+test('exec http: --name runs a request and what it depends on; --line picks by line', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({
+    'n.http': [`# @name login`, `POST ${srv.url}/login`, '', '###', `# @name other`, `GET ${srv.url}/other`, '', '###', '# @name me', `GET ${srv.url}/me?t={{login.response.body.token}}`].join('\n'),
+  });
+  const r = await exec(dir, ['--name', 'me', 'n.http']);
+  assertExit(r, 0);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/login', '/me?t=tok-123']);
+  const r2 = await exec(dir, ['--line', '6', 'n.http']);
+  assertExit(r2, 0);
+  assert.deepEqual(srv.requests.slice(2).map((q) => q.url), ['/other']);
+});
+
+test('exec http: redirects are followed unless # @no-redirect; directives apply per request', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({ 'r.http': `GET ${srv.url}/moved\n###\n# @no-redirect\nGET ${srv.url}/moved` });
+  const r = await exec(dir, ['r.http']);
+  assertExit(r, 0);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/moved', '/final', '/moved']);
+  assert.match(r.stdout, /^HTTP\/1\.1 302 Found$/m, show(r));
+});
+
+test('exec http: multipart with a file part, form bodies over lines, GraphQL, >> output', async (t) => {
+  const srv = await httpServer(t, api);
+  const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 255]);
+  const dir = workdir({
+    'logo.png': png,
+    'm.http': [
+      `POST ${srv.url}/upload`,
+      'Content-Type: multipart/form-data; boundary=WebAppBoundary',
+      '',
+      '--WebAppBoundary',
+      'Content-Disposition: form-data; name="name"',
+      '',
+      'Ada',
+      '--WebAppBoundary',
+      'Content-Disposition: form-data; name="file"; filename="logo.png"',
+      'Content-Type: image/png',
+      '',
+      '< ./logo.png',
+      '--WebAppBoundary--',
+      '',
+      '###',
+      `POST ${srv.url}/form`,
+      'Content-Type: application/x-www-form-urlencoded',
+      '',
+      'a=1',
+      '&b=two',
+      '',
+      '###',
+      `GRAPHQL ${srv.url}/graphql`,
+      '',
+      'query Q { me { id } }',
+      '',
+      '{"x": 1}',
+      '',
+      '>> out/saved.json',
+    ].join('\n'),
+  });
+  const r = await exec(dir, ['m.http']);
+  assertExit(r, 0);
+  const expected = Buffer.concat([
+    Buffer.from('--WebAppBoundary\r\nContent-Disposition: form-data; name="name"\r\n\r\nAda\r\n--WebAppBoundary\r\nContent-Disposition: form-data; name="file"; filename="logo.png"\r\nContent-Type: image/png\r\n\r\n'),
+    png,
+    Buffer.from('\r\n--WebAppBoundary--\r\n'),
+  ]);
+  assert.deepEqual(srv.requests[0]!.body, expected);
+  assert.equal(srv.requests[1]!.body.toString(), 'a=1&b=two');
+  assert.deepEqual(JSON.parse(srv.requests[2]!.body.toString()), { query: 'query Q { me { id } }', operationName: 'Q', variables: { x: 1 } });
+  assert.equal(header(srv.requests[2]!, 'content-type'), 'application/json');
+  assert.equal(readFileSync(join(dir, 'out', 'saved.json'), 'utf8'), '{"path":"/graphql"}');
+  await exec(dir, ['m.http']);
+  assert.ok(existsSync(join(dir, 'out', 'saved-1.json')), '>> keeps the existing file');
+});
+
+test('exec http: client.exit() stops the run; a response handler file; a BOM and no final newline', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({
+    'check.js': 'client.test("from a file", () => client.assert(response.body.path === "/a"));\nclient.exit();\n',
+    's.http': `\uFEFFGET ${srv.url}/a\n\n> ./check.js\n\n###\nGET ${srv.url}/b`,
+  });
+  const r = await exec(dir, ['s.http']);
+  assertExit(r, 0);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/a']);
+  assert.match(r.stdout, /^✓ from a file$/m, show(r));
+});
+
+test('exec http: a file on standard input', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({});
+  const r = await exec(dir, [], { stdin: `### from stdin\nGET ${srv.url}/in\n` });
+  assertExit(r, 0);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/in']);
+});
