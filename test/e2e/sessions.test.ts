@@ -276,3 +276,19 @@ test('-a USER without a terminal to ask on is a clear error, nothing sent', asyn
   assert.match(r.stderr, /no password given for user 'ada' and no terminal to ask for it/);
   assert.equal(s.requests.length, 0);
 });
+
+test('sling exec --session starts from and updates the session of each host', async (t) => {
+  const s = await httpServer(t, cookieServer);
+  const box = sandbox();
+  const file = join(box.home, 'flow.http');
+  writeFileSync(file, `GET ${s.url}/login\n\n###\nGET ${s.url}/me\n`);
+  const first = await runSling(['exec', '--session', 'flow', file], { env: box.env });
+  assert.equal(first.code, 0, first.stderr);
+  assert.equal(header(s.requests[1]!, 'cookie'), 'sid=abc');
+  const saved = JSON.parse(readFileSync(join(box.config, 'sessions', `127.0.0.1_${s.port}`, 'flow.json'), 'utf8'));
+  assert.deepEqual(saved.cookies.map((c: { name: string }) => c.name).sort(), ['sid', 'theme']);
+  // A later run starts with the session's cookies, even for its first request.
+  writeFileSync(file, `GET ${s.url}/me\n`);
+  assert.equal((await runSling(['exec', '--session', 'flow', file], { env: box.env })).code, 0);
+  assert.equal(header(s.requests[2]!, 'cookie'), 'sid=abc');
+});
