@@ -23,7 +23,11 @@ export interface Invocation {
   pretty?: 'all' | 'colors' | 'format' | 'none';
   style?: string;
   sorted: boolean;
+  sortHeaders: boolean;
   jsonIndent: number;
+  xmlIndent: number;
+  formatJson: boolean;
+  formatXml: boolean;
   stream: boolean;
   responseCharset?: string;
   responseMime?: string;
@@ -134,17 +138,31 @@ export function resolveInvocation(argv: readonly string[], mode: 'main' | 'exec'
     throw new UsageError(`--pretty must be all, colors, format or none, got '${pretty}'`);
   }
   const style = one(p, 'style');
-  if (style !== undefined && style !== 'default' && !(style in STYLES)) {
+  if (style !== undefined && !(style in STYLES)) {
     throw new UsageError(`unknown --style '${style}'`, `styles: ${Object.keys(STYLES).join(', ')}`);
   }
   let jsonIndent = 4;
+  let xmlIndent = 2;
   let sorted = flag('sorted') && !flag('unsorted');
+  let sortHeaders = sorted;
+  let formatJson = true;
+  let formatXml = true;
+  const bool = (v: string, opt: string) => {
+    if (v.trim() === 'true') return true;
+    if (v.trim() === 'false') return false;
+    throw new UsageError(`--format-options ${opt} must be true or false, got '${v}'`);
+  };
   for (const group of p.values.get('format-options') ?? []) {
     for (const opt of group.split(',')) {
-      const m = /^\s*(json\.indent|json\.sort_keys|headers\.sort|json\.format|xml\.format|xml\.indent):(.*)$/.exec(opt);
-      if (!m) throw new UsageError(`--format-options: unknown option '${opt}' (json.indent:N, json.sort_keys:BOOL, headers.sort:BOOL)`);
-      if (m[1] === 'json.indent') jsonIndent = nonNegativeInt(m[2]!, '--format-options json.indent');
-      if (m[1] === 'json.sort_keys' || m[1] === 'headers.sort') sorted = m[2]!.trim() === 'true';
+      const m = /^\s*(json\.indent|json\.sort_keys|json\.format|headers\.sort|xml\.format|xml\.indent):(.*)$/.exec(opt);
+      if (!m) throw new UsageError(`--format-options: unknown option '${opt}' (json.indent:N, json.sort_keys:BOOL, json.format:BOOL, headers.sort:BOOL, xml.indent:N, xml.format:BOOL)`);
+      const [, name, value] = m as unknown as [string, string, string];
+      if (name === 'json.indent') jsonIndent = nonNegativeInt(value, '--format-options json.indent');
+      else if (name === 'xml.indent') xmlIndent = nonNegativeInt(value, '--format-options xml.indent');
+      else if (name === 'json.sort_keys') sorted = bool(value, name);
+      else if (name === 'headers.sort') sortHeaders = bool(value, name);
+      else if (name === 'json.format') formatJson = bool(value, name);
+      else formatXml = bool(value, name);
     }
   }
 
@@ -237,7 +255,11 @@ export function resolveInvocation(argv: readonly string[], mode: 'main' | 'exec'
     pretty: pretty as Invocation['pretty'],
     style,
     sorted,
+    sortHeaders,
     jsonIndent,
+    xmlIndent,
+    formatJson,
+    formatXml,
     stream: flag('stream'),
     responseCharset: one(p, 'response-charset'),
     responseMime: one(p, 'response-mime'),

@@ -4,8 +4,8 @@ import { UsageError } from '../errors.js';
  * Colours for the terminal. Formatters ask the palette for a role (key, string, tag...), never for
  * an escape sequence, so a style is one entry in STYLES.
  *
- * `auto` (the default) uses the terminal's own 16 colours, so it follows the user's light or dark
- * theme and reads well on both; the named styles use the 256-colour palette.
+ * `default` uses mid-tone 256-colour hues readable on dark and light backgrounds; `auto` uses the
+ * terminal's own 16 colours, so it follows the user's theme; the others are 256-colour themes.
  */
 export interface Palette {
   reset: string;
@@ -122,14 +122,36 @@ const FRUITY: Palette = {
   keyword: c256(202, true),
 };
 
+/** The default: mid-tone 256-colour hues that keep their contrast on dark and on light backgrounds. */
+const DEFAULT: Palette = {
+  ...AUTO,
+  method: c256(34, true),
+  url: c256(31),
+  version: c256(61),
+  status2xx: c256(34, true),
+  status3xx: c256(136, true),
+  status4xx: c256(160, true),
+  status5xx: c256(125, true),
+  headerName: c256(31),
+  key: c256(33),
+  string: c256(34),
+  number: c256(166),
+  literal: c256(127),
+  meta: c256(244),
+  tag: c256(33),
+  attr: c256(130),
+  comment: c256(244),
+  keyword: c256(127),
+};
+
 export const MONO: Palette = Object.fromEntries(Object.keys(AUTO).map((k) => [k, ''])) as unknown as Palette;
 
-/** The styles `--style` knows; `dark` and `light` are kept as names for `auto`. */
-export const STYLES: Record<string, Palette> = { auto: AUTO, dark: AUTO, light: AUTO, monokai: MONOKAI, solarized: SOLARIZED, fruity: FRUITY, mono: MONO };
+/** The styles `--style` knows. */
+export const STYLES: Record<string, Palette> = { default: DEFAULT, auto: AUTO, monokai: MONOKAI, solarized: SOLARIZED, fruity: FRUITY, mono: MONO };
 export const DARK = AUTO;
 
 export function paletteFor(style: string | undefined): Palette {
-  if (style === undefined || style === 'default') return AUTO;
+  if (style === undefined) return DEFAULT;
   const p = STYLES[style];
   if (!p) throw new UsageError(`unknown --style '${style}'`, `styles: ${Object.keys(STYLES).join(', ')}`);
   return p;

@@ -14,8 +14,13 @@ export interface OutputPlan {
   format: boolean;
   colors: boolean;
   palette: Palette;
+  /** Sort JSON keys. */
   sorted: boolean;
+  sortHeaders: boolean;
   indent: number;
+  xmlIndent: number;
+  formatJson: boolean;
+  formatXml: boolean;
   /** stdout is a terminal: neutralise control characters, hold back binary bodies. */
   terminal: boolean;
   responseCharset?: string;
@@ -74,7 +79,11 @@ export function makePlan(inv: Invocation, method: string, term: TerminalInfo): O
     colors,
     palette: paletteFor(colors ? inv.style : 'mono'),
     sorted: inv.sorted,
+    sortHeaders: inv.sortHeaders,
     indent: inv.jsonIndent,
+    xmlIndent: inv.xmlIndent,
+    formatJson: inv.formatJson,
+    formatXml: inv.formatXml,
     terminal: term.isTTY,
     responseCharset: inv.responseCharset,
     responseMime: inv.responseMime,

@@ -66,7 +66,7 @@ export class Printer {
   private headLines(start: string, headers: [string, string][]): string {
     const p = this.plan.palette;
     let list = headers;
-    if (this.plan.sorted) list = [...headers].sort(([a], [b]) => a.toLowerCase().localeCompare(b.toLowerCase()));
+    if (this.plan.sortHeaders) list = [...headers].sort(([a], [b]) => a.toLowerCase().localeCompare(b.toLowerCase()));
     let out = start + '\n';
     for (const [n, v] of list) out += `${this.text(n, p.headerName)}: ${this.text(v, p.headerValue)}\n`;
     return out;
@@ -179,7 +179,7 @@ export class Printer {
     const charset = plan.responseCharset ?? /charset=["']?([\w.:-]+)/i.exec(contentType ?? '')?.[1];
     const utf8 = !charset || /^utf-?8$/i.test(charset);
     if (kind === 'json') {
-      if (plan.format) {
+      if (plan.format && plan.formatJson) {
         const fmt = { indent: plan.indent, sorted: plan.sorted, palette: p };
         // Valid JSON has no raw control characters: the formatted bytes are safe on a terminal.
         const out = utf8 ? formatJsonBytes(buf, fmt) : Buffer.from(formatJson(this.decodeText(buf, contentType), fmt) ?? '', 'utf8');
@@ -189,7 +189,7 @@ export class Printer {
       }
     }
     let text = this.safe(this.decodeText(buf, contentType));
-    if (kind === 'xml' && plan.format) text = indentXml(text, plan.indent) ?? text;
+    if (kind === 'xml' && plan.format && plan.formatXml) text = indentXml(text, plan.xmlIndent) ?? text;
     if (!plan.colors) return text;
     switch (kind) {
       case 'xml':

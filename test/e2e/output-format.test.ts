@@ -37,7 +37,9 @@ test('XML is indented with --pretty=format; --response-mime overrides the type',
   const asText = await runSling(['--pretty=format', '--body', s.url + '/']);
   assert.equal(asText.stdout, '<a><b>x</b><c/></a>\n');
   const asXml = await runSling(['--pretty=format', '--response-mime=application/xml', '--body', s.url + '/']);
-  assert.equal(asXml.stdout, '<a>\n    <b>x</b>\n    <c/>\n</a>\n');
+  assert.equal(asXml.stdout, '<a>\n  <b>x</b>\n  <c/>\n</a>\n');
+  const wide = await runSling(['--pretty=format', '--response-mime=application/xml', '--format-options', 'xml.indent:4,headers.sort:true', '--body', s.url + '/']);
+  assert.equal(wide.stdout, '<a>\n    <b>x</b>\n    <c/>\n</a>\n');
 });
 
 test('charsets: bytes pass through to a pipe; formatting decodes the declared or given charset', async (t) => {

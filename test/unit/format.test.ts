@@ -37,7 +37,11 @@ function plan(style: string, format: boolean, colors: boolean): OutputPlan {
     colors,
     palette: colors ? STYLES[style]! : MONO,
     sorted: false,
+    sortHeaders: false,
     indent: 4,
+    xmlIndent: 4,
+    formatJson: true,
+    formatXml: true,
     terminal: true,
     maskCredentials: false,
     stream: false,
@@ -58,7 +62,7 @@ const update = process.env.UPDATE_GOLDEN === '1';
 if (update) mkdirSync(GOLDEN, { recursive: true });
 
 for (const [name, [type, body]] of Object.entries(BODIES)) {
-  for (const style of ['auto', 'monokai', 'solarized', 'fruity', 'mono']) {
+  for (const style of ['default', 'auto', 'monokai', 'solarized', 'fruity', 'mono']) {
     test(`golden ${name} (${style})`, async () => {
       const got = await render(plan(style, true, style !== 'mono'), type, body);
       const file = `${GOLDEN}${name}.${style}.txt`;
