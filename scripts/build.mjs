@@ -7,8 +7,16 @@ import { join } from 'node:path';
 const root = new URL('..', import.meta.url).pathname;
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
-const common = {
+// The main command's path is one small entry plus one chunk of Node-built-ins-only code; what it
+// does not always need (exec and its parsers, downloads, sessions, formatters of other types) is
+// split into chunks that are loaded only when used, so start-up stays close to `node -e 0`.
+rmSync(join(root, 'dist'), { recursive: true, force: true });
+await build({
+  entryPoints: { sling: join(root, 'src/entry/sling.ts'), slings: join(root, 'src/entry/slings.ts') },
+  outdir: join(root, 'dist'),
+  chunkNames: 'chunks/[name]-[hash]',
   bundle: true,
+  splitting: true,
   platform: 'node',
   target: 'node20',
   format: 'esm',
@@ -16,16 +24,9 @@ const common = {
   legalComments: 'none',
   logLevel: 'warning',
   banner: { js: '#!/usr/bin/env node' },
-};
-for (const [out, scheme] of [['sling.js', 'http'], ['slings.js', 'https']]) {
-  await build({
-    ...common,
-    entryPoints: [join(root, 'src/bin.ts')],
-    outfile: join(root, 'dist', out),
-    define: { SLING_VERSION: JSON.stringify(pkg.version), SLING_DEFAULT_SCHEME: JSON.stringify(scheme) },
-  });
-  chmodSync(join(root, 'dist', out), 0o755);
-}
+  define: { SLING_VERSION: JSON.stringify(pkg.version) },
+});
+for (const out of ['sling.js', 'slings.js']) chmodSync(join(root, 'dist', out), 0o755);
 
 if (process.argv.includes('--tests')) {
   const files = [];
@@ -49,6 +50,6 @@ if (process.argv.includes('--tests')) {
     format: 'esm',
     sourcemap: 'inline',
     logLevel: 'warning',
-    define: { SLING_VERSION: JSON.stringify(pkg.version), SLING_DEFAULT_SCHEME: '"http"' },
+    define: { SLING_VERSION: JSON.stringify(pkg.version) },
   });
 }

@@ -15,6 +15,8 @@ export interface Io {
   stdin: Readable & { isTTY?: boolean; fd?: number };
   stdout: Writable & { isTTY?: boolean };
   stderr: Writable & { isTTY?: boolean };
+  /** The scheme of URLs without one: http for sling, https for slings. */
+  defaultScheme?: string;
 }
 
 export class Reporter {
@@ -77,7 +79,7 @@ export async function main(io: Io): Promise<number> {
     // config.json's default_options go first, so the command line can override them (--no-FLAG).
     const defaults = isExec ? [] : defaultOptions(io.env);
     if (defaults.length) reporter.debug(`default options from config.json: ${defaults.join(' ')}`);
-    const inv = isExec ? resolveInvocation(io.argv.slice(1), 'exec') : resolveInvocation([...defaults, ...io.argv]);
+    const inv = isExec ? resolveInvocation(io.argv.slice(1), 'exec', io.defaultScheme) : resolveInvocation([...defaults, ...io.argv], 'main', io.defaultScheme);
     reporter.quiet = inv.quiet;
     if (inv.help) {
       io.stdout.write(helpText(VERSION, isExec ? 'exec' : 'main'));

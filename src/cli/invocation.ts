@@ -5,7 +5,6 @@ import { parseArgv, type ParsedArgs } from './parse.js';
 import { EXEC_TABLE, MAIN_TABLE } from './options.js';
 import { STYLES } from '../output/palette.js';
 
-declare const SLING_DEFAULT_SCHEME: string;
 
 /** The parsed command line, typed, with every flag that implies another resolved here. */
 export interface Invocation {
@@ -110,7 +109,7 @@ function isMethod(word: string, next: string | undefined): boolean {
   return /^[a-zA-Z]+$/.test(word) && tryParseItem(next) === null;
 }
 
-export function resolveInvocation(argv: readonly string[], mode: 'main' | 'exec' = 'main'): Invocation {
+export function resolveInvocation(argv: readonly string[], mode: 'main' | 'exec' = 'main', defaultScheme = 'http'): Invocation {
   const p = parseArgv(argv, mode === 'exec' ? EXEC_TABLE : MAIN_TABLE);
   const flag = (n: string) => p.flags.get(n) === true;
   const count = (n: string) => p.counts.get(n) ?? 0;
@@ -247,7 +246,7 @@ export function resolveInvocation(argv: readonly string[], mode: 'main' | 'exec'
     debug: flag('debug'),
     offline: flag('offline'),
     ignoreStdin: flag('ignore-stdin'),
-    defaultScheme: one(p, 'default-scheme') ?? (typeof SLING_DEFAULT_SCHEME === 'string' ? SLING_DEFAULT_SCHEME : 'http'),
+    defaultScheme: one(p, 'default-scheme') ?? defaultScheme,
     print,
     verbose: count('verbose'),
     all: flag('all'),

@@ -1,0 +1,3 @@
+import { start } from '../bin.js';
+
+start('http');
