@@ -57,6 +57,11 @@ export interface RequestSettings {
   cookieJar?: import('../transport/cookies.js').CookieJar;
   /** Digest authentication: answered by the transport when the server asks (401 + WWW-Authenticate: Digest). */
   digest?: { user: string; password: string };
+  /**
+   * A front end's own redirect rules (curl's -L for curl files): builds the next hop's request from
+   * the response that redirected. Undefined: the DECISIONS.md rules of exchange.ts.
+   */
+  redirect?: (spec: RequestSpec, response: import('../transport/send.js').ResponseHead, location: string) => RequestSpec;
 }
 
 export interface RequestSpec {

@@ -89,6 +89,6 @@ export async function exchange(first: RequestSpec, opts: ExchangeOptions): Promi
     }
     const body = await readBody(hop);
     await opts.onRedirect?.(hop, body);
-    spec = redirectSpec(spec, hop, location);
+    spec = spec.settings.redirect ? spec.settings.redirect(spec, hop.response, location) : redirectSpec(spec, hop, location);
   }
 }

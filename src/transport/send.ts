@@ -183,6 +183,11 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
     try {
       // Direct HTTPS needs https.request (its agent speaks TLS); tunnels bring their own TLS socket.
       req = url.scheme === 'https' && !proxy ? httpsMod!.request(options) : http.request(options);
+      // node:http upper-cases the method; curl sends `-X wHat` as written (so does sling for curl files).
+      const head = (req as ClientRequest & { _header?: string })._header;
+      if (request.method !== req.method && typeof head === 'string' && head.startsWith(req.method + ' ')) {
+        (req as ClientRequest & { _header?: string })._header = request.method + head.slice(req.method.length);
+      }
     } catch (e) {
       reject(new UsageError(`cannot send the request: ${(e as Error).message}`));
       return;

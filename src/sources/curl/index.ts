@@ -1,7 +1,234 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
-import type { Script, SourceOptions } from '../../exec/types.js';
+import type { AfterResult, ExecEntry, Script, SourceOptions, SourceParser } from '../../exec/types.js';
+import { loadEnvironment } from '../http/env.js';
+import { CurlArgError, parseCurlArgs, type Operation } from './args.js';
+import { CurlBuildError, CommandBuilder, planTransfers, storeResponseCookies, type Transfer } from './build.js';
+import { looksLikeCmd, parseCmdScript } from './cmd.js';
+import type { ShellEnv } from './expand.js';
+import { afterTransfer } from './output.js';
+import { walkScript, type Condition, type CurlCall } from './script.js';
+import { parseShell, position, ShellSyntaxError } from './shell.js';
+import { CurlUrlError } from './url.js';
 
-/** Placeholder until the curl front end lands: says so instead of guessing. */
-export async function parseCurlFile(_text: string, opts: SourceOptions): Promise<Script> {
-  throw new UsageError(`'${opts.file}': running curl files with sling exec is not available yet`);
+/**
+ * `sling exec` for files of curl commands: the file is read like bash reads it (shell.ts,
+ * script.ts), each curl command line like curl 7.88 reads it (args.ts, options.ts), and each
+ * transfer becomes the request curl would send (build.ts), byte for byte but the User-Agent.
+ * Everything that can be checked without sending is checked first: a malformed file sends nothing.
+ */
+export const parseCurlFile: SourceParser = async (text: string, opts: SourceOptions): Promise<Script> => {
+  // Work on bytes (latin1 strings): $'\xff' and UTF-8 both reach curl as bytes. CRLF files read as LF.
+  const bytes = Buffer.from(text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n'), 'utf8').toString('latin1');
+  const where = (offset: number) => {
+    const p = position(bytes, offset);
+    return `${opts.file}:${p.line}:${p.column}`;
+  };
+  const fail = (offset: number, message: string): never => {
+    throw new UsageError(`${where(offset)}: ${message}`);
+  };
+
+  const cwd = process.cwd();
+  const fileVars = new Map<string, string | undefined>();
+  const envVars = opts.envName !== undefined || opts.envFile !== undefined ? loadEnvironment(opts.dir, opts.envName, opts.envFile, cwd).vars : new Map<string, string>();
+  const warnedUnset = new Set<string>();
+  const shellEnv: ShellEnv = {
+    lookup: (name) => {
+      if (fileVars.has(name)) return fileVars.get(name);
+      const v = envVars.get(name) ?? opts.env[name];
+      return v === undefined ? undefined : Buffer.from(v, 'utf8').toString('latin1');
+    },
+    assign: (name, value) => void fileVars.set(name, value),
+    cwd,
+    home: opts.env.HOME ?? homedir(),
+    unset: (name, offset) => {
+      if (warnedUnset.has(name)) return;
+      warnedUnset.add(name);
+      opts.warn(`${where(offset)}: $${name} is not set: it expands to nothing, as in a shell`);
+    },
+  };
+
+  let calls: CurlCall[];
+  try {
+    if (looksLikeCmd(bytes)) calls = parseCmdScript(bytes, shellEnv);
+    else calls = walkScript(parseShell(stripPrompts(bytes)), { env: shellEnv, warn: (offset, m) => opts.warn(`${where(offset)}: ${m}`) });
+  } catch (e) {
+    if (e instanceof ShellSyntaxError) fail(e.offset, e.message);
+    throw e;
+  }
+
+  const curlrc = readCurlrc(opts.env);
+  const state: RunState = { status: 0, stopped: false };
+  let stdinCache: string | undefined;
+  const processStdin = () => {
+    if (stdinCache !== undefined) return '';
+    try {
+      stdinCache = process.stdin.isTTY ? '' : readFileSync(0).toString('latin1');
+    } catch {
+      stdinCache = '';
+    }
+    return stdinCache;
+  };
+
+  const entries: ExecEntry[] = [];
+  for (const call of calls) {
+    const argAt = (i: number) => (i >= 0 && i < call.argOffsets.length ? call.argOffsets[i]! : call.offset);
+    let ops: Operation[];
+    let transfers: Transfer[];
+    try {
+      ops = parseCurlArgs(call.argv, { readConfig: (p) => (p === '-' ? processStdin() : readFileSync(resolve(call.cwd, p)).toString('latin1')) }, curlrc).operations;
+      transfers = planTransfers(ops);
+    } catch (e) {
+      if (e instanceof CurlArgError) fail(argAt(e.argIndex), e.message);
+      if (e instanceof CurlBuildError || e instanceof CurlUrlError) fail(call.offset, e.message);
+      throw e;
+    }
+    for (const op of ops) {
+      for (const w of op.warnings) opts.warn(`${where(argAt(w.argIndex))}: ${w.option}: ${w.why}`);
+      if (op.info) opts.warn(`${where(call.offset)}: curl ${op.info} prints ${op.info === '--version' ? 'its version' : 'help'} and sends nothing; sling skips it`);
+    }
+    entries.push(makeEntry(call, transfers, ops, state, processStdin, where(call.offset), opts, position(bytes, call.offset).line));
+  }
+  return { entries };
+};
+
+/**
+ * A pasted terminal session (`$ curl ...` lines, their `> ` continuations, and the output in
+ * between): only the commands are kept. Other lines become blank, so positions stay right.
+ */
+export function stripPrompts(text: string): string {
+  const lines = text.split('\n');
+  if (!lines.some((l) => /^\s*\$ +curl(\.exe)?(\s|$)/.test(l))) return text;
+  let continued = false;
+  return lines
+    .map((l) => {
+      if (continued) {
+        continued = /\\$/.test(l);
+        // bash shows continuation lines with its PS2 prompt, '> '.
+        return l.replace(/^> ?/, (m) => ' '.repeat(m.length));
+      }
+      const m = /^(\s*\$ +)(.*)$/.exec(l);
+      if (!m) return '';
+      continued = /\\$/.test(l);
+      return ' '.repeat(m[1]!.length) + m[2];
+    })
+    .join('\n');
+}
+
+interface RunState {
+  /** Exit status of the last command that ran (for && and ||). */
+  status: number;
+  /** `set -e` and a command failed: nothing more runs. */
+  stopped: boolean;
+}
+
+const runs = (c: Condition, status: number) => c === 'always' || (c === 'ok' ? status === 0 : status !== 0);
+
+function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], state: RunState, processStdin: () => string, at: string, opts: SourceOptions, line: number): ExecEntry {
+  const first = transfers[0];
+  const label = first ? `${guessMethod(first)} ${first.urlText}` : 'curl';
+  let builder: CommandBuilder | undefined;
+  let pending = 0;
+  let failed = false;
+  const stdoutStarted = { value: false };
+  return {
+    line,
+    label,
+    async build(ctx) {
+      for (const b of call.before) if (runs(b, state.status)) state.status = 0;
+      if (state.stopped) return null;
+      if (!runs(call.when, state.status)) {
+        ctx.warn(`${at}: skipped: the command before ${call.when === 'ok' ? '&&' : '||'} ${call.when === 'ok' ? 'failed' : 'succeeded'}`);
+        return null;
+      }
+      if (!transfers.length) return null;
+      state.status = ctx.offline ? 0 : 1;
+      pending = transfers.length;
+      failed = false;
+      const stdin = () => {
+        if (!call.stdin) return processStdin();
+        if (call.stdin.kind === 'data') return call.stdin.data;
+        try {
+          return readFileSync(call.stdin.path).toString('latin1');
+        } catch {
+          throw new UsageError(`${at}: cannot read '${call.stdin.path}' for standard input`);
+        }
+      };
+      builder = new CommandBuilder(transfers, {
+        files: {
+          read: (p) => {
+            try {
+              return readFileSync(resolve(call.cwd, p)).toString('latin1');
+            } catch {
+              return undefined;
+            }
+          },
+          warn: (m) => ctx.warn(`${at}: ${m}`),
+        },
+        stdin,
+        env: { ...opts.env, ...call.env },
+        warn: (m) => ctx.warn(`${at}: ${m}`),
+        source: { file: opts.file, line },
+      });
+      try {
+        return builder.build();
+      } catch (e) {
+        if (e instanceof CurlBuildError || e instanceof CurlUrlError) throw new UsageError(`${at}: ${e.message}`);
+        throw e;
+      }
+    },
+    async after(done, ctx): Promise<AfterResult> {
+      const run = builder?.runs.get(done.spec.source!);
+      if (!run) return { failures: [] };
+      if (run.jar) storeResponseCookies(run.jar, done.response, run.url);
+      const result = afterTransfer(run.transfer, run.url, done, {
+        cwd: call.cwd,
+        stdout: call.stdout,
+        stdoutStarted,
+        warn: (m) => ctx.warn(`${at}: ${m}`),
+      });
+      if (result.exitCode) failed = true;
+      if (--pending === 0) {
+        // The command is over: write the cookie jar (-c) and settle its exit status.
+        const jarOp = ops.find((o) => o.cookieJar !== undefined);
+        if (jarOp && builder?.jar) writeJar(resolve(call.cwd, jarOp.cookieJar!), builder.jar.toNetscape(), ctx.warn);
+        state.status = call.countsStatus && failed ? 1 : 0;
+        if (failed && call.errexit) state.stopped = true;
+      }
+      return result;
+    },
+  };
+}
+
+function writeJar(path: string, text: string, warn: (m: string) => void) {
+  if (path === '-' || path.endsWith('/-')) return;
+  try {
+    writeFileSync(path, text);
+  } catch {
+    warn(`cannot write the cookie jar '${path}'`);
+  }
+}
+
+function guessMethod(t: Transfer): string {
+  const op = t.op;
+  if (op.method) return op.method;
+  if (t.upload !== undefined) return 'PUT';
+  if (op.httpReq === 'HEAD') return 'HEAD';
+  if (op.httpReq === 'MIMEPOST' || (op.data.length && !op.useGet)) return 'POST';
+  return 'GET';
+}
+
+/** curl reads ~/.curlrc (or $CURL_HOME/.curlrc, $XDG_CONFIG_HOME/.curlrc) before the command line. */
+function readCurlrc(env: NodeJS.ProcessEnv): string | undefined {
+  const dirs = [env.CURL_HOME, env.XDG_CONFIG_HOME, env.HOME].filter((d): d is string => Boolean(d));
+  for (const d of dirs) {
+    try {
+      return readFileSync(join(d, '.curlrc')).toString('latin1');
+    } catch {
+      // next
+    }
+  }
+  return undefined;
 }

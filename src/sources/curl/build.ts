@@ -1,0 +1,605 @@
+import { statSync } from 'node:fs';
+import { USER_AGENT } from '../../request/build.js';
+import type { Header, RequestSettings, RequestSpec } from '../../request/spec.js';
+import type { ParsedUrl } from '../../request/url.js';
+import { CookieJar } from '../../transport/cookies.js';
+import type { ResponseHead } from '../../transport/send.js';
+import { AUTH, type Operation } from './args.js';
+import { CurlBodyError, encodeMultipart, escapeData, formPart, joinData, newBoundary, urlencodePiece, type FileAccess } from './body.js';
+import { appendQuery, expandGlob, formatCurlUrl, hostHeader, parseCurlUrl, toParsedUrl, type CurlUrl } from './url.js';
+
+/**
+ * curl semantics → RequestSpecs. The headers are put together in the order curl 7.88 sends them:
+ *
+ *   Host, Proxy-Authorization, Authorization, Range, User-Agent, Accept, Accept-Encoding, Referer,
+ *   Proxy-Connection, Transfer-Encoding, Cookie, If-(Un)Modified-Since, the -H headers in order,
+ *   then Content-Length, Content-Type and Expect for a body.
+ *
+ * A -H header of the same name replaces curl's own (`Accept: x`), an empty one removes it
+ * (`Accept:`), `X;` sends `X:` empty. Redirects (-L) are followed with curl's rules through
+ * `settings.redirect`: 301/302 turn a POST into a GET (unless --post301/--post302), 303 turns
+ * anything but HEAD into a GET (unless --post303), a -X method stays on every hop, -H headers stay,
+ * and credentials only go to the first host (unless --location-trusted).
+ */
+export class CurlBuildError extends Error {}
+
+/** One URL of a command, planned when the file is parsed. */
+export interface Transfer {
+  op: Operation;
+  /** The URL after globbing, as written. */
+  urlText: string;
+  globMatches: string[];
+  output?: string;
+  remoteName: boolean;
+  upload?: string;
+}
+
+/** Plans the transfers of a command's operations: URLs globbed and checked, outputs paired. */
+export function planTransfers(ops: Operation[]): Transfer[] {
+  const out: Transfer[] = [];
+  for (const op of ops) {
+    if (op.info) continue;
+    const nodes = op.nodes.filter((n) => n.url !== undefined);
+    if (!nodes.length) throw new CurlBuildError('no URL specified');
+    for (const node of nodes) {
+      const urls = op.globoff ? [{ url: node.url!, matches: [] as string[] }] : expandGlob(node.url!);
+      for (const u of urls) {
+        const url = withUpload(parseCurlUrl(u.url, { defaultScheme: op.protoDefault, pathAsIs: op.pathAsIs }), node.upload);
+        if (op.disallowUsername && url.user !== undefined) throw new CurlBuildError(`'${u.url}': user name in the URL is not allowed (--disallow-username-in-url)`);
+        out.push({
+          op,
+          urlText: u.url,
+          globMatches: u.matches,
+          output: node.output,
+          remoteName: Boolean(node.remoteName) || (op.remoteNameAll && node.output === undefined),
+          upload: node.upload,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/** -T FILE to a URL ending in `/` (or with no path) appends the file's name, as curl does. */
+function withUpload(url: CurlUrl, upload: string | undefined): CurlUrl {
+  if (upload === undefined || upload === '-' || upload === '.') return url;
+  if (!url.path.endsWith('/')) return url;
+  const base = upload.slice(Math.max(upload.lastIndexOf('/'), upload.lastIndexOf('\\')) + 1);
+  return { ...url, path: url.path + escapeData(base).replace(/\+/g, '%20') };
+}
+
+/** What one command needs at run time besides its operations. */
+export interface CommandRuntime {
+  files: FileAccess;
+  /** Standard input for @- and -T - (read once). */
+  stdin(): string;
+  /** NAME=value in front of curl and the environment (for proxies). */
+  env: NodeJS.ProcessEnv;
+  warn(message: string): void;
+  source: { file: string; line: number };
+}
+
+interface HopState {
+  url: CurlUrl;
+  /** The kind of request curl is making on this hop. */
+  kind: 'GET' | 'HEAD' | 'POST' | 'PUT';
+  /** On the wire (-X wins over the kind). */
+  method: string;
+  body?: Buffer;
+  /** Headers that belong to the body (Content-Length/Type, Expect, chunked). */
+  chunked: boolean;
+  multipartType?: string;
+  referer?: string;
+  follow: boolean;
+  firstOrigin: string;
+  /** The first URL's credentials stay for the hops that follow. */
+  firstUrl: CurlUrl;
+}
+
+/** Per-transfer data the after-hook needs. */
+export interface TransferRun {
+  transfer: Transfer;
+  url: CurlUrl;
+  jar?: CookieJar;
+}
+
+const originKey = (u: CurlUrl) => `${u.scheme}://${u.host.toLowerCase()}:${u.port ?? (u.scheme === 'https' ? 443 : 80)}`;
+
+interface CustomHeader {
+  name: string;
+  /** undefined: a removal (`Name:`); '' with empty: send it empty (`Name;`). */
+  value?: string;
+  line: string;
+}
+
+/** -H values as curl's custom header list: `Name: value`, `Name:` (remove), `Name;` (send empty). */
+export function customHeaders(raw: string[], files: FileAccess): CustomHeader[] {
+  const lines: string[] = [];
+  for (const h of raw) {
+    if (h.startsWith('@')) {
+      const text = files.read(h.slice(1));
+      if (text === undefined) {
+        files.warn(`cannot read headers from the file '${h.slice(1)}'`);
+        continue;
+      }
+      for (const line of text.split('\n')) {
+        const l = line.replace(/\r$/, '');
+        if (l.trim()) lines.push(l);
+      }
+    } else lines.push(h);
+  }
+  const out: CustomHeader[] = [];
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    if (colon !== -1) {
+      const name = line.slice(0, colon);
+      const value = line.slice(colon + 1).replace(/^[ \t]+/, '');
+      // `Name:` with nothing after the colon removes curl's own header of that name.
+      out.push({ name, value: value.replace(/[ \t\r\n]+$/, '') === '' ? undefined : value, line });
+      continue;
+    }
+    // `Name;` sends the header with an empty value; anything after the `;` makes it ignored.
+    const semi = line.indexOf(';');
+    if (semi !== -1 && line.slice(semi + 1).trim() === '') out.push({ name: line.slice(0, semi), value: '', line });
+  }
+  return out;
+}
+
+/** Builds the requests of one command, and the runs their after-hooks use. */
+export class CommandBuilder {
+  readonly runs = new Map<object, TransferRun>();
+  jar?: CookieJar;
+  private stdinUsed = false;
+
+  constructor(
+    readonly transfers: Transfer[],
+    readonly rt: CommandRuntime,
+  ) {}
+
+  /** Reads standard input once: a second @- gets nothing, as in curl. */
+  private readStdin(): string {
+    if (this.stdinUsed) return '';
+    this.stdinUsed = true;
+    return this.rt.stdin();
+  }
+
+  private files(): FileAccess {
+    return {
+      read: (path) => (path === '-' ? this.readStdin() : this.rt.files.read(path)),
+      warn: (m) => this.rt.warn(m),
+    };
+  }
+
+  build(): RequestSpec[] {
+    const specs: RequestSpec[] = [];
+    const files = this.files();
+    // The cookie engine is per curl process: -b FILE or -c turns it on for every transfer.
+    const engine = this.transfers.some((t) => t.op.cookieFiles.length || t.op.cookieJar !== undefined);
+    if (engine) {
+      this.jar = new CookieJar();
+      for (const t of this.transfers) {
+        for (const f of t.op.cookieFiles) {
+          if (f === '') continue;
+          const text = this.rt.files.read(f);
+          if (text === undefined) continue; // curl ignores a missing cookie file
+          let loaded = CookieJar.fromNetscape(Buffer.from(text, 'latin1').toString('utf8')).all();
+          if (t.op.junkSessionCookies) loaded = loaded.filter((c) => c.expires !== undefined);
+          for (const c of loaded) this.jar.add(c);
+        }
+        // Each file is read once even when several operations name it.
+        if (t.op.cookieFiles.length) t.op.cookieFiles = [];
+      }
+    }
+    const dataCache = new Map<Operation, string>();
+    const formCache = new Map<Operation, { body: Buffer; type: string }>();
+    for (const t of this.transfers) {
+      const op = t.op;
+      if (!dataCache.has(op) && op.data.length) dataCache.set(op, joinData(op.data, files));
+      const data = dataCache.get(op);
+      let url = parseCurlUrl(t.urlText, { defaultScheme: op.protoDefault, pathAsIs: op.pathAsIs });
+      url = withUpload(url, t.upload);
+      // -G puts the data in the query; otherwise --url-query does (curl uses one or the other).
+      const useGetData = op.useGet && data !== undefined && op.httpReq !== 'MIMEPOST' && op.httpReq !== 'PUT';
+      const query = useGetData ? data : op.urlQueries.length ? op.urlQueries.map((q) => (q.startsWith('+') ? q.slice(1) : urlencodePiece(q, files))).join('&') : undefined;
+      if (query !== undefined) {
+        url = appendQuery(parseCurlUrl(formatCurlUrl(url, true), { defaultScheme: op.protoDefault }), query);
+        url = parseCurlUrl(formatCurlUrl(url, true), { defaultScheme: op.protoDefault, pathAsIs: true });
+      }
+      let kind: HopState['kind'] = 'GET';
+      let body: Buffer | undefined;
+      let chunked = false;
+      let multipartType: string | undefined;
+      if (t.upload !== undefined) {
+        kind = 'PUT';
+        if (t.upload === '-' || t.upload === '.') {
+          body = Buffer.from(this.readStdin(), 'latin1');
+          chunked = true;
+        } else {
+          const content = this.rt.files.read(t.upload);
+          if (content === undefined) throw new CurlBuildError(`cannot read the file to upload '${t.upload}'`);
+          body = Buffer.from(content, 'latin1');
+        }
+      } else if (op.httpReq === 'HEAD') kind = 'HEAD';
+      else if (op.httpReq === 'MIMEPOST') {
+        kind = 'POST';
+        // One body (and boundary) per operation: every URL of it sends the same form.
+        let form = formCache.get(op);
+        if (!form) {
+          let parts;
+          try {
+            parts = op.forms.map((f) => formPart(f.value, f.literal, files));
+          } catch (e) {
+            if (e instanceof CurlBodyError) throw new CurlBuildError(e.message);
+            throw e;
+          }
+          // A -H Content-Type replaces multipart/form-data, and curl adds the boundary to it.
+          const custom = customHeaders(op.headers, this.rt.files).find((h) => h.name.toLowerCase() === 'content-type');
+          const baseType = custom ? (custom.value ?? '') : 'multipart/form-data';
+          const boundary = newBoundary();
+          form = { body: encodeMultipart(parts, boundary, baseType, op.formEscape), type: `${baseType}; boundary=${boundary}` };
+          formCache.set(op, form);
+        }
+        body = form.body;
+        multipartType = form.type;
+      } else if (op.httpReq === 'SIMPLEPOST' && !useGetData) {
+        kind = 'POST';
+        body = Buffer.from(data ?? '', 'latin1');
+      }
+      if (useGetData && op.httpReq === 'HEAD') kind = 'HEAD';
+      const method = op.method ?? kind;
+      let referer: string | undefined;
+      if (op.referer !== undefined) {
+        const auto = op.referer.endsWith(';auto');
+        const given = auto ? op.referer.slice(0, -5) : op.referer;
+        if (given) referer = given;
+      }
+      const hop: HopState = { url, kind, method, body, chunked, multipartType, referer, follow: false, firstOrigin: originKey(url), firstUrl: url };
+      const spec = this.specFor(t, hop);
+      this.runs.set(spec.source!, { transfer: t, url, jar: this.jar });
+      specs.push(spec);
+    }
+    return specs;
+  }
+
+  /** The RequestSpec of one hop. */
+  private specFor(t: Transfer, hop: HopState): RequestSpec {
+    const op = t.op;
+    const files = this.rt.files;
+    const custom = customHeaders(op.headers, files);
+    // --json asks for JSON both ways unless -H says otherwise.
+    if (op.data.some((d) => d.kind === 'json')) {
+      if (!custom.some((h) => h.name.toLowerCase() === 'content-type')) custom.push({ name: 'Content-Type', value: 'application/json', line: '' });
+      if (!custom.some((h) => h.name.toLowerCase() === 'accept')) custom.push({ name: 'Accept', value: 'application/json', line: '' });
+    }
+    const has = (name: string) => custom.some((h) => h.name.toLowerCase() === name);
+    const url = hop.url;
+    const sameHost = originKey(url) === hop.firstOrigin;
+    const trusted = sameHost || op.locationTrusted;
+    const headers: Header[] = [];
+
+    // Host: a -H Host goes first in its place (on the first host only); `Host:` removes it.
+    const hostCustom = custom.find((h) => h.name.toLowerCase() === 'host');
+    if (hostCustom && (!hop.follow || sameHost)) {
+      if (hostCustom.value !== undefined) headers.push([hostCustom.name, hostCustom.value]);
+    } else headers.push(['Host', hostHeader(url)]);
+
+    // Proxy: plain HTTP goes to the proxy with the absolute URL; HTTPS is tunnelled.
+    const proxy = this.proxyFor(op, url);
+    if (proxy && url.scheme === 'http') {
+      if (proxy.credentials !== undefined && !has('proxy-authorization')) headers.push(['Proxy-Authorization', 'Basic ' + b64(proxy.credentials)]);
+    }
+
+    // Server authentication.
+    let digest: RequestSettings['digest'];
+    const creds = this.credentials(op, hop.firstUrl);
+    if (trusted && !has('authorization')) {
+      const mask = op.authMask === 0 ? AUTH.BASIC : op.authMask;
+      if (mask === AUTH.BASIC && creds) headers.push(['Authorization', 'Basic ' + b64(`${creds.user}:${creds.password}`)]);
+      else if (mask === AUTH.BEARER && op.bearer !== undefined) headers.push(['Authorization', `Bearer ${op.bearer}`]);
+      else if ((mask === AUTH.NTLM || mask === AUTH.NTLM_WB) && creds) {
+        // curl opens NTLM with a fixed type-1 message; sling cannot answer the server's challenge.
+        headers.push(['Authorization', 'NTLM TlRMTVNTUAABAAAABoIIAAAAAAAAAAAAAAAAAAAAAAA=']);
+      }
+      if (mask & AUTH.DIGEST && creds) digest = { user: utf8(creds.user), password: utf8(creds.password) };
+    }
+
+    // Range (downloads) or Content-Range (uploads).
+    const range = this.rangeValue(t);
+    if (range !== undefined && !has('range')) {
+      if (hop.kind === 'GET' || hop.kind === 'HEAD') headers.push(['Range', `bytes=${range}`]);
+      else if (hop.body) headers.push(['Content-Range', contentRange(range, hop.body.length)]);
+    }
+
+    if (!has('user-agent') && op.userAgent !== '') headers.push(['User-Agent', op.userAgent ?? USER_AGENT]);
+    if (!has('accept')) headers.push(['Accept', '*/*']);
+    // curl 7.88 offers deflate, gzip, br, zstd; sling offers what it can decode.
+    if (op.compressed && !has('accept-encoding')) headers.push(['Accept-Encoding', 'deflate, gzip, br']);
+    if (hop.referer !== undefined && !has('referer')) headers.push(['Referer', hop.referer]);
+    if (proxy && url.scheme === 'http' && !has('proxy-connection')) headers.push(['Proxy-Connection', 'Keep-Alive']);
+    // A body of unknown size (-T -) goes chunked: settings.chunked has the transport add the header.
+
+    // Cookies: the engine's (from -b FILE and responses), then -b strings unless -H Cookie is given.
+    const cookieParts: string[] = [];
+    // With a -H Host, curl matches cookies against that host name instead of the URL's.
+    const cookieHost = hostCustom?.value !== undefined && (!hop.follow || sameHost) ? hostCustom.value.replace(/:\d*$/, '') : undefined;
+    const fromJar = this.jar?.cookieHeader(cookieUrl(cookieHost !== undefined ? { ...url, host: cookieHost } : url));
+    if (fromJar) cookieParts.push(fromJar);
+    if (op.cookies.length && !has('cookie') && trusted) cookieParts.push(op.cookies.join(';'));
+    if (cookieParts.length) headers.push(['Cookie', cookieParts.join('; ')]);
+
+    const cond = this.timeCondition(op);
+    if (cond && !has(cond[0].toLowerCase())) headers.push(cond);
+
+    for (const h of custom) {
+      const lower = h.name.toLowerCase();
+      if (h.value === undefined) continue;
+      if (lower === 'host') continue;
+      if (lower === 'content-type' && hop.multipartType) continue;
+      if ((lower === 'authorization' || lower === 'cookie') && !trusted) continue;
+      headers.push([h.name, h.value]);
+    }
+
+    if (hop.body) {
+      if (!hop.chunked && !has('content-length') && !has('transfer-encoding')) headers.push(['Content-Length', String(hop.body.length)]);
+      if (hop.multipartType) headers.push(['Content-Type', hop.multipartType]);
+      else if (hop.kind === 'POST' && !has('content-type')) headers.push(['Content-Type', 'application/x-www-form-urlencoded']);
+      // curl asks before sending an upload, or a body over 1 MiB.
+      const expect = hop.kind === 'PUT' ? hop.chunked || hop.body.length > 0 : hop.body.length > 1024 * 1024;
+      if (expect && !has('expect')) headers.push(['Expect', '100-continue']);
+    }
+
+    const settings: RequestSettings = {
+      follow: op.follow,
+      maxRedirects: this.maxRedirects(op),
+      timeoutMs: this.timeout(op),
+      tls: {
+        verify: op.insecure ? false : op.cacert ? op.cacert : true,
+        ...certSettings(op),
+      },
+      proxies: proxy ? { [url.scheme]: proxy.url } : {},
+      compress: 0,
+      chunked: hop.chunked && !has('transfer-encoding') && !has('content-length'),
+      digest,
+      redirect: (spec, response, location) => this.nextHop(t, hop, spec, response, location),
+    };
+    const parsed: ParsedUrl = toParsedUrl(url, this.connectOverride(op, url));
+    if (op.requestTarget !== undefined) {
+      parsed.path = op.requestTarget;
+      parsed.query = '';
+    }
+    return {
+      method: hop.method,
+      url: parsed,
+      query: [],
+      headers: headers.map(([n, v]) => [n, utf8(v)] as Header),
+      body: hop.body ? { kind: 'bytes', data: hop.body } : { kind: 'none' },
+      settings,
+      source: { ...this.rt.source },
+    };
+  }
+
+  /** curl's -L: the request of the next hop, or throws to stop. */
+  private nextHop(t: Transfer, hop: HopState, spec: RequestSpec, response: ResponseHead, location: string): RequestSpec {
+    if (this.jar) storeCookies(this.jar, response, hop.url);
+    const next = resolveLocation(hop.url, location);
+    const status = response.status;
+    let { kind, body, chunked, multipartType } = hop;
+    // 301/302 turn a POST into a GET, 303 anything but HEAD (unless --post30x); -X stays as given.
+    const toGet =
+      (((status === 301 && !t.op.post301) || (status === 302 && !t.op.post302)) && kind === 'POST') ||
+      (status === 303 && !t.op.post303 && kind !== 'GET' && kind !== 'HEAD');
+    if (toGet) {
+      kind = 'GET';
+      body = undefined;
+      chunked = false;
+      multipartType = undefined;
+    }
+    const method = t.op.method ?? kind;
+    const autoReferer = t.op.referer?.endsWith(';auto');
+    const referer = autoReferer ? formatCurlUrl(hop.url) : hop.referer;
+    const nextHop: HopState = { ...hop, url: next, kind, method, body, chunked, multipartType, referer, follow: true };
+    const out = this.specFor(t, nextHop);
+    return { ...out, source: spec.source };
+  }
+
+  private credentials(op: Operation, url: CurlUrl): { user: string; password: string } | undefined {
+    if (op.user !== undefined) {
+      const colon = op.user.indexOf(':');
+      if (colon === -1) return { user: op.user, password: '' };
+      return { user: op.user.slice(0, colon), password: op.user.slice(colon + 1) };
+    }
+    if (url.user !== undefined) return { user: pctDecode(url.user), password: pctDecode(url.password ?? '') };
+    return undefined;
+  }
+
+  private proxyFor(op: Operation, url: CurlUrl): { url: string; credentials?: string } | undefined {
+    if (op.proxy === undefined || op.proxy === '') return undefined;
+    if (op.noproxy !== undefined && noProxyMatch(op.noproxy, url.host)) return undefined;
+    let text = op.proxy;
+    const m = /^([a-z0-9]+):\/\//i.exec(text);
+    const scheme = m ? m[1]!.toLowerCase() : 'http';
+    if (scheme !== 'http') throw new CurlBuildError(`the proxy '${op.proxy}' is not an HTTP proxy (sling supports http:// proxies)`);
+    text = m ? text.slice(m[0].length) : text;
+    text = text.replace(/\/.*$/, '');
+    let credentials: string | undefined;
+    const at = text.lastIndexOf('@');
+    if (at !== -1) {
+      const userinfo = text.slice(0, at);
+      text = text.slice(at + 1);
+      const colon = userinfo.indexOf(':');
+      credentials = colon === -1 ? pctDecode(userinfo) + ':' : `${pctDecode(userinfo.slice(0, colon))}:${pctDecode(userinfo.slice(colon + 1))}`;
+    }
+    if (op.proxyUser !== undefined) credentials = op.proxyUser.includes(':') ? op.proxyUser : op.proxyUser + ':';
+    // curl's default proxy port is 1080.
+    if (!/:\d+$/.test(text) || /^\[[^\]]*\]$/.test(text)) text += ':1080';
+    if (url.scheme === 'https' && credentials !== undefined) {
+      const colon = credentials.indexOf(':');
+      const enc = (s: string) => encodeURIComponent(utf8(s));
+      return { url: `http://${enc(credentials.slice(0, colon))}:${enc(credentials.slice(colon + 1))}@${text}`, credentials };
+    }
+    return { url: `http://${text}`, credentials };
+  }
+
+  private connectOverride(op: Operation, url: CurlUrl): { host: string; port: number } | undefined {
+    const port = url.port ?? (url.scheme === 'https' ? 443 : 80);
+    const host = url.host.replace(/^\[|\]$/g, '').toLowerCase();
+    for (const r of op.resolve) {
+      const m = /^\+?(\[[^\]]+\]|[^:]+):(\d+):(.+)$/.exec(r);
+      if (!m) continue;
+      if ((m[1]!.replace(/^\[|\]$/g, '').toLowerCase() === host || m[1] === '*') && Number(m[2]) === port) {
+        const addr = m[3]!.split(',')[0]!.replace(/^\[|\]$/g, '');
+        return { host: addr, port };
+      }
+    }
+    for (const c of op.connectTo) {
+      const m = /^(\[[^\]]*\]|[^:]*):(\d*):(\[[^\]]*\]|[^:]*):(\d*)$/.exec(c);
+      if (!m) continue;
+      const hostOk = m[1] === '' || m[1]!.replace(/^\[|\]$/g, '').toLowerCase() === host;
+      const portOk = m[2] === '' || Number(m[2]) === port;
+      if (hostOk && portOk) return { host: m[3] ? m[3].replace(/^\[|\]$/g, '') : host, port: m[4] ? Number(m[4]) : port };
+    }
+    return undefined;
+  }
+
+  private rangeValue(t: Transfer): string | undefined {
+    const op = t.op;
+    if (op.continueAt !== undefined) {
+      if (op.continueAt === '-') {
+        const out = t.output;
+        if (!out) return undefined;
+        try {
+          const size = statSync(out).size;
+          return size > 0 ? `${size}-` : undefined;
+        } catch {
+          return undefined;
+        }
+      }
+      const n = Number(op.continueAt);
+      return n > 0 ? `${n}-` : undefined;
+    }
+    if (op.range === undefined) return undefined;
+    // A bare number N asks for everything from N on.
+    return /^\d+$/.test(op.range) ? `${op.range}-` : op.range;
+  }
+
+  private timeCondition(op: Operation): Header | undefined {
+    if (op.timeCond === undefined) return undefined;
+    let text = op.timeCond;
+    let name = 'If-Modified-Since';
+    if (text.startsWith('-')) {
+      name = 'If-Unmodified-Since';
+      text = text.slice(1);
+    } else if (text.startsWith('+') || text.startsWith('=')) text = text.slice(1);
+    let when = parseCurlDate(text);
+    if (when === undefined) {
+      try {
+        when = statSync(text).mtimeMs;
+      } catch {
+        this.rt.warn(`-z '${op.timeCond}' is neither a date nor a file name: no time condition is sent`);
+        return undefined;
+      }
+    }
+    return [name, new Date(Math.floor(when / 1000) * 1000).toUTCString()];
+  }
+
+  private maxRedirects(op: Operation): number {
+    if (op.maxRedirs === undefined) return 50;
+    const n = Number(op.maxRedirs);
+    return n < 0 ? Number.MAX_SAFE_INTEGER : n;
+  }
+
+  private timeout(op: Operation): number | undefined {
+    const values = [op.maxTime, op.connectTimeout].filter((v): v is string => v !== undefined).map(Number).filter((n) => n > 0);
+    return values.length ? Math.round(Math.min(...values) * 1000) : undefined;
+  }
+}
+
+function certSettings(op: Operation): { cert?: string; certKey?: string; certKeyPass?: string } {
+  const out: { cert?: string; certKey?: string; certKeyPass?: string } = {};
+  if (op.cert !== undefined) {
+    // -E file:password, with \: for a colon in the name (and C:\ drive letters left alone).
+    const m = /^((?:[A-Za-z]:\\)?(?:\\:|[^:])*)(?::(.*))?$/s.exec(op.cert)!;
+    out.cert = m[1]!.replace(/\\:/g, ':');
+    if (m[2] !== undefined) out.certKeyPass = m[2];
+  }
+  if (op.key !== undefined) out.certKey = op.key;
+  if (op.pass !== undefined) out.certKeyPass = op.pass;
+  return out;
+}
+
+function contentRange(range: string, size: number): string {
+  const m = /^(\d*)-(\d*)$/.exec(range);
+  if (m && m[1] && m[2]) return `bytes ${m[1]}-${m[2]}/${size}`;
+  if (m && m[1]) return `bytes ${m[1]}-${size - 1}/${size}`;
+  return `bytes ${range}/${size}`;
+}
+
+/** Resolves a Location against the URL it came from (curl keeps the path's escapes as sent). */
+export function resolveLocation(base: CurlUrl, location: string): CurlUrl {
+  const clean = location.replace(/ /g, '%20');
+  if (/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(clean)) return parseCurlUrl(clean);
+  const origin = `${base.scheme}://${base.host}${base.port !== undefined ? ':' + base.port : ''}`;
+  if (clean.startsWith('//')) return parseCurlUrl(`${base.scheme}:${clean}`);
+  if (clean.startsWith('/')) return parseCurlUrl(origin + clean);
+  if (clean.startsWith('?')) return parseCurlUrl(origin + base.path + clean);
+  if (clean.startsWith('#') || clean === '') return base;
+  const dir = base.path.slice(0, base.path.lastIndexOf('/') + 1);
+  return parseCurlUrl(origin + dir + clean);
+}
+
+function storeCookies(jar: CookieJar, response: ResponseHead, url: CurlUrl) {
+  const raw = response.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'set-cookie') jar.setCookie(raw[i + 1]!, cookieUrl(url));
+}
+
+export function storeResponseCookies(jar: CookieJar, response: ResponseHead, url: CurlUrl) {
+  storeCookies(jar, response, url);
+}
+
+function cookieUrl(u: CurlUrl): ParsedUrl {
+  return toParsedUrl({ ...u, query: undefined });
+}
+
+function noProxyMatch(list: string, host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  for (let entry of list.split(',')) {
+    entry = entry.trim().toLowerCase();
+    if (!entry) continue;
+    if (entry === '*') return true;
+    entry = entry.replace(/^\./, '');
+    if (h === entry || h.endsWith('.' + entry)) return true;
+  }
+  return false;
+}
+
+const pctDecode = (s: string) => s.replace(/%([0-9a-fA-F]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
+const b64 = (s: string) => Buffer.from(s, 'latin1').toString('base64');
+/** A byte string as the text the transport sends back out as the same UTF-8 bytes. */
+export const utf8 = (s: string) => Buffer.from(s, 'latin1').toString('utf8');
+
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+
+/**
+ * The dates curl's -z understands (curl_getdate): RFC 1123/850/asctime forms, `YYYYMMDD`, and
+ * `YYYYMMDD HH:MM:SS`, in GMT unless a zone is given. undefined: not a date (then it is a file).
+ */
+export function parseCurlDate(text: string): number | undefined {
+  const t = text.trim();
+  let m = /^(\d{4})(\d{2})(\d{2})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?$/.exec(t);
+  if (m) return Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0));
+  m = /^(?:[a-z]+,?\s+)?(\d{1,2})[\s-]([a-z]{3})[a-z]*[\s-](\d{2,4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?(?:\s+(GMT|UTC|Z|[+-]\d{4}))?$/i.exec(t);
+  if (m && MONTHS.includes(m[2]!.toLowerCase())) {
+    let year = Number(m[3]);
+    if (year < 100) year += year < 70 ? 2000 : 1900;
+    let ms = Date.UTC(year, MONTHS.indexOf(m[2]!.toLowerCase()), Number(m[1]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0));
+    const zone = m[7];
+    if (zone && /^[+-]\d{4}$/.test(zone)) {
+      const sign = zone[0] === '-' ? -1 : 1;
+      ms -= sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(3))) * 60000;
+    }
+    return ms;
+  }
+  m = /^[a-z]+\s+([a-z]{3})\s+(\d{1,2})\s+(\d{1,2}):(\d{2}):(\d{2})\s+(\d{4})$/i.exec(t);
+  if (m && MONTHS.includes(m[1]!.toLowerCase())) return Date.UTC(Number(m[6]), MONTHS.indexOf(m[1]!.toLowerCase()), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]));
+  return undefined;
+}

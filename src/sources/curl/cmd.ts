@@ -1,0 +1,164 @@
+import type { ShellEnv } from './expand.js';
+import type { CurlCall } from './script.js';
+import { ShellSyntaxError } from './shell.js';
+
+/**
+ * Browsers' "Copy as cURL (cmd)": text written for cmd.exe, where `^` escapes the next character,
+ * a `^` at the end of a line continues the command, `%NAME%` is an environment variable, and the
+ * program then splits its own command line the Microsoft C runtime way (double quotes group,
+ * `\"` is a literal quote, backslashes double only before a quote).
+ */
+export function looksLikeCmd(text: string): boolean {
+  const all = text.split('\n');
+  // `#` comments, a shebang and backslash continuations are POSIX shell.
+  if (all.some((l) => /^\s*#/.test(l) || /\\\s*$/.test(l))) return false;
+  const lines = all.filter((l) => l.trim() && !/^\s*(rem\b|::|@)/i.test(l));
+  if (!lines.some((l) => /^\s*curl(\.exe)?\s/i.test(l))) return false;
+  // A caret continuing the line, or an argument opened with ^" (how browsers quote for cmd).
+  return lines.some((l) => /\s\^\s*$/.test(l) || /\s\^"/.test(l));
+}
+
+/** cmd.exe's pass: ^ escapes, continuations, %VAR%; gives each command's text and its offset. */
+function cmdPass(text: string, env: ShellEnv): { text: string; offset: number }[] {
+  const commands: { text: string; offset: number }[] = [];
+  let cur = '';
+  let start = 0;
+  let inQuote = false;
+  const end = (at: number) => {
+    if (cur.trim()) commands.push({ text: cur, offset: start });
+    cur = '';
+    start = at;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (!cur.trim() && !inQuote && /[ \t]/.test(c)) {
+      start = i + 1;
+      continue;
+    }
+    if (c === '%') {
+      const m = /^%([A-Za-z_][A-Za-z0-9_()]*)%/.exec(text.slice(i));
+      if (m) {
+        const v = env.lookup(m[1]!);
+        if (v !== undefined) {
+          cur += v;
+          i += m[0].length - 1;
+          continue;
+        }
+      }
+      cur += c;
+      continue;
+    }
+    if (inQuote) {
+      if (c === '"') inQuote = false;
+      if (c === '\n') {
+        inQuote = false;
+        end(i + 1);
+        continue;
+      }
+      cur += c;
+      continue;
+    }
+    if (c === '^') {
+      const n = text[i + 1];
+      if (n === '\n') {
+        // A caret at the end of a line joins the next line, whose first character is taken as it is.
+        i++;
+        if (text[i + 1] !== undefined) {
+          cur += text[i + 1];
+          i++;
+        }
+        continue;
+      }
+      if (n !== undefined) {
+        cur += n;
+        i++;
+      }
+      continue;
+    }
+    if (c === '"') {
+      inQuote = true;
+      cur += c;
+      continue;
+    }
+    if (c === '\n') {
+      end(i + 1);
+      continue;
+    }
+    if (c === '&') {
+      if (text[i + 1] === '&') i++;
+      end(i + 1);
+      continue;
+    }
+    if (c === '|' || c === '<' || c === '>') throw new ShellSyntaxError(`'${c}' (a cmd.exe pipe or redirection) is not supported`, i);
+    cur += c;
+  }
+  end(text.length);
+  return commands;
+}
+
+/** The Microsoft C runtime's argument splitting. */
+export function splitWindowsArgs(line: string): string[] {
+  const args: string[] = [];
+  let cur = '';
+  let have = false;
+  let inQuote = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (c === '\\') {
+      let n = 0;
+      while (line[i + n] === '\\') n++;
+      if (line[i + n] === '"') {
+        cur += '\\'.repeat(Math.floor(n / 2));
+        if (n % 2 === 1) cur += '"';
+        else inQuote = !inQuote;
+        have = true;
+        i += n;
+      } else {
+        cur += '\\'.repeat(n);
+        have = true;
+        i += n - 1;
+      }
+      continue;
+    }
+    if (c === '"') {
+      if (inQuote && line[i + 1] === '"') {
+        cur += '"';
+        i++;
+      } else inQuote = !inQuote;
+      have = true;
+      continue;
+    }
+    if (!inQuote && (c === ' ' || c === '\t')) {
+      if (have) args.push(cur);
+      cur = '';
+      have = false;
+      continue;
+    }
+    cur += c;
+    have = true;
+  }
+  if (have) args.push(cur);
+  return args;
+}
+
+export function parseCmdScript(text: string, env: ShellEnv): CurlCall[] {
+  const calls: CurlCall[] = [];
+  for (const cmd of cmdPass(text, env)) {
+    if (/^\s*(rem\b|::|@?echo\b)/i.test(cmd.text)) continue;
+    const args = splitWindowsArgs(cmd.text.replace(/^@/, ''));
+    if (!args.length) continue;
+    if (!/(^|[\\/])curl(\.exe)?$/i.test(args[0]!)) throw new ShellSyntaxError(`'${args[0]}' is not curl: sling runs curl commands and does not run other programs`, cmd.offset);
+    calls.push({
+      argv: args.slice(1),
+      argOffsets: args.slice(1).map(() => cmd.offset),
+      offset: cmd.offset,
+      cwd: env.cwd,
+      env: {},
+      before: [],
+      when: 'always',
+      countsStatus: true,
+      errexit: false,
+    });
+  }
+  return calls;
+}

@@ -1,0 +1,217 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseHeredocBody, ShellSyntaxError, type ListItem, type Part, type Word } from './shell.js';
+
+/**
+ * Word expansion as bash does it for the words of a simple command: parameters ($NAME, ${NAME:-x}
+ * ...), tilde, the few command substitutions sling can compute without running anything
+ * (`echo`, `printf`, `cat FILE`), quote removal, and field splitting of unquoted expansions on
+ * blanks and newlines. Pathname (glob) and brace expansion are not done: the word stays as written,
+ * which is also what bash does when a glob matches no file.
+ */
+export interface ShellEnv {
+  /** A variable's value: shell variables of the file first, then the environment; undefined when unset. */
+  lookup(name: string): string | undefined;
+  /** Sets a shell variable (undefined: unset it). */
+  assign(name: string, value: string | undefined): void;
+  cwd: string;
+  home: string;
+  /** Called once per unset variable that was expanded. */
+  unset(name: string, offset: number): void;
+}
+
+interface Segment {
+  text: string;
+  /** Came from an unquoted expansion: subject to field splitting. */
+  split: boolean;
+}
+
+function special(name: string): string | undefined {
+  if (name === '?' || name === '#') return '0';
+  if (name === '$') return String(process.pid);
+  if (name === '0') return 'bash';
+  return undefined;
+}
+
+function segmentsOf(word: Word, env: ShellEnv): Segment[] {
+  const out: Segment[] = [];
+  for (const part of word.parts) out.push(...partSegments(part, env));
+  return out;
+}
+
+function partSegments(part: Part, env: ShellEnv): Segment[] {
+  switch (part.kind) {
+    case 'lit':
+      return [{ text: part.text, split: false }];
+    case 'tilde':
+      return [{ text: env.home, split: false }];
+    case 'cmdsub':
+      return [{ text: runSubstitution(part.list, part.offset, env).replace(/\n+$/, ''), split: !part.quoted }];
+    case 'var': {
+      const value = env.lookup(part.name) ?? special(part.name);
+      const isSet = value !== undefined;
+      const nonEmpty = isSet && value !== '';
+      const argText = () => (part.arg ? expandSingle(part.arg, env) : '');
+      const plain = (text: string): Segment[] => [{ text, split: !part.quoted }];
+      switch (part.op) {
+        case undefined:
+          if (!isSet && !/^[0-9@*!-]$/.test(part.name)) env.unset(part.name, part.offset);
+          return plain(value ?? '');
+        case '#':
+          return plain(String(Buffer.from(value ?? '', 'latin1').toString('utf8').length));
+        case ':-':
+          return nonEmpty ? plain(value!) : part.arg ? argSegments(part.arg, env, part.quoted) : [];
+        case '-':
+          return isSet ? plain(value!) : part.arg ? argSegments(part.arg, env, part.quoted) : [];
+        case ':=':
+        case '=': {
+          if (part.op === ':=' ? nonEmpty : isSet) return plain(value!);
+          const v = argText();
+          env.assign(part.name, v);
+          return plain(v);
+        }
+        case ':+':
+          return nonEmpty && part.arg ? argSegments(part.arg, env, part.quoted) : [];
+        case '+':
+          return isSet && part.arg ? argSegments(part.arg, env, part.quoted) : [];
+        case ':?':
+        case '?': {
+          if (part.op === ':?' ? nonEmpty : isSet) return plain(value!);
+          const msg = argText() || 'parameter null or not set';
+          throw new ShellSyntaxError(`${part.name}: ${msg}`, part.offset);
+        }
+        default:
+          throw new ShellSyntaxError(`unsupported expansion of ${part.name}`, part.offset);
+      }
+    }
+  }
+}
+
+/** The word of ${NAME:-word}: its own quotes hold, and inside "${...}" nothing is split. */
+function argSegments(arg: Word, env: ShellEnv, quoted: boolean): Segment[] {
+  return segmentsOf(arg, env).map((s) => ({ text: s.text, split: s.split && !quoted }));
+}
+
+/** Expands a word into fields (zero or more arguments). */
+export function expandWord(word: Word, env: ShellEnv): string[] {
+  const fields: string[] = [];
+  let cur = '';
+  // Whether a field is in progress: any quoted or literal text (even "") starts one.
+  let have = false;
+  for (const seg of segmentsOf(word, env)) {
+    if (!seg.split) {
+      cur += seg.text;
+      have = true;
+      continue;
+    }
+    const pieces = seg.text.split(/[ \t\n]+/);
+    for (let i = 0; i < pieces.length; i++) {
+      if (i > 0 && have) {
+        fields.push(cur);
+        cur = '';
+        have = false;
+      }
+      if (pieces[i] !== '') {
+        cur += pieces[i];
+        have = true;
+      }
+    }
+  }
+  if (have) fields.push(cur);
+  return fields;
+}
+
+/** Expands a word into one string, without field splitting (assignments, redirection targets). */
+export function expandSingle(word: Word, env: ShellEnv): string {
+  return segmentsOf(word, env)
+    .map((s) => s.text)
+    .join('');
+}
+
+/** An unquoted here-document body with its $ and ` expansions done. */
+export function expandHeredoc(body: string, env: ShellEnv): string {
+  return expandSingle(parseHeredocBody(body), env);
+}
+
+/**
+ * Command substitution: only commands whose output sling can compute without running anything.
+ * `echo`, `printf` and `cat FILE...`, possibly piped into `cat`.
+ */
+export function runSubstitution(list: ListItem[], offset: number, env: ShellEnv): string {
+  let out = '';
+  for (const item of list) {
+    let input = '';
+    for (const cmd of item.pipeline.commands) {
+      if (cmd.redirects.length) throw new ShellSyntaxError('redirections inside a command substitution are not supported', cmd.offset);
+      const words = cmd.words.flatMap((w) => expandWord(w, env));
+      const output = builtinOutput(words, input, env);
+      if (output === undefined) {
+        throw new ShellSyntaxError(`command substitution runs '${words[0] ?? ''}': sling does not run other programs (only echo, printf and cat FILE)`, cmd.offset);
+      }
+      input = output;
+    }
+    out += input;
+  }
+  void offset;
+  return out;
+}
+
+/** What echo, printf or cat would print, or undefined for any other command. */
+export function builtinOutput(words: string[], input: string, env: { cwd: string }): string | undefined {
+  const [name, ...args] = words;
+  if (name === 'echo') {
+    let newline = true;
+    let escapes = false;
+    while (args.length && /^-[neE]+$/.test(args[0]!)) {
+      const flags = args.shift()!;
+      if (flags.includes('n')) newline = false;
+      if (flags.includes('e')) escapes = true;
+      if (flags.includes('E')) escapes = false;
+    }
+    const text = args.join(' ');
+    return (escapes ? backslashEscapes(text) : text) + (newline ? '\n' : '');
+  }
+  if (name === 'printf') return args.length ? printf(args[0]!, args.slice(1)) : '';
+  if (name === 'cat') {
+    if (!args.length || (args.length === 1 && args[0] === '-')) return input;
+    return args
+      .map((f) => {
+        try {
+          return readFileSync(resolve(env.cwd, f)).toString('latin1');
+        } catch {
+          throw new ShellSyntaxError(`cat: cannot read '${f}'`, 0);
+        }
+      })
+      .join('');
+  }
+  if (name === 'true' || name === ':') return '';
+  return undefined;
+}
+
+function backslashEscapes(s: string): string {
+  const map: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', a: '\x07', b: '\b', f: '\f', v: '\v', e: '\x1b' };
+  return s.replace(/\\(0[0-7]{0,3}|x[0-9a-fA-F]{1,2}|.)/g, (m, e: string) => {
+    if (e[0] === '0') return String.fromCharCode(parseInt(e, 8) || 0);
+    if (e[0] === 'x') return String.fromCharCode(parseInt(e.slice(1), 16));
+    return map[e] ?? m;
+  });
+}
+
+/** printf FORMAT ARGS: %s %d %i %b %% and backslash escapes; the format repeats while arguments remain. */
+function printf(format: string, args: string[]): string {
+  let out = '';
+  let i = 0;
+  do {
+    let used = false;
+    out += backslashEscapes(format).replace(/%([-0-9]*)([sdib%])/g, (_m, _w: string, conv: string) => {
+      if (conv === '%') return '%';
+      used = true;
+      const a = args[i++] ?? '';
+      if (conv === 'd' || conv === 'i') return String(parseInt(a, 10) || 0);
+      if (conv === 'b') return backslashEscapes(a);
+      return a;
+    });
+    if (!used) break;
+  } while (i < args.length);
+  return out;
+}

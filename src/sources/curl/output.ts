@@ -1,0 +1,215 @@
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { exitCodeForStatus } from '../../exit.js';
+import type { AfterResult, Completed } from '../../exec/types.js';
+import type { Operation } from './args.js';
+import type { Transfer } from './build.js';
+import { formatCurlUrl, type CurlUrl } from './url.js';
+
+/**
+ * What curl does with a response once it has arrived: -o/-O/-J files (with --output-dir,
+ * --create-dirs, --no-clobber), -D header dumps, --etag-save, the shell's `> file`, -w lines, and
+ * -f/--fail-with-body as a failure exit code (4 or 5, as --check-status would give).
+ */
+export interface OutputContext {
+  cwd: string;
+  /** The command's stdout went to a file (`> file`, `>> file`). */
+  stdout?: { kind: 'file'; path: string; append: boolean } | { kind: 'discard' };
+  /** First write to the stdout file truncates it (unless >>), later ones append. */
+  stdoutStarted: { value: boolean };
+  warn(message: string): void;
+}
+
+function headerText(c: Completed): string {
+  const r = c.response;
+  let out = `HTTP/${r.httpVersion} ${r.status}${r.reason ? ' ' + r.reason : ''}\r\n`;
+  for (let i = 0; i < r.rawHeaders.length; i += 2) out += `${r.rawHeaders[i]}: ${r.rawHeaders[i + 1]}\r\n`;
+  return out + '\r\n';
+}
+
+function headerValue(c: Completed, name: string): string | undefined {
+  const raw = c.response.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) return raw[i + 1];
+  return undefined;
+}
+
+/** -O: the last segment of the URL path; -J: Content-Disposition's filename when there is one. */
+function remoteName(url: CurlUrl, c: Completed, op: Operation): string {
+  if (op.remoteHeaderName) {
+    const cd = headerValue(c, 'content-disposition');
+    const m = cd && /filename\s*=\s*(?:"([^"]*)"|([^;\s]+))/i.exec(cd);
+    const name = m ? (m[1] ?? m[2])! : undefined;
+    if (name) return name.replace(/^.*[/\\]/, '');
+  }
+  const seg = url.path.slice(url.path.lastIndexOf('/') + 1);
+  return decodeURIComponentSafe(seg);
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** `#1`, `#2`... in -o names: the text the URL's globs matched. */
+function globName(name: string, matches: string[]): string {
+  return name.replace(/#(\d)/g, (m, d: string) => matches[Number(d) - 1] ?? m);
+}
+
+export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: OutputContext): AfterResult {
+  const op = t.op;
+  const result: AfterResult = { failures: [] };
+  const status = c.response.status;
+  const failed = (op.fail || op.failWithBody) && status >= 400;
+  if (failed) result.exitCode = exitCodeForStatus(status);
+
+  // Where the body goes.
+  let outFile: string | undefined;
+  if (t.output !== undefined && t.output !== '-') outFile = globName(t.output, t.globMatches);
+  else if (t.remoteName && t.output === undefined) {
+    outFile = remoteName(url, c, op);
+    if (!outFile) {
+      ctx.warn('-O: the URL has no file name to save to (curl fails here with "Remote file name has no length")');
+      outFile = undefined;
+    }
+  }
+  const includeHead = op.include ? headerText(c) : '';
+  const bodyBytes = Buffer.concat([Buffer.from(includeHead, 'latin1'), c.body]);
+  const writeBody = !(op.fail && !op.failWithBody && failed);
+  if (outFile !== undefined && writeBody && outFile !== '/dev/null') {
+    let path = resolve(ctx.cwd, op.outputDir ? resolve(ctx.cwd, op.outputDir, outFile) : outFile);
+    if (op.createDirs || op.outputDir) mkdirSync(dirname(path), { recursive: true });
+    if (op.noClobber && existsSync(path)) {
+      let n = 1;
+      while (existsSync(`${path}.${n}`) && n < 100) n++;
+      path = `${path}.${n}`;
+    }
+    try {
+      if (op.continueAt !== undefined && status === 206) appendFileSync(path, bodyBytes);
+      else writeFileSync(path, bodyBytes);
+    } catch (e) {
+      ctx.warn(`cannot write '${outFile}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      result.exitCode ??= 1;
+    }
+  } else if (outFile === undefined && ctx.stdout?.kind === 'file' && writeBody) {
+    writeStdout(ctx, bodyBytes);
+  }
+
+  if (op.dumpHeader !== undefined) {
+    const text = headerText(c);
+    if (op.dumpHeader === '-') result.log = [...(result.log ?? []), ...text.replace(/\r\n$/, '').split('\r\n')];
+    else if (op.dumpHeader !== '/dev/null') writeFileSync(resolve(ctx.cwd, op.dumpHeader), text, 'latin1');
+  }
+  if (op.etagSave !== undefined) {
+    const etag = headerValue(c, 'etag');
+    if (etag !== undefined) writeFileSync(resolve(ctx.cwd, op.etagSave), etag + '\n');
+  }
+
+  if (op.writeOut !== undefined) {
+    let format = op.writeOut;
+    if (format.startsWith('@')) {
+      try {
+        format = readFileSync(resolve(ctx.cwd, format.slice(1)), 'latin1');
+      } catch {
+        ctx.warn(`-w: cannot read the format file '${format.slice(1)}'`);
+        format = '';
+      }
+    }
+    const text = writeOut(format, t, url, c, outFile, result.exitCode ?? 0);
+    if (ctx.stdout?.kind === 'file') writeStdout(ctx, Buffer.from(text, 'latin1'));
+    else if (ctx.stdout?.kind !== 'discard' && text) {
+      const lines = Buffer.from(text, 'latin1').toString('utf8').replace(/\n$/, '').split('\n');
+      result.log = [...(result.log ?? []), ...lines];
+    }
+  }
+  return result;
+}
+
+function writeStdout(ctx: OutputContext, data: Buffer) {
+  if (ctx.stdout?.kind !== 'file') return;
+  try {
+    if (!ctx.stdoutStarted.value && !ctx.stdout.append) writeFileSync(ctx.stdout.path, data);
+    else appendFileSync(ctx.stdout.path, data);
+    ctx.stdoutStarted.value = true;
+  } catch (e) {
+    ctx.warn(`cannot write '${ctx.stdout.path}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
+
+/** -w: curl's write-out variables sling can fill in, with \n \t \r \\ and %% escapes. */
+export function writeOut(format: string, t: Transfer, url: CurlUrl, c: Completed, outFile: string | undefined, exitCode: number): string {
+  const timings = c.info.timings;
+  const secs = (to?: number) => (to === undefined ? '0.000000' : ((to - timings.start) / 1000).toFixed(6));
+  const vars: Record<string, string> = {
+    http_code: String(c.response.status).padStart(3, '0'),
+    response_code: String(c.response.status).padStart(3, '0'),
+    http_version: c.response.httpVersion === '1.1' ? '1.1' : c.response.httpVersion,
+    url_effective: formatCurlUrl(url),
+    url: t.urlText,
+    content_type: headerValue(c, 'content-type') ?? '',
+    size_download: String(c.body.length),
+    size_header: String(Buffer.byteLength(headerText(c), 'latin1')),
+    size_request: String(c.request.body.length + Buffer.byteLength(`${c.request.method} ${c.request.target} HTTP/1.1\r\n` + c.request.headers.map(([n, v]) => `${n}: ${v}\r\n`).join('') + '\r\n')),
+    size_upload: String(c.request.body.length),
+    method: c.request.method,
+    scheme: url.scheme.toUpperCase(),
+    remote_ip: c.info.remoteAddress ?? '',
+    remote_port: String(c.info.remotePort ?? ''),
+    num_connects: c.info.reused ? '0' : '1',
+    redirect_url: headerValue(c, 'location') ?? '',
+    filename_effective: outFile ?? '',
+    exitcode: String(exitCode),
+    errormsg: '',
+    time_total: secs(timings.end ?? performance.now()),
+    time_namelookup: secs(timings.dns ?? timings.connect),
+    time_connect: secs(timings.connect),
+    time_appconnect: timings.tls ? secs(timings.tls) : '0.000000',
+    time_pretransfer: secs(timings.tls ?? timings.connect),
+    time_starttransfer: secs(timings.firstByte),
+    time_redirect: '0.000000',
+    num_redirects: '0',
+    ssl_verify_result: '0',
+  };
+  let out = '';
+  for (let i = 0; i < format.length; i++) {
+    const ch = format[i]!;
+    if (ch === '\\' && i + 1 < format.length) {
+      const n = format[i + 1]!;
+      const map: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\' };
+      if (n in map) {
+        out += map[n];
+        i++;
+        continue;
+      }
+    }
+    if (ch === '%' && format[i + 1] === '%') {
+      out += '%';
+      i++;
+      continue;
+    }
+    if (ch === '%' && format[i + 1] === '{') {
+      const close = format.indexOf('}', i);
+      if (close !== -1) {
+        const name = format.slice(i + 2, close);
+        const hm = /^header\{(.*)$/.exec(name);
+        if (hm && format[close + 1] === '}') {
+          out += headerValue(c, hm[1]!.toLowerCase()) ?? '';
+          i = close + 1;
+          continue;
+        }
+        if (name === 'stdout' || name === 'stderr') {
+          i = close;
+          continue;
+        }
+        if (name === 'json') out += JSON.stringify(vars);
+        else if (name in vars) out += vars[name];
+        i = close;
+        continue;
+      }
+    }
+    out += ch;
+  }
+  return out;
+}

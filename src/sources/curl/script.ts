@@ -1,0 +1,207 @@
+import { resolve } from 'node:path';
+import { builtinOutput, expandHeredoc, expandSingle, expandWord, type ShellEnv } from './expand.js';
+import { ShellSyntaxError, type ListItem, type Redirect, type SimpleCommand } from './shell.js';
+
+/**
+ * Walks a parsed file the way bash would run it, without running anything: assignments, `export`,
+ * `cd` and `set -e` change the state for the commands after them; each `curl` command becomes a
+ * CurlCall with its arguments expanded, its standard input (a file, a here-document, a here-string,
+ * or what `echo`/`printf`/`cat` pipe into it) and its standard output (a file or nowhere). Anything
+ * else a shell would run is an error at its position: sling runs curl commands, not programs.
+ */
+export type Condition = 'always' | 'ok' | 'failed';
+
+export interface CurlCall {
+  argv: string[];
+  /** Byte offset of the word each argument came from. */
+  argOffsets: number[];
+  offset: number;
+  cwd: string;
+  stdin?: { kind: 'file'; path: string } | { kind: 'data'; data: string };
+  stdout?: { kind: 'file'; path: string; append: boolean } | { kind: 'discard' };
+  /** NAME=value words in front of curl (its environment: proxies). */
+  env: Record<string, string>;
+  /** Conditions of the commands between the previous curl call and this one (each sets the status to 0 when it runs). */
+  before: Condition[];
+  when: Condition;
+  /** Its exit status is the pipeline's (false when a command after it in a pipe decides). */
+  countsStatus: boolean;
+  /** `set -e` was on: a failure stops the script. */
+  errexit: boolean;
+  /** An `exit` follows (after the commands in `before` of the next call): stop here. */
+}
+
+export interface WalkResult {
+  calls: CurlCall[];
+  /** Conditions of trailing non-curl commands (unused, for completeness). */
+}
+
+export interface WalkContext {
+  env: ShellEnv;
+  warn(offset: number, message: string): void;
+}
+
+const CURL_NAME = /(^|\/)curl(\.exe)?$/i;
+const PREFIXES = new Set(['time', 'command', 'exec', 'nohup', 'sudo', 'builtin']);
+const NOOPS = new Set(['echo', 'printf', 'true', ':', 'sleep', 'wait', 'clear', 'shopt', 'alias', 'read', 'trap', 'umask', 'hash', 'type', 'which']);
+
+export function walkScript(items: ListItem[], ctx: WalkContext): CurlCall[] {
+  const { env } = ctx;
+  const calls: CurlCall[] = [];
+  let before: Condition[] = [];
+  let prevNext: ListItem['next'] = ';';
+  let errexit = false;
+  let prevDir = env.cwd;
+
+  for (const item of items) {
+    const when: Condition = prevNext === '&&' ? 'ok' : prevNext === '||' ? 'failed' : 'always';
+    prevNext = item.next;
+    if (item.next === '&') ctx.warn(item.pipeline.offset, "'&' (background) runs the command in order, like ';'");
+    const stages = item.pipeline.commands;
+    let pipedIn: string | undefined;
+    let pipelineHasCurl = false;
+    for (let i = 0; i < stages.length; i++) {
+      const cmd = stages[i]!;
+      const last = i === stages.length - 1;
+      const assigns = cmd.assigns.map((a) => [a.name, expandSingle(a.value, env)] as const);
+      let fields: { text: string; offset: number }[] = [];
+      for (const w of cmd.words) for (const text of expandWord(w, env)) fields.push({ text, offset: w.offset });
+      if (!fields.length) {
+        // NAME=value alone sets a shell variable.
+        for (const [n, v] of assigns) env.assign(n, v);
+        if (!last) pipedIn = '';
+        continue;
+      }
+      // `env A=b curl`, `time curl`, `sudo curl`: what runs is curl.
+      const prefixEnv: Record<string, string> = Object.fromEntries(assigns);
+      while (fields.length > 1 && (PREFIXES.has(fields[0]!.text) || fields[0]!.text === 'env')) {
+        const isEnv = fields[0]!.text === 'env';
+        fields = fields.slice(1);
+        while (isEnv && fields.length > 1 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(fields[0]!.text)) {
+          const t = fields.shift()!.text;
+          prefixEnv[t.slice(0, t.indexOf('='))] = t.slice(t.indexOf('=') + 1);
+        }
+      }
+      const name = fields[0]!.text;
+      if (CURL_NAME.test(name)) {
+        if (i > 0 && pipedIn === undefined) throw new ShellSyntaxError("piping one curl's output into another command is not supported", cmd.offset);
+        const call: CurlCall = {
+          argv: fields.slice(1).map((f) => f.text),
+          argOffsets: fields.slice(1).map((f) => f.offset),
+          offset: cmd.offset,
+          cwd: env.cwd,
+          env: prefixEnv,
+          before,
+          when: pipelineHasCurl ? 'always' : when,
+          countsStatus: last,
+          errexit,
+        };
+        before = [];
+        if (i > 0) call.stdin = { kind: 'data', data: pipedIn ?? '' };
+        applyRedirects(cmd, call, env, ctx);
+        if (!last) {
+          const nextName = firstWord(stages[i + 1]!, env);
+          if (!['echo', 'printf', 'true', ':', 'cat'].includes(nextName)) {
+            throw new ShellSyntaxError(`piping curl's output into '${nextName}' is not supported: sling does not run other programs${nextName === 'jq' ? ' (it formats JSON itself)' : ''}`, stages[i + 1]!.offset);
+          }
+          if (nextName !== 'cat') call.stdout ??= { kind: 'discard' };
+        }
+        calls.push(call);
+        pipelineHasCurl = true;
+        pipedIn = undefined;
+        continue;
+      }
+      // Not curl: a builtin sling can follow, or an error.
+      const args = fields.slice(1).map((f) => f.text);
+      if (name === 'cd') {
+        const target = args[0] === undefined ? env.home : args[0] === '-' ? prevDir : resolve(env.cwd, args[0]);
+        prevDir = env.cwd;
+        env.cwd = target;
+      } else if (name === 'export' || name === 'declare' || name === 'typeset' || name === 'local' || name === 'readonly') {
+        for (const a of args) {
+          const eq = a.indexOf('=');
+          if (eq > 0 && /^[A-Za-z_][A-Za-z0-9_]*$/.test(a.slice(0, eq))) env.assign(a.slice(0, eq), a.slice(eq + 1));
+        }
+      } else if (name === 'unset') {
+        for (const a of args) if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(a)) env.assign(a, undefined);
+      } else if (name === 'set') {
+        for (let k = 0; k < args.length; k++) {
+          const a = args[k]!;
+          if (/^-[a-zA-Z]*e/.test(a)) errexit = true;
+          else if (/^\+[a-zA-Z]*e/.test(a)) errexit = false;
+          else if (a === '-o' && args[k + 1] === 'errexit') errexit = true;
+          else if (a === '+o' && args[k + 1] === 'errexit') errexit = false;
+        }
+      } else if (name === 'exit' || name === 'return') {
+        if (when === 'always' && stages.length === 1) return calls;
+        ctx.warn(cmd.offset, `'${name}' after && or || is ignored`);
+      } else if (name === 'source' || name === '.' || name === 'eval') {
+        throw new ShellSyntaxError(`'${name}' is not supported: sling reads one file of curl commands`, cmd.offset);
+      } else if (!NOOPS.has(name) && name !== 'cat') {
+        throw new ShellSyntaxError(`'${name}' is not curl: sling runs curl commands and does not run other programs`, fields[0]!.offset);
+      }
+      if (name === 'cat' && last && i === 0 && args.length === 0 && !cmd.redirects.length) {
+        throw new ShellSyntaxError("'cat' without a file would read the terminal", cmd.offset);
+      }
+      if (!last) {
+        // What this builtin writes into the pipe: computed now (echo, printf, cat FILE).
+        const stdinText = cmd.redirects.find((r) => r.fd === 0);
+        let input = pipedIn ?? '';
+        if (stdinText) input = redirectInput(stdinText, env);
+        const out = builtinOutput([name, ...args], input, env);
+        if (out === undefined) {
+          throw new ShellSyntaxError(`piping '${name}' into curl is not supported: only echo, printf and cat FILE can feed curl`, cmd.offset);
+        }
+        pipedIn = out;
+      }
+      if (last && !pipelineHasCurl) before.push(when);
+    }
+  }
+  return calls;
+}
+
+function firstWord(cmd: SimpleCommand, env: ShellEnv): string {
+  for (const w of cmd.words) {
+    const f = expandWord(w, env);
+    if (f.length) return f[0]!;
+  }
+  return '';
+}
+
+function target(r: Redirect, env: ShellEnv): string {
+  if (!r.target) return '';
+  return expandSingle(r.target, env);
+}
+
+/** The text a redirection gives a command's standard input (here-documents and here-strings). */
+function redirectInput(r: Redirect, env: ShellEnv): string {
+  if (r.heredoc) return r.heredoc.expand ? expandHeredoc(r.heredoc.body, env) : r.heredoc.body;
+  if (r.op === '<<<') return target(r, env) + '\n';
+  if (r.op === '<') {
+    const out = builtinOutput(['cat', target(r, env)], '', env);
+    return out ?? '';
+  }
+  return '';
+}
+
+function applyRedirects(cmd: SimpleCommand, call: CurlCall, env: ShellEnv, ctx: WalkContext) {
+  for (const r of cmd.redirects) {
+    if (r.fd === 0 && (r.op === '<' || r.op === '<<' || r.op === '<<-' || r.op === '<<<')) {
+      if (r.op === '<') call.stdin = { kind: 'file', path: resolve(env.cwd, target(r, env)) };
+      else call.stdin = { kind: 'data', data: redirectInput(r, env) };
+      continue;
+    }
+    if (r.op === '&>' || r.op === '&>>' || (r.fd === 1 && (r.op === '>' || r.op === '>>' || r.op === '>|'))) {
+      const t = target(r, env);
+      call.stdout = t === '/dev/null' ? { kind: 'discard' } : { kind: 'file', path: resolve(env.cwd, t), append: r.op.endsWith('>>') };
+      continue;
+    }
+    if (r.fd === 2 && (r.op === '>' || r.op === '>>' || r.op === '>|' || r.op === '>&')) continue; // curl's stderr: sling reports its own way
+    if (r.fd === 1 && r.op === '>&') {
+      if (target(r, env) !== '2') call.stdout = { kind: 'discard' };
+      continue;
+    }
+    throw new ShellSyntaxError(`the redirection '${r.fd}${r.op}' is not supported`, r.offset);
+  }
+  void ctx;
+}

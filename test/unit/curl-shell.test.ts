@@ -1,0 +1,154 @@
+// The POSIX-shell reader of curl files: words as bash hands them to curl.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseShell, position, ShellSyntaxError } from '../../src/sources/curl/shell.js';
+import { expandWord, type ShellEnv } from '../../src/sources/curl/expand.js';
+import { walkScript } from '../../src/sources/curl/script.js';
+
+/** Byte string of a UTF-8 text (how index.ts feeds the reader). */
+const b = (s: string) => Buffer.from(s, 'utf8').toString('latin1');
+/** Back from a byte string to text. */
+const t = (s: string) => Buffer.from(s, 'latin1').toString('utf8');
+
+function env(vars: Record<string, string> = {}): ShellEnv & { warned: string[] } {
+  const map = new Map<string, string | undefined>(Object.entries(vars));
+  const warned: string[] = [];
+  return {
+    lookup: (n) => map.get(n),
+    assign: (n, v) => void map.set(n, v),
+    cwd: '/tmp',
+    home: '/home/u',
+    unset: (n) => void warned.push(n),
+    warned,
+  };
+}
+
+/** The argument lists of the curl commands of a text. */
+function curlArgs(text: string, vars: Record<string, string> = {}): string[][] {
+  const e = env(vars);
+  return walkScript(parseShell(b(text)), { env: e, warn: () => {} }).map((c) => c.argv.map(t));
+}
+
+/** The words of the single command of a text, expanded. */
+function words(text: string, vars: Record<string, string> = {}): string[] {
+  const items = parseShell(b(text));
+  assert.equal(items.length, 1);
+  const e = env(vars);
+  return items[0]!.pipeline.commands[0]!.words.flatMap((w) => expandWord(w, e)).map(t);
+}
+
+test('quoting: single, double, backslashes, concatenation', () => {
+  const table: [string, string[]][] = [
+    [`curl a 'b c' "d e"`, ['curl', 'a', 'b c', 'd e']],
+    [`curl 'it'\\''s'`, ['curl', "it's"]],
+    [`curl "say \\"hi\\" \\$HOME \\\\ \\x"`, ['curl', 'say "hi" $HOME \\ \\x']],
+    [`curl a\\ b \\"q\\"`, ['curl', 'a b', '"q"']],
+    [`curl 'a'"b"c$'d'`, ['curl', 'abcd']],
+    [`curl ""`, ['curl', '']],
+    [`curl "a\nb"`, ['curl', 'a\nb']],
+    [`curl "a\\\nb"`, ['curl', 'ab']],
+    [`curl 'a\\\nb'`, ['curl', 'a\\\nb']],
+    [`curl -H'X: y'`, ['curl', '-HX: y']],
+    [`curl a#b # comment`, ['curl', 'a#b']],
+    [`curl $"x y"`, ['curl', 'x y']],
+  ];
+  for (const [input, want] of table) assert.deepEqual(words(input), want, input);
+});
+
+test("$'...': ANSI-C escapes produce bytes", () => {
+  const table: [string, string][] = [
+    [`$'a\\nb\\tc\\rd'`, 'a\nb\tc\rd'],
+    [`$'\\x41\\101\\u00e9\\U0001F600'`, 'AAé😀'],
+    [`$'it\\'s \\"x\\" \\\\'`, `it's "x" \\`],
+    [`$'\\e\\a\\cA'`, '\x1b\x07\x01'],
+    [`$'\\q'`, '\\q'],
+  ];
+  for (const [input, want] of table) assert.deepEqual(words(`curl ${input}`), ['curl', want], input);
+  // \xff is one byte, not a character: it reaches curl as 0xff.
+  const items = parseShell(b(`curl $'\\xff'`));
+  const e = env();
+  assert.deepEqual(items[0]!.pipeline.commands[0]!.words.flatMap((w) => expandWord(w, e))[1], '\xff');
+});
+
+test('parameters: $NAME, ${NAME}, defaults, splitting of unquoted expansions', () => {
+  const vars = { T: 'tok', S: 'a  b', E: '' };
+  const table: [string, string[]][] = [
+    ['curl $T ${T}x "$T"', ['curl', 'tok', 'tokx', 'tok']],
+    ['curl $S "$S"', ['curl', 'a', 'b', 'a  b']],
+    ['curl $E "$E" x$E', ['curl', '', 'x']],
+    ['curl ${U:-def} ${E:-d2} ${E-d3} ${T:+yes} ${U+no}', ['curl', 'def', 'd2', 'yes']],
+    ['curl "${U:-two words}"', ['curl', 'two words']],
+    ['curl ${#T}', ['curl', '3']],
+    ['curl ~/x "~/y" a~', ['curl', '/home/u/x', '~/y', 'a~']],
+    ['curl $ 1$ $/', ['curl', '$', '1$', '$/']],
+  ];
+  for (const [input, want] of table) assert.deepEqual(words(input, vars), want, input);
+  const e = env();
+  const items = parseShell(b('curl -H "Authorization: Bearer $TOKEN"'));
+  assert.deepEqual(items[0]!.pipeline.commands[0]!.words.flatMap((w) => expandWord(w, e)), ['curl', '-H', 'Authorization: Bearer ']);
+  assert.deepEqual(e.warned, ['TOKEN']);
+});
+
+test('commands: newlines, ;, &&, ||, continuations, comments, prompts of a shell session', () => {
+  assert.deepEqual(curlArgs('curl a\ncurl b; curl c && curl d || curl e'), [['a'], ['b'], ['c'], ['d'], ['e']]);
+  assert.deepEqual(curlArgs('#!/bin/bash\n# one\ncurl \\\n  -X POST \\\n  u   # trailing\n\n\ncurl v\n'), [['-X', 'POST', 'u'], ['v']]);
+  assert.deepEqual(curlArgs('T=abc\nexport U="x y"\ncurl $T "$U"'), [['abc', 'x y']]);
+  assert.deepEqual(curlArgs('A=1 curl u'), [['u']]);
+  assert.deepEqual(curlArgs('time curl u\nsudo curl v\n/usr/bin/curl w\ncurl.exe x'), [['u'], ['v'], ['w'], ['x']]);
+  const e = env();
+  const calls = walkScript(parseShell(b('curl a && curl b\ncurl c || curl d\ncurl e')), { env: e, warn: () => {} });
+  assert.deepEqual(calls.map((c) => c.when), ['always', 'ok', 'always', 'failed', 'always']);
+});
+
+test('stdin and stdout of a curl command: redirections, here-documents, pipes from echo', () => {
+  const e = env({ V: 'val' });
+  const calls = walkScript(
+    parseShell(b("curl -d @- u < in.txt\ncurl -d @- u <<EOF\nline $V\n  two\nEOF\ncurl -d @- u <<'EOF'\nraw $V\nEOF\ncurl -d @- u <<< \"$V here\"\necho -n hi | curl -d @- u\nprintf '%s-%s' a b | curl -d @- u\ncurl u > out.json\ncurl u 2>/dev/null >/dev/null")),
+    { env: e, warn: () => {} },
+  );
+  assert.deepEqual(calls[0]!.stdin, { kind: 'file', path: '/tmp/in.txt' });
+  assert.deepEqual(calls.slice(1, 6).map((c) => (c.stdin?.kind === 'data' ? c.stdin.data : undefined)), ['line val\n  two\n', 'raw $V\n', 'val here\n', 'hi', 'a-b']);
+  assert.deepEqual(calls[6]!.stdout, { kind: 'file', path: '/tmp/out.json', append: false });
+  assert.deepEqual(calls[7]!.stdout, { kind: 'discard' });
+});
+
+test('command substitution: echo, printf and cat only', () => {
+  assert.deepEqual(curlArgs('curl -d "$(echo a b)" `echo u`'), [['-d', 'a b', 'u']]);
+  assert.throws(() => curlArgs('curl -H "X: $(date +%s)" u'), (e: unknown) => e instanceof ShellSyntaxError && /runs 'date'/.test(e.message));
+});
+
+test('what sling will not run is an error at its line and column', () => {
+  const cases: [string, RegExp, number, number][] = [
+    ['curl u | jq .', /into 'jq'/, 1, 10],
+    ['curl u\n  ( curl v )', /subshells/, 2, 3],
+    ['curl "unterminated', /unterminated double quote/, 1, 6],
+    ["curl u\ncurl 'x", /unterminated single quote/, 2, 6],
+    ['for i in 1 2; do curl u; done', /control structures/, 1, 1],
+    ['python3 -c x', /'python3' is not curl/, 1, 1],
+    ['curl u\ncurl <<EOF', /here-document/, 2, 6],
+    ['curl $((1+2))', /arithmetic/, 1, 6],
+    ['source env.sh', /'source' is not supported/, 1, 1],
+  ];
+  for (const [text, re, line, column] of cases) {
+    const bytes = b(text);
+    try {
+      walkScript(parseShell(bytes), { env: env(), warn: () => {} });
+      assert.fail(`no error for ${JSON.stringify(text)}`);
+    } catch (e) {
+      assert.ok(e instanceof ShellSyntaxError, String(e));
+      assert.match(e.message, re, text);
+      assert.deepEqual(position(bytes, e.offset), { line, column }, text);
+    }
+  }
+});
+
+test('position counts characters, not bytes', () => {
+  const text = b('curl "é" \'x');
+  try {
+    parseShell(text);
+    assert.fail('expected an error');
+  } catch (e) {
+    assert.ok(e instanceof ShellSyntaxError);
+    assert.deepEqual(position(text, e.offset), { line: 1, column: 10 });
+  }
+});
