@@ -10,6 +10,7 @@ import { prepareRequest } from '../request/prepare.js';
 import { withJarCookies } from '../transport/cookies.js';
 import type { RequestSpec } from '../request/spec.js';
 import { detectType } from './detect.js';
+import { RequestSink } from './sink.js';
 import type { ExecContext, ExecEntry, Script, SourceParser } from './types.js';
 
 /**
@@ -49,7 +50,10 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
 
   const entries = select(script.entries, ex.names, ex.lines);
   const ctx: ExecContext = { offline: inv.offline, cwd: io.cwd, warn: (m) => reporter.warn(m), debug: (m) => reporter.debug(m) };
-  const sink = stdoutSink(io.stdout);
+  // One write per request when stdout is a pipe or a file; a snapshot of the environment, which
+  // is read for every request (proxies, colours) and costs a system call per read on process.env.
+  const sink = new RequestSink(stdoutSink(io.stdout), !io.stdout.isTTY);
+  const env: NodeJS.ProcessEnv = { ...io.env };
   let firstFailure: number = ExitCode.OK;
   const fail = (code: number) => {
     if (firstFailure === ExitCode.OK && code !== ExitCode.OK) firstFailure = code;
@@ -88,7 +92,7 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
       }
       let stop = false;
       for (const spec of specs) {
-        const plan = makePlan(inv, spec.method, { isTTY: Boolean(io.stdout.isTTY), env: io.env });
+        const plan = makePlan(inv, spec.method, { isTTY: Boolean(io.stdout.isTTY), env });
         if (entry.output?.print) Object.assign(plan, printFlags(entry.output.print));
         const printer = new Printer(plan, sink);
         if (inv.quiet === 0) {
@@ -100,12 +104,14 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
           const jar = spec.settings.cookieJar;
           await printer.request(await prepareRequest(jar ? withJarCookies(spec, jar) : spec));
           await printer.finish();
+          await sink.flush();
           continue;
         }
         try {
           let first = true;
           const hop = await exchange!(spec, {
-            env: io.env,
+            env,
+            keepAliveLane: true,
             debug: (m) => reporter.debug(m),
             onRequest: async (prepared) => {
               if (first || plan.intermediate) await printer.request(prepared);
@@ -142,10 +148,12 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
           }
         } catch (e) {
           if (!(e instanceof CliError)) throw e;
+          await sink.flush();
           reporter.error(e);
           fail(e.exitCode);
           if (ex.failFast) stop = true;
         }
+        await sink.flush();
         if (stop) break;
       }
       if (stop || (ex.failFast && firstFailure !== ExitCode.OK)) break;

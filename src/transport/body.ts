@@ -39,6 +39,9 @@ export async function decodedBody(hop: Hop): Promise<Readable> {
 
 /** Reads the whole (decoded) body. */
 export async function readBody(hop: Hop): Promise<Buffer> {
+  // keepalive.ts has read the whole body already: no stream to go through unless it is encoded.
+  const whole = (hop as Hop & { whole?: Buffer }).whole;
+  if (whole && (hop.request.method === 'HEAD' || headerValue(hop.response.rawHeaders, 'content-encoding') === undefined)) return whole;
   const stream = await decodedBody(hop);
   const chunks: Buffer[] = [];
   let received = 0;

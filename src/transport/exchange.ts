@@ -8,6 +8,7 @@ import { withJarCookies } from './cookies.js';
 import { digestAuthorization, parseDigestChallenge } from './digest.js';
 import { pickProxy } from './proxy.js';
 import { sendRaw } from './raw.js';
+import { sendKeepAlive } from './keepalive.js';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
@@ -21,6 +22,8 @@ export interface ExchangeOptions {
   debug?(message: string): void;
   /** Use raw.ts for plain HTTP without a proxy (downloads: the body goes straight to a file). */
   fastLane?: boolean;
+  /** Use keepalive.ts for plain HTTP without a proxy (`sling exec`: many requests on kept-alive sockets). */
+  keepAliveLane?: boolean;
 }
 
 /** The request of the next hop (DECISIONS.md: 303, and 301/302 after POST, become a body-less GET). */
@@ -56,10 +59,12 @@ export async function exchange(first: RequestSpec, opts: ExchangeOptions): Promi
     const jar = spec.settings.cookieJar;
     const prepared = await prepareRequest(jar ? withJarCookies(spec, jar) : spec);
     await opts.onRequest?.(prepared);
-    const hop =
-      opts.fastLane && spec.url.scheme === 'http' && !pickProxy(spec.url, spec.settings.proxies, opts.env)
+    const direct = (opts.fastLane || opts.keepAliveLane) && spec.url.scheme === 'http' && !pickProxy(spec.url, spec.settings.proxies, opts.env);
+    const hop = direct
+      ? opts.fastLane
         ? await sendRaw(spec.url, prepared, spec.settings)
-        : await sendOnce(spec.url, prepared, spec.settings, { env: opts.env });
+        : await sendKeepAlive(spec.url, prepared, spec.settings)
+      : await sendOnce(spec.url, prepared, spec.settings, { env: opts.env });
     opts.debug?.(`${prepared.method} ${formatUrl(spec.url, '')} → ${hop.response.status} (${hop.info.reused ? 'reused connection' : 'new connection'})`);
     if (jar) {
       const raw = hop.response.rawHeaders;

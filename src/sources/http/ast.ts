@@ -24,6 +24,8 @@ export type BodyLine =
 
 export interface HeaderNode {
   name: Template;
+  /** The name in lower case, when it is literal (checked when the file is parsed). */
+  lower?: string;
   value: Template;
   line: number;
   col: number;
@@ -67,6 +69,8 @@ export interface RequestNode {
   /** `>> file` / `>>! file`. */
   outputs: { path: Template; overwrite: boolean; line: number }[];
   directives: Directives;
+  /** Built once, reused while the same text comes out (a literal URL, a literal body). */
+  cache?: { urlText?: string; url?: import('../../request/url.js').ParsedUrl; body?: Buffer; ct?: string };
 }
 
 /** JetBrains `run #Name (@var=value)` and `run ./other.http`. */

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, extname, resolve as resolvePath } from 'node:path';
 import { UsageError } from '../../errors.js';
 import type { AfterResult, Completed, ExecContext, ExecEntry } from '../../exec/types.js';
+import type { RequestSpec } from '../../request/spec.js';
 import { formatUrl } from '../../request/url.js';
 import type { RequestNode, ScriptNode } from './ast.js';
 import { jsonPath } from './jsonpath.js';
@@ -68,15 +69,40 @@ interface Pending {
   logs: string[];
 }
 
-export function makeEntry(o: EntryOptions): ExecEntry {
-  const { rt, file, node } = o;
-  const storeAs = requestName(node);
-  const d = node.directives;
-  const hasIterations = templatesOf(node).some((t) => expressions(t).some((e) => e.kind === 'jsonpath'));
-  let pending: Pending[] = [];
-  let overrides: Map<string, string> | undefined;
+const NO_LOGS: string[] = [];
 
-  const runScript = async (s: ScriptNode, kind: 'pre' | 'response', p: { res: Resolution; built?: BuiltRequest; iteration: number }, done?: Completed): Promise<ScriptResult> => {
+/**
+ * One request of a file as an ExecEntry. A class, not closures: a file of 10,000 requests makes
+ * 10,000 of these, and what only --name/--line or scripts need (dependencies, iterations) is
+ * worked out when it is asked for.
+ */
+class HttpEntry implements ExecEntry {
+  readonly name?: string;
+  readonly line: number;
+  readonly output?: { noLog?: boolean };
+  private readonly storeAs?: string;
+  private pending: Pending[] = [];
+  private overrides?: Map<string, string>;
+  private deps?: string[];
+
+  constructor(private readonly o: EntryOptions) {
+    const node = o.node;
+    this.storeAs = requestName(node);
+    this.name = o.named ? this.storeAs : undefined;
+    this.line = node.line;
+    if (node.directives.noLog) this.output = { noLog: true };
+  }
+
+  get label(): string {
+    return this.o.label ?? `${this.o.node.method} ${rawText(this.o.node.url)}`;
+  }
+
+  get dependsOn(): string[] {
+    return (this.deps ??= dependencies(this.o.node, this.o.file, this.o.rt.requestNames));
+  }
+
+  private async runScript(s: ScriptNode, p: { res: Resolution; built?: BuiltRequest; iteration: number }, done?: Completed): Promise<ScriptResult> {
+    const { rt, file, node } = this.o;
     let code = s.code;
     let filename = `${file.path}`;
     let line = s.line;
@@ -98,7 +124,7 @@ export function makeEntry(o: EntryOptions): ExecEntry {
       clearGlobal: (n) => rt.globals.delete(n),
       clearAll: () => rt.globals.clear(),
       globalsEmpty: () => rt.globals.size === 0,
-      env: (n) => (rt.envTemplate(n) ? p.res.lookup(n) : undefined),
+      env: (n) => (rt.envTemplate(n) !== undefined ? p.res.lookup(n) : undefined),
       lookup: (n) => p.res.lookup(n),
       setRequestVar: (n, t, j) => p.res.requestVars.set(n, { text: t, json: j }),
     };
@@ -121,59 +147,72 @@ export function makeEntry(o: EntryOptions): ExecEntry {
         }
       : undefined;
     return host.run(code!, filename, line, hooks, request, response);
-  };
+  }
 
-  const build = async (ctx: ExecContext) => {
-    const where = `${file.path}:${node.line}`;
+  async build(ctx: ExecContext): Promise<RequestSpec | RequestSpec[] | null> {
+    const { rt, file, node } = this.o;
+    const d = node.directives;
     if (d.disabled) {
-      ctx.warn(`${where}: # @disabled: not sent`);
+      ctx.warn(`${file.path}:${node.line}: # @disabled: not sent`);
       return null;
     }
     if (d.sleepMs && !ctx.offline) await new Promise((r) => setTimeout(r, d.sleepMs));
-    if (o.overrides && !overrides) {
-      const base = new Resolution(rt, file, node.line, new Map(), undefined, ctx.offline);
-      overrides = new Map(o.overrides.map(([k, t]) => [k, base.resolve(t)]));
+    if (this.o.overrides && !this.overrides) {
+      const base = new Resolution(rt, file, node.line, undefined, ctx.offline);
+      this.overrides = new Map(this.o.overrides.map(([k, t]) => [k, base.resolve(t)]));
     }
-    const res = new Resolution(rt, file, node.line, new Map(), overrides, ctx.offline);
-    const logs: string[] = [];
-    for (const s of node.pre) {
-      if (s.lua) {
-        rt.warnOnce(`${file.path}:${s.line}`, `${file.path}:${s.line}: Lua scripts (rest.nvim, kulala) are not run`);
-        continue;
+    const res = new Resolution(rt, file, node.line, this.overrides, ctx.offline);
+    let logs = NO_LOGS;
+    if (node.pre.length) {
+      logs = [];
+      for (const s of node.pre) {
+        if (s.lua) {
+          rt.warnOnce(`${file.path}:${s.line}`, `${file.path}:${s.line}: Lua scripts (rest.nvim, kulala) are not run`);
+          continue;
+        }
+        const r = await this.runScript(s, { res, iteration: 0 });
+        logs.push(...r.logs);
+        if (r.error) {
+          const msg = `${file.path}:${s.line}: the pre-request script failed: ${r.error}`;
+          // --offline shows the request anyway: a script is not a reason to fail a preview.
+          if (!ctx.offline) throw new UsageError(msg);
+          ctx.warn(msg);
+        }
+        if (r.exit) return null;
       }
-      const r = await runScript(s, 'pre', { res, iteration: 0 });
-      logs.push(...r.logs);
-      if (r.error) {
-        const msg = `${file.path}:${s.line}: the pre-request script failed: ${r.error}`;
-        // --offline shows the request anyway: a script is not a reason to fail a preview.
-        if (!ctx.offline) throw new UsageError(msg);
-        ctx.warn(msg);
-      }
-      if (r.exit) return null;
+      if (ctx.offline) for (const l of logs) ctx.debug(`script: ${l}`);
     }
+    const opts = { res, file, lenient: ctx.offline, jar: rt.jar, warn: ctx.warn };
+    // JetBrains request iterations: `{{$.list..id}}` over a list a pre-request script set.
     let count = 1;
-    if (hasIterations) {
+    if (res.hasRequestVars()) {
       for (const t of templatesOf(node)) for (const e of expressions(t)) if (e.kind === 'jsonpath') count = Math.max(count, safeCount(res, e.name));
     }
-    const built: Pending[] = [];
-    for (let i = 0; i < count; i++) {
-      const r = i === 0 ? res : new Resolution(rt, file, node.line, res.requestVars, overrides, ctx.offline);
-      r.iteration = i;
-      built.push({ built: buildSpec(node, { res: r, file, lenient: ctx.offline, jar: rt.jar, warn: ctx.warn }), res: r, iteration: i, logs: i === 0 ? logs : [] });
+    if (count === 1) {
+      const built = buildSpec(node, opts);
+      this.pending = [{ built, res, iteration: 0, logs }];
+      return built.spec;
     }
-    pending = built;
-    if (ctx.offline) for (const l of logs) ctx.debug(`script: ${l}`);
-    return count === 1 ? built[0]!.built.spec : built.map((b) => b.built.spec);
-  };
+    const all: Pending[] = [];
+    for (let i = 0; i < count; i++) {
+      const r = i === 0 ? res : res.sibling();
+      r.iteration = i;
+      all.push({ built: buildSpec(node, { ...opts, res: r }), res: r, iteration: i, logs: i === 0 ? logs : NO_LOGS });
+    }
+    this.pending = all;
+    return all.map((b) => b.built.spec);
+  }
 
-  const after = async (done: Completed): Promise<AfterResult> => {
+  async after(done: Completed): Promise<AfterResult> {
+    const { rt, file, node } = this.o;
+    const pending = this.pending;
     // Match by the URL object the spec was built with (the runner copies specs, not URLs).
-    const at = pending.findIndex((x) => x.built.spec.url === done.spec.url);
+    const at = pending.length === 1 ? 0 : pending.findIndex((x) => x.built.spec.url === done.spec.url);
     const p = at === -1 ? pending.shift() : pending.splice(at, 1)[0];
-    const result: AfterResult = { failures: [], log: p ? [...p.logs] : [] };
-    if (storeAs !== undefined) {
-      rt.responses.set(storeAs, {
-        request: { method: done.request.method, url: formatUrl(done.url), headers: done.request.headers, body: done.request.body },
+    const result: AfterResult = { failures: [], log: p && p.logs.length ? [...p.logs] : [] };
+    if (this.storeAs !== undefined && rt.keeps(this.storeAs)) {
+      rt.responses.set(this.storeAs, {
+        request: { method: done.request.method, url: done.url, headers: done.request.headers, body: done.request.body },
         response: { status: done.response.status, rawHeaders: done.response.rawHeaders, body: done.body },
       });
     }
@@ -183,7 +222,7 @@ export function makeEntry(o: EntryOptions): ExecEntry {
         rt.warnOnce(`${file.path}:${s.line}`, `${file.path}:${s.line}: Lua scripts (rest.nvim, kulala) are not run`);
         continue;
       }
-      const r = await runScript(s, 'response', p, done);
+      const r = await this.runScript(s, p, done);
       result.log!.push(...r.logs);
       for (const [name, failure] of r.tests) {
         result.log!.push(failure === null ? `✓ ${name}` : `✗ ${name}: ${failure}`);
@@ -204,17 +243,11 @@ export function makeEntry(o: EntryOptions): ExecEntry {
       }
     }
     return result;
-  };
+  }
+}
 
-  return {
-    name: o.named ? storeAs : undefined,
-    line: node.line,
-    label: o.label ?? `${node.method} ${rawText(node.url)}`,
-    build,
-    after,
-    dependsOn: dependencies(node, file, rt.requestNames),
-    output: d.noLog ? { noLog: true } : undefined,
-  };
+export function makeEntry(o: EntryOptions): ExecEntry {
+  return new HttpEntry(o);
 }
 
 function safeCount(res: Resolution, path: string): number {

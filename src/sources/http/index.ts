@@ -47,10 +47,28 @@ class Loader {
 
   report(file: FileCtx) {
     for (const w of file.parsed.warnings) this.opts.warn(`${file.path}:${w.line}:${w.col}: ${w.message}`);
+    const rt = this.rt;
+    for (const defs of file.parsed.vars.values()) for (const d of defs) rt.noteReferences(d.value);
     for (const item of file.parsed.items) {
-      if (item.kind !== 'request') continue;
+      if (item.kind !== 'request') {
+        for (const [, t] of item.overrides) rt.noteReferences(t);
+        continue;
+      }
       const n = requestName(item);
-      if (n !== undefined) this.rt.requestNames.add(n);
+      if (n !== undefined) rt.requestNames.add(n);
+      for (const r of item.directives.refs) rt.referenced.add(r);
+      rt.noteReferences(item.url);
+      for (const h of item.headers) {
+        rt.noteReferences(h.name);
+        rt.noteReferences(h.value);
+      }
+      for (const b of item.body) {
+        if (b.kind === 'text') rt.noteReferences(b.t);
+        else {
+          rt.noteReferences(b.path);
+          if (b.vars) rt.keepAllResponses = true;
+        }
+      }
     }
   }
 

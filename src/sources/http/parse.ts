@@ -1,6 +1,6 @@
 import type { BodyLine, Diagnostic, Directives, HeaderNode, ParsedHttp, RequestNode, RunNode, ScriptNode } from './ast.js';
 import { checkDynamic } from './dynamic.js';
-import { compile, expressions, rawText, type Expr, type Template } from './template.js';
+import { compile, concat, expressions, lastCompile, rawText, type Expr, type Template } from './template.js';
 
 /**
  * The .http / .rest parser: one pass over the lines, a small state machine per request block
@@ -170,14 +170,15 @@ class Parser {
     }
     if (t.startsWith('{{')) return this.httpyacScript(ln, col);
     if (t.startsWith('??')) return this.warn(ln, col, 'httpyac assertions (??) are not supported: skipped');
-    let m = /^import\s+(.+)$/.exec(t);
+    const c0 = t.charCodeAt(0);
+    let m = c0 === 105 /* i */ ? /^import\s+(.+)$/.exec(t) : null;
     if (m) {
       this.out.imports.push({ path: unquote(m[1]!.trim()), line: ln, col });
       return;
     }
-    m = /^run\s+(.+)$/.exec(t);
+    m = c0 === 114 /* r */ ? /^run\s+(.+)$/.exec(t) : null;
     if (m) return this.runLine(m[1]!, ln, col);
-    m = /^(proto|gql|fragment)\s/.exec(t);
+    m = c0 === 112 || c0 === 103 || c0 === 102 /* p g f */ ? /^(proto|gql|fragment)\s/.exec(t) : null;
     if (m) {
       const what = m[1] === 'fragment' ? 'GraphQL fragments' : m[1] === 'proto' ? 'proto imports' : 'gql imports';
       this.warn(ln, col, `httpyac ${what} are not supported: skipped`);
@@ -360,8 +361,9 @@ class Parser {
   }
 
   private template(text: string, ln: number, col: number, strict: boolean): Template {
-    const { template, unclosed } = compile(text, ln, col);
-    if (unclosed !== undefined && strict) this.fail(ln, unclosed, "'{{' without its closing '}}'");
+    const template = compile(text, ln, col);
+    if (lastCompile.unclosed !== undefined && strict) this.fail(ln, lastCompile.unclosed, "'{{' without its closing '}}'");
+    if (typeof template === 'string') return template;
     for (const e of expressions(template)) this.checkExpr(e);
     return template;
   }
@@ -454,16 +456,17 @@ class Parser {
   private headers(line: string) {
     const req = this.req!;
     const ln = this.i + 1;
-    if (this.urlOpen) {
+    const c0 = line.charCodeAt(0);
+    if (this.urlOpen && (c0 === 32 || c0 === 9 || c0 === 63 /* ? */ || c0 === 38 /* & */)) {
       const t = line.trim();
       // JetBrains: indented lines continue the URL; REST Client: lines starting with ? or &.
-      if (t !== '' && (/^\s/.test(line) || (t.startsWith('?') && !t.startsWith('??')) || t.startsWith('&')) && !t.startsWith('#') && !t.startsWith('//')) {
+      if (t !== '' && !t.startsWith('??') && !t.startsWith('#') && !t.startsWith('//')) {
         const col = line.indexOf(t) + 1;
-        req.url = [...req.url, ...this.template(t, ln, col, true)];
+        req.url = concat(req.url, this.template(t, ln, col, true));
         return;
       }
-      this.urlOpen = false;
     }
+    this.urlOpen = false;
     if (line.trim() === '') {
       this.state = 'body';
       this.blankBefore = false;
@@ -474,7 +477,7 @@ class Parser {
     if (t.startsWith('#') || t.startsWith('//')) return;
     if (t.startsWith('??')) return this.warn(ln, col, 'httpyac assertions (??) are not supported: skipped');
     // httpyac: a request line right after another request starts the next request.
-    if (STRICT_REQUEST.test(line)) return this.startNextRequest(line);
+    if (c0 >= 65 && c0 <= 90 && isMethodWord(line) && STRICT_REQUEST.test(line)) return this.startNextRequest(line);
     if (t.startsWith('>') || t.startsWith('<>')) {
       this.state = 'body';
       return this.body(line);
@@ -491,7 +494,7 @@ class Parser {
     if (/^\s/.test(line) && req.headers.length) {
       this.warn(ln, col, 'an indented line after a header (obsolete line folding): joined to the header before it');
       const h = req.headers[req.headers.length - 1]!;
-      h.value = [...h.value, ' ', ...this.template(t, ln, col, true)];
+      h.value = concat(h.value, ' ', this.template(t, ln, col, true));
       return;
     }
     const colon = t.indexOf(':');
@@ -501,8 +504,10 @@ class Parser {
     }
     const valueText = t.slice(colon + 1).trim();
     const valueCol = col + t.indexOf(valueText, colon + 1);
-    const header: HeaderNode = { name: this.template(name, ln, col, true), value: this.template(valueText, ln, valueCol, true), line: ln, col };
-    if (/^x-request-type$/i.test(name) && /^graphql$/i.test(valueText)) {
+    const nameT = this.template(name, ln, col, true);
+    const header: HeaderNode = { name: nameT, value: this.template(valueText, ln, valueCol, true), line: ln, col };
+    if (typeof nameT === 'string') header.lower = nameT.toLowerCase();
+    if (name.length === 14 && /^x-request-type$/i.test(name) && /^graphql$/i.test(valueText)) {
       req.graphql = true;
       return;
     }
@@ -515,7 +520,7 @@ class Parser {
     const req = this.req!;
     const ln = this.i + 1;
     if (line.trim() === '') {
-      if (this.bodyStarted) req.body.push({ kind: 'text', t: [], raw: '', eol: this.eols[this.i]!, line: ln });
+      if (this.bodyStarted) req.body.push({ kind: 'text', t: '', raw: '', eol: this.eols[this.i]!, line: ln });
       this.blankBefore = true;
       return;
     }
@@ -541,12 +546,12 @@ class Parser {
       }
       if (STRICT_REQUEST.test(line)) return this.startNextRequest(line);
       if (line.startsWith('{{') && !line.slice(2).includes('}}')) return this.httpyacScript(ln, 1);
-      if (!this.bodyStarted && /^gql\s+\S+\s*</.test(line)) return this.warn(ln, 1, 'httpyac gql imports are not supported: skipped');
+      if (!this.bodyStarted && line.startsWith('gql') && /^gql\s+\S+\s*</.test(line)) return this.warn(ln, 1, 'httpyac gql imports are not supported: skipped');
     }
     this.blankBefore = false;
     // Comment lines before the body content (Visual Studio's `// CreateTodoListCommand`).
     if (!this.bodyStarted && (line.startsWith('#') || line.startsWith('//'))) return;
-    const inc = /^<(@?)\s+(\S.*?)\s*$/.exec(line);
+    const inc = line.charCodeAt(0) === 60 /* < */ ? /^<(@?)\s+(\S.*?)\s*$/.exec(line) : null;
     if (inc) {
       const col = line.indexOf(inc[2]!) + 1;
       req.body.push({ kind: 'file', path: this.template(inc[2]!, ln, col, true), vars: inc[1] === '@', eol: this.eols[this.i]!, line: ln, col });
@@ -631,6 +636,12 @@ class Parser {
     this.out.items.push(req);
     this.state = 'pre';
   }
+}
+
+/** `GET /x`: the first word is a method and a space follows (cheap test before STRICT_REQUEST). */
+function isMethodWord(line: string): boolean {
+  const sp = line.indexOf(' ');
+  return sp >= 3 && sp <= 7 && (METHODS.has(line.slice(0, sp)) || line.startsWith('GRAPHQL '));
 }
 
 function looksLikeUrl(s: string): boolean {

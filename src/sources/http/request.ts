@@ -38,14 +38,43 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
   const at = (line: number, col: number) => `${file.path}:${line}:${col}`;
   const headers: Header[] = [];
   let hostIndex = -1;
+  let hasAuth = false;
+  let ctIndex = -1;
+  let hasUA = false;
+  let hasAE = false;
   for (const h of node.headers) {
-    const name = res.resolve(h.name).trim();
-    const value = res.resolve(h.value).trim();
-    if (!TOKEN.test(name)) {
-      if (!(o.lenient && name.includes('{{'))) throw new UsageError(`${at(h.line, h.col)}: '${name}' is not a valid header name`);
+    let name: string;
+    let lower = h.lower;
+    if (lower !== undefined) name = h.name as string;
+    else {
+      // A name from a variable is checked now (literal names were checked with the file).
+      name = res.resolve(h.name).trim();
+      if (!TOKEN.test(name) && !(o.lenient && name.includes('{{'))) throw new UsageError(`${at(h.line, h.col)}: '${name}' is not a valid header name`);
+      lower = name.toLowerCase();
     }
-    if (/[\r\n\0]/.test(value)) throw new UsageError(`${at(h.line, h.col)}: the value of ${name} contains a line break`);
-    if (name.toLowerCase() === 'host') hostIndex = headers.length;
+    let value: string;
+    if (typeof h.value === 'string') value = h.value;
+    else {
+      value = res.resolve(h.value).trim();
+      if (/[\r\n\0]/.test(value)) throw new UsageError(`${at(h.line, h.col)}: the value of ${name} contains a line break`);
+    }
+    switch (lower) {
+      case 'host':
+        hostIndex = headers.length;
+        break;
+      case 'authorization':
+        hasAuth = true;
+        break;
+      case 'content-type':
+        ctIndex = headers.length;
+        break;
+      case 'user-agent':
+        hasUA = true;
+        break;
+      case 'accept-encoding':
+        hasAE = true;
+        break;
+    }
     headers.push([name, value]);
   }
 
@@ -73,10 +102,14 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
     urlText = base.replace(/\/+$/, '') + urlText;
   }
   let url: ParsedUrl;
-  if (o.lenient && urlText.includes('{{')) url = looseUrl(urlText);
+  const cache = (node.cache ??= {});
+  if (cache.urlText === urlText && cache.url) url = cache.url;
+  else if (o.lenient && urlText.includes('{{')) url = looseUrl(urlText);
   else {
     try {
       url = parseUrl(urlText, 'http', false);
+      cache.urlText = urlText;
+      cache.url = url;
     } catch (e) {
       if (!(e instanceof CliError)) throw e;
       if (o.lenient) {
@@ -89,7 +122,7 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
   // Authorization conveniences both runners have: `Basic user password` / `Basic user:password`
   // are base64-encoded; `Digest user password` answers the server's digest challenge.
   let digest: { user: string; password: string } | undefined;
-  for (let i = 0; i < headers.length; i++) {
+  for (let i = 0; hasAuth && i < headers.length; i++) {
     const [n, v] = headers[i]!;
     if (n.toLowerCase() !== 'authorization' || (o.lenient && v.includes('{{'))) continue;
     const basic = /^basic\s+(\S+)(?:\s+(.+))?$/i.exec(v);
@@ -100,19 +133,27 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
     const dig = /^digest\s+(\S+)\s+(.+)$/i.exec(v);
     if (dig) {
       digest = { user: dig[1]!, password: dig[2]! };
-      headers.splice(i--, 1);
+      headers.splice(i, 1);
+      if (ctIndex > i) ctIndex--;
+      i--;
     }
   }
 
-  const ctIndex = headers.findIndex(([n]) => n.toLowerCase() === 'content-type');
   const contentType = ctIndex === -1 ? undefined : headers[ctIndex]![1];
-  let body = bodyBytes(node, o, contentType);
-  if (node.graphql) {
-    body = graphqlBody(body.toString('utf8'));
-    if (ctIndex === -1) headers.push(['Content-Type', 'application/json']);
+  // A body with no placeholders and no files is encoded once (a JSON body sent a thousand times).
+  let body: Buffer;
+  if (cache.body && cache.ct === contentType) body = cache.body;
+  else {
+    body = bodyBytes(node, o, contentType);
+    if (node.graphql) body = graphqlBody(body.toString('utf8'));
+    if (node.body.every((l) => l.kind === 'text' && typeof l.t === 'string')) {
+      cache.body = body;
+      cache.ct = contentType;
+    }
   }
-  if (!headers.some(([n]) => n.toLowerCase() === 'user-agent')) headers.push(['User-Agent', USER_AGENT]);
-  if (!headers.some(([n]) => n.toLowerCase() === 'accept-encoding')) headers.push(['Accept-Encoding', 'gzip, deflate, br']);
+  if (node.graphql && ctIndex === -1) headers.push(['Content-Type', 'application/json']);
+  if (!hasUA) headers.push(['User-Agent', USER_AGENT]);
+  if (!hasAE) headers.push(['Accept-Encoding', 'gzip, deflate, br']);
 
   const d = node.directives;
   const timeouts = [d.timeoutMs, d.connectTimeoutMs].filter((x): x is number => x !== undefined);
@@ -135,7 +176,13 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
     },
     source: { file: file.path, line: node.line },
   };
-  return { spec, urlText: rawText(node.url), bodyText: node.body.map((b) => (b.kind === 'text' ? b.raw : `<${b.vars ? '@' : ''} ${rawText(b.path)}`) + b.eol).join('') };
+  return {
+    spec,
+    urlText: rawText(node.url),
+    get bodyText() {
+      return node.body.map((b) => (b.kind === 'text' ? b.raw : `<${b.vars ? '@' : ''} ${rawText(b.path)}`) + b.eol).join('');
+    },
+  };
 }
 
 /** `http://{{host}}/x` under --offline: the URL as written, nothing encoded or lower-cased. */
@@ -170,8 +217,7 @@ function readInclude(line: BodyLine & { kind: 'file' }, o: BuildOptions): Buffer
   }
   if (!line.vars) return data;
   // `<@ file`: the file's text with its {{variables}} substituted.
-  const { template } = compile(data.toString('utf8'), line.line, line.col);
-  return o.res.resolve(template);
+  return o.res.resolve(compile(data.toString('utf8'), line.line, line.col));
 }
 
 function bodyBytes(node: RequestNode, o: BuildOptions, contentType: string | undefined): Buffer {

@@ -28,9 +28,10 @@ export interface Expr {
   col: number;
 }
 
-export type Template = readonly (string | Expr)[];
+/** A literal text is kept as a plain string (no array to allocate or walk); otherwise parts. */
+export type Template = string | readonly (string | Expr)[];
 
-export const EMPTY: Template = [];
+export const EMPTY: Template = '';
 
 const NAME = /^[\p{L}\p{N}_\-.$]+$/u;
 const REF = /^([\p{L}\p{N}_\-.]+?)\.(response|request)\.(body|headers)(?:\.(.*))?$/su;
@@ -77,19 +78,17 @@ export function splitWords(s: string): string[] {
 
 const unquote = (s: string) => (/^(["']).*\1$/s.test(s) ? s.slice(1, -1) : s);
 
-export interface CompileResult {
-  template: Template;
-  /** Column (1-based) of a `{{` without its `}}`, if any. */
-  unclosed?: number;
-}
+/** Set by compile(): the column (1-based) of a `{{` without its `}}` in the last text, if any. */
+export const lastCompile: { unclosed?: number } = {};
 
 /**
- * Compiles one piece of text that starts at (line, col). Text without `{{` becomes a template of
- * one string (or none), which costs nothing to resolve.
+ * Compiles one piece of text that starts at (line, col). Text without `{{` stays a string, which
+ * costs nothing to resolve.
  */
-export function compile(text: string, line: number, col = 1): CompileResult {
+export function compile(text: string, line: number, col = 1): Template {
+  lastCompile.unclosed = undefined;
   let at = text.indexOf('{{');
-  if (at === -1) return { template: text === '' ? EMPTY : [text] };
+  if (at === -1) return text;
   const parts: (string | Expr)[] = [];
   let from = 0;
   let unclosed: number | undefined;
@@ -111,28 +110,48 @@ export function compile(text: string, line: number, col = 1): CompileResult {
     at = text.indexOf('{{', from);
   }
   if (from < text.length) parts.push(text.slice(from));
-  // Merge adjacent literals (an empty `{{}}` stays literal).
+  lastCompile.unclosed = unclosed;
+  return normalise(parts);
+}
+
+/** Adjacent literals merged (an empty `{{}}` stays literal); a single literal becomes a string. */
+function normalise(parts: (string | Expr)[]): Template {
   const merged: (string | Expr)[] = [];
   for (const p of parts) {
     const last = merged[merged.length - 1];
     if (typeof p === 'string' && typeof last === 'string') merged[merged.length - 1] = last + p;
-    else merged.push(p);
+    else if (p !== '') merged.push(p);
   }
-  return { template: merged, unclosed };
+  if (merged.length === 0) return '';
+  if (merged.length === 1 && typeof merged[0] === 'string') return merged[0];
+  return merged;
 }
 
-export function isLiteral(t: Template): boolean {
-  return t.length === 0 || (t.length === 1 && typeof t[0] === 'string');
+/** a followed by b (a URL continued on the next line, a folded header). */
+export function concat(...ts: Template[]): Template {
+  const parts: (string | Expr)[] = [];
+  for (const t of ts) {
+    if (typeof t === 'string') parts.push(t);
+    else parts.push(...t);
+  }
+  return normalise(parts);
+}
+
+export function isLiteral(t: Template): t is string {
+  return typeof t === 'string';
 }
 
 /** The template as written. */
 export function rawText(t: Template): string {
+  if (typeof t === 'string') return t;
   let s = '';
   for (const p of t) s += typeof p === 'string' ? p : p.raw;
   return s;
 }
 
+const NONE: Expr[] = [];
 export function expressions(t: Template): Expr[] {
+  if (typeof t === 'string') return NONE;
   const out: Expr[] = [];
   for (const p of t) if (typeof p !== 'string') out.push(p);
   return out;

@@ -18,7 +18,7 @@ export interface FileCtx {
 
 /** A finished exchange, kept under the request's name for references and scripts. */
 export interface Stored {
-  request: { method: string; url: string; headers: [string, string][]; body: Buffer };
+  request: { method: string; url: import('../../request/url.js').ParsedUrl; headers: [string, string][]; body: Buffer };
   response: { status: number; rawHeaders: string[]; body: Buffer };
   json?: { value: unknown } | null;
 }
@@ -30,6 +30,13 @@ export class Runtime {
   readonly responses = new Map<string, Stored>();
   /** Every request name of the run (@name, titles), to tell references from unknown variables. */
   readonly requestNames = new Set<string>();
+  /**
+   * Names some placeholder may read a response of (`name.response...`, httpyac's `name.field`).
+   * Only those responses are kept: a run of 10,000 named requests does not hold 10,000 bodies.
+   * `<@ file` includes are read at run time, so with one of those every response is kept.
+   */
+  readonly referenced = new Set<string>();
+  keepAllResponses = false;
   private readonly warned = new Set<string>();
   private readonly envTemplates = new Map<string, Template>();
   private dotenvValues?: Record<string, string>;
@@ -40,7 +47,24 @@ export class Runtime {
     readonly jar: CookieJar,
     readonly rootDir: string,
   ) {
-    for (const [k, v] of env.vars) this.envTemplates.set(k, v.includes('{{') ? compile(v, 0).template : [v]);
+    for (const [k, v] of env.vars) {
+      const t = compile(v, 0);
+      this.envTemplates.set(k, t);
+      this.noteReferences(t);
+    }
+  }
+
+  noteReferences(t: Template) {
+    if (typeof t === 'string') return;
+    for (const p of t) {
+      if (typeof p === 'string') continue;
+      if (p.kind === 'ref') this.referenced.add(p.name);
+      else if (p.kind === 'var' && p.name.includes('.')) this.referenced.add(p.name.slice(0, p.name.indexOf('.')));
+    }
+  }
+
+  keeps(name: string): boolean {
+    return this.keepAllResponses || this.referenced.has(name);
   }
 
   envTemplate(name: string): Template | undefined {
@@ -92,7 +116,8 @@ const MAX_DEPTH = 32;
  * A file variable has one value per request (`@id = {{$uuid}}` used twice gives the same UUID).
  */
 export class Resolution {
-  private readonly fileCache = new Map<string, string>();
+  private fileCache?: Map<string, string>;
+  private vars?: Map<string, { text: string; json?: string }>;
   private depth = 0;
   /** Placeholders shown as written (--offline), for the caller's information. */
   unresolved = 0;
@@ -103,14 +128,28 @@ export class Resolution {
     readonly rt: Runtime,
     readonly file: FileCtx,
     readonly line: number,
-    readonly requestVars: Map<string, { text: string; json?: string }>,
     readonly overrides: Map<string, string> | undefined,
     readonly lenient: boolean,
   ) {}
 
+  /** request.variables set by pre-request scripts. */
+  get requestVars(): Map<string, { text: string; json?: string }> {
+    return (this.vars ??= new Map());
+  }
+
+  hasRequestVars(): boolean {
+    return this.vars !== undefined && this.vars.size > 0;
+  }
+
+  /** The same request again (an iteration): same variables, own file-variable values. */
+  sibling(): Resolution {
+    const r = new Resolution(this.rt, this.file, this.line, this.overrides, this.lenient);
+    r.vars = this.vars;
+    return r;
+  }
+
   resolve(t: Template): string {
-    if (t.length === 0) return '';
-    if (t.length === 1 && typeof t[0] === 'string') return t[0];
+    if (typeof t === 'string') return t;
     let s = '';
     for (const p of t) s += typeof p === 'string' ? p : this.expr(p);
     return s;
@@ -126,11 +165,11 @@ export class Resolution {
     if (g !== undefined) return g;
     const fv = this.fileVar(name);
     if (fv !== undefined) return fv;
-    return this.requestVars.get(name)?.text;
+    return this.vars?.get(name)?.text;
   }
 
   private nested(t: Template): string {
-    if (t.length === 1 && typeof t[0] === 'string') return t[0];
+    if (typeof t === 'string') return t;
     if (++this.depth > MAX_DEPTH) {
       this.depth = 0;
       throw new UsageError(`${this.file.path}:${this.line}: variables refer to each other in a loop`);
@@ -143,13 +182,13 @@ export class Resolution {
   }
 
   private fileVar(name: string): string | undefined {
-    const cached = this.fileCache.get(name);
-    if (cached !== undefined) return cached;
     const defs = this.file.parsed.vars.get(name);
     if (!defs) return undefined;
+    const cached = this.fileCache?.get(name);
+    if (cached !== undefined) return cached;
     const def = pickDef(defs, this.line);
     const v = this.nested(def.value);
-    this.fileCache.set(name, v);
+    (this.fileCache ??= new Map()).set(name, v);
     return v;
   }
 
@@ -266,7 +305,7 @@ export class Resolution {
 
   requestPathAll(path: string): unknown[] {
     const doc: Record<string, unknown> = {};
-    for (const [k, v] of this.requestVars) doc[k] = v.json !== undefined ? JSON.parse(v.json) : v.text;
+    for (const [k, v] of this.vars ?? []) doc[k] = v.json !== undefined ? JSON.parse(v.json) : v.text;
     return jsonPath(doc, path);
   }
 

@@ -1,0 +1,222 @@
+#!/usr/bin/env node
+// `sling exec` benchmark (not a test; issue 3): N named POST requests in one .http file against a
+// loopback server, side by side in one run with `curl -K` running the same N requests from a curl
+// config file (`next` between them), and with httpyac when it can be had.
+//
+//   node bench/exec-http.mjs [--runs N (default 5)] [--small 1000] [--large 10000] [--no-httpyac] [--json]
+//
+// Targets: sling's median for --small requests at most 1.5x curl's; --large requests at most 11x
+// sling's own --small time (linear). Every client writes the responses to /dev/null. The server is
+// nginx when installed (a fixed JSON answer, keep-alive without a request limit), else a Node
+// server in its own process. httpyac: `httpyac` on PATH, else `npm install --no-save httpyac` into
+// a temporary folder (kept for later runs); skipped, with the reason, when neither works. httpyac's
+// cost grows with the square of the file, so it only runs the small file.
+// Nothing leaves 127.0.0.1.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const SLING = join(ROOT, 'dist', 'sling.js');
+const args = process.argv.slice(2);
+const opt = (name, def) => {
+  const i = args.indexOf(name);
+  return i === -1 ? def : Number(args[i + 1]);
+};
+const runs = opt('--runs', 5);
+const small = opt('--small', 1000);
+const large = opt('--large', 10000);
+const asJson = args.includes('--json');
+const log = (...m) => {
+  if (!asJson) console.log(...m);
+};
+if (!existsSync(SLING)) {
+  console.error('bench: dist/sling.js is missing: run `npm run build` first');
+  process.exit(1);
+}
+const which = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).stdout.trim() || (existsSync(`/usr/sbin/${cmd}`) ? `/usr/sbin/${cmd}` : '');
+const work = mkdtempSync(join(tmpdir(), 'sling-bench-exec-'));
+
+// --------------------------------------------------------------------------------- server --
+let serverKind;
+let port;
+let stopServer;
+const nginx = which('nginx');
+async function freePort() {
+  const net = await import('node:net');
+  return await new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = s.address().port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+async function waitFor(p) {
+  const net = await import('node:net');
+  for (let i = 0; i < 100; i++) {
+    const ok = await new Promise((resolve) => {
+      const s = net.connect(p, '127.0.0.1', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.on('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`the server on port ${p} did not come up`);
+}
+port = await freePort();
+if (nginx) {
+  serverKind = 'nginx';
+  mkdirSync(join(work, 'tmp'));
+  const conf = join(work, 'nginx.conf');
+  const tmp = join(work, 'tmp');
+  writeFileSync(
+    conf,
+    `worker_processes 1;
+daemon off;
+pid ${join(work, 'nginx.pid')};
+error_log ${join(work, 'error.log')};
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path ${tmp}; proxy_temp_path ${tmp}; fastcgi_temp_path ${tmp}; uwsgi_temp_path ${tmp}; scgi_temp_path ${tmp};
+  keepalive_requests 10000000;
+  keepalive_timeout 120s;
+  server {
+    listen 127.0.0.1:${port};
+    location / { default_type application/json; return 200 '{"ok": true}'; }
+  }
+}
+`,
+  );
+  const child = spawn(nginx, ['-c', conf, '-p', work], { stdio: 'ignore' });
+  stopServer = () => child.kill('SIGTERM');
+} else {
+  serverKind = 'node:http (nginx not installed; the server may be the limit)';
+  const code = `require('node:http').createServer((q, s) => { q.resume(); q.on('end', () => { s.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': 12 }); s.end('{"ok": true}'); }); }).listen(${port}, '127.0.0.1');`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: 'ignore' });
+  stopServer = () => child.kill('SIGTERM');
+}
+await waitFor(port);
+
+// ---------------------------------------------------------------------------------- files --
+function files(n) {
+  let http = '';
+  let curl = '';
+  for (let i = 1; i <= n; i++) {
+    const body = `{"id": ${i}, "name": "item ${i}"}`;
+    http += `### Create item ${i}\n# @name item${i}\nPOST http://127.0.0.1:${port}/items/${i}\nContent-Type: application/json\n\n${body}\n\n`;
+    curl += `url = "http://127.0.0.1:${port}/items/${i}"\nrequest = "POST"\nheader = "Content-Type: application/json"\ndata-raw = "${body.replace(/"/g, '\\"')}"\n${i < n ? 'next\n' : ''}`;
+  }
+  const h = join(work, `requests-${n}.http`);
+  const c = join(work, `requests-${n}.curl`);
+  writeFileSync(h, http);
+  writeFileSync(c, curl);
+  return { http: h, curl: c };
+}
+const f1 = files(small);
+const f2 = files(large);
+
+// -------------------------------------------------------------------------------- httpyac --
+let httpyac = which('httpyac');
+let httpyacWhy = '';
+if (args.includes('--no-httpyac')) httpyacWhy = '--no-httpyac';
+else if (!httpyac) {
+  const dir = join(tmpdir(), 'sling-bench-httpyac');
+  const bin = join(dir, 'node_modules', '.bin', 'httpyac');
+  if (!existsSync(bin)) {
+    mkdirSync(dir, { recursive: true });
+    log('bench: installing httpyac into', dir, '(npm install --no-save httpyac) ...');
+    const r = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', 'httpyac'], { cwd: dir, encoding: 'utf8', timeout: 300_000 });
+    if (r.status !== 0) httpyacWhy = `npm install httpyac failed: ${(r.stderr || r.error?.message || '').trim().split('\n').pop()}`;
+  }
+  if (existsSync(bin)) httpyac = bin;
+  else httpyacWhy ||= 'httpyac is not installed and could not be installed';
+}
+
+// --------------------------------------------------------------------------------- checks --
+// Every client must really send every request: one untimed run each, output counted.
+function check(label, cmd, argv, n, pattern) {
+  const r = spawnSync(cmd, argv, { cwd: work, encoding: 'utf8', maxBuffer: 1 << 30 });
+  const count = (r.stdout.match(pattern) ?? []).length;
+  if (r.status !== 0 || count !== n) {
+    console.error(`bench: ${label} did not answer ${n} requests (exit ${r.status}, ${count} answers): ${r.stderr.slice(0, 500)}`);
+    stopServer();
+    process.exit(1);
+  }
+}
+check('curl', 'curl', ['-s', '-K', f1.curl], small, /"ok": true/g);
+check('sling', process.execPath, [SLING, 'exec', f1.http], small, /^HTTP\/1\.1 200 OK$/gm);
+if (httpyac) {
+  const r = spawnSync(httpyac, ['send', f1.http, '--all'], { cwd: work, encoding: 'utf8', maxBuffer: 1 << 30 });
+  if (!new RegExp(`${small} requests processed \\(${small} succeeded\\)`).test(r.stdout)) {
+    httpyacWhy = `httpyac did not answer the ${small} requests: ${(r.stdout + r.stderr).trim().split('\n').pop()}`;
+    httpyac = '';
+  }
+}
+
+// ------------------------------------------------------------------------------- measuring --
+const subjects = [
+  { name: `curl -K (${small})`, cmd: 'curl', argv: ['-s', '-K', f1.curl] },
+  { name: `sling exec (${small})`, cmd: process.execPath, argv: [SLING, 'exec', f1.http] },
+  { name: `curl -K (${large})`, cmd: 'curl', argv: ['-s', '-K', f2.curl] },
+  { name: `sling exec (${large})`, cmd: process.execPath, argv: [SLING, 'exec', f2.http] },
+];
+if (httpyac) subjects.push({ name: `httpyac send --all (${small})`, cmd: httpyac, argv: ['send', f1.http, '--all'], runs: Math.min(runs, 3) });
+
+function time(s) {
+  const t = process.hrtime.bigint();
+  // httpyac only reads files under its working folder.
+  const r = spawnSync(s.cmd, s.argv, { cwd: work, stdio: ['ignore', 'ignore', 'pipe'], timeout: 600_000 });
+  const ms = Number(process.hrtime.bigint() - t) / 1e6;
+  if (r.status !== 0) throw new Error(`${s.name} failed (exit ${r.status}): ${String(r.stderr).slice(0, 300)}`);
+  return ms;
+}
+const results = new Map(subjects.map((s) => [s.name, []]));
+log(`bench: ${serverKind} on 127.0.0.1:${port}; ${runs} runs after a warm-up, interleaved`);
+try {
+  for (const s of subjects) time(s); // warm-up (page cache, nginx)
+  for (let round = 0; round < runs; round++) {
+    const order = subjects.map((_, i) => subjects[(i + round) % subjects.length]);
+    for (const s of order) if (round < (s.runs ?? runs)) results.get(s.name).push(time(s));
+  }
+} finally {
+  stopServer();
+  rmSync(work, { recursive: true, force: true });
+}
+
+const median = (xs) => {
+  const a = [...xs].sort((x, y) => x - y);
+  return a.length % 2 ? a[(a.length - 1) / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
+};
+const med = Object.fromEntries([...results].map(([k, v]) => [k, median(v)]));
+const curlSmall = med[`curl -K (${small})`];
+const slingSmall = med[`sling exec (${small})`];
+const slingLarge = med[`sling exec (${large})`];
+const report = {
+  server: serverKind,
+  runs,
+  medians_ms: med,
+  sling_vs_curl: slingSmall / curlSmall,
+  sling_large_vs_small: slingLarge / slingSmall,
+  httpyac: httpyac ? undefined : `skipped: ${httpyacWhy}`,
+  targets: { sling_vs_curl: 1.5, sling_large_vs_small: 11 },
+};
+if (asJson) console.log(JSON.stringify(report, null, 2));
+else {
+  log('');
+  log('command'.padEnd(34), 'median ms'.padStart(10), '  per request');
+  for (const s of subjects) {
+    const n = s.name.includes(`(${large})`) ? large : small;
+    log(s.name.padEnd(34), med[s.name].toFixed(0).padStart(10), `  ${((med[s.name] / n) * 1000).toFixed(0)} µs`);
+  }
+  if (!httpyac) log(`httpyac: skipped: ${httpyacWhy}`);
+  log('');
+  log(`sling / curl -K (${small} requests): ${report.sling_vs_curl.toFixed(2)}x   (target <= 1.5x)`);
+  log(`sling ${large} / sling ${small}: ${report.sling_large_vs_small.toFixed(2)}x   (target <= 11x: linear)`);
+  if (httpyac) log(`httpyac / sling (${small} requests): ${(med[`httpyac send --all (${small})`] / slingSmall).toFixed(1)}x`);
+}

@@ -1,0 +1,347 @@
+import type { Socket } from 'node:net';
+import { Readable } from 'node:stream';
+import { NetworkError, TimeoutError } from '../errors.js';
+import type { PreparedRequest } from '../request/prepare.js';
+import type { RequestSettings } from '../request/spec.js';
+import type { ParsedUrl } from '../request/url.js';
+import { mapNetworkError } from './errors.js';
+import type { Hop, HopInfo, ResponseHead, Timings } from './send.js';
+
+/**
+ * The `sling exec` lane for plain HTTP without a proxy: a minimal HTTP/1.1 client on kept-alive
+ * TCP sockets (one pool per run), reading each response whole. A file of a thousand requests
+ * spends most of its time in the per-request machinery of node:http (agents, parsers, streams,
+ * events); here a request is one write, its response a few reads parsed in place, and each
+ * socket keeps the same listeners for its whole life. That keeps `sling exec` near `curl -K`
+ * (bench/exec-http.mjs). HTTPS, proxies and the main command use send.ts.
+ *
+ * What it keeps from send.ts: header values sent as UTF-8 bytes, the lenient reading of heads,
+ * interim 1xx answers skipped, --timeout as the longest silence, --max-headers, `Connection:
+ * keep-alive` on the wire (node:http adds it too), and reuse information for --debug and -vv.
+ */
+interface Exchange {
+  data(chunk: Buffer): void;
+  /** --timeout: the socket was silent for too long. */
+  timeout?(): void;
+  /** The peer closed (end) or the socket died (error, close). */
+  gone(err?: Error): void;
+}
+
+interface Conn {
+  socket: Socket;
+  key: string;
+  current?: Exchange;
+}
+
+const idle = new Map<string, Conn[]>();
+let netMod: typeof import('node:net') | undefined;
+
+export function closeKeepAlive() {
+  for (const list of idle.values()) for (const c of list) c.socket.destroy();
+  idle.clear();
+}
+
+function unpark(c: Conn) {
+  const list = idle.get(c.key);
+  const at = list ? list.indexOf(c) : -1;
+  if (at !== -1) list!.splice(at, 1);
+}
+
+function open(url: ParsedUrl, key: string): Conn {
+  const socket = netMod!.connect({ host: url.hostname, port: url.port, noDelay: true });
+  const c: Conn = { socket, key };
+  socket.on('data', (chunk: Buffer) => c.current?.data(chunk));
+  socket.on('timeout', () => c.current?.timeout?.());
+  const gone = (err?: Error) => {
+    const cur = c.current;
+    c.current = undefined;
+    unpark(c);
+    socket.destroy();
+    cur?.gone(err);
+  };
+  socket.on('end', () => gone());
+  socket.on('close', () => gone());
+  socket.on('error', (e) => gone(e));
+  return c;
+}
+
+function take(key: string): Conn | undefined {
+  const list = idle.get(key);
+  while (list?.length) {
+    const c = list.pop()!;
+    if (!c.socket.destroyed && !c.socket.readableEnded) return c;
+    c.socket.destroy();
+  }
+  return undefined;
+}
+
+function park(c: Conn) {
+  c.current = undefined;
+  // An idle socket never keeps the process alive.
+  c.socket.unref();
+  const list = idle.get(c.key);
+  if (list) list.push(c);
+  else idle.set(c.key, [c]);
+}
+
+/**
+ * The bytes node:http would write: the request line and names as latin1 (a target can carry raw
+ * bytes, as curl sends them), header values with non-ASCII characters as UTF-8 (send.ts), and a
+ * body framed in chunks when the request says `Transfer-Encoding: chunked`.
+ */
+function wire(request: PreparedRequest): Buffer {
+  let text = `${request.method} ${request.target} HTTP/1.1\r\n`;
+  let connection = false;
+  let chunked = false;
+  for (const [n, v] of request.headers) {
+    if (n.length === 10 && n.toLowerCase() === 'connection') connection = true;
+    else if (n.length === 17 && n.toLowerCase() === 'transfer-encoding' && /chunked/i.test(v)) chunked = true;
+    text += `${n}: ${/[^\x00-\x7f]/.test(v) ? Buffer.from(v, 'utf8').toString('latin1') : v}\r\n`;
+  }
+  if (!connection) text += 'Connection: keep-alive\r\n';
+  text += '\r\n';
+  const body = request.body;
+  if (chunked) {
+    const framed = body.length ? `${body.length.toString(16)}\r\n` : '';
+    return Buffer.concat([Buffer.from(text + framed, 'latin1'), body, Buffer.from(body.length ? '\r\n0\r\n\r\n' : '0\r\n\r\n', 'latin1')]);
+  }
+  const h = Buffer.from(text, 'latin1');
+  return body.length ? Buffer.concat([h, body]) : h;
+}
+
+const STATUS = /^HTTP\/(\d(?:\.\d)?)[ \t]+(\d{3})(?:[ \t](.*))?$/;
+
+function parseHead(text: string, where: string): ResponseHead {
+  let nl = text.indexOf('\n');
+  const first = (nl === -1 ? text : text.slice(0, nl)).replace(/\r$/, '');
+  const m = STATUS.exec(first);
+  if (!m) throw new NetworkError(`${where} sent a malformed HTTP response (status line '${first.slice(0, 80)}')`);
+  const rawHeaders: string[] = [];
+  while (nl !== -1) {
+    const from = nl + 1;
+    nl = text.indexOf('\n', from);
+    const line = nl === -1 ? text.slice(from) : text.slice(from, nl);
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    rawHeaders.push(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+  }
+  return { httpVersion: m[1]!.length === 1 ? `${m[1]}.0` : m[1]!, status: Number(m[2]), reason: m[3] ?? '', rawHeaders };
+}
+
+function headerIn(raw: string[], name: string): string | undefined {
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) return raw[i + 1];
+  return undefined;
+}
+
+const hangUp = () => Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+
+export async function sendKeepAlive(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings): Promise<Hop> {
+  const where = `${url.hostname}:${url.port}`;
+  const timings: Timings = { start: performance.now() };
+  const info: HopInfo = { reused: false, timings };
+  let conn = take(where);
+  if (conn) {
+    info.reused = true;
+    conn.socket.ref();
+  } else {
+    netMod ??= await import('node:net');
+    const c = open(url, where);
+    conn = c;
+    c.socket.once('lookup', () => (timings.dns = performance.now()));
+    await new Promise<void>((resolve, reject) => {
+      const timer = settings.timeoutMs
+        ? setTimeout(() => {
+            info.timedOut = true;
+            c.current = undefined;
+            c.socket.destroy();
+            reject(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (--timeout)`));
+          }, settings.timeoutMs)
+        : undefined;
+      c.current = {
+        data: () => {},
+        gone: (e) => {
+          if (timer) clearTimeout(timer);
+          reject(mapNetworkError(e ?? hangUp(), where));
+        },
+      };
+      c.socket.once('connect', () => {
+        if (timer) clearTimeout(timer);
+        c.current = undefined;
+        resolve();
+      });
+    });
+    timings.connect = performance.now();
+  }
+  const c = conn;
+  const sock = c.socket;
+  info.remoteAddress = sock.remoteAddress;
+  info.remotePort = sock.remotePort;
+
+  return await new Promise<Hop>((resolve, reject) => {
+    let pending: Buffer | undefined;
+    let response: ResponseHead | undefined;
+    let framing: 'none' | 'length' | 'chunked' | 'close' = 'close';
+    let remaining = 0;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    // chunked decoding: > 0 data left in the chunk, -1 size line next, -2 CRLF after data, -3 trailers
+    let chunkLeft = -1;
+
+    const finish = (err?: Error, reusable = false) => {
+      if (done) return;
+      done = true;
+      if (settings.timeoutMs) sock.setTimeout(0);
+      if (err) {
+        c.current = undefined;
+        sock.destroy();
+        reject(err);
+        return;
+      }
+      timings.end = performance.now();
+      const r = response!;
+      const conn = headerIn(r.rawHeaders, 'connection');
+      const keep = reusable && !(conn && /close/i.test(conn)) && !(r.httpVersion === '1.0' && !(conn && /keep-alive/i.test(conn)));
+      if (keep) park(c);
+      else {
+        c.current = undefined;
+        sock.destroy();
+      }
+      const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+      // readBody takes `whole` directly; a stream is made only for those who ask for one.
+      let stream: Readable | undefined;
+      resolve({
+        url,
+        request,
+        response: r,
+        info,
+        whole,
+        get body() {
+          if (!stream) {
+            stream = new Readable({ read() {} });
+            if (whole.length) stream.push(whole);
+            stream.push(null);
+          }
+          return stream;
+        },
+      } as Hop);
+    };
+
+    /** Consumes body bytes of `data` from `at`; true when the body is complete. */
+    const bodyBytes = (data: Buffer, at: number): boolean => {
+      if (framing === 'length') {
+        const n = Math.min(remaining, data.length - at);
+        if (n > 0) {
+          chunks.push(at === 0 && n === data.length ? data : data.subarray(at, at + n));
+          size += n;
+          remaining -= n;
+        }
+        return remaining === 0;
+      }
+      if (framing === 'close') {
+        if (at < data.length) {
+          chunks.push(data.subarray(at));
+          size += data.length - at;
+        }
+        return false;
+      }
+      let pos = at;
+      for (;;) {
+        if (chunkLeft > 0) {
+          const n = Math.min(chunkLeft, data.length - pos);
+          if (n > 0) {
+            chunks.push(data.subarray(pos, pos + n));
+            size += n;
+            chunkLeft -= n;
+            pos += n;
+          }
+          if (chunkLeft > 0) return false;
+          chunkLeft = -2;
+        }
+        const nl = data.indexOf(10, pos);
+        if (nl === -1) {
+          if (pos < data.length) pending = Buffer.from(data.subarray(pos));
+          return false;
+        }
+        const line = data.toString('latin1', pos, nl).replace(/\r$/, '');
+        pos = nl + 1;
+        if (chunkLeft === -2) {
+          chunkLeft = -1;
+          continue;
+        }
+        if (chunkLeft === -3) {
+          if (line === '') return true;
+          continue;
+        }
+        const n = parseInt(line, 16);
+        if (!Number.isFinite(n) || n < 0) throw new NetworkError(`${where} sent a malformed chunked body`);
+        chunkLeft = n === 0 ? -3 : n;
+      }
+    };
+
+    const data = (incoming: Buffer) => {
+      if (done) return;
+      try {
+        let d = pending ? Buffer.concat([pending, incoming]) : incoming;
+        pending = undefined;
+        if (!response) {
+          let endAt = d.indexOf('\r\n\r\n');
+          let sep = 4;
+          if (endAt === -1) {
+            endAt = d.indexOf('\n\n');
+            sep = 2;
+          }
+          if (endAt === -1) {
+            if (d.length > 256 * 1024) return finish(new NetworkError(`${where} sent a response head larger than 256 kB`));
+            pending = Buffer.from(d);
+            return;
+          }
+          const r = parseHead(d.toString('latin1', 0, endAt), where);
+          d = d.subarray(endAt + sep);
+          if (r.status >= 100 && r.status < 200) {
+            // 100 Continue and other interim answers: the real head follows.
+            if (d.length) data(d);
+            return;
+          }
+          timings.firstByte = performance.now();
+          if (settings.maxHeaders !== undefined && r.rawHeaders.length / 2 > settings.maxHeaders) {
+            return finish(new NetworkError(`${where} sent ${r.rawHeaders.length / 2} headers, more than --max-headers ${settings.maxHeaders}`));
+          }
+          response = r;
+          const te = headerIn(r.rawHeaders, 'transfer-encoding');
+          const cl = headerIn(r.rawHeaders, 'content-length');
+          if (request.method === 'HEAD' || r.status === 204 || r.status === 304) framing = 'none';
+          else if (te && /chunked/i.test(te)) framing = 'chunked';
+          else if (cl !== undefined && /^\s*\d+\s*$/.test(cl)) {
+            framing = 'length';
+            remaining = Number(cl);
+          } else framing = 'close';
+          if (framing === 'none' || (framing === 'length' && remaining === 0)) return finish(undefined, d.length === 0);
+        }
+        if (bodyBytes(d, 0)) finish(undefined, true);
+      } catch (e) {
+        finish(e instanceof Error ? e : new Error(String(e)));
+      }
+    };
+
+    c.current = {
+      data,
+      gone: (err) => {
+        if (!err && response && framing === 'close') return finish();
+        if (response) {
+          const cut = Object.assign(new Error(`aborted after ${size} bytes`), { code: 'ECONNRESET' });
+          return finish(new NetworkError(`the response body from ${url.hostHeader} was cut short: connection closed`, undefined, { cause: err ?? cut }));
+        }
+        finish(mapNetworkError(err ?? hangUp(), where));
+      },
+    };
+    if (settings.timeoutMs) {
+      c.current.timeout = () => {
+        info.timedOut = true;
+        finish(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (--timeout)`));
+      };
+      sock.setTimeout(settings.timeoutMs);
+    }
+    sock.write(wire(request));
+  });
+}
