@@ -440,25 +440,33 @@ export class CommandBuilder {
     return { url: `http://${text}`, credentials };
   }
 
+  /** --connect-to (host:port → other host:port), then --resolve (host:port → address) on the result. */
   private connectOverride(op: Operation, url: CurlUrl): { host: string; port: number } | undefined {
-    const port = url.port ?? (url.scheme === 'https' ? 443 : 80);
-    const host = url.host.replace(/^\[|\]$/g, '').toLowerCase();
-    for (const r of op.resolve) {
-      const m = /^\+?(\[[^\]]+\]|[^:]+):(\d+):(.+)$/.exec(r);
-      if (!m) continue;
-      if ((m[1]!.replace(/^\[|\]$/g, '').toLowerCase() === host || m[1] === '*') && Number(m[2]) === port) {
-        const addr = m[3]!.split(',')[0]!.replace(/^\[|\]$/g, '');
-        return { host: addr, port };
-      }
-    }
+    let port = url.port ?? (url.scheme === 'https' ? 443 : 80);
+    let host = url.host.replace(/^\[|\]$/g, '').toLowerCase();
+    let changed = false;
     for (const c of op.connectTo) {
       const m = /^(\[[^\]]*\]|[^:]*):(\d*):(\[[^\]]*\]|[^:]*):(\d*)$/.exec(c);
       if (!m) continue;
       const hostOk = m[1] === '' || m[1]!.replace(/^\[|\]$/g, '').toLowerCase() === host;
       const portOk = m[2] === '' || Number(m[2]) === port;
-      if (hostOk && portOk) return { host: m[3] ? m[3].replace(/^\[|\]$/g, '') : host, port: m[4] ? Number(m[4]) : port };
+      if (hostOk && portOk) {
+        if (m[3]) host = m[3].replace(/^\[|\]$/g, '').toLowerCase();
+        if (m[4]) port = Number(m[4]);
+        changed = true;
+        break;
+      }
     }
-    return undefined;
+    for (const r of op.resolve) {
+      const m = /^\+?(\[[^\]]+\]|[^:]+):(\d+):(.+)$/.exec(r);
+      if (!m) continue;
+      if ((m[1]!.replace(/^\[|\]$/g, '').toLowerCase() === host || m[1] === '*') && Number(m[2]) === port) {
+        host = m[3]!.split(',')[0]!.replace(/^\[|\]$/g, '');
+        changed = true;
+        break;
+      }
+    }
+    return changed ? { host, port } : undefined;
   }
 
   private rangeValue(t: Transfer): string | undefined {

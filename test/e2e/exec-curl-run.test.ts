@@ -1,0 +1,129 @@
+// `sling exec` on curl files beyond the wire: output files, -w, -f exit codes, cookie jars,
+// && and ||, --offline, errors with positions (nothing sent), warnings, --env variables.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runSling, type RunOptions } from '../helpers/cli.js';
+import { startCurlCapture } from '../helpers/curl-capture.js';
+
+function workdir(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-exec-curl-'));
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+  return dir;
+}
+
+async function server(t: { after(fn: () => unknown): void }) {
+  const srv = await startCurlCapture();
+  t.after(() => srv.close());
+  return srv;
+}
+
+const home = mkdtempSync(join(tmpdir(), 'sling-curl-home-'));
+const exec = (dir: string, args: string[], opts: RunOptions = {}) => runSling(['exec', ...args], { cwd: dir, ...opts, env: { HOME: home, ...(opts.env ?? {}) } });
+
+test('exec curl: -o, -O with --output-dir, > file, -D and -w', async (t) => {
+  const srv = await server(t);
+  const dir = workdir({
+    'calls.sh': [
+      `curl -s -o out.json ${srv.url}/a/file.json -w '%{http_code} %{method} %{url_effective}\\n'`,
+      `curl -O ${srv.url}/b/remote.txt --output-dir dl --create-dirs`,
+      `curl ${srv.url}/c > redirected.txt`,
+      `curl -D headers.txt -o /dev/null ${srv.url}/d`,
+    ].join('\n'),
+  });
+  const r = await exec(dir, ['calls.sh']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(srv.requests.length, 4);
+  assert.match(readFileSync(join(dir, 'out.json'), 'utf8'), /"n":1/);
+  assert.match(readFileSync(join(dir, 'dl/remote.txt'), 'utf8'), /"n":2/);
+  assert.match(readFileSync(join(dir, 'redirected.txt'), 'utf8'), /"n":3/);
+  assert.match(readFileSync(join(dir, 'headers.txt'), 'latin1'), /^HTTP\/1\.1 200 X\r\nContent-Type: application\/json\r\n/);
+  assert.match(r.stdout, new RegExp(`^200 GET ${srv.url}/a/file\\.json$`, 'm'));
+});
+
+test('exec curl: -f and --fail-with-body count as --check-status; && skips, || runs', async (t) => {
+  const srv = await server(t);
+  const dir = workdir({
+    'calls.curl': [`curl -f ${srv.url}/status/404 && curl ${srv.url}/skipped`, `curl --fail-with-body -o body.txt ${srv.url}/status/503 || curl ${srv.url}/fallback`, `curl ${srv.url}/status/500`].join('\n'),
+  });
+  const r = await exec(dir, ['calls.curl']);
+  assert.equal(r.code, 4, r.stderr);
+  assert.deepEqual(srv.requests.map((q) => q.target), ['/status/404', '/status/503', '/fallback', '/status/500']);
+  assert.match(r.stderr, /calls\.curl:1:\d+: skipped: the command before && failed/);
+  assert.match(readFileSync(join(dir, 'body.txt'), 'utf8'), /"n":2/);
+});
+
+test('exec curl: -c writes the cookie jar the next command reads with -b', async (t) => {
+  const srv = await server(t);
+  const dir = workdir({ 'c.curl': `curl -c jar.txt ${srv.url}/set-cookie\ncurl -b jar.txt ${srv.url}/next\n` });
+  const r = await exec(dir, ['c.curl']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(readFileSync(join(dir, 'jar.txt'), 'utf8'), /^127\.0\.0\.1\tFALSE\t\/\tFALSE\t0\tsid\tabc$/m);
+  assert.equal(srv.requests[1]!.headers.find(([n]) => n === 'Cookie')?.[1], 'sid=abc');
+});
+
+test('exec curl: --offline prints every request and sends nothing', async (t) => {
+  const srv = await server(t);
+  const dir = workdir({ 'c.curl': `curl -u a:b -d x=1 ${srv.url}/p\ncurl -G -d q=1 ${srv.url}/g\n` });
+  const r = await exec(dir, ['--offline', 'c.curl']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(srv.requests.length, 0);
+  assert.match(r.stdout, /POST \/p HTTP\/1\.1\r?\nHost: 127\.0\.0\.1:\d+\r?\nAuthorization: Basic YTpi\r?\nUser-Agent: sling\/[^\n]+\nAccept: \*\/\*\r?\nContent-Length: 3\r?\nContent-Type: application\/x-www-form-urlencoded/);
+  assert.match(r.stdout, /GET \/g\?q=1 HTTP\/1\.1/);
+});
+
+test('exec curl: a malformed file sends nothing and names the line and column', async (t) => {
+  const srv = await server(t);
+  const cases: [string, RegExp][] = [
+    [`curl ${srv.url}/ok\ncurl ${srv.url}/x | jq .\n`, /c\.curl:2:\d+: piping curl's output into 'jq' is not supported/],
+    [`curl ${srv.url}/ok\ncurl --ftp-pasv ${srv.url}/x\n`, /c\.curl:2:6: --ftp-pasv is not an HTTP option/],
+    [`curl ${srv.url}/ok\ncurl -d "open ${srv.url}\n`, /c\.curl:2:9: unterminated double quote/],
+    [`curl ${srv.url}/ok\ncurl --no-such-option ${srv.url}\n`, /c\.curl:2:6: option --no-such-option is unknown/],
+    [`curl ${srv.url}/ok\ncurl -I -d a ${srv.url}\n`, /c\.curl:2:1: you can only select one HTTP request method/],
+    [`curl ${srv.url}/ok\ncurl 'http://h/a b'\n`, /c\.curl:2:1: malformed URL/],
+  ];
+  for (const [text, re] of cases) {
+    const dir = workdir({ 'c.curl': text });
+    const r = await exec(dir, ['c.curl']);
+    assert.equal(r.code, 1, text);
+    assert.match(r.stderr, re, text);
+    assert.equal(srv.requests.length, 0, text);
+  }
+});
+
+test('exec curl: unsupported options warn and the request still goes; a missing -F file fails only its command', async (t) => {
+  const srv = await server(t);
+  const dir = workdir({ 'c.sh': `curl --retry 3 --limit-rate 1k ${srv.url}/w\ncurl -F f=@missing.bin ${srv.url}/f\ncurl ${srv.url}/after\n` });
+  const r = await exec(dir, ['c.sh']);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /c\.sh:1:6: --retry: failed transfers are not retried/);
+  assert.match(r.stderr, /c\.sh:1:16: --limit-rate/);
+  assert.match(r.stderr, /c\.sh:2:1: -F: cannot read the file 'missing\.bin'/);
+  assert.deepEqual(srv.requests.map((q) => q.target), ['/w', '/after']);
+});
+
+test('exec curl: $VARIABLES from --env and the process environment, @- from stdin', async (t) => {
+  const srv = await server(t);
+  const dir = workdir({
+    'c.curl': `curl -H "Authorization: Bearer $TOKEN" -H "X-From-Process: \${FROM_PROC}" -d @- "$BASE/v"\n`,
+    'http-client.env.json': JSON.stringify({ dev: { TOKEN: 'dev-token', BASE: srv.url } }),
+  });
+  const r = await exec(dir, ['--env', 'dev', 'c.curl'], { stdin: 'from stdin', env: { FROM_PROC: 'proc' } });
+  assert.equal(r.code, 0, r.stderr);
+  const q = srv.requests[0]!;
+  assert.equal(q.headers.find(([n]) => n === 'Authorization')?.[1], 'Bearer dev-token');
+  assert.equal(q.headers.find(([n]) => n === 'X-From-Process')?.[1], 'proc');
+  assert.equal(q.body.toString(), 'from stdin');
+  assert.ok(!existsSync(join(dir, 'out')));
+});
+
+test('exec curl: an unset variable expands to nothing, with a warning', async (t) => {
+  const srv = await server(t);
+  const dir = workdir({ 'c.curl': `curl -H "X-T: [$NOT_SET_ANYWHERE]" ${srv.url}/u\n` });
+  const r = await exec(dir, ['c.curl']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /c\.curl:1:16: \$NOT_SET_ANYWHERE is not set/);
+  assert.equal(srv.requests[0]!.headers.find(([n]) => n === 'X-T')?.[1], '[]');
+});
