@@ -10,6 +10,7 @@ import { prepareRequest } from '../request/prepare.js';
 import { withJarCookies } from '../transport/cookies.js';
 import type { RequestSpec } from '../request/spec.js';
 import { detectType } from './detect.js';
+import { JUnitReport } from './report.js';
 import { RequestSink } from './sink.js';
 import type { ExecContext, ExecEntry, Script, SourceParser } from './types.js';
 
@@ -54,6 +55,7 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
   // is read for every request (proxies, colours) and costs a system call per read on process.env.
   const sink = new RequestSink(stdoutSink(io.stdout), !io.stdout.isTTY);
   const env: NodeJS.ProcessEnv = { ...io.env };
+  const report = ex.report === 'junit' ? new JUnitReport(file === '-' ? '<stdin>' : file) : undefined;
   let firstFailure: number = ExitCode.OK;
   const fail = (code: number) => {
     if (firstFailure === ExitCode.OK && code !== ExitCode.OK) firstFailure = code;
@@ -86,6 +88,7 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
       } catch (e) {
         if (!(e instanceof CliError)) throw e;
         reporter.error(e);
+        report?.error(entry, e.message);
         fail(e.exitCode);
         if (ex.failFast) break;
         continue;
@@ -95,6 +98,7 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
         const plan = makePlan(inv, spec.method, { isTTY: Boolean(io.stdout.isTTY), env });
         if (entry.output?.print) Object.assign(plan, printFlags(entry.output.print));
         const printer = new Printer(plan, sink);
+        const rc = report?.begin(entry, title(entry, spec, false).replace(/^### /, ''));
         if (inv.quiet === 0) {
           if (printedAny) await sink.write('\n');
           await sink.write(title(entry, spec, plan.colors) + '\n');
@@ -105,6 +109,7 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
           await printer.request(await prepareRequest(jar ? withJarCookies(spec, jar) : spec));
           await printer.finish();
           await sink.flush();
+          if (rc) rc.skipped = '--offline: not sent';
           continue;
         }
         try {
@@ -132,11 +137,13 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
             const code = exitCodeForStatus(hop.response.status);
             if (code !== ExitCode.OK) {
               if (!io.stdout.isTTY) reporter.warn(`${entry.name ?? entry.label}: HTTP ${hop.response.status} ${hop.response.reason}`.trimEnd());
+              rc?.failures.push(`HTTP ${hop.response.status} ${hop.response.reason}`.trimEnd());
               fail(code);
             }
           }
           if (entry.after) {
             const result = await entry.after({ spec, request: hop.request, url: hop.url, response: hop.response, body, info: hop.info }, ctx);
+            if (rc) report!.after(rc, result);
             const log = result.log ?? [];
             // A body that does not end its line would run into the log (on a terminal the printer ends it).
             if (log.length && inv.quiet === 0 && plan.responseBody && !plan.terminal && body.length && body[body.length - 1] !== 10) await sink.write('\n');
@@ -150,9 +157,11 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
           if (!(e instanceof CliError)) throw e;
           await sink.flush();
           reporter.error(e);
+          if (rc) rc.error = e.message;
           fail(e.exitCode);
           if (ex.failFast) stop = true;
         }
+        if (rc) report!.end(rc);
         await sink.flush();
         if (stop) break;
       }
@@ -162,6 +171,15 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
     closeConnections();
   }
   sessions?.save();
+  if (report) {
+    const out = resolve(io.cwd, ex.reportFile ?? 'report.xml');
+    try {
+      report.write(out);
+    } catch (e) {
+      throw new UsageError(`--report-file: cannot write '${ex.reportFile ?? 'report.xml'}': ${(e as Error).message}`);
+    }
+    reporter.debug(`JUnit report written to ${out}`);
+  }
   return firstFailure;
 }
 

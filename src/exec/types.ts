@@ -56,6 +56,8 @@ export interface AfterResult {
   stop?: boolean;
   /** A failure exit code decided by the entry (curl's -f on a 4xx, say); 0 or undefined: none. */
   exitCode?: number;
+  /** Script tests by name (for --report junit); a failed one is also in `failures`. */
+  tests?: { name: string; failure?: string }[];
 }
 
 export interface ExecEntry {

@@ -299,3 +299,33 @@ test('exec http: a file on standard input', async (t) => {
   assertExit(r, 0);
   assert.deepEqual(srv.requests.map((q) => q.url), ['/in']);
 });
+
+test('exec http: --report junit writes one testcase per request and per script test', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({
+    'r.http': [
+      '### Login <&>',
+      `POST ${srv.url}/login`,
+      '',
+      '> {%',
+      '  client.test("has a token", () => client.assert(response.body.token === "tok-123"));',
+      '  client.test("is 201", () => client.assert(response.status === 201, "status was " + response.status));',
+      '%}',
+      '###',
+      `GET ${srv.url}/{{missing}}`,
+      '###',
+      `GET ${srv.url}/fine`,
+    ].join('\n'),
+  });
+  const r = await exec(dir, ['--report', 'junit', '--report-file', 'out/junit.xml', 'r.http']);
+  assertExit(r, 1);
+  const xml = readFileSync(join(dir, 'out', 'junit.xml'), 'utf8');
+  assert.match(xml, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="sling exec" tests="5" failures="1" errors="1" skipped="0" time="[\d.]+">/);
+  assert.match(xml, /<testsuite name="r\.http" tests="5"/);
+  assert.match(xml, /<testcase name="Login &lt;&amp;&gt;: POST http:\/\/127\.0\.0\.1:\d+\/login {2}\(line 2\)" classname="r\.http" time="[\d.]+">/);
+  assert.match(xml, /<testcase name="Login &lt;&amp;&gt;: POST [^"]+ › has a token" classname="r\.http" time="0\.000"\/>/);
+  assert.match(xml, /<testcase name="[^"]+ › is 201" [^>]+>\n {6}<failure message="status was 200">status was 200<\/failure>/);
+  assert.match(xml, /<error message="r\.http:9:\d+: unknown variable \{\{missing\}\}">/);
+  assert.match(xml, /<testcase name="GET http:\/\/127\.0\.0\.1:\d+\/fine {2}\(line 11\)" classname="r\.http" time="[\d.]+"\/>/);
+  assert.equal(srv.requests.length, 2);
+});

@@ -203,8 +203,13 @@ class HttpEntry implements ExecEntry {
     return all.map((b) => b.built.spec);
   }
 
-  async after(done: Completed): Promise<AfterResult> {
+  async after(done: Completed, ctx?: ExecContext): Promise<AfterResult> {
     const { rt, file, node } = this.o;
+    if (ctx) {
+      const t = done.info.timings;
+      const ms = (x?: number) => (x === undefined ? '-' : `${(x - t.start).toFixed(1)} ms`);
+      ctx.debug(`${file.path}:${node.line}: ${done.response.status} in ${ms(t.end)} (connect ${ms(t.connect)}, first byte ${ms(t.firstByte)}; ${done.info.reused ? 'reused' : 'new'} connection)`);
+    }
     const pending = this.pending;
     // Match by the URL object the spec was built with (the runner copies specs, not URLs).
     const at = pending.length === 1 ? 0 : pending.findIndex((x) => x.built.spec.url === done.spec.url);
@@ -226,6 +231,7 @@ class HttpEntry implements ExecEntry {
       result.log!.push(...r.logs);
       for (const [name, failure] of r.tests) {
         result.log!.push(failure === null ? `✓ ${name}` : `✗ ${name}: ${failure}`);
+        (result.tests ??= []).push(failure === null ? { name } : { name, failure });
         if (failure !== null) result.failures.push(`${name}: ${failure}`);
       }
       if (r.error) result.failures.push(`${file.path}:${s.line}: the response handler failed: ${r.error}`);

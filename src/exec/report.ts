@@ -1,0 +1,88 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { AfterResult, ExecEntry } from './types.js';
+
+/**
+ * `sling exec --report junit --report-file FILE`: a JUnit XML report for CI. One <testsuite> for
+ * the file; one <testcase> per request sent (named like its title line), failing when a test or
+ * assertion of its scripts failed or --check-status rejected the status, in error when it could
+ * not be built or sent; and one <testcase> per script test (`client.test`), so a CI page lists
+ * tests by name.
+ */
+export interface ReportCase {
+  name: string;
+  classname: string;
+  timeMs: number;
+  failures: string[];
+  error?: string;
+  skipped?: string;
+  output: string[];
+}
+
+const clean = (s: string) => s.replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]/g, '');
+const attr = (s: string) => clean(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/\n/g, '&#10;');
+const text = (s: string) => clean(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+export class JUnitReport {
+  private readonly cases: ReportCase[] = [];
+  private readonly started = performance.now();
+
+  constructor(private readonly suite: string) {}
+
+  /** A request about to run; `title` is what the title line shows. */
+  begin(entry: ExecEntry, title: string): ReportCase {
+    const c: ReportCase = { name: title, classname: this.suite, timeMs: performance.now(), failures: [], output: [] };
+    void entry;
+    this.cases.push(c);
+    return c;
+  }
+
+  end(c: ReportCase) {
+    c.timeMs = performance.now() - c.timeMs;
+  }
+
+  /** What the entry's after-hook reported: failures on the request, each script test as its own case. */
+  after(c: ReportCase, result: AfterResult) {
+    c.output.push(...(result.log ?? []));
+    const tests = result.tests ?? [];
+    const testFailures = new Set(tests.filter((t) => t.failure !== undefined).map((t) => `${t.name}: ${t.failure}`));
+    for (const f of result.failures) if (!testFailures.has(f)) c.failures.push(f);
+    for (const t of tests) {
+      this.cases.push({ name: `${c.name} › ${t.name}`, classname: this.suite, timeMs: 0, failures: t.failure === undefined ? [] : [t.failure], output: [] });
+    }
+  }
+
+  /** An entry that could not be built (unknown variable, unreadable file, ...). */
+  error(entry: ExecEntry, message: string) {
+    this.cases.push({ name: entry.name ?? entry.label, classname: this.suite, timeMs: 0, failures: [], error: message, output: [] });
+  }
+
+  xml(): string {
+    const failures = this.cases.filter((c) => c.failures.length && !c.error).length;
+    const errors = this.cases.filter((c) => c.error !== undefined).length;
+    const skipped = this.cases.filter((c) => c.skipped !== undefined).length;
+    const secs = (ms: number) => (ms / 1000).toFixed(3);
+    const total = secs(performance.now() - this.started);
+    const lines = [
+      '<?xml version="1.0" encoding="UTF-8"?>',
+      `<testsuites name="sling exec" tests="${this.cases.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${total}">`,
+      `  <testsuite name="${attr(this.suite)}" tests="${this.cases.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${total}" timestamp="${new Date().toISOString()}">`,
+    ];
+    for (const c of this.cases) {
+      const open = `    <testcase name="${attr(c.name)}" classname="${attr(c.classname)}" time="${secs(c.timeMs)}"`;
+      const inner: string[] = [];
+      if (c.error !== undefined) inner.push(`      <error message="${attr(c.error)}">${text(c.error)}</error>`);
+      else if (c.failures.length) inner.push(`      <failure message="${attr(c.failures[0]!)}">${text(c.failures.join('\n'))}</failure>`);
+      if (c.skipped !== undefined) inner.push(`      <skipped message="${attr(c.skipped)}"/>`);
+      if (c.output.length) inner.push(`      <system-out>${text(c.output.join('\n'))}</system-out>`);
+      lines.push(inner.length ? `${open}>\n${inner.join('\n')}\n    </testcase>` : `${open}/>`);
+    }
+    lines.push('  </testsuite>', '</testsuites>', '');
+    return lines.join('\n');
+  }
+
+  write(path: string) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, this.xml());
+  }
+}
