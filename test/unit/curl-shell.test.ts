@@ -62,6 +62,8 @@ test("$'...': ANSI-C escapes produce bytes", () => {
     [`$'it\\'s \\"x\\" \\\\'`, `it's "x" \\`],
     [`$'\\e\\a\\cA'`, '\x1b\x07\x01'],
     [`$'\\q'`, '\\q'],
+    // A NUL ends the C string bash hands over: the rest of that $'...' is dropped.
+    [`$'a\\x00b'c`, 'ac'],
   ];
   for (const [input, want] of table) assert.deepEqual(words(`curl ${input}`), ['curl', want], input);
   // \xff is one byte, not a character: it reaches curl as 0xff.

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendQuery, expandGlob, parseCurlUrl, toParsedUrl, CurlUrlError } from '../../src/sources/curl/url.js';
-import { encodeMultipart, escapeData, formPart, guessType, joinData, urlencodePiece, type FileAccess } from '../../src/sources/curl/body.js';
+import { encodeMultipart, escapeData, formPart, guessType, joinData, textLines, urlencodePiece, type FileAccess } from '../../src/sources/curl/body.js';
 import { customHeaders, parseCurlDate, resolveLocation } from '../../src/sources/curl/build.js';
 import { requestTarget } from '../../src/request/url.js';
 
@@ -73,6 +73,13 @@ test('-d family: files lose CR and LF (not with --data-binary), pieces join with
   assert.match(f.warnings[0]!, /missing/);
 });
 
+test('-d @file reads text lines the way curl does: each cut at its first CR, LF or NUL', () => {
+  assert.equal(textLines('a\rb\nc\r\n\rd'), 'ac');
+  assert.equal(textLines('a\0b\r\nc'), 'ac');
+  // curl reads 255 bytes at a time: a CR cuts only the rest of its piece.
+  assert.equal(textLines('x'.repeat(300) + '\rY' + 'z'.repeat(300)).length, 392);
+});
+
 test('--data-urlencode: the five forms', () => {
   const f = files({ 'd.txt': 'a b\r\n', empty: '' });
   const table: [string, string][] = [
@@ -110,6 +117,8 @@ test('-F parts: files, types, file names, quoting, part headers', () => {
   ];
   for (const [v, want] of table) assert.deepEqual(formPart(v, false, f), want, v);
   assert.deepEqual(formPart('a=@not;type=x', true, f), { name: 'a', headers: [], data: '@not;type=x' });
+  // Standard input: named '-', and no guessed type.
+  assert.deepEqual(formPart('a=@-', false, { ...f, read: (p) => (p === '-' ? 'IN' : undefined) }), { name: 'a', filename: '-', contentType: undefined, headers: [], data: 'IN' });
   assert.throws(() => formPart('a=@missing', false, f), /cannot read/);
   assert.throws(() => formPart('novalue', false, f), /name=content/);
   assert.throws(() => formPart('a=v;type=bad', false, f), /content type/);

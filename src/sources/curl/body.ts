@@ -58,10 +58,30 @@ export function dataPiece(kind: DataKind, value: string, files: FileAccess): str
       files.warn(`could not read data from file '${path}', this makes an empty POST`);
       return '';
     }
-    // -d @file and --data-ascii @file drop carriage returns and newlines; binary and json keep them.
-    return kind === 'data' || kind === 'ascii' ? content.replace(/[\r\n]/g, '') : content;
+    // -d @file and --data-ascii @file read the file as text lines; binary and json keep the bytes.
+    return kind === 'data' || kind === 'ascii' ? textLines(content) : content;
   }
   return value;
+}
+
+/**
+ * curl's reading of a -d @file: in pieces of at most 255 bytes that end after a newline (fgets with
+ * a 256-byte buffer), each cut at its first CR, then at its first LF, then at its first NUL.
+ */
+export function textLines(content: string): string {
+  let out = '';
+  for (let i = 0; i < content.length; ) {
+    const nl = content.indexOf('\n', i);
+    const end = Math.min(nl === -1 ? content.length : nl + 1, i + 255);
+    let piece = content.slice(i, end);
+    i = end;
+    for (const stop of ['\r', '\n', '\0']) {
+      const at = piece.indexOf(stop);
+      if (at !== -1) piece = piece.slice(0, at);
+    }
+    out += piece;
+  }
+  return out;
 }
 
 /** All data options of a command, joined as curl does (a `&` before each piece but --json ones). */
@@ -221,8 +241,9 @@ export function formPart(value: string, literal: boolean, files: FileAccess): Fo
     const data = files.read(p.value);
     if (data === undefined) throw new CurlBodyError(`-F: cannot read the file '${p.value}'`);
     const filename = p.filename ?? basename(p.value);
-    // The type is guessed from the part's file name, else from the file's own name.
-    const contentType = p.type ?? guessType(filename) ?? guessType(basename(p.value)) ?? 'application/octet-stream';
+    // The type is guessed from the part's file name, else from the file's own name; standard input
+    // (`@-`) gets none.
+    const contentType = p.type ?? guessType(filename) ?? guessType(basename(p.value)) ?? (p.value === '-' ? undefined : 'application/octet-stream');
     return { name, filename, contentType, headers: p.headers, data };
   }
   if (content.startsWith('<')) {

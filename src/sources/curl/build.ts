@@ -170,6 +170,19 @@ export class CommandBuilder {
     };
   }
 
+  /** -H @file reads files once per command (so `-H @-` reads standard input once). */
+  private headerCache = new Map<string, string | undefined>();
+  private headerFiles(): FileAccess {
+    const files = this.files();
+    return {
+      read: (path) => {
+        if (!this.headerCache.has(path)) this.headerCache.set(path, files.read(path));
+        return this.headerCache.get(path);
+      },
+      warn: files.warn,
+    };
+  }
+
   build(): RequestSpec[] {
     const specs: RequestSpec[] = [];
     const files = this.files();
@@ -233,7 +246,7 @@ export class CommandBuilder {
             throw e;
           }
           // A -H Content-Type replaces multipart/form-data, and curl adds the boundary to it.
-          const custom = customHeaders(op.headers, this.rt.files).find((h) => h.name.toLowerCase() === 'content-type');
+          const custom = customHeaders(op.headers, this.headerFiles()).find((h) => h.name.toLowerCase() === 'content-type');
           const baseType = custom ? (custom.value ?? '') : 'multipart/form-data';
           const boundary = newBoundary();
           form = { body: encodeMultipart(parts, boundary, baseType, op.formEscape), type: `${baseType}; boundary=${boundary}` };
@@ -264,8 +277,7 @@ export class CommandBuilder {
   /** The RequestSpec of one hop. */
   private specFor(t: Transfer, hop: HopState): RequestSpec {
     const op = t.op;
-    const files = this.rt.files;
-    const custom = customHeaders(op.headers, files);
+    const custom = customHeaders(op.headers, this.headerFiles());
     // --json asks for JSON both ways unless -H says otherwise.
     if (op.data.some((d) => d.kind === 'json')) {
       if (!custom.some((h) => h.name.toLowerCase() === 'content-type')) custom.push({ name: 'Content-Type', value: 'application/json', line: '' });

@@ -454,7 +454,9 @@ class Reader {
       const c = this.peek();
       if (c === "'") {
         this.pos++;
-        return out;
+        // Arguments are C strings: bash drops everything from a NUL byte to the closing quote.
+        const nul = out.indexOf('\0');
+        return nul === -1 ? out : out.slice(0, nul);
       }
       if (c !== '\\') {
         out += c;
