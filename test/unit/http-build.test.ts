@@ -195,7 +195,8 @@ test('scripts: client.global, tests, log, request variables, exit', async () => 
       '  client.log("got", response.body.token, response.contentType.mimeType);',
       '%}',
       '###',
-      '< {% request.variables.set("rv", client.global.get("obj").n + 1) %}',
+      '@fv = file-value',
+      '< {% request.variables.set("rv", client.global.get("obj").n + client.variables.global.get("obj").n); client.log(client.variables.file.get("fv")) %}',
       'GET http://h/{{tok}}/{{rv}}/{{obj}}',
       '',
       '> {% client.exit(); client.log("never") %}',
@@ -209,7 +210,7 @@ test('scripts: client.global, tests, log, request variables, exit', async () => 
   assert.equal(formatUrl(spec2.url), 'http://h/T/2/%7B%22n%22:1%7D');
   const r2 = await entries[1]!.after!(done(spec2, 200, {}, ''), ctx);
   assert.equal(r2.stop, true);
-  assert.deepEqual(r2.log, []);
+  assert.deepEqual(r2.log, ['file-value'], 'pre-request logs come out with the response');
 });
 
 test('scripts: the sandbox has no require, process or host constructors', async () => {

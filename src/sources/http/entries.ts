@@ -125,6 +125,7 @@ class HttpEntry implements ExecEntry {
       clearAll: () => rt.globals.clear(),
       globalsEmpty: () => rt.globals.size === 0,
       env: (n) => (rt.envTemplate(n) !== undefined ? p.res.lookup(n) : undefined),
+      fileVar: (n) => p.res.fileValue(n),
       lookup: (n) => p.res.lookup(n),
       setRequestVar: (n, t, j) => p.res.requestVars.set(n, { text: t, json: j }),
     };

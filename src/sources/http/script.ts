@@ -19,6 +19,8 @@ export interface ScriptHooks {
   globalsEmpty(): boolean;
   /** request.environment.get */
   env(name: string): string | undefined;
+  /** client.variables.file.get */
+  fileVar(name: string): string | undefined;
   /** request.variables.get for names no script set: any variable the request sees. */
   lookup(name: string): string | undefined;
   setRequestVar(name: string, text: string, json: string | undefined): void;
@@ -97,6 +99,13 @@ const BOOTSTRAP = String.raw`(function (bridge) {
       findByName(name) { const n = String(name).toLowerCase(); const h = list.find((x) => x[0].toLowerCase() === n); return h ? { name: h[0], value: h[1], getRawValue: () => h[1], tryGetSubstitutedValue: () => h[1] } : null; },
     };
   }
+  // JetBrains' single entry point to every scope (2024+): client.variables.global/file/request/environment.
+  client.variables = {
+    global: client.global,
+    file: { get(name) { const v = bridge.fileVar(String(name)); return v === undefined ? null : v; } },
+    get request() { return globalThis.request ? globalThis.request.variables : null; },
+    get environment() { return globalThis.request ? globalThis.request.environment : null; },
+  };
   globalThis.jsonPath = function (doc, path) {
     const out = bridge.jsonPath(json(doc) ?? 'null', String(path));
     if (out === undefined) return null;
@@ -169,6 +178,13 @@ export class ScriptHost {
       clearGlobal: (n: string) => this.hooks?.clearGlobal(n),
       clearAll: () => this.hooks?.clearAll(),
       env: (n: string) => this.hooks?.env(n),
+      fileVar: (n: string) => {
+        try {
+          return this.hooks?.fileVar(n);
+        } catch {
+          return undefined;
+        }
+      },
       lookup: (n: string) => {
         try {
           return this.hooks?.lookup(n);

@@ -181,6 +181,11 @@ export class Resolution {
     }
   }
 
+  /** A file (in-place) variable's value, whatever the other scopes hold (client.variables.file). */
+  fileValue(name: string): string | undefined {
+    return this.fileVar(name);
+  }
+
   private fileVar(name: string): string | undefined {
     const defs = this.file.parsed.vars.get(name);
     if (!defs) return undefined;
