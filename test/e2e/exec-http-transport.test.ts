@@ -139,3 +139,18 @@ test('lane: cookies, redirects and digest still work through the exchange', asyn
   assertExit(r, 0);
   assert.deepEqual(srv.requests.map((q) => [q.url, header(q, 'cookie') ?? '']), [['/start', ''], ['/landing', 'k=v'], ['/again', 'k=v']]);
 });
+
+test('lane: a gzip-encoded response is decoded for printing and for references', async (t) => {
+  const { gzipSync } = await import('node:zlib');
+  const srv = await httpServer(t, (req, res) => {
+    if (req.url === '/z') {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' });
+      res.end(gzipSync(JSON.stringify({ token: 'zipped' })));
+    } else res.end(req.url);
+  });
+  const { dir } = file(`# @name z\nGET ${srv.url}/z\n###\nGET ${srv.url}/use?t={{z.response.body.$.token}}\n`);
+  const r = await runSling(['exec', '--print=b', 't.http'], { cwd: dir });
+  assertExit(r, 0);
+  assert.match(r.stdout, /\{"token":"zipped"\}/, show(r));
+  assert.equal(srv.requests[1]!.url, '/use?t=zipped');
+});

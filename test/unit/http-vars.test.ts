@@ -177,3 +177,15 @@ test('environment: --env without any env file is an error with a hint', () => {
 test('dotenv', () => {
   assert.deepEqual(parseDotenv('# c\nA=1\nexport B = two \nC="x\\ny"\nD=\'q\'\nE=v # note\n'), { A: '1', B: 'two', C: 'x\ny', D: 'q', E: 'v' });
 });
+
+test('pickDef: the last definition above the line, else the first below (property)', async () => {
+  const { pickDef } = await import('../../src/sources/http/vars.js');
+  fc.assert(
+    fc.property(fc.uniqueArray(fc.integer({ min: 1, max: 500 }), { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 520 }), (lines, at) => {
+      const defs = [...lines].sort((a, b) => a - b).map((line) => ({ line, value: String(line) }));
+      const above = defs.filter((d) => d.line < at);
+      const want = above.length ? above[above.length - 1]! : defs[0]!;
+      assert.equal(pickDef(defs, at), want);
+    }),
+  );
+});

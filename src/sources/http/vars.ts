@@ -323,12 +323,15 @@ export class Resolution {
   }
 }
 
+/** The last definition above `line`, else the first one (defs are in file order): a binary search. */
 export function pickDef(defs: VarDef[], line: number): VarDef {
-  let pick: VarDef | undefined;
-  for (const d of defs) {
-    if (d.line < line) pick = d;
-    else break;
+  let lo = 0;
+  let hi = defs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (defs[mid]!.line < line) lo = mid + 1;
+    else hi = mid;
   }
-  return pick ?? defs[0]!;
+  return defs[lo === 0 ? 0 : lo - 1]!;
 }
 
