@@ -23,6 +23,13 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
   const plan = makePlan(inv, spec.method, { isTTY: Boolean(downloading ? io.stderr.isTTY : io.stdout.isTTY), env: io.env });
   const printer = new Printer(plan, stdoutSink(io.stdout));
 
+  if (inv.curl) {
+    // --curl: the curl command line that sends this request (src/output/to-curl.ts); nothing is sent.
+    const { curlCommand } = await import('./output/to-curl.js');
+    const jar = spec.settings.cookieJar;
+    await stdoutSink(io.stdout).write(curlCommand(spec, await prepareRequest(jar ? withJarCookies(spec, jar) : spec)) + '\n');
+    return ExitCode.OK;
+  }
   if (inv.offline) {
     const jar = spec.settings.cookieJar;
     await printer.request(await prepareRequest(jar ? withJarCookies(spec, jar) : spec));

@@ -12,6 +12,8 @@ export interface Invocation {
   version: boolean;
   debug: boolean;
   offline: boolean;
+  /** --curl: print the equivalent curl command instead of sending. */
+  curl: boolean;
   ignoreStdin: boolean;
   defaultScheme: string;
   /** Print codes chosen by --print/-h/-b/-m/-v (the last wins); undefined: the default for the method. */
@@ -245,6 +247,7 @@ export function resolveInvocation(argv: readonly string[], mode: 'main' | 'exec'
     version: flag('version'),
     debug: flag('debug'),
     offline: flag('offline'),
+    curl: flag('curl'),
     ignoreStdin: flag('ignore-stdin'),
     defaultScheme: one(p, 'default-scheme') ?? defaultScheme,
     print,

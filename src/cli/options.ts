@@ -25,6 +25,7 @@ export const OPTIONS: OptionDef[] = [
   { long: 'version', kind: 'flag', group: 'General', help: 'print the version (sling X.Y.Z)' },
   { long: 'debug', kind: 'flag', group: 'General', help: 'like -v, plus timings, connection reuse and redirect hops on stderr; stack traces' },
   { long: 'offline', kind: 'flag', group: 'General', help: 'build and print the request without sending it' },
+  { long: 'curl', kind: 'flag', group: 'General', help: 'print the curl command that sends the same request, and send nothing' },
   { long: 'ignore-stdin', short: 'I', kind: 'flag', group: 'General', help: 'never read a request body from standard input' },
   { long: 'default-scheme', kind: 'value', metavar: 'SCHEME', group: 'General', help: 'scheme for URLs without one (default http; https for slings)' },
   // Output
@@ -106,4 +107,4 @@ function table(options: OptionDef[]): OptionTable {
 }
 
 export const MAIN_TABLE = table(OPTIONS);
-export const EXEC_TABLE = table([...OPTIONS.filter((o) => !['download', 'output', 'continue', 'raw', 'multipart', 'boundary', 'default-scheme'].includes(o.long)), ...EXEC_OPTIONS]);
+export const EXEC_TABLE = table([...OPTIONS.filter((o) => !['download', 'output', 'continue', 'raw', 'multipart', 'boundary', 'default-scheme', 'curl'].includes(o.long)), ...EXEC_OPTIONS]);

@@ -51,6 +51,12 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
 
   const entries = select(script.entries, ex.names, ex.lines);
   const ctx: ExecContext = { offline: inv.offline, cwd: io.cwd, warn: (m) => reporter.warn(m), debug: (m) => reporter.debug(m) };
+  if (ex.to) {
+    // --to curl|http: write the file's requests in the other format instead of sending them.
+    const out = stdoutSink(io.stdout);
+    await (await import('./convert.js')).convertEntries(entries, ex.to, ctx, (text) => out.write(text), (s) => applyFlags(s, inv));
+    return ExitCode.OK;
+  }
   // One write per request when stdout is a pipe or a file; a snapshot of the environment, which
   // is read for every request (proxies, colours) and costs a system call per read on process.env.
   const sink = new RequestSink(stdoutSink(io.stdout), !io.stdout.isTTY);

@@ -171,7 +171,10 @@ export function builtinOutput(words: string[], input: string, env: { cwd: string
     const text = args.join(' ');
     return (escapes ? backslashEscapes(text) : text) + (newline ? '\n' : '');
   }
-  if (name === 'printf') return args.length ? printf(args[0]!, args.slice(1)) : '';
+  if (name === 'printf') {
+    if (args[0] === '--') args.shift();
+    return args.length ? printf(args[0]!, args.slice(1)) : '';
+  }
   if (name === 'cat') {
     if (!args.length || (args.length === 1 && args[0] === '-')) return input;
     return args
@@ -188,10 +191,12 @@ export function builtinOutput(words: string[], input: string, env: { cwd: string
   return undefined;
 }
 
-function backslashEscapes(s: string): string {
-  const map: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', a: '\x07', b: '\b', f: '\f', v: '\v', e: '\x1b' };
-  return s.replace(/\\(0[0-7]{0,3}|x[0-9a-fA-F]{1,2}|.)/g, (m, e: string) => {
-    if (e[0] === '0') return String.fromCharCode(parseInt(e, 8) || 0);
+/** echo -e and printf %b know \0NNN; a printf format knows \NNN (`octal` true). */
+function backslashEscapes(s: string, octal = false): string {
+  const map: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', a: '\x07', b: '\b', f: '\f', v: '\v', e: '\x1b', '"': '"' };
+  const re = octal ? /\\([0-7]{1,3}|x[0-9a-fA-F]{1,2}|.)/g : /\\(0[0-7]{0,3}|x[0-9a-fA-F]{1,2}|.)/g;
+  return s.replace(re, (m, e: string) => {
+    if (/^[0-7]/.test(e)) return String.fromCharCode((parseInt(e, 8) || 0) & 0xff);
     if (e[0] === 'x') return String.fromCharCode(parseInt(e.slice(1), 16));
     return map[e] ?? m;
   });
@@ -203,7 +208,7 @@ function printf(format: string, args: string[]): string {
   let i = 0;
   do {
     let used = false;
-    out += backslashEscapes(format).replace(/%([-0-9]*)([sdib%])/g, (_m, _w: string, conv: string) => {
+    out += backslashEscapes(format, true).replace(/%([-0-9]*)([sdib%])/g, (_m, _w: string, conv: string) => {
       if (conv === '%') return '%';
       used = true;
       const a = args[i++] ?? '';

@@ -1,0 +1,35 @@
+import { curlCommand } from '../output/to-curl.js';
+import { httpRequest } from '../output/to-http.js';
+import { prepareRequest } from '../request/prepare.js';
+import type { RequestSpec } from '../request/spec.js';
+import { withJarCookies } from '../transport/cookies.js';
+import type { ExecContext, ExecEntry } from './types.js';
+
+/**
+ * `sling exec --to curl|http FILE`: builds every request of the file as --offline would (nothing is
+ * sent, variables resolved) and writes it in the other format: a bash file of curl commands, or a
+ * .http file. Requests that need an earlier response (.http references) are built from what is known.
+ */
+export async function convertEntries(entries: ExecEntry[], to: 'curl' | 'http', ctx: ExecContext, write: (text: string) => Promise<void> | void, apply: (s: RequestSpec) => RequestSpec): Promise<void> {
+  const offline: ExecContext = { ...ctx, offline: true };
+  let first = true;
+  if (to === 'curl') await write('#!/usr/bin/env bash\n');
+  for (const entry of entries) {
+    const built = await entry.build(offline);
+    if (built === null) continue;
+    for (const raw of Array.isArray(built) ? built : [built]) {
+      const spec = apply(raw);
+      const jar = spec.settings.cookieJar;
+      const prepared = await prepareRequest(jar ? withJarCookies(spec, jar) : spec);
+      const where = `${entry.name ? entry.name + ': ' : ''}${entry.label} (line ${entry.line})`;
+      if (to === 'curl') {
+        await write(`\n# ${where.replace(/\n/g, ' ')}\n${curlCommand(spec, prepared)}\n`);
+      } else {
+        const { text, problems } = httpRequest(spec, prepared, where.replace(/\n/g, ' '));
+        for (const p of problems) ctx.warn(`${where}: ${p}`);
+        await write((first ? '' : '\n') + text);
+      }
+      first = false;
+    }
+  }
+}

@@ -1,0 +1,110 @@
+import type { PreparedRequest } from '../request/prepare.js';
+import type { RequestSpec } from '../request/spec.js';
+
+/**
+ * A request as the curl command line that sends the same bytes (`sling --curl`, `sling exec --to
+ * curl`): the wire form's headers, with curl's own defaults taken away where sling does not send
+ * them (`-H 'Accept:'`, `-H 'User-Agent:'`, `-H 'Content-Type:'`), the body exactly (`--data-raw`
+ * text, `$'...'` bytes, or `printf ... |` when it holds NUL bytes), and the settings as options.
+ * The command is for bash; sling's own curl reader reads it back (the round trip sends the same
+ * request).
+ */
+
+const SAFE = /^[A-Za-z0-9_\/:=@%+,.^-]+$/;
+
+/** A word for bash: as it is, in '...', or in $'...' when it holds control characters. */
+export function shellWord(s: string): string {
+  if (s !== '' && SAFE.test(s)) return s;
+  if (/[\x00-\x08\x0b-\x1f\x7f]|\r/.test(s)) return ansiC(Buffer.from(s, 'utf8'));
+  return "'" + s.replace(/'/g, "'\\''") + "'";
+}
+
+/** $'...' for bytes: printable ASCII as it is, UTF-8 text kept, everything else as \xHH. */
+function ansiC(bytes: Buffer): string {
+  const text = bytes.toString('utf8');
+  const exact = Buffer.from(text, 'utf8').equals(bytes);
+  let out = "$'";
+  if (exact) {
+    for (const ch of text) {
+      const c = ch.codePointAt(0)!;
+      if (ch === '\\' || ch === "'") out += '\\' + ch;
+      else if (ch === '\n') out += '\\n';
+      else if (ch === '\r') out += '\\r';
+      else if (ch === '\t') out += '\\t';
+      else if (c < 0x20 || c === 0x7f) out += '\\x' + c.toString(16).padStart(2, '0');
+      else out += ch;
+    }
+  } else {
+    for (const b of bytes) {
+      if (b === 0x5c || b === 0x27) out += '\\' + String.fromCharCode(b);
+      else if (b >= 0x20 && b < 0x7f) out += String.fromCharCode(b);
+      else out += '\\x' + b.toString(16).padStart(2, '0');
+    }
+  }
+  return out + "'";
+}
+
+/** printf's format for bytes that include NUL (which no argument can carry). */
+function printfFormat(bytes: Buffer): string {
+  let out = '';
+  for (const b of bytes) {
+    if (b === 0x25) out += '%%';
+    else if (b === 0x5c) out += '\\\\';
+    else if (b >= 0x20 && b < 0x7f && b !== 0x27) out += String.fromCharCode(b);
+    else out += '\\' + b.toString(8).padStart(3, '0');
+  }
+  return "'" + out + "'";
+}
+
+const has = (headers: [string, string][], name: string) => headers.some(([n]) => n.toLowerCase() === name);
+
+export function curlCommand(spec: RequestSpec, prepared: PreparedRequest): string {
+  // One option (with its value) per line, as browsers' "Copy as cURL" writes it.
+  const opts: string[] = [];
+  let prefix = '';
+  const url = `${spec.url.scheme}://${spec.url.hostHeader}${prepared.target}`;
+  const body = prepared.body;
+  const hasBody = body.length > 0 || spec.body.kind !== 'none';
+  // curl's method: GET, POST with a body; -I sends HEAD (-X HEAD would wait for a body).
+  if (prepared.method === 'HEAD' && !hasBody) opts.push('-I');
+  else if (prepared.method !== (hasBody ? 'POST' : 'GET')) opts.push(`-X ${shellWord(prepared.method)}`);
+  // curl globs {} and [] and squashes /./ and /../ unless told not to.
+  if (/[{}[\]]/.test(url)) opts.push('-g');
+  if (/\/\.\.?(\/|$)/.test(prepared.target.replace(/\?.*$/, ''))) opts.push('--path-as-is');
+
+  const headers = prepared.headers;
+  const header = (h: string) => opts.push(`-H ${shellWord(h)}`);
+  for (const [name, value] of headers) {
+    const lower = name.toLowerCase();
+    if (lower === 'host' && value === spec.url.hostHeader) continue;
+    if (lower === 'content-length' && !has(headers, 'transfer-encoding')) continue;
+    header(value === '' ? `${name};` : `${name}: ${value}`);
+  }
+  // Take away curl's defaults that sling does not send.
+  if (!has(headers, 'user-agent')) header('User-Agent:');
+  if (!has(headers, 'accept')) header('Accept:');
+  if (hasBody && !has(headers, 'content-type')) header('Content-Type:');
+  if (body.length > 1024 * 1024 && !has(headers, 'expect')) header('Expect:');
+
+  if (hasBody) {
+    const text = body.toString('utf8');
+    if (body.includes(0)) {
+      prefix = `printf -- ${printfFormat(body)} | `;
+      opts.push('--data-binary @-');
+    } else if (Buffer.from(text, 'utf8').equals(body)) opts.push(`--data-raw ${shellWord(text)}`);
+    else opts.push(`--data-raw ${ansiC(body)}`);
+  }
+
+  const s = spec.settings;
+  if (s.follow) opts.push('-L', `--max-redirs ${s.maxRedirects}`);
+  if (s.timeoutMs !== undefined) opts.push(`--connect-timeout ${s.timeoutMs / 1000}`);
+  if (s.tls.verify === false) opts.push('-k');
+  else if (typeof s.tls.verify === 'string') opts.push(`--cacert ${shellWord(s.tls.verify)}`);
+  if (s.tls.cert) opts.push(`-E ${shellWord(s.tls.cert.replace(/:/g, '\\:'))}`);
+  if (s.tls.certKey) opts.push(`--key ${shellWord(s.tls.certKey)}`);
+  if (s.tls.certKeyPass) opts.push(`--pass ${shellWord(s.tls.certKeyPass)}`);
+  const proxy = s.proxies[spec.url.scheme] ?? s.proxies.all;
+  if (proxy) opts.push(`-x ${shellWord(proxy)}`);
+  if (s.digest) opts.push('--digest', `-u ${shellWord(`${s.digest.user}:${s.digest.password}`)}`);
+  return [`${prefix}curl ${shellWord(url)}`, ...opts].join(' \\\n  ');
+}

@@ -1,0 +1,49 @@
+import type { PreparedRequest } from '../request/prepare.js';
+import type { RequestSpec } from '../request/spec.js';
+
+/**
+ * A request as a JetBrains HTTP Client request (`sling exec --to http`): request line, the wire
+ * headers but Host and Content-Length (sling adds them back), a blank line and the body. Redirects
+ * are followed by .http runners unless `# @no-redirect`; a body that is not text cannot be written
+ * into a .http file and is left out with a comment (the caller warns).
+ */
+export interface HttpText {
+  text: string;
+  /** Why the converted request will not be the same (for a warning). */
+  problems: string[];
+}
+
+const has = (headers: [string, string][], name: string) => headers.some(([n]) => n.toLowerCase() === name);
+
+export function httpRequest(spec: RequestSpec, prepared: PreparedRequest, title: string): HttpText {
+  const problems: string[] = [];
+  const lines: string[] = [`### ${title}`];
+  if (!spec.settings.follow) lines.push('# @no-redirect');
+  if (spec.settings.timeoutMs !== undefined) lines.push(`# @timeout ${spec.settings.timeoutMs} ms`);
+  if (spec.settings.tls.verify !== true) problems.push('TLS settings (-k, --cacert) have no place in a .http file');
+  if (Object.keys(spec.settings.proxies).length) problems.push('the proxy has no place in a .http file');
+  lines.push(`${prepared.method} ${spec.url.scheme}://${spec.url.hostHeader}${prepared.target}`);
+  for (const [name, value] of prepared.headers) {
+    const lower = name.toLowerCase();
+    if ((lower === 'host' && value === spec.url.hostHeader) || lower === 'content-length') continue;
+    lines.push(`${name}: ${value}`);
+  }
+  if (spec.settings.digest) lines.push(`Authorization: Digest ${spec.settings.digest.user} ${spec.settings.digest.password}`);
+  // .http runners add these when the file has none; say what sling would send instead.
+  if (!has(prepared.headers, 'accept-encoding')) problems.push('a .http runner adds Accept-Encoding');
+  const body = prepared.body;
+  if (body.length) {
+    const text = body.toString('utf8');
+    if (!Buffer.from(text, 'utf8').equals(body) || /[\x00-\x08\x0b\x0c\x0e-\x1f]/.test(text)) {
+      problems.push(`the ${body.length}-byte body is not text and was left out`);
+      lines.push('', '# (binary body left out)');
+    } else {
+      // A body line starting with `###` or `<` would read as a new request or a file reference.
+      const safe = text.split('\n').map((l) => (/^(###|< )/.test(l) ? ' ' + l : l));
+      if (safe.join('\n') !== text) problems.push('body lines starting with ### or < were indented');
+      lines.push('', safe.join('\n').replace(/\r\n/g, '\n'));
+      if (text.includes('\r\n')) problems.push('CRLF line ends in the body become the file\'s line ends');
+    }
+  }
+  return { text: lines.join('\n') + '\n', problems };
+}
