@@ -1,9 +1,10 @@
 // curl's URL handling and body building, as unit tables (the e2e tests compare with real curl).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendQuery, expandGlob, parseCurlUrl, toParsedUrl, CurlUrlError } from '../../src/sources/curl/url.js';
+import { appendQuery, expandGlob, parseCurlUrl, resolveLocation, toParsedUrl, CurlUrlError } from '../../src/sources/curl/url.js';
 import { encodeMultipart, escapeData, formPart, guessType, joinData, textLines, urlencodePiece, type FileAccess } from '../../src/sources/curl/body.js';
-import { customHeaders, parseCurlDate, resolveLocation } from '../../src/sources/curl/build.js';
+import { parseCurlDate } from '../../src/sources/curl/dates.js';
+import { customHeaders } from '../../src/sources/curl/headers.js';
 import { requestTarget } from '../../src/request/url.js';
 
 const b = (s: string) => Buffer.from(s, 'utf8').toString('latin1');

@@ -4,9 +4,14 @@ import type { Header, RequestSettings, RequestSpec } from '../../request/spec.js
 import type { ParsedUrl } from '../../request/url.js';
 import { CookieJar } from '../../transport/cookies.js';
 import type { ResponseHead } from '../../transport/send.js';
-import { AUTH, type Operation } from './args.js';
-import { CurlBodyError, encodeMultipart, escapeData, formPart, joinData, newBoundary, urlencodePiece, type FileAccess } from './body.js';
-import { appendQuery, expandGlob, formatCurlUrl, hostHeader, parseCurlUrl, toParsedUrl, type CurlUrl } from './url.js';
+import { CurlBodyError, encodeMultipart, formPart, joinData, newBoundary, urlencodePiece, type FileAccess } from './body.js';
+import { parseCurlDate } from './dates.js';
+import { customHeaders } from './headers.js';
+import { AUTH, type Operation } from './operation.js';
+import { CurlBuildError, withUpload, type Transfer } from './plan.js';
+import { appendQuery, formatCurlUrl, hostHeader, parseCurlUrl, resolveLocation, toParsedUrl, type CurlUrl } from './url.js';
+
+export { CurlBuildError, planTransfers, type Transfer } from './plan.js';
 
 /**
  * curl semantics → RequestSpecs. The headers are put together in the order curl 7.88 sends them:
@@ -21,52 +26,6 @@ import { appendQuery, expandGlob, formatCurlUrl, hostHeader, parseCurlUrl, toPar
  * anything but HEAD into a GET (unless --post303), a -X method stays on every hop, -H headers stay,
  * and credentials only go to the first host (unless --location-trusted).
  */
-export class CurlBuildError extends Error {}
-
-/** One URL of a command, planned when the file is parsed. */
-export interface Transfer {
-  op: Operation;
-  /** The URL after globbing, as written. */
-  urlText: string;
-  globMatches: string[];
-  output?: string;
-  remoteName: boolean;
-  upload?: string;
-}
-
-/** Plans the transfers of a command's operations: URLs globbed and checked, outputs paired. */
-export function planTransfers(ops: Operation[]): Transfer[] {
-  const out: Transfer[] = [];
-  for (const op of ops) {
-    if (op.info) continue;
-    const nodes = op.nodes.filter((n) => n.url !== undefined);
-    if (!nodes.length) throw new CurlBuildError('no URL specified');
-    for (const node of nodes) {
-      const urls = op.globoff ? [{ url: node.url!, matches: [] as string[] }] : expandGlob(node.url!);
-      for (const u of urls) {
-        const url = withUpload(parseCurlUrl(u.url, { defaultScheme: op.protoDefault, pathAsIs: op.pathAsIs }), node.upload);
-        if (op.disallowUsername && url.user !== undefined) throw new CurlBuildError(`'${u.url}': user name in the URL is not allowed (--disallow-username-in-url)`);
-        out.push({
-          op,
-          urlText: u.url,
-          globMatches: u.matches,
-          output: node.output,
-          remoteName: Boolean(node.remoteName) || (op.remoteNameAll && node.output === undefined),
-          upload: node.upload,
-        });
-      }
-    }
-  }
-  return out;
-}
-
-/** -T FILE to a URL ending in `/` (or with no path) appends the file's name, as curl does. */
-function withUpload(url: CurlUrl, upload: string | undefined): CurlUrl {
-  if (upload === undefined || upload === '-' || upload === '.') return url;
-  if (!url.path.endsWith('/')) return url;
-  const base = upload.slice(Math.max(upload.lastIndexOf('/'), upload.lastIndexOf('\\')) + 1);
-  return { ...url, path: url.path + escapeData(base).replace(/\+/g, '%20') };
-}
 
 /** What one command needs at run time besides its operations. */
 export interface CommandRuntime {
@@ -104,46 +63,6 @@ export interface TransferRun {
 }
 
 const originKey = (u: CurlUrl) => `${u.scheme}://${u.host.toLowerCase()}:${u.port ?? (u.scheme === 'https' ? 443 : 80)}`;
-
-interface CustomHeader {
-  name: string;
-  /** undefined: a removal (`Name:`); '' with empty: send it empty (`Name;`). */
-  value?: string;
-  line: string;
-}
-
-/** -H values as curl's custom header list: `Name: value`, `Name:` (remove), `Name;` (send empty). */
-export function customHeaders(raw: string[], files: FileAccess): CustomHeader[] {
-  const lines: string[] = [];
-  for (const h of raw) {
-    if (h.startsWith('@')) {
-      const text = files.read(h.slice(1));
-      if (text === undefined) {
-        files.warn(`cannot read headers from the file '${h.slice(1)}'`);
-        continue;
-      }
-      for (const line of text.split('\n')) {
-        const l = line.replace(/\r$/, '');
-        if (l.trim()) lines.push(l);
-      }
-    } else lines.push(h);
-  }
-  const out: CustomHeader[] = [];
-  for (const line of lines) {
-    const colon = line.indexOf(':');
-    if (colon !== -1) {
-      const name = line.slice(0, colon);
-      const value = line.slice(colon + 1).replace(/^[ \t]+/, '');
-      // `Name:` with nothing after the colon removes curl's own header of that name.
-      out.push({ name, value: value.replace(/[ \t\r\n]+$/, '') === '' ? undefined : value, line });
-      continue;
-    }
-    // `Name;` sends the header with an empty value; anything after the `;` makes it ignored.
-    const semi = line.indexOf(';');
-    if (semi !== -1 && line.slice(semi + 1).trim() === '') out.push({ name: line.slice(0, semi), value: '', line });
-  }
-  return out;
-}
 
 /** Builds the requests of one command, and the runs their after-hooks use. */
 export class CommandBuilder {
@@ -554,19 +473,6 @@ function contentRange(range: string, size: number): string {
   return `bytes ${range}/${size}`;
 }
 
-/** Resolves a Location against the URL it came from (curl keeps the path's escapes as sent). */
-export function resolveLocation(base: CurlUrl, location: string): CurlUrl {
-  const clean = location.replace(/ /g, '%20');
-  if (/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(clean)) return parseCurlUrl(clean);
-  const origin = `${base.scheme}://${base.host}${base.port !== undefined ? ':' + base.port : ''}`;
-  if (clean.startsWith('//')) return parseCurlUrl(`${base.scheme}:${clean}`);
-  if (clean.startsWith('/')) return parseCurlUrl(origin + clean);
-  if (clean.startsWith('?')) return parseCurlUrl(origin + base.path + clean);
-  if (clean.startsWith('#') || clean === '') return base;
-  const dir = base.path.slice(0, base.path.lastIndexOf('/') + 1);
-  return parseCurlUrl(origin + dir + clean);
-}
-
 function storeCookies(jar: CookieJar, response: ResponseHead, url: CurlUrl) {
   const raw = response.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'set-cookie') jar.setCookie(raw[i + 1]!, cookieUrl(url));
@@ -597,29 +503,3 @@ const b64 = (s: string) => Buffer.from(s, 'latin1').toString('base64');
 /** A byte string as the text the transport sends back out as the same UTF-8 bytes. */
 export const utf8 = (s: string) => Buffer.from(s, 'latin1').toString('utf8');
 
-const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-
-/**
- * The dates curl's -z understands (curl_getdate): RFC 1123/850/asctime forms, `YYYYMMDD`, and
- * `YYYYMMDD HH:MM:SS`, in GMT unless a zone is given. undefined: not a date (then it is a file).
- */
-export function parseCurlDate(text: string): number | undefined {
-  const t = text.trim();
-  let m = /^(\d{4})(\d{2})(\d{2})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?$/.exec(t);
-  if (m) return Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0));
-  m = /^(?:[a-z]+,?\s+)?(\d{1,2})[\s-]([a-z]{3})[a-z]*[\s-](\d{2,4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?(?:\s+(GMT|UTC|Z|[+-]\d{4}))?$/i.exec(t);
-  if (m && MONTHS.includes(m[2]!.toLowerCase())) {
-    let year = Number(m[3]);
-    if (year < 100) year += year < 70 ? 2000 : 1900;
-    let ms = Date.UTC(year, MONTHS.indexOf(m[2]!.toLowerCase()), Number(m[1]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0));
-    const zone = m[7];
-    if (zone && /^[+-]\d{4}$/.test(zone)) {
-      const sign = zone[0] === '-' ? -1 : 1;
-      ms -= sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(3))) * 60000;
-    }
-    return ms;
-  }
-  m = /^[a-z]+\s+([a-z]{3})\s+(\d{1,2})\s+(\d{1,2}):(\d{2}):(\d{2})\s+(\d{4})$/i.exec(t);
-  if (m && MONTHS.includes(m[1]!.toLowerCase())) return Date.UTC(Number(m[6]), MONTHS.indexOf(m[1]!.toLowerCase()), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]));
-  return undefined;
-}

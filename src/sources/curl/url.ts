@@ -237,3 +237,16 @@ function rangeValues(body: string, bad: (why: string) => never): string[] {
   }
   return bad(`bad range [${body}]`);
 }
+
+/** Resolves a Location against the URL it came from (curl keeps the path's escapes as sent). */
+export function resolveLocation(base: CurlUrl, location: string): CurlUrl {
+  const clean = location.replace(/ /g, '%20');
+  if (/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(clean)) return parseCurlUrl(clean);
+  const origin = `${base.scheme}://${base.host}${base.port !== undefined ? ':' + base.port : ''}`;
+  if (clean.startsWith('//')) return parseCurlUrl(`${base.scheme}:${clean}`);
+  if (clean.startsWith('/')) return parseCurlUrl(origin + clean);
+  if (clean.startsWith('?')) return parseCurlUrl(origin + base.path + clean);
+  if (clean.startsWith('#') || clean === '') return base;
+  const dir = base.path.slice(0, base.path.lastIndexOf('/') + 1);
+  return parseCurlUrl(origin + dir + clean);
+}
