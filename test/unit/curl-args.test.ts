@@ -101,6 +101,7 @@ test('config files: -K and .curlrc syntax', () => {
   // .curlrc comes first, and -q as the first argument skips it.
   assert.deepEqual(parseCurlArgs(['-H', 'B: 2', 'u'], noConfig, '-H "A: 1"').operations[0]!.headers, ['A: 1', 'B: 2']);
   assert.deepEqual(parseCurlArgs(['-q', '-H', 'B: 2', 'u'], noConfig, '-H "A: 1"').operations[0]!.headers, ['B: 2']);
+  assert.throws(() => parseCurlArgs(['u'], noConfig, 'ftp-pasv\n'), /^CurlArgError: in \.curlrc: --ftp-pasv is not an HTTP option/);
 });
 
 test('cmd.exe "Copy as cURL": carets, continuations, C runtime quoting', () => {

@@ -115,6 +115,7 @@ test('-F parts: files, types, file names, quoting, part headers', () => {
     ['a=v;headers="X-H: 1"', { name: 'a', filename: undefined, contentType: undefined, headers: ['X-H: 1'], data: 'v' }],
     ['a=v;headers=@h.txt', { name: 'a', filename: undefined, contentType: undefined, headers: ['X-A: 1', 'X-B: 2'], data: 'v' }],
     ['=v', { name: undefined, filename: undefined, contentType: undefined, headers: [], data: 'v' }],
+    ['a=v;Type=x/y;FILENAME=q.txt', { name: 'a', filename: 'q.txt', contentType: 'x/y', headers: [], data: 'v' }],
   ];
   for (const [v, want] of table) assert.deepEqual(formPart(v, false, f), want, v);
   assert.deepEqual(formPart('a=@not;type=x', true, f), { name: 'a', headers: [], data: '@not;type=x' });
@@ -138,7 +139,7 @@ test('multipart body: curl\'s layout and name escaping', () => {
 
 test('-H: removal, empty values, @file', () => {
   const f = files({ 'h.txt': 'X-F: 1\r\n\r\nX-G: 2\n' });
-  assert.deepEqual(customHeaders(['A: 1', 'B:', 'C;', 'D;x', 'E', 'F:   spaced', '@h.txt'], f).map((h) => [h.name, h.value]), [
+  assert.deepEqual(customHeaders(['A: 1', 'B:', 'C;', 'D;x', 'E', 'F:   spaced', ':noname', '@h.txt'], f).map((h) => [h.name, h.value]), [
     ['A', '1'], ['B', undefined], ['C', ''], ['F', 'spaced'], ['X-F', '1'], ['X-G', '2'],
   ]);
 });

@@ -28,7 +28,15 @@ export interface ParsedCommand {
 export function parseCurlArgs(args: string[], ctx: ParseContext, preamble?: string): ParsedCommand {
   const ops: Operation[] = [newOperation()];
   const first = args[0] ?? '';
-  if (preamble !== undefined && !(first === '--disable' || /^-q/.test(first))) applyConfig(preamble, ops, ctx, -1, 0);
+  if (preamble !== undefined && !(first === '--disable' || /^-q/.test(first))) {
+    try {
+      applyConfig(preamble, ops, ctx, -1, 0);
+    } catch (e) {
+      if (e instanceof CurlArgError) throw new CurlArgError(`in .curlrc: ${e.message}`, -1);
+      throw e;
+    }
+    for (const w of ops[0]!.warnings) w.option = `.curlrc: ${w.option}`;
+  }
   parseInto(args, ops, { stillOptions: true }, ctx, (i) => i, 0);
   // -d data without -G makes the request a POST, which -I, -T and -F rule out.
   for (const op of ops) if (op.data.length && !op.useGet) setRequest(op, 'SIMPLEPOST', -1);

@@ -174,7 +174,8 @@ function parseParams(s: string, pos: number, stop: string, files: FileAccess): P
   while (s[pos] === ';') {
     pos++;
     while (pos < s.length && /\s/.test(s[pos]!)) pos++;
-    const rest = s.slice(pos);
+    // Parameter names are case-insensitive in curl (`;Type=`).
+    const rest = s.slice(pos, pos + 9).toLowerCase();
     if (typeStart === -1 && rest.startsWith('type=')) {
       pos += 5;
       while (pos < s.length && /\s/.test(s[pos]!)) pos++;

@@ -32,6 +32,8 @@ export function customHeaders(raw: string[], files: FileAccess): CustomHeader[] 
     const colon = line.indexOf(':');
     if (colon !== -1) {
       const name = line.slice(0, colon);
+      // A header without a name is not sent.
+      if (!name) continue;
       const value = line.slice(colon + 1).replace(/^[ \t]+/, '');
       // `Name:` with nothing after the colon removes curl's own header of that name.
       out.push({ name, value: value.replace(/[ \t\r\n]+$/, '') === '' ? undefined : value, line });
