@@ -1,5 +1,6 @@
 import type { BodyLine, Diagnostic, Directives, HeaderNode, ParsedHttp, RequestNode, RunNode, ScriptNode } from './ast.js';
 import { checkDynamic } from './dynamic.js';
+import { directive } from './directives.js';
 import { compile, concat, expressions, lastCompile, rawText, type Expr, type Template } from './template.js';
 
 /**
@@ -192,71 +193,9 @@ class Parser {
   }
 
   private comment(t: string, ln: number, col: number) {
-    const m = /^(?:#|\/\/)\s*@([A-Za-z][\w.-]*)(\s*=\s*|\s+|$)(.*)$/.exec(t);
-    if (!m) return;
-    const [, name, sep, rest] = m as unknown as [string, string, string, string];
-    const value = rest.trim();
-    const d = this.pending.directives;
-    const seconds = (what: string) => {
-      const s = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/.exec(value);
-      if (!s) this.fail(ln, col, `# @${what} needs a time such as 30, 30 s, 500 ms or 2 m, got '${value}'`);
-      const n = Number(s[1]);
-      return s[2] === 'ms' ? n : s[2] === 'm' ? n * 60000 : n * 1000;
-    };
-    switch (name) {
-      case 'name':
-        if (!value) this.fail(ln, col, '# @name needs a name');
-        this.pending.atName = value;
-        return;
-      case 'no-redirect':
-        d.noRedirect = true;
-        return;
-      case 'no-cookie-jar':
-        d.noCookieJar = true;
-        return;
-      case 'timeout':
-        d.timeoutMs = seconds('timeout');
-        return;
-      case 'connection-timeout':
-        d.connectTimeoutMs = seconds('connection-timeout');
-        return;
-      case 'no-log':
-        d.noLog = true;
-        return;
-      case 'no-auto-encoding':
-      case 'note':
-      case 'title':
-      case 'description':
-        return;
-      case 'ref':
-      case 'forceRef':
-        if (!value) this.fail(ln, col, `# @${name} needs a request name`);
-        d.refs.push(value);
-        return;
-      case 'disabled':
-        d.disabled = true;
-        return;
-      case 'sleep': {
-        if (!/^\d+$/.test(value)) this.fail(ln, col, `# @sleep needs milliseconds, got '${value}'`);
-        d.sleepMs = Number(value);
-        return;
-      }
-      case 'no-reject-unauthorized':
-        d.insecure = true;
-        return;
-      case 'lang':
-        if (/^lua$/i.test(value)) this.pending.lua = true;
-        return;
-      case 'prompt':
-        this.warn(ln, col, `# @prompt asks for input in the REST Client; sling does not prompt: give ${value.split(/\s/)[0] || 'the variable'} a value in a file variable or the environment`);
-        return;
-      case 'use-os-credentials':
-        this.warn(ln, col, '# @use-os-credentials (JetBrains) is not supported: ignored');
-        return;
-    }
-    // `# @host = x`: a commented-out file variable, not a directive.
-    if (sep.includes('=')) return;
-    this.warn(ln, col, `unknown directive # @${name}: ignored`);
+    const d = directive(t, ln, col, this.pending.directives, (l, c, m) => this.warn(l, c, m), (l, c, m) => this.fail(l, c, m));
+    if (d?.name !== undefined) this.pending.atName = d.name;
+    if (d?.lua) this.pending.lua = true;
   }
 
   private blockComment(col: number) {

@@ -1,12 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { resolve as resolvePath } from 'node:path';
 import { CliError, UsageError } from '../../errors.js';
 import { USER_AGENT } from '../../request/build.js';
 import type { Header, RequestSpec } from '../../request/spec.js';
 import { parseUrl, type ParsedUrl } from '../../request/url.js';
-import type { BodyLine, RequestNode } from './ast.js';
-import { compile, rawText, type Template } from './template.js';
+import type { RequestNode } from './ast.js';
+import { bodyBytes, graphqlBody } from './bodies.js';
+import { rawText } from './template.js';
 import type { FileCtx, Resolution } from './vars.js';
 
 /**
@@ -199,148 +197,6 @@ export function looseUrl(text: string): ParsedUrl {
     path: m[3] || '/',
     query: m[4] ?? '',
   };
-}
-
-function readInclude(line: BodyLine & { kind: 'file' }, o: BuildOptions): Buffer | string {
-  const path = o.res.resolve(line.path);
-  const full = resolvePath(o.file.dir, path === '~' || path.startsWith('~/') ? homedir() + path.slice(1) : path);
-  let data: Buffer;
-  try {
-    data = readFileSync(full);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (e as Error).message;
-    const where = `${o.file.path}:${line.line}:${line.col}`;
-    if (!o.lenient) throw new UsageError(`${where}: cannot read '${path}': ${why}`);
-    o.warn(`${where}: cannot read '${path}': ${why}; shown as written`);
-    return `<${line.vars ? '@' : ''} ${path}`;
-  }
-  if (!line.vars) return data;
-  // `<@ file`: the file's text with its {{variables}} substituted.
-  return o.res.resolve(compile(data.toString('utf8'), line.line, line.col));
-}
-
-function bodyBytes(node: RequestNode, o: BuildOptions, contentType: string | undefined): Buffer {
-  const lines = node.body;
-  if (lines.length === 0) return Buffer.alloc(0);
-  const ct = contentType?.toLowerCase() ?? '';
-  if (ct.startsWith('multipart/')) {
-    const multipart = multipartBody(node, o, contentType!);
-    if (multipart) return multipart;
-  }
-  if (ct.startsWith('application/x-www-form-urlencoded') && lines.every((l) => l.kind === 'text')) {
-    // Several lines make one form (REST Client: `&key=value` lines); spaces around = and & go.
-    let s = '';
-    for (const l of lines) s += o.res.resolve((l as { t: Template }).t).trim();
-    return Buffer.from(s.replace(/\s*&\s*/g, '&').replace(/\s*=\s*/g, '='), 'utf8');
-  }
-  if (lines.length === 1 && lines[0]!.kind === 'text') return Buffer.from(o.res.resolve(lines[0]!.t), 'utf8');
-  const chunks: Buffer[] = [];
-  let text = '';
-  for (const l of lines) {
-    if (l.kind === 'text') text += o.res.resolve(l.t) + l.eol;
-    else {
-      const inc = readInclude(l, o);
-      if (typeof inc === 'string') text += inc + l.eol;
-      else {
-        if (text) chunks.push(Buffer.from(text, 'utf8'));
-        text = '';
-        chunks.push(inc);
-        if (l.eol) text = l.eol;
-      }
-    }
-  }
-  if (text) chunks.push(Buffer.from(text, 'utf8'));
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-}
-
-/**
- * A multipart body as written, re-assembled with CRLF line breaks (as the wire format wants),
- * `< ./file` parts read as bytes, trailing blank lines of each part dropped. The delimiter lines
- * are found by the boundary as written in the Content-Type header (before variables are
- * substituted), so `boundary={{$timestamp}}` works. null: no delimiter found, send as text.
- */
-function multipartBody(node: RequestNode, o: BuildOptions, contentType: string): Buffer | null {
-  const ctHeader = node.headers.find((h) => /^content-type$/i.test(rawText(h.name)));
-  const rawBoundary = ctHeader && /boundary=("?)([^";\s]+)\1/i.exec(rawText(ctHeader.value))?.[2];
-  const boundary = /boundary=("?)([^";\s]+)\1/i.exec(contentType)?.[2];
-  if (!rawBoundary || !boundary) return null;
-  const open = '--' + rawBoundary;
-  const close = open + '--';
-  const isDelimiter = (l: BodyLine) => l.kind === 'text' && (l.raw.trim() === open || l.raw.trim() === close);
-  if (!node.body.some(isDelimiter)) return null;
-  const chunks: Buffer[] = [];
-  let i = 0;
-  const lines = node.body;
-  while (i < lines.length && !isDelimiter(lines[i]!)) i++;
-  while (i < lines.length) {
-    const delim = lines[i] as { raw: string };
-    if (delim.raw.trim() === close) {
-      chunks.push(Buffer.from(`--${boundary}--\r\n`));
-      break;
-    }
-    chunks.push(Buffer.from(`--${boundary}\r\n`));
-    i++;
-    // part headers up to the first blank line
-    let head = '';
-    while (i < lines.length && !isDelimiter(lines[i]!)) {
-      const l = lines[i]!;
-      if (l.kind === 'text' && l.raw.trim() === '') {
-        i++;
-        break;
-      }
-      head += (l.kind === 'text' ? o.res.resolve(l.t) : '') + '\r\n';
-      i++;
-    }
-    chunks.push(Buffer.from(head + '\r\n'));
-    let end = i;
-    while (end < lines.length && !isDelimiter(lines[end]!)) end++;
-    let last = end;
-    while (last > i && lines[last - 1]!.kind === 'text' && (lines[last - 1] as { raw: string }).raw.trim() === '') last--;
-    for (let j = i; j < last; j++) {
-      const l = lines[j]!;
-      if (l.kind === 'text') chunks.push(Buffer.from(o.res.resolve(l.t), 'utf8'));
-      else {
-        const inc = readInclude(l, o);
-        chunks.push(typeof inc === 'string' ? Buffer.from(inc, 'utf8') : inc);
-      }
-      if (j < last - 1) chunks.push(Buffer.from('\r\n'));
-    }
-    chunks.push(Buffer.from('\r\n'));
-    i = end;
-  }
-  return Buffer.concat(chunks);
-}
-
-/**
- * GraphQL (JetBrains `GRAPHQL url`, REST Client `X-REQUEST-TYPE: GraphQL`, httpyac's query
- * bodies): the query, then optionally a blank line and the variables as JSON, sent as
- * `{"query": ..., "operationName": ..., "variables": ...}`.
- */
-export function graphqlBody(text: string): Buffer {
-  let query = text;
-  let variables: unknown;
-  const blanks = /\r?\n[ \t]*\r?\n/g;
-  let m: RegExpExecArray | null;
-  const cuts: number[] = [];
-  while ((m = blanks.exec(text))) cuts.push(m.index, m.index + m[0].length);
-  for (let k = cuts.length - 2; k >= 0; k -= 2) {
-    const tail = text.slice(cuts[k + 1]!).trim();
-    if (!tail.startsWith('{')) continue;
-    try {
-      variables = JSON.parse(tail);
-      query = text.slice(0, cuts[k]!);
-      break;
-    } catch {
-      // not the variables: part of the query
-    }
-  }
-  query = query.trim();
-  const doc: Record<string, unknown> = { query };
-  const op = /^\s*(query|mutation|subscription)\s+([A-Za-z_]\w*)/.exec(query);
-  if (op) doc.operationName = op[2];
-  if (variables !== undefined) doc.variables = variables;
-  return Buffer.from(JSON.stringify(doc), 'utf8');
 }
 
 const clip = (s: string) => (s.length > 60 ? s.slice(0, 57) + '...' : s);

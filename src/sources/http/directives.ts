@@ -1,0 +1,80 @@
+import type { Directives } from './ast.js';
+
+/**
+ * `# @directive value` / `// @directive value` comment lines: JetBrains (`@name`, `@no-redirect`,
+ * `@no-cookie-jar`, `@timeout`, `@connection-timeout`, `@no-log`, `@no-auto-encoding`), REST Client
+ * (`@name`, `@prompt`, `@note`), httpyac (`@ref`, `@forceRef`, `@disabled`, `@sleep`,
+ * `@no-reject-unauthorized`, `@title`, `@description`) and rest.nvim/kulala (`@lang=lua`).
+ * Anything else is an unknown directive (a warning), except `# @host = x`: a commented-out file
+ * variable, silently a comment. Returns the request name or the Lua marker when the line gives one.
+ */
+export function directive(
+  t: string,
+  ln: number,
+  col: number,
+  d: Directives,
+  warn: (line: number, col: number, message: string) => void,
+  fail: (line: number, col: number, message: string) => never,
+): { name?: string; lua?: boolean } | undefined {
+  const m = /^(?:#|\/\/)\s*@([A-Za-z][\w.-]*)(\s*=\s*|\s+|$)(.*)$/.exec(t);
+  if (!m) return undefined;
+  const [, name, sep, rest] = m as unknown as [string, string, string, string];
+  const value = rest.trim();
+  const seconds = (what: string) => {
+    const s = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/.exec(value);
+    if (!s) fail(ln, col, `# @${what} needs a time such as 30, 30 s, 500 ms or 2 m, got '${value}'`);
+    const n = Number(s[1]);
+    return s[2] === 'ms' ? n : s[2] === 'm' ? n * 60000 : n * 1000;
+  };
+  switch (name) {
+    case 'name':
+      if (!value) fail(ln, col, '# @name needs a name');
+      return { name: value };
+    case 'no-redirect':
+      d.noRedirect = true;
+      return undefined;
+    case 'no-cookie-jar':
+      d.noCookieJar = true;
+      return undefined;
+    case 'timeout':
+      d.timeoutMs = seconds('timeout');
+      return undefined;
+    case 'connection-timeout':
+      d.connectTimeoutMs = seconds('connection-timeout');
+      return undefined;
+    case 'no-log':
+      d.noLog = true;
+      return undefined;
+    case 'no-auto-encoding':
+    case 'note':
+    case 'title':
+    case 'description':
+      return undefined;
+    case 'ref':
+    case 'forceRef':
+      if (!value) fail(ln, col, `# @${name} needs a request name`);
+      d.refs.push(value);
+      return undefined;
+    case 'disabled':
+      d.disabled = true;
+      return undefined;
+    case 'sleep':
+      if (!/^\d+$/.test(value)) fail(ln, col, `# @sleep needs milliseconds, got '${value}'`);
+      d.sleepMs = Number(value);
+      return undefined;
+    case 'no-reject-unauthorized':
+      d.insecure = true;
+      return undefined;
+    case 'lang':
+      return /^lua$/i.test(value) ? { lua: true } : undefined;
+    case 'prompt':
+      warn(ln, col, `# @prompt asks for input in the REST Client; sling does not prompt: give ${value.split(/\s/)[0] || 'the variable'} a value in a file variable or the environment`);
+      return undefined;
+    case 'use-os-credentials':
+      warn(ln, col, '# @use-os-credentials (JetBrains) is not supported: ignored');
+      return undefined;
+  }
+  // `# @host = x`: a commented-out file variable, not a directive.
+  if (!sep.includes('=')) warn(ln, col, `unknown directive # @${name}: ignored`);
+  return undefined;
+}
