@@ -46,7 +46,7 @@ function partSegments(part: Part, env: ShellEnv): Segment[] {
     case 'tilde':
       return [{ text: env.home, split: false }];
     case 'cmdsub':
-      return [{ text: runSubstitution(part.list, part.offset, env).replace(/\n+$/, ''), split: !part.quoted }];
+      return [{ text: runSubstitution(part.list, env).replace(/\n+$/, ''), split: !part.quoted }];
     case 'var': {
       const value = env.lookup(part.name) ?? special(part.name);
       const isSet = value !== undefined;
@@ -137,7 +137,7 @@ export function expandHeredoc(body: string, env: ShellEnv): string {
  * Command substitution: only commands whose output sling can compute without running anything.
  * `echo`, `printf` and `cat FILE...`, possibly piped into `cat`.
  */
-export function runSubstitution(list: ListItem[], offset: number, env: ShellEnv): string {
+export function runSubstitution(list: ListItem[], env: ShellEnv): string {
   let out = '';
   for (const item of list) {
     let input = '';
@@ -152,7 +152,6 @@ export function runSubstitution(list: ListItem[], offset: number, env: ShellEnv)
     }
     out += input;
   }
-  void offset;
   return out;
 }
 

@@ -138,7 +138,10 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
     label,
     async build(ctx) {
       for (const b of call.before) if (runs(b, state.status)) state.status = 0;
-      if (state.stopped) return null;
+      if (state.stopped) {
+        ctx.warn(`${at}: skipped: set -e, and a command before it failed`);
+        return null;
+      }
       if (!runs(call.when, state.status)) {
         ctx.warn(`${at}: skipped: the command before ${call.when === 'ok' ? '&&' : '||'} ${call.when === 'ok' ? 'failed' : 'succeeded'}`);
         return null;

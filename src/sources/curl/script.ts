@@ -28,12 +28,6 @@ export interface CurlCall {
   countsStatus: boolean;
   /** `set -e` was on: a failure stops the script. */
   errexit: boolean;
-  /** An `exit` follows (after the commands in `before` of the next call): stop here. */
-}
-
-export interface WalkResult {
-  calls: CurlCall[];
-  /** Conditions of trailing non-curl commands (unused, for completeness). */
 }
 
 export interface WalkContext {
@@ -98,7 +92,7 @@ export function walkScript(items: ListItem[], ctx: WalkContext): CurlCall[] {
         };
         before = [];
         if (i > 0) call.stdin = { kind: 'data', data: pipedIn ?? '' };
-        applyRedirects(cmd, call, env, ctx);
+        applyRedirects(cmd, call, env);
         if (!last) {
           const nextName = firstWord(stages[i + 1]!, env);
           if (!['echo', 'printf', 'true', ':', 'cat'].includes(nextName)) {
@@ -184,7 +178,7 @@ function redirectInput(r: Redirect, env: ShellEnv): string {
   return '';
 }
 
-function applyRedirects(cmd: SimpleCommand, call: CurlCall, env: ShellEnv, ctx: WalkContext) {
+function applyRedirects(cmd: SimpleCommand, call: CurlCall, env: ShellEnv) {
   for (const r of cmd.redirects) {
     if (r.fd === 0 && (r.op === '<' || r.op === '<<' || r.op === '<<-' || r.op === '<<<')) {
       if (r.op === '<') call.stdin = { kind: 'file', path: resolve(env.cwd, target(r, env)) };
@@ -203,5 +197,4 @@ function applyRedirects(cmd: SimpleCommand, call: CurlCall, env: ShellEnv, ctx: 
     }
     throw new ShellSyntaxError(`the redirection '${r.fd}${r.op}' is not supported`, r.offset);
   }
-  void ctx;
 }
