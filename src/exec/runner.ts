@@ -124,6 +124,7 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
             env,
             keepAliveLane: true,
             debug: (m) => reporter.debug(m),
+            warn: (m) => reporter.warn(m),
             onRequest: async (prepared) => {
               if (first || plan.intermediate) await printer.request(prepared);
               first = false;

@@ -62,6 +62,17 @@ export interface RequestSettings {
    * the response that redirected. Undefined: the DECISIONS.md rules of exchange.ts.
    */
   redirect?: (spec: RequestSpec, response: import('../transport/send.js').ResponseHead, location: string) => RequestSpec;
+  /** Connect to this Unix domain socket instead of the URL's host (curl's --unix-socket). */
+  unixSocket?: string;
+  /** Resolve the host to IPv4 or IPv6 addresses only (curl's -4 / -6). */
+  family?: 4 | 6;
+  /**
+   * HTTP/2: 'alpn' offers h2 over TLS and falls back to HTTP/1.1 (curl's --http2 on https://);
+   * 'prior-knowledge' speaks h2 from the first byte, also without TLS.
+   */
+  http2?: 'alpn' | 'prior-knowledge';
+  /** Retry transient failures (curl's --retry family). */
+  retry?: { count: number; delayMs?: number; maxTimeMs?: number; allErrors: boolean; connRefused: boolean };
 }
 
 export interface RequestSpec {

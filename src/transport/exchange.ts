@@ -1,4 +1,4 @@
-import { TooManyRedirectsError, UsageError } from '../errors.js';
+import { CliError, TimeoutError, TooManyRedirectsError, UsageError } from '../errors.js';
 import { prepareRequest, type PreparedRequest } from '../request/prepare.js';
 import type { RequestSpec } from '../request/spec.js';
 import { formatUrl, originOf, parseUrl } from '../request/url.js';
@@ -20,6 +20,8 @@ export interface ExchangeOptions {
   /** Called for each intermediate response (a redirect that is followed, a digest challenge), with its body read. */
   onRedirect?(hop: Hop, body: Buffer): void | Promise<void>;
   debug?(message: string): void;
+  /** Warnings (a retry that is coming). */
+  warn?(message: string): void;
   /** Use raw.ts for plain HTTP without a proxy (downloads: the body goes straight to a file). */
   fastLane?: boolean;
   /** Use keepalive.ts for plain HTTP without a proxy (`sling exec`: many requests on kept-alive sockets). */
@@ -51,15 +53,50 @@ export function redirectSpec(spec: RequestSpec, hop: Hop, location: string): Req
   return { ...spec, method, url, query: [], headers, body };
 }
 
-/** Sends a request and follows redirects when asked; resolves with the final hop (body unread). */
+const TRANSIENT_STATUS = new Set([408, 429, 500, 502, 503, 504]);
+
+/**
+ * Sends a request (following redirects when asked) and resolves with the final hop, body unread.
+ * With settings.retry, transient failures are tried again as curl's --retry does: a timeout, an
+ * HTTP 408/429/500/502/503/504 (a refused connection with connRefused, any error with allErrors),
+ * waiting 1 s, 2 s, 4 s... (or the fixed delay, or what Retry-After asks), within maxTime.
+ */
 export async function exchange(first: RequestSpec, opts: ExchangeOptions): Promise<Hop> {
+  const retry = first.settings.retry;
+  if (!retry || retry.count <= 0) return exchangeOnce(first, opts);
+  const started = Date.now();
+  for (let attempt = 0; ; attempt++) {
+    let delay = retry.delayMs ?? Math.min(1000 * 2 ** attempt, 600_000);
+    const left = retry.count - attempt;
+    const inTime = () => retry.maxTimeMs === undefined || Date.now() - started + delay < retry.maxTimeMs;
+    try {
+      const hop = await exchangeOnce(first, opts);
+      const status = hop.response.status;
+      if (!(TRANSIENT_STATUS.has(status) || (retry.allErrors && status >= 400)) || left <= 0) return hop;
+      const after = headerValue(hop.response.rawHeaders, 'retry-after');
+      if (after && /^\d+$/.test(after.trim()) && retry.delayMs === undefined) delay = Number(after.trim()) * 1000;
+      if (!inTime()) return hop;
+      await readBody(hop);
+      opts.warn?.(`HTTP ${status} from ${first.url.hostHeader}: retrying in ${delay / 1000}s (${left} ${left === 1 ? 'retry' : 'retries'} left)`);
+    } catch (e) {
+      const code = ((e as { cause?: { code?: string } }).cause ?? {}).code;
+      const transient = e instanceof TimeoutError || (retry.connRefused && code === 'ECONNREFUSED') || (retry.allErrors && e instanceof CliError && e.exitCode !== 1);
+      if (!transient || left <= 0 || !inTime()) throw e;
+      opts.warn?.(`${(e as Error).message}: retrying in ${delay / 1000}s (${left} ${left === 1 ? 'retry' : 'retries'} left)`);
+    }
+    await new Promise((r) => setTimeout(r, delay));
+  }
+}
+
+async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<Hop> {
   let spec = first;
   let answeredDigest = false;
   for (let hops = 0; ; hops++) {
     const jar = spec.settings.cookieJar;
     const prepared = await prepareRequest(jar ? withJarCookies(spec, jar) : spec);
     await opts.onRequest?.(prepared);
-    const direct = (opts.fastLane || opts.keepAliveLane) && spec.url.scheme === 'http' && !pickProxy(spec.url, spec.settings.proxies, opts.env);
+    const st = spec.settings;
+    const direct = (opts.fastLane || opts.keepAliveLane) && spec.url.scheme === 'http' && !st.unixSocket && !st.family && !st.http2 && !pickProxy(spec.url, st.proxies, opts.env);
     const hop = direct
       ? opts.fastLane
         ? await sendRaw(spec.url, prepared, spec.settings)

@@ -102,7 +102,9 @@ async function agentFor(scheme: 'http' | 'https', key: string, tls?: ConnectionO
 export function closeConnections() {
   for (const a of agents.values()) a.destroy();
   agents.clear();
+  if (h2Loaded) void import('./h2.js').then((m) => m.closeH2Sessions());
 }
+let h2Loaded = false;
 
 /** Opens a CONNECT tunnel through an HTTP proxy and starts TLS inside it. */
 async function tunnel(proxy: ProxyTarget, url: ParsedUrl, settings: RequestSettings, timings: Timings): Promise<TLSSocket> {
@@ -163,7 +165,19 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
   // header, say; they are neutralised before they reach a terminal) instead of failing, as curl does.
   const base: RequestOptions = { method: request.method, headers, path: request.target, setHost: false, insecureHTTPParser: true };
   let options: RequestOptions;
-  if (proxy && url.scheme === 'http') {
+  if (settings.http2 && !proxy && !settings.unixSocket) {
+    const { sendH2 } = await import('./h2.js');
+    h2Loaded = true;
+    const h2 = await sendH2(url, request, settings, url.scheme === 'https' ? tlsOptions(settings, url.hostname) : {});
+    if (h2) return h2;
+    // The server chose HTTP/1.1 (or h2c upgrade is not offered): the usual way below.
+  }
+  const family = settings.family ? { family: settings.family } : {};
+  if (settings.unixSocket) {
+    // curl's --unix-socket: the URL still names the host (Host header, TLS name); the bytes go to the socket.
+    const tls = url.scheme === 'https' ? tlsOptions(settings, url.hostname) : undefined;
+    options = { ...base, socketPath: settings.unixSocket, agent: await agentFor(url.scheme, `unix:${url.scheme}:${settings.unixSocket}`, tls), ...(tls as object) };
+  } else if (proxy && url.scheme === 'http') {
     // Plain HTTP through a proxy: the absolute URL goes on the request line.
     if (proxy.authorization) headers.push('Proxy-Authorization', proxy.authorization);
     options = { ...base, host: proxy.url.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.url.port || 80), path: `http://${url.hostHeader}${request.target}`, agent: await agentFor('http', `proxy:${proxy.url.host}`) };
@@ -173,9 +187,9 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
   } else if (url.scheme === 'https') {
     const tls = tlsOptions(settings, url.hostname);
     const key = `https:${JSON.stringify(settings.tls)}`;
-    options = { ...base, host: url.hostname, port: url.port, agent: await agentFor('https', key, tls), ...(tls as object) };
+    options = { ...base, ...family, host: url.hostname, port: url.port, agent: await agentFor('https', key, tls), ...(tls as object) };
   } else {
-    options = { ...base, host: url.hostname, port: url.port, agent: await agentFor('http', 'http') };
+    options = { ...base, ...family, host: url.hostname, port: url.port, agent: await agentFor('http', 'http') };
   }
 
   return await new Promise<Hop>((resolve, reject) => {

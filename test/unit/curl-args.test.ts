@@ -53,8 +53,10 @@ test('options that make no sense for HTTP are errors naming the option; unsuppor
   assert.throws(() => parse(['--ftp-pasv', 'u']), (e: unknown) => e instanceof CurlArgError && /--ftp-pasv is not an HTTP option/.test(e.message) && e.argIndex === 0);
   assert.throws(() => parse(['u', '--mail-rcpt', 'a@b']), (e: unknown) => e instanceof CurlArgError && e.argIndex === 1);
   assert.throws(() => parse(['--socks5', 'h:1', 'u']), /SOCKS/);
-  const op = one(['--retry', '3', '--limit-rate', '1k', 'u']);
-  assert.deepEqual(op.warnings.map((w) => w.option), ['--retry', '--limit-rate']);
+  const op = one(['--capath', '/x', '--limit-rate', '1k', 'u']);
+  assert.deepEqual(op.warnings.map((w) => w.option), ['--capath', '--limit-rate']);
+  const retry = one(['--retry', '3', '--retry-delay', '2', '--retry-connrefused', '-4', '--http2', '--unix-socket', '/s', 'u']);
+  assert.deepEqual([retry.warnings.length, retry.retry, retry.retryDelay, retry.retryConnrefused, retry.family, retry.http2, retry.unixSocket], [0, '3', '2', true, 4, 'alpn', '/s']);
 });
 
 test('one kind of request per operation, as curl insists', () => {

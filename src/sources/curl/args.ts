@@ -128,6 +128,10 @@ const STRINGS: Record<string, StringField> = {
   'etag-save': 'etagSave',
   'proto-default': 'protoDefault',
   'request-target': 'requestTarget',
+  'unix-socket': 'unixSocket',
+  retry: 'retry',
+  'retry-delay': 'retryDelay',
+  'retry-max-time': 'retryMaxTime',
 };
 
 /** Boolean options (`--no-` turns them off). */
@@ -140,6 +144,8 @@ const BOOLS: Record<string, BoolField> = {
   post302: 'post302',
   post303: 'post303',
   insecure: 'insecure',
+  'retry-all-errors': 'retryAllErrors',
+  'retry-connrefused': 'retryConnrefused',
   'proxy-basic': 'proxyBasic',
   'create-dirs': 'createDirs',
   'remote-name-all': 'remoteNameAll',
@@ -164,7 +170,7 @@ const DATA: Record<string, DataKind> = { data: 'data', 'data-ascii': 'ascii', 'd
 const AUTH_BITS: Record<string, number> = { basic: AUTH.BASIC, digest: AUTH.DIGEST, ntlm: AUTH.NTLM, 'ntlm-wb': AUTH.NTLM_WB, negotiate: AUTH.NEGOTIATE };
 
 /** Accepted and without effect on the request (-4/-6 name resolution, -q handled up front). */
-const NO_EFFECT = new Set(['disable', 'ipv4', 'ipv6', 'http1.1']);
+const NO_EFFECT = new Set(['disable', 'http1.1']);
 
 function apply(opt: CurlOption, value: string | undefined, on: boolean, ops: Operation[], ctx: ParseContext, at: number, depth: number) {
   const op = ops[ops.length - 1]!;
@@ -187,6 +193,18 @@ function apply(opt: CurlOption, value: string | undefined, on: boolean, ops: Ope
 
 function special(long: string, v: string, on: boolean, ops: Operation[], op: Operation, ctx: ParseContext, at: number, depth: number) {
   switch (long) {
+    case 'ipv4':
+      op.family = 4;
+      return;
+    case 'ipv6':
+      op.family = 6;
+      return;
+    case 'http2':
+      op.http2 = on ? 'alpn' : undefined;
+      return;
+    case 'http2-prior-knowledge':
+      op.http2 = on ? 'prior-knowledge' : undefined;
+      return;
     case 'next':
       ops.push(newOperation());
       return;

@@ -292,6 +292,10 @@ export class CommandBuilder {
       chunked: hop.chunked && !has('transfer-encoding') && !has('content-length'),
       digest,
       redirect: (spec, response, location) => this.nextHop(t, hop, spec, response, location),
+      unixSocket: op.unixSocket,
+      family: op.family,
+      http2: op.http2,
+      retry: retrySettings(op),
     };
     const parsed: ParsedUrl = toParsedUrl(url, this.connectOverride(op, url));
     if (op.requestTarget !== undefined) {
@@ -503,3 +507,11 @@ const b64 = (s: string) => Buffer.from(s, 'latin1').toString('base64');
 /** A byte string as the text the transport sends back out as the same UTF-8 bytes. */
 export const utf8 = (s: string) => Buffer.from(s, 'latin1').toString('utf8');
 
+
+/** curl's --retry N [--retry-delay S] [--retry-max-time S] [--retry-all-errors] [--retry-connrefused]. */
+function retrySettings(op: Operation): RequestSettings['retry'] {
+  const count = Number(op.retry ?? 0);
+  if (!(count > 0)) return undefined;
+  const seconds = (v?: string) => (v !== undefined && Number(v) > 0 ? Number(v) * 1000 : undefined);
+  return { count, delayMs: seconds(op.retryDelay), maxTimeMs: seconds(op.retryMaxTime), allErrors: op.retryAllErrors, connRefused: op.retryConnrefused };
+}

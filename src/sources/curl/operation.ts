@@ -58,6 +58,15 @@ export interface Operation {
   post302: boolean;
   post303: boolean;
   insecure: boolean;
+  /** --unix-socket, -4/-6, --http2 / --http2-prior-knowledge, --retry family. */
+  unixSocket?: string;
+  family?: 4 | 6;
+  http2?: 'alpn' | 'prior-knowledge';
+  retry?: string;
+  retryDelay?: string;
+  retryMaxTime?: string;
+  retryAllErrors: boolean;
+  retryConnrefused: boolean;
   cacert?: string;
   cert?: string;
   key?: string;
@@ -120,6 +129,8 @@ export function newOperation(): Operation {
     post302: false,
     post303: false,
     insecure: false,
+    retryAllErrors: false,
+    retryConnrefused: false,
     proxyBasic: false,
     createDirs: false,
     remoteNameAll: false,

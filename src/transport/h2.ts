@@ -1,0 +1,130 @@
+import type { ClientHttp2Session, ClientHttp2Stream, IncomingHttpHeaders } from 'node:http2';
+import type { TLSSocket } from 'node:tls';
+import { TimeoutError } from '../errors.js';
+import type { PreparedRequest } from '../request/prepare.js';
+import type { RequestSettings } from '../request/spec.js';
+import type { ParsedUrl } from '../request/url.js';
+import { mapNetworkError } from './errors.js';
+import type { Hop, HopInfo, Timings } from './send.js';
+
+/**
+ * HTTP/2 (node:http2): with `alpn`, h2 is offered over TLS next to http/1.1 and used when the
+ * server picks it (curl's --http2 on https://); with `prior-knowledge`, h2 is spoken from the first
+ * byte, over TLS or cleartext. Sessions are kept per origin and reused by later requests.
+ * Returns null when the server chose HTTP/1.1: the caller sends the request the usual way.
+ */
+const sessions = new Map<string, ClientHttp2Session>();
+
+/** Headers HTTP/2 forbids (connection-specific), and Host, which becomes :authority. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host', 'http2-settings']);
+
+export function closeH2Sessions() {
+  for (const s of sessions.values()) s.close();
+  sessions.clear();
+}
+
+async function session(url: ParsedUrl, settings: RequestSettings, tlsOpts: object, timings: Timings, where: string): Promise<ClientHttp2Session | null> {
+  const key = `${url.scheme}://${url.hostHeader}|${settings.http2}|${JSON.stringify(settings.tls)}`;
+  const cached = sessions.get(key);
+  if (cached && !cached.closed && !cached.destroyed) return cached;
+  const http2 = await import('node:http2');
+  const origin = `${url.scheme}://${url.hostname.includes(':') ? `[${url.hostname}]` : url.hostname}:${url.port}`;
+  let created: ClientHttp2Session;
+  if (url.scheme === 'https') {
+    const tls = await import('node:tls');
+    const socket = await new Promise<TLSSocket>((resolve, reject) => {
+      const s = tls.connect({
+        host: url.hostname,
+        port: url.port,
+        ...(settings.family ? { family: settings.family } : {}),
+        ...tlsOpts,
+        ALPNProtocols: settings.http2 === 'prior-knowledge' ? ['h2'] : ['h2', 'http/1.1'],
+      });
+      s.once('connect', () => (timings.connect = performance.now()));
+      s.once('secureConnect', () => {
+        timings.tls = performance.now();
+        resolve(s);
+      });
+      s.once('error', (e) => reject(mapNetworkError(e, where)));
+      if (settings.timeoutMs) s.setTimeout(settings.timeoutMs, () => s.destroy(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (--timeout)`)));
+    });
+    socket.setTimeout(0);
+    if (socket.alpnProtocol !== 'h2') {
+      socket.destroy();
+      return null;
+    }
+    created = http2.connect(origin, { createConnection: () => socket });
+  } else {
+    created = http2.connect(origin, (settings.family ? { family: settings.family } : {}) as object);
+    created.once('connect', () => (timings.connect = performance.now()));
+  }
+  created.on('error', () => {}); // reported through the request stream
+  created.unref();
+  sessions.set(key, created);
+  return created;
+}
+
+export async function sendH2(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, tlsOpts: object): Promise<Hop | null> {
+  const timings: Timings = { start: performance.now() };
+  const where = `${url.hostname}:${url.port}`;
+  const s = await session(url, settings, tlsOpts, timings, where);
+  if (!s) return null;
+  const reused = timings.connect === undefined && timings.tls === undefined;
+  const headers: Record<string, string | string[]> = {
+    ':method': request.method,
+    ':path': request.target,
+    ':scheme': url.scheme,
+    ':authority': request.headers.find(([n]) => n.toLowerCase() === 'host')?.[1] ?? url.hostHeader,
+  };
+  for (const [n, v] of request.headers) {
+    const lower = n.toLowerCase();
+    if (HOP_BY_HOP.has(lower)) continue;
+    const prev = headers[lower];
+    headers[lower] = prev === undefined ? v : lower === 'cookie' ? `${prev}; ${v}` : ([] as string[]).concat(prev, v);
+  }
+  const info: HopInfo = { reused, timings, tlsProtocol: undefined, tlsCipher: undefined };
+  return await new Promise<Hop>((resolve, reject) => {
+    let stream: ClientHttp2Stream;
+    try {
+      stream = s.request(headers, { endStream: request.body.length === 0 });
+    } catch (e) {
+      reject(mapNetworkError(e, where));
+      return;
+    }
+    let settled = false;
+    stream.on('error', (e) => {
+      if (!settled) {
+        settled = true;
+        reject(mapNetworkError(e, where));
+      }
+    });
+    if (settings.timeoutMs) {
+      stream.setTimeout(settings.timeoutMs, () => {
+        info.timedOut = true;
+        stream.destroy(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (--timeout)`));
+      });
+    }
+    stream.on('response', (h: IncomingHttpHeaders) => {
+      settled = true;
+      timings.firstByte = performance.now();
+      const socket = s.socket as TLSSocket | undefined;
+      info.remoteAddress = socket?.remoteAddress;
+      info.remotePort = socket?.remotePort;
+      if (socket && typeof socket.getProtocol === 'function') {
+        info.tlsProtocol = socket.getProtocol() ?? undefined;
+        info.tlsCipher = socket.getCipher()?.name;
+      }
+      const rawHeaders: string[] = [];
+      for (const [name, value] of Object.entries(h)) {
+        if (name.startsWith(':') || value === undefined) continue;
+        for (const v of Array.isArray(value) ? value : [value]) rawHeaders.push(name, String(v));
+      }
+      const status = Number(h[':status']);
+      stream.on('end', () => (timings.end = performance.now()));
+      void import('node:http').then(({ STATUS_CODES }) =>
+        resolve({ url, request, response: { httpVersion: '2', status, reason: STATUS_CODES[status] ?? '', rawHeaders }, body: stream, info }),
+      );
+    });
+    if (request.body.length) stream.end(request.body);
+  });
+}
