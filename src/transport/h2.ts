@@ -24,6 +24,9 @@ export function closeH2Sessions() {
 }
 
 async function session(url: ParsedUrl, settings: RequestSettings, tlsOpts: object, timings: Timings, where: string): Promise<ClientHttp2Session | null> {
+  // Over plain HTTP only prior knowledge speaks h2: curl's --http2 there would offer an h2c
+  // upgrade, which sling does not; the request goes as HTTP/1.1.
+  if (url.scheme === 'http' && settings.http2 !== 'prior-knowledge') return null;
   const key = `${url.scheme}://${url.hostHeader}|${settings.http2}|${JSON.stringify(settings.tls)}`;
   const cached = sessions.get(key);
   if (cached && !cached.closed && !cached.destroyed) return cached;

@@ -141,3 +141,17 @@ test('-4 resolves localhost to IPv4', { skip: noCurl }, async (t) => {
   assert.deepEqual([r.curl, r.sling], [0, 0], r.stderr);
   assert.deepEqual(seen[1], seen[0]);
 });
+
+test('--http2 on http:// sends one HTTP/1.1 request, as curl does to a server without h2c', { skip: noCurl }, async (t) => {
+  const seen: Seen[] = [];
+  const srv = http.createServer((req, res) => {
+    seen.push({ method: req.method!, url: req.url!, version: req.httpVersion });
+    res.end('ok');
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => new Promise((r) => srv.close(r)));
+  const port = (srv.address() as { port: number }).port;
+  const r = await both(`curl -s -o /dev/null --http2 http://127.0.0.1:${port}/plain`);
+  assert.deepEqual([r.curl, r.sling], [0, 0], r.stderr);
+  assert.deepEqual(seen.map((s) => `${s.method} ${s.url} ${s.version}`), ['GET /plain 1.1', 'GET /plain 1.1']);
+});
