@@ -42,6 +42,8 @@ export interface RequestSettings {
   maxRedirects: number;
   /** Connect and idle time limit in milliseconds; undefined = none. */
   timeoutMs?: number;
+  /** A separate limit for establishing the connection (JetBrains `# @connection-timeout`). */
+  connectTimeoutMs?: number;
   tls: TlsSettings;
   /** Proxy URL by scheme ('http', 'https', or 'all'), from --proxy; environment proxies are read by the transport. */
   proxies: Record<string, string>;

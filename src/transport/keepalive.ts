@@ -149,13 +149,14 @@ export async function sendKeepAlive(url: ParsedUrl, request: PreparedRequest, se
     conn = c;
     c.socket.once('lookup', () => (timings.dns = performance.now()));
     await new Promise<void>((resolve, reject) => {
-      const timer = settings.timeoutMs
+      const limit = settings.connectTimeoutMs ?? settings.timeoutMs;
+      const timer = limit
         ? setTimeout(() => {
             info.timedOut = true;
             c.current = undefined;
             c.socket.destroy();
-            reject(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (--timeout)`));
-          }, settings.timeoutMs)
+            reject(new TimeoutError(`could not connect to ${where} within ${limit / 1000}s`));
+          }, limit)
         : undefined;
       c.current = {
         data: () => {},

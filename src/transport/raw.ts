@@ -212,7 +212,12 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
       onread: { buffer, callback: (n: number, buf: Buffer) => void onData(buf.subarray(0, n)) },
     } as unknown as import("node:net").NetConnectOpts);
     socket.once('lookup', () => (timings.dns = performance.now()));
+    const connectTimer = settings.connectTimeoutMs
+      ? setTimeout(() => fail(new TimeoutError(`could not connect to ${where} within ${settings.connectTimeoutMs! / 1000}s`)), settings.connectTimeoutMs)
+      : undefined;
+    socket.once('close', () => clearTimeout(connectTimer));
     socket.once('connect', () => {
+      clearTimeout(connectTimer);
       timings.connect = performance.now();
       info.remoteAddress = socket.remoteAddress;
       info.remotePort = socket.remotePort;

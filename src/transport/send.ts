@@ -221,6 +221,14 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
     }
     req.on('socket', (socket: Socket) => {
       if ((req as ClientRequest & { reusedSocket?: boolean }).reusedSocket) return;
+      if (settings.connectTimeoutMs && socket.connecting) {
+        const timer = setTimeout(() => {
+          hopInfo.timedOut = true;
+          req.destroy(new TimeoutError(`could not connect to ${where} within ${settings.connectTimeoutMs! / 1000}s`));
+        }, settings.connectTimeoutMs);
+        socket.once('connect', () => clearTimeout(timer));
+        socket.once('close', () => clearTimeout(timer));
+      }
       socket.once('lookup', () => (timings.dns = performance.now()));
       socket.once('connect', () => (timings.connect = performance.now()));
       socket.once('secureConnect', () => (timings.tls = performance.now()));

@@ -329,3 +329,16 @@ test('exec http: --report junit writes one testcase per request and per script t
   assert.match(xml, /<testcase name="GET http:\/\/127\.0\.0\.1:\d+\/fine {2}\(line 11\)" classname="r\.http" time="[\d.]+"\/>/);
   assert.equal(srv.requests.length, 2);
 });
+
+test('# @timeout limits the wait for the response; # @connection-timeout only the connecting', async (t) => {
+  const s = await httpServer(t, (_req, res) => {
+    setTimeout(() => res.end('late'), 800);
+  });
+  const dir = workdir({
+    'slow.http': `# @connection-timeout 0.3\nGET ${s.url}/a\n\n###\n# @timeout 0.3\nGET ${s.url}/b\n`,
+  });
+  const r = await exec(dir, ['slow.http']);
+  assert.equal(r.code, 2, show(r));
+  assert.match(r.stdout, /late/, 'the first request outlived its 0.3 s connection timeout');
+  assert.match(r.stderr, /no answer from 127\.0\.0\.1:\d+ within 0\.3s/);
+});

@@ -154,7 +154,6 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
   if (!hasAE) headers.push(['Accept-Encoding', 'gzip, deflate, br']);
 
   const d = node.directives;
-  const timeouts = [d.timeoutMs, d.connectTimeoutMs].filter((x): x is number => x !== undefined);
   const spec: RequestSpec = {
     method: node.method,
     url,
@@ -164,7 +163,9 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
     settings: {
       follow: !d.noRedirect,
       maxRedirects: 30,
-      timeoutMs: timeouts.length ? Math.max(...timeouts) : undefined,
+      // `@timeout`: waiting for the response; `@connection-timeout`: establishing the connection.
+      timeoutMs: d.timeoutMs,
+      connectTimeoutMs: d.connectTimeoutMs,
       tls: { verify: !d.insecure },
       proxies: {},
       compress: 0,
