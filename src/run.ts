@@ -3,7 +3,7 @@ import { CliError } from './errors.js';
 import { ExitCode, exitCodeForStatus } from './exit.js';
 import { stdoutSink, type Io, type Reporter } from './main.js';
 import { makePlan } from './output/plan.js';
-import { Printer } from './output/printer.js';
+import { Printer, printingHops } from './output/printer.js';
 import { buildRequest, type BuildContext } from './request/build.js';
 import { prepareRequest } from './request/prepare.js';
 import { withJarCookies } from './transport/cookies.js';
@@ -57,20 +57,12 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
   const { decodedBody } = await import('./transport/body.js');
   const { bodyError } = await import('./transport/body.js');
   const { closeConnections } = await import('./transport/send.js');
-  let first = true;
   try {
     const hop = await exchange(spec, {
       env: io.env,
       debug: (m) => reporter.debug(m),
-      onRequest: async (prepared) => {
-        if (first || plan.intermediate) await printer.request(prepared);
-        first = false;
-      },
-      onRedirect: async (redirect, body) => {
-        if (!plan.intermediate) return;
-        await printer.responseHead(redirect.response);
-        await printer.responseBody(redirect.response, body);
-      },
+      warn: (m) => reporter.warn(m),
+      ...printingHops(printer),
     });
     await printer.responseHead(hop.response);
     let size = 0;

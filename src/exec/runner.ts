@@ -4,8 +4,8 @@ import type { Invocation } from '../cli/invocation.js';
 import { CliError, UsageError } from '../errors.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { stdoutSink, type Io, type Reporter } from '../main.js';
-import { makePlan } from '../output/plan.js';
-import { Printer } from '../output/printer.js';
+import { makePlan, printParts } from '../output/plan.js';
+import { Printer, printingHops } from '../output/printer.js';
 import { prepareRequest } from '../request/prepare.js';
 import { withJarCookies } from '../transport/cookies.js';
 import type { RequestSpec } from '../request/spec.js';
@@ -102,7 +102,7 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
       let stop = false;
       for (const spec of specs) {
         const plan = makePlan(inv, spec.method, { isTTY: Boolean(io.stdout.isTTY), env });
-        if (entry.output?.print) Object.assign(plan, printFlags(entry.output.print));
+        if (entry.output?.print) Object.assign(plan, printParts(entry.output.print));
         const printer = new Printer(plan, sink);
         const rc = report?.begin(entry, title(entry, spec, false).replace(/^### /, ''));
         if (inv.quiet === 0) {
@@ -119,21 +119,12 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
           continue;
         }
         try {
-          let first = true;
           const hop = await exchange!(spec, {
             env,
             keepAliveLane: true,
             debug: (m) => reporter.debug(m),
             warn: (m) => reporter.warn(m),
-            onRequest: async (prepared) => {
-              if (first || plan.intermediate) await printer.request(prepared);
-              first = false;
-            },
-            onRedirect: async (r, body) => {
-              if (!plan.intermediate) return;
-              await printer.responseHead(r.response);
-              await printer.responseBody(r.response, body);
-            },
+            ...printingHops(printer),
           });
           const body = await readBody!(hop);
           await printer.responseHead(hop.response);
@@ -203,16 +194,6 @@ function applyFlags(spec: RequestSpec, inv: Invocation): RequestSpec {
   if (inv.follow) s.follow = true;
   if (inv.maxRedirects !== 30) s.maxRedirects = inv.maxRedirects;
   return { ...spec, settings: s };
-}
-
-function printFlags(codes: string) {
-  return {
-    requestHeaders: codes.includes('H'),
-    requestBody: codes.includes('B'),
-    responseHeaders: codes.includes('h'),
-    responseBody: codes.includes('b'),
-    meta: codes.includes('p'),
-  };
 }
 
 function title(entry: ExecEntry, spec: RequestSpec, colors: boolean): string {

@@ -36,6 +36,17 @@ export interface TerminalInfo {
   env: NodeJS.ProcessEnv;
 }
 
+/** Which parts the print codes (HBhbp) select. */
+export function printParts(codes: string) {
+  return {
+    requestHeaders: codes.includes('H'),
+    requestBody: codes.includes('B'),
+    responseHeaders: codes.includes('h'),
+    responseBody: codes.includes('b'),
+    meta: codes.includes('p'),
+  };
+}
+
 export function defaultPrint(inv: Pick<Invocation, 'offline' | 'print' | 'download'>, method: string): string {
   // With --download the body goes to the file: only the headers are shown (on stderr).
   if (inv.download && !inv.offline) return (inv.print ?? 'h').replace(/b/g, '');
@@ -69,11 +80,7 @@ export function makePlan(inv: Invocation, method: string, term: TerminalInfo): O
       break;
   }
   return {
-    requestHeaders: codes.includes('H'),
-    requestBody: codes.includes('B'),
-    responseHeaders: codes.includes('h'),
-    responseBody: codes.includes('b'),
-    meta: codes.includes('p'),
+    ...printParts(codes),
     intermediate: inv.all || inv.verbose > 0,
     format,
     colors,

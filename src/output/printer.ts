@@ -278,3 +278,23 @@ export class Printer {
     if (this.plan.terminal && !this.lastNewline) await this.out('\n');
   }
 }
+
+/**
+ * The exchange callbacks that print each hop: the first request always (as its print codes say),
+ * the intermediate requests and responses (redirects followed, digest challenges) only with
+ * -v / --all. Shared by the main command, downloads and exec.
+ */
+export function printingHops(printer: Printer) {
+  let first = true;
+  return {
+    onRequest: async (prepared: PreparedRequest) => {
+      if (first || printer.plan.intermediate) await printer.request(prepared);
+      first = false;
+    },
+    onRedirect: async (hop: { response: ResponseHead }, body: Buffer) => {
+      if (!printer.plan.intermediate) return;
+      await printer.responseHead(hop.response);
+      await printer.responseBody(hop.response, body);
+    },
+  };
+}

@@ -7,7 +7,7 @@ import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { onInterrupt } from '../interrupt.js';
 import type { Io, Reporter } from '../main.js';
 import { formatBytes, formatDuration, Progress } from '../output/progress.js';
-import { Printer } from '../output/printer.js';
+import { Printer, printingHops } from '../output/printer.js';
 import type { OutputPlan } from '../output/plan.js';
 import type { RequestSpec } from '../request/spec.js';
 import { bodyError, decodedBody, headerValue } from './body.js';
@@ -72,20 +72,12 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
   }
 
   const printer = new Printer(plan, { write: (c) => void io.stderr.write(c) });
-  let first = true;
   const hop: Hop = await exchange(spec, {
     env: io.env,
     fastLane: true,
     debug: (m) => reporter.debug(m),
-    onRequest: async (prepared) => {
-      if (first || plan.intermediate) await printer.request(prepared);
-      first = false;
-    },
-    onRedirect: async (r, body) => {
-      if (!plan.intermediate) return;
-      await printer.responseHead(r.response);
-      await printer.responseBody(r.response, body);
-    },
+    warn: (m) => reporter.warn(m),
+    ...printingHops(printer),
   });
   await printer.responseHead(hop.response);
   await printer.finish();
