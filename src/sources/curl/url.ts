@@ -1,4 +1,4 @@
-import type { ParsedUrl } from '../../request/url.js';
+import { removeDotSegments, type ParsedUrl } from '../../request/url.js';
 
 /**
  * URLs the way curl 7.88 reads them, which is not the way HTTPie does (src/request/url.ts):
@@ -31,19 +31,9 @@ const GUESSED: Record<string, string> = { ftp: 'ftp', dict: 'dict', ldap: 'ldap'
 /** RFC 3986 remove_dot_segments, as curl applies it to the path (escapes are not dots). */
 export function squashDots(path: string): string {
   if (!path.includes('.')) return path;
-  const input = path.split('/');
-  const out: string[] = [];
-  for (let i = 0; i < input.length; i++) {
-    const seg = input[i]!;
-    const last = i === input.length - 1;
-    if (seg === '.' || seg === '..') {
-      if (seg === '..' && out.length > 1) out.pop();
-      if (last) out.push('');
-    } else out.push(seg);
-  }
-  let joined = out.join('/');
-  if (!joined.startsWith('/')) joined = '/' + joined;
-  return joined;
+  const joined = removeDotSegments(path);
+  // curl's result always starts at the root.
+  return joined.startsWith('/') ? joined : '/' + joined;
 }
 
 /** Bytes above 0x7f in the path are percent-encoded with lower-case hex (curl's urlencode_str). */
