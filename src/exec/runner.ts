@@ -10,9 +10,11 @@ import { prepareRequest } from '../request/prepare.js';
 import { withJarCookies } from '../transport/cookies.js';
 import type { RequestSpec } from '../request/spec.js';
 import { detectType } from './detect.js';
-import { JUnitReport } from './report.js';
+import { JUnitReport, type ReportCase } from './report.js';
 import { HeldWriter, RequestSink } from './sink.js';
-import type { ExecContext, ExecEntry, Script, SourceParser } from './types.js';
+import type { AfterResult, ExecContext, ExecEntry, Script, SourceParser } from './types.js';
+import type { Sink } from '../output/printer.js';
+import type { Hop, ResponseHead } from '../transport/send.js';
 
 /**
  * `sling exec`: parse the whole file first (a malformed file sends nothing), then run its entries in
@@ -57,175 +59,17 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
     await (await import('./convert.js')).convertEntries(entries, ex.to, ctx, (text) => out.write(text), (s) => applyFlags(s, inv));
     return ExitCode.OK;
   }
-  // Output is gathered per request and written at once when stdout is a pipe or a file (one write
-  // per request). There, a response is also printed while the next request is on the wire: the
-  // printing of request N waits until request N+1 has been written (it never waits for N+1's
-  // answer), and anything for stderr in the meantime is held back so both streams keep their order.
-  // The environment is snapshotted: it is read for every request (proxies, colours) and each read
-  // of process.env is a system call.
-  const out = stdoutSink(io.stdout);
-  const buffered = !io.stdout.isTTY;
-  const stderr = new HeldWriter(io.stderr);
-  const rep = new Reporter({ ...io, stderr: stderr as unknown as Io['stderr'] }, reporter.quiet, reporter.debugOn);
-  const say = { warn: (m: string) => rep.warn(m), debug: (m: string) => rep.debug(m) };
-  ctx.warn = say.warn;
-  ctx.debug = say.debug;
-  const env: NodeJS.ProcessEnv = { ...io.env };
-  const report = ex.report === 'junit' ? new JUnitReport(file === '-' ? '<stdin>' : file) : undefined;
-  let firstFailure: number = ExitCode.OK;
-  const fail = (code: number) => {
-    if (firstFailure === ExitCode.OK && code !== ExitCode.OK) firstFailure = code;
-  };
-  let printedAny = false;
-  const { exchange } = inv.offline ? { exchange: undefined } : await import('../transport/exchange.js');
-  const { readBody } = inv.offline ? { readBody: undefined } : await import('../transport/body.js');
-  const { closeConnections } = await import('../transport/send.js');
-  // One output plan per method and per-entry print codes (the flags do not change during a run).
-  const plans = new Map<string, OutputPlan>();
-  const planFor = (method: string, print: string | undefined): OutputPlan => {
-    const key = print === undefined ? method : `${method} ${print}`;
-    let plan = plans.get(key);
-    if (!plan) {
-      plan = makePlan(inv, method, { isTTY: Boolean(io.stdout.isTTY), env });
-      if (print !== undefined) plan = { ...plan, ...printParts(print) };
-      plans.set(key, plan);
-    }
-    return plan;
-  };
-  /** The previous response's printing, when it waits for the next request to be written. */
-  let deferred: (() => Promise<void>) | undefined;
-  const settle = async () => {
-    const work = deferred;
-    deferred = undefined;
-    if (work) await work();
-    stderr.release();
-  };
-  const hopOptions = {
-    env,
-    keepAliveLane: true,
-    debug: rep.debugOn ? say.debug : undefined,
-    warn: say.warn,
-  };
-
-  // --session: one store for the run; each request uses (and updates) the session of its host.
-  const sessions = inv.session !== undefined ? new (await import('../transport/session.js')).SessionStore(inv.session, io.env, io.cwd, inv.sessionReadOnly) : undefined;
+  const run = new Run(inv, io, reporter, ctx, file === '-' ? '<stdin>' : file);
+  await run.start();
   try {
-    for (const entry of entries) {
-      let specs: RequestSpec[];
-      try {
-        const built = await entry.build(ctx);
-        if (built === null) continue;
-        specs = (Array.isArray(built) ? built : [built]).map((s) => applyFlags(s, inv));
-        if (sessions) {
-          specs = specs.map((s) => {
-            const explicit = new Set(s.headers.map(([n]) => n.toLowerCase()).filter((n) => !DEFAULT_HEADERS.has(n)));
-            const applied = sessions.apply(s, explicit, explicit.has('authorization') || s.settings.digest !== undefined);
-            const auth = applied.auth;
-            if (!auth) return applied.spec;
-            if (auth.type === 'digest') return { ...applied.spec, settings: { ...applied.spec.settings, digest: { user: auth.user, password: auth.password ?? '' } } };
-            const value = auth.type === 'bearer' ? `Bearer ${auth.user}` : 'Basic ' + Buffer.from(`${auth.user}:${auth.password ?? ''}`, 'utf8').toString('base64');
-            return { ...applied.spec, headers: [...applied.spec.headers, ['Authorization', value] as [string, string]] };
-          });
-        }
-      } catch (e) {
-        if (!(e instanceof CliError)) throw e;
-        await settle();
-        rep.error(e);
-        report?.error(entry, e.message);
-        fail(e.exitCode);
-        if (ex.failFast) break;
-        continue;
-      }
-      let stop = false;
-      for (const spec of specs) {
-        const plan = planFor(spec.method, entry.output?.print);
-        const sink = new RequestSink(out, buffered);
-        const printer = new Printer(plan, sink);
-        const rc = report?.begin(entry, title(entry, spec, false).replace(/^### /, ''));
-        // A printed request goes out as it is sent: the previous response must be out first.
-        if (deferred && (plan.requestHeaders || plan.requestBody)) await settle();
-        if (inv.quiet === 0) {
-          if (printedAny) await sink.write('\n');
-          await sink.write(title(entry, spec, plan.colors) + '\n');
-          printedAny = true;
-        }
-        if (inv.offline) {
-          const jar = spec.settings.cookieJar;
-          await printer.request(await prepareRequest(jar ? withJarCookies(spec, jar) : spec));
-          await printer.finish();
-          await sink.flush();
-          if (rc) rc.skipped = '--offline: not sent';
-          continue;
-        }
-        let print: (() => Promise<void>) | undefined;
-        try {
-          let written!: () => void;
-          const onWire = deferred ? new Promise<void>((r) => (written = r)) : undefined;
-          const pending = exchange!(spec, { ...hopOptions, onSent: onWire && written, ...printingHops(printer) });
-          if (onWire) {
-            await Promise.race([onWire, pending.then(noop, noop)]);
-            await settle();
-          }
-          const hop = await pending;
-          const body = await readBody!(hop);
-          const lines: string[] = [];
-          if (inv.checkStatus) {
-            const code = exitCodeForStatus(hop.response.status);
-            if (code !== ExitCode.OK) {
-              if (!io.stdout.isTTY) rep.warn(`${entry.name ?? entry.label}: HTTP ${hop.response.status} ${hop.response.reason}`.trimEnd());
-              rc?.failures.push(`HTTP ${hop.response.status} ${hop.response.reason}`.trimEnd());
-              fail(code);
-            }
-          }
-          if (entry.after) {
-            const result = await entry.after({ spec, request: hop.request, url: hop.url, response: hop.response, body, info: hop.info }, ctx);
-            if (rc) report!.after(rc, result);
-            if (inv.quiet === 0) {
-              const log = result.log ?? [];
-              // A body that does not end its line would run into the log (on a terminal the printer ends it).
-              if (log.length && plan.responseBody && !plan.terminal && body.length && body[body.length - 1] !== 10) lines.push('');
-              lines.push(...log);
-            }
-            for (const f of result.failures) stderr.write(`sling: test failed: ${entry.name ?? entry.label}: ${f}\n`);
-            if (result.failures.length) fail(ExitCode.ERROR);
-            if (result.exitCode) fail(result.exitCode);
-            if (result.stop) stop = true;
-          }
-          print = async () => {
-            await printer.responseHead(hop.response);
-            await printer.responseBody(hop.response, body);
-            await printer.meta(hop.response, hop.info, body.length, hop.request);
-            await printer.finish();
-            if (lines.length) await sink.write(lines.join('\n') + '\n');
-            await sink.flush();
-          };
-        } catch (e) {
-          if (!(e instanceof CliError)) throw e;
-          await settle();
-          await sink.flush();
-          rep.error(e);
-          if (rc) rc.error = e.message;
-          fail(e.exitCode);
-          if (ex.failFast) stop = true;
-        }
-        if (rc) report!.end(rc);
-        if (print) {
-          // Held back for the next request only when there is one to send.
-          if (buffered && !stop && !(ex.failFast && firstFailure !== ExitCode.OK)) {
-            deferred = print;
-            stderr.hold();
-          } else await print();
-        }
-        if (stop) break;
-      }
-      if (stop || (ex.failFast && firstFailure !== ExitCode.OK)) break;
-    }
-    await settle();
+    for (const entry of entries) if (!(await run.entry(entry))) break;
+    await run.settle();
   } finally {
-    closeConnections();
-    stderr.release();
+    (await import('../transport/send.js')).closeConnections();
+    run.stderr.release();
   }
-  sessions?.save();
+  run.sessions?.save();
+  const report = run.report;
   if (report) {
     const out = resolve(io.cwd, ex.reportFile ?? 'report.xml');
     try {
@@ -235,7 +79,225 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
     }
     reporter.debug(`JUnit report written to ${out}`);
   }
-  return firstFailure;
+  return run.firstFailure;
+}
+
+type Exchange = typeof import('../transport/exchange.js').exchange;
+type ReadBody = typeof import('../transport/body.js').readBody;
+type Sessions = import('../transport/session.js').SessionStore;
+
+/**
+ * One run of a file's entries. Output is gathered per request and written at once when stdout is a
+ * pipe or a file (one write per request). There, a response is also printed while the next request
+ * is on the wire: the printing of response N waits until request N+1 has been written (never for
+ * N+1's answer), and anything for stderr in the meantime is held back so both streams keep their
+ * order. Small methods rather than one long async function: V8 optimises what runs a thousand
+ * times, and a long function with many awaits costs far more to optimise than it saves.
+ */
+class Run {
+  readonly stderr: HeldWriter;
+  private readonly rep: Reporter;
+  private readonly out: Sink;
+  private readonly buffered: boolean;
+  /** A snapshot: the environment is read for every request (proxies, colours), and each read of process.env is a system call. */
+  private readonly env: NodeJS.ProcessEnv;
+  readonly report?: JUnitReport;
+  firstFailure: number = ExitCode.OK;
+  private printedAny = false;
+  private readonly plans = new Map<string, OutputPlan>();
+  /** The previous response's printing, while it waits for the next request to be written. */
+  private deferred?: () => Promise<void>;
+  private exchange?: Exchange;
+  private readBody?: ReadBody;
+  sessions?: Sessions;
+  private hopOptions!: { env: NodeJS.ProcessEnv; keepAliveLane: boolean; debug?: (m: string) => void; warn: (m: string) => void };
+
+  constructor(
+    private readonly inv: Invocation,
+    private readonly io: Io,
+    reporter: Reporter,
+    private readonly ctx: ExecContext,
+    display: string,
+  ) {
+    this.out = stdoutSink(io.stdout);
+    this.buffered = !io.stdout.isTTY;
+    this.stderr = new HeldWriter(io.stderr);
+    const rep = new Reporter({ ...io, stderr: this.stderr as unknown as Io['stderr'] }, reporter.quiet, reporter.debugOn);
+    this.rep = rep;
+    ctx.warn = (m) => rep.warn(m);
+    ctx.debug = (m) => rep.debug(m);
+    ctx.debugging = rep.debugOn;
+    this.env = { ...io.env };
+    if (inv.exec!.report === 'junit') this.report = new JUnitReport(display);
+  }
+
+  async start() {
+    const inv = this.inv;
+    if (!inv.offline) {
+      this.exchange = (await import('../transport/exchange.js')).exchange;
+      this.readBody = (await import('../transport/body.js')).readBody;
+    }
+    this.hopOptions = { env: this.env, keepAliveLane: true, debug: this.rep.debugOn ? this.ctx.debug : undefined, warn: this.ctx.warn };
+    // --session: one store for the run; each request uses (and updates) the session of its host.
+    if (inv.session !== undefined) this.sessions = new (await import('../transport/session.js')).SessionStore(inv.session, this.io.env, this.io.cwd, inv.sessionReadOnly);
+  }
+
+  fail(code: number) {
+    if (this.firstFailure === ExitCode.OK && code !== ExitCode.OK) this.firstFailure = code;
+  }
+
+  private get failFast() {
+    return this.inv.exec!.failFast && this.firstFailure !== ExitCode.OK;
+  }
+
+  /** Runs an entry; false when the run stops here. */
+  async entry(entry: ExecEntry): Promise<boolean> {
+    let specs: RequestSpec[];
+    try {
+      const built = await entry.build(this.ctx);
+      if (built === null) return true;
+      specs = Array.isArray(built) ? built.map((s) => applyFlags(s, this.inv)) : [applyFlags(built, this.inv)];
+      if (this.sessions) specs = specs.map((s) => withSession(s, this.sessions!));
+    } catch (e) {
+      if (!(e instanceof CliError)) throw e;
+      await this.settle();
+      this.rep.error(e);
+      this.report?.error(entry, e.message);
+      this.fail(e.exitCode);
+      return !this.inv.exec!.failFast;
+    }
+    for (const spec of specs) if (!(await this.request(entry, spec))) return false;
+    return !this.failFast;
+  }
+
+  /** One output plan per method and per-entry print codes (the flags do not change during a run). */
+  private planFor(method: string, print: string | undefined): OutputPlan {
+    const key = print === undefined ? method : `${method} ${print}`;
+    let plan = this.plans.get(key);
+    if (!plan) {
+      plan = makePlan(this.inv, method, { isTTY: Boolean(this.io.stdout.isTTY), env: this.env });
+      if (print !== undefined) plan = { ...plan, ...printParts(print) };
+      this.plans.set(key, plan);
+    }
+    return plan;
+  }
+
+  /** Prints the previous response now (if it is still waiting), then what stderr held back. */
+  async settle() {
+    const work = this.deferred;
+    this.deferred = undefined;
+    if (work) await work();
+    this.stderr.release();
+  }
+
+  /** Sends one request and prints it (or defers the printing); false when the run stops here. */
+  private async request(entry: ExecEntry, spec: RequestSpec): Promise<boolean> {
+    const { inv } = this;
+    const plan = this.planFor(spec.method, entry.output?.print);
+    const sink = new RequestSink(this.out, this.buffered);
+    const printer = new Printer(plan, sink);
+    const rc = this.report?.begin(entry, title(entry, spec, false).replace(/^### /, ''));
+    // A printed request goes out as it is sent: the previous response must be out first.
+    if (this.deferred && (plan.requestHeaders || plan.requestBody)) await this.settle();
+    if (inv.quiet === 0) {
+      sink.write((this.printedAny ? '\n' : '') + title(entry, spec, plan.colors) + '\n');
+      this.printedAny = true;
+    }
+    if (inv.offline) {
+      const jar = spec.settings.cookieJar;
+      await printer.request(await prepareRequest(jar ? withJarCookies(spec, jar) : spec));
+      await printer.finish();
+      await sink.flush();
+      if (rc) rc.skipped = '--offline: not sent';
+      return true;
+    }
+    let stop = false;
+    let print: (() => Promise<void>) | undefined;
+    try {
+      const hop = await this.send(spec, printer);
+      const body = await this.readBody!(hop);
+      if (inv.checkStatus) this.checkStatus(entry, hop.response, rc);
+      let lines: string[] | undefined;
+      if (entry.after) {
+        const result = await entry.after({ spec, request: hop.request, url: hop.url, response: hop.response, body, info: hop.info }, this.ctx);
+        lines = this.afterResult(entry, result, plan, body, rc);
+        if (result.stop) stop = true;
+      }
+      print = () => printResponse(printer, sink, hop, body, lines);
+    } catch (e) {
+      if (!(e instanceof CliError)) throw e;
+      await this.settle();
+      await sink.flush();
+      this.rep.error(e);
+      if (rc) rc.error = e.message;
+      this.fail(e.exitCode);
+      if (inv.exec!.failFast) stop = true;
+    }
+    if (rc) this.report!.end(rc);
+    if (print) {
+      // Held back for the next request only when there is one to send.
+      if (this.buffered && !stop && !this.failFast) {
+        this.deferred = print;
+        this.stderr.hold();
+      } else await print();
+    }
+    return !stop;
+  }
+
+  /** Starts the exchange; a response still waiting to be printed is printed once the request is on the wire. */
+  private async send(spec: RequestSpec, printer: Printer): Promise<Hop> {
+    if (!this.deferred) return this.exchange!(spec, { ...this.hopOptions, ...printingHops(printer) });
+    let written!: () => void;
+    const onWire = new Promise<void>((r) => (written = r));
+    const pending = this.exchange!(spec, { ...this.hopOptions, onSent: written, ...printingHops(printer) });
+    await Promise.race([onWire, pending.then(noop, noop)]);
+    await this.settle();
+    return pending;
+  }
+
+  private checkStatus(entry: ExecEntry, response: ResponseHead, rc: ReportCase | undefined) {
+    const code = exitCodeForStatus(response.status);
+    if (code === ExitCode.OK) return;
+    const what = `HTTP ${response.status} ${response.reason}`.trimEnd();
+    if (!this.io.stdout.isTTY) this.rep.warn(`${entry.name ?? entry.label}: ${what}`);
+    rc?.failures.push(what);
+    this.fail(code);
+  }
+
+  /** Records an after-hook's result; returns the lines to print after the response. */
+  private afterResult(entry: ExecEntry, result: AfterResult, plan: OutputPlan, body: Buffer, rc: ReportCase | undefined): string[] | undefined {
+    if (rc) this.report!.after(rc, result);
+    let lines: string[] | undefined;
+    const log = result.log ?? [];
+    if (this.inv.quiet === 0 && log.length) {
+      // A body that does not end its line would run into the log (on a terminal the printer ends it).
+      lines = plan.responseBody && !plan.terminal && body.length && body[body.length - 1] !== 10 ? ['', ...log] : log;
+    }
+    for (const f of result.failures) this.stderr.write(`sling: test failed: ${entry.name ?? entry.label}: ${f}\n`);
+    if (result.failures.length) this.fail(ExitCode.ERROR);
+    if (result.exitCode) this.fail(result.exitCode);
+    return lines;
+  }
+}
+
+async function printResponse(printer: Printer, sink: RequestSink, hop: Hop, body: Buffer, lines: string[] | undefined) {
+  await printer.responseHead(hop.response);
+  await printer.responseBody(hop.response, body);
+  await printer.meta(hop.response, hop.info, body.length, hop.request);
+  await printer.finish();
+  if (lines) sink.write(lines.join('\n') + '\n');
+  await sink.flush();
+}
+
+/** --session: the request with its host's saved headers, credentials and cookies. */
+function withSession(s: RequestSpec, sessions: Sessions): RequestSpec {
+  const explicit = new Set(s.headers.map(([n]) => n.toLowerCase()).filter((n) => !DEFAULT_HEADERS.has(n)));
+  const applied = sessions.apply(s, explicit, explicit.has('authorization') || s.settings.digest !== undefined);
+  const auth = applied.auth;
+  if (!auth) return applied.spec;
+  if (auth.type === 'digest') return { ...applied.spec, settings: { ...applied.spec.settings, digest: { user: auth.user, password: auth.password ?? '' } } };
+  const value = auth.type === 'bearer' ? `Bearer ${auth.user}` : 'Basic ' + Buffer.from(`${auth.user}:${auth.password ?? ''}`, 'utf8').toString('base64');
+  return { ...applied.spec, headers: [...applied.spec.headers, ['Authorization', value] as [string, string]] };
 }
 
 const noop = () => {};

@@ -33,6 +33,8 @@ export interface ExecContext {
   offline: boolean;
   warn(message: string): void;
   debug(message: string): void;
+  /** --debug is on: messages for debug() are worth composing. */
+  debugging?: boolean;
   /** Where the process runs (for `>> file` outputs and relative paths). */
   cwd: string;
 }

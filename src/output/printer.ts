@@ -287,9 +287,12 @@ export class Printer {
 export function printingHops(printer: Printer) {
   let first = true;
   return {
-    onRequest: async (prepared: PreparedRequest) => {
-      if (first || printer.plan.intermediate) await printer.request(prepared);
+    onRequest: (prepared: PreparedRequest): Promise<void> | undefined => {
+      const print = first || printer.plan.intermediate;
       first = false;
+      // Nothing to print: no promise (the per-request path of `sling exec`).
+      if (print && (printer.plan.requestHeaders || printer.plan.requestBody)) return printer.request(prepared);
+      return undefined;
     },
     onRedirect: async (hop: { response: ResponseHead }, body: Buffer) => {
       if (!printer.plan.intermediate) return;

@@ -45,6 +45,11 @@ const escapeQuoted = (s: string) => s.replace(/"/g, '%22').replace(/\r/g, '%0D')
 
 const has = (headers: Header[], name: string) => headers.some(([n]) => n.toLowerCase() === name);
 
+/** The wire form of a request that asks for no compression (no await: the per-request path of `sling exec`). */
+export function prepareUncompressed(spec: RequestSpec): PreparedRequest {
+  return finishPrepared(spec, encodeBody(spec.body), [...spec.headers]);
+}
+
 export async function prepareRequest(spec: RequestSpec): Promise<PreparedRequest> {
   let body = encodeBody(spec.body);
   const headers: Header[] = [...spec.headers];
@@ -57,6 +62,10 @@ export async function prepareRequest(spec: RequestSpec): Promise<PreparedRequest
       headers.push(['Content-Encoding', 'deflate']);
     }
   }
+  return finishPrepared(spec, body, headers);
+}
+
+function finishPrepared(spec: RequestSpec, body: Buffer, headers: Header[]): PreparedRequest {
   if (!has(headers, 'host')) headers.unshift(['Host', spec.url.hostHeader]);
   if (!has(headers, 'content-length') && !has(headers, 'transfer-encoding')) {
     if (spec.settings.chunked && body.length > 0) headers.push(['Transfer-Encoding', 'chunked']);

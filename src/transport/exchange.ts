@@ -1,5 +1,5 @@
 import { CliError, TimeoutError, TooManyRedirectsError, UsageError } from '../errors.js';
-import { prepareRequest, type PreparedRequest } from '../request/prepare.js';
+import { prepareRequest, prepareUncompressed, type PreparedRequest } from '../request/prepare.js';
 import type { RequestSpec } from '../request/spec.js';
 import { formatUrl, originOf, parseUrl } from '../request/url.js';
 import { headerValue, readBody } from './body.js';
@@ -95,8 +95,12 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
   let answeredDigest = false;
   for (let hops = 0; ; hops++) {
     const jar = spec.settings.cookieJar;
-    const prepared = await prepareRequest(jar ? withJarCookies(spec, jar) : spec);
-    await opts.onRequest?.(prepared);
+    const withCookies = jar ? withJarCookies(spec, jar) : spec;
+    const prepared = spec.settings.compress > 0 ? await prepareRequest(withCookies) : prepareUncompressed(withCookies);
+    if (opts.onRequest) {
+      const printed = opts.onRequest(prepared);
+      if (printed) await printed;
+    }
     const st = spec.settings;
     const direct = (opts.fastLane || opts.keepAliveLane) && spec.url.scheme === 'http' && !st.unixSocket && !st.family && !st.http2 && !pickProxy(spec.url, st.proxies, opts.env);
     const hop = direct

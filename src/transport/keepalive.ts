@@ -135,50 +135,63 @@ function headerIn(raw: string[], name: string): string | undefined {
 
 const hangUp = () => Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
 
-export async function sendKeepAlive(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, onWritten?: () => void): Promise<Hop> {
+/**
+ * Sends one request on a kept-alive connection (a new one when none is idle). Not an async
+ * function: the common case (a reused connection) is one write and one promise.
+ */
+export function sendKeepAlive(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, onWritten?: () => void): Promise<Hop> {
   const where = `${url.hostname}:${url.port}`;
   const timings: Timings = { start: performance.now() };
   const info: HopInfo = { reused: false, timings };
-  let conn = take(where);
+  const conn = take(where);
   if (conn) {
     info.reused = true;
     conn.socket.ref();
-  } else {
-    netMod ??= await import('node:net');
-    const c = open(url, where);
-    conn = c;
-    c.socket.once('lookup', () => (timings.dns = performance.now()));
-    await new Promise<void>((resolve, reject) => {
-      const limit = settings.connectTimeoutMs ?? settings.timeoutMs;
-      const timer = limit
-        ? setTimeout(() => {
-            info.timedOut = true;
-            c.current = undefined;
-            c.socket.destroy();
-            reject(new TimeoutError(`could not connect to ${where} within ${limit / 1000}s`));
-          }, limit)
-        : undefined;
-      c.current = {
-        data: () => {},
-        gone: (e) => {
-          if (timer) clearTimeout(timer);
-          reject(mapNetworkError(e ?? hangUp(), where));
-        },
-      };
-      c.socket.once('connect', () => {
-        if (timer) clearTimeout(timer);
-        c.current = undefined;
-        resolve();
-      });
-    });
-    timings.connect = performance.now();
+    return exchangeOn(conn, url, request, settings, info, onWritten);
   }
-  const c = conn;
+  return connect(url, where, settings, info).then((c) => exchangeOn(c, url, request, settings, info, onWritten));
+}
+
+async function connect(url: ParsedUrl, where: string, settings: RequestSettings, info: HopInfo): Promise<Conn> {
+  const timings = info.timings;
+  netMod ??= await import('node:net');
+  const c = open(url, where);
+  c.socket.once('lookup', () => (timings.dns = performance.now()));
+  await new Promise<void>((resolve, reject) => {
+    const limit = settings.connectTimeoutMs ?? settings.timeoutMs;
+    const timer = limit
+      ? setTimeout(() => {
+          info.timedOut = true;
+          c.current = undefined;
+          c.socket.destroy();
+          reject(new TimeoutError(`could not connect to ${where} within ${limit / 1000}s`));
+        }, limit)
+      : undefined;
+    c.current = {
+      data: () => {},
+      gone: (e) => {
+        if (timer) clearTimeout(timer);
+        reject(mapNetworkError(e ?? hangUp(), where));
+      },
+    };
+    c.socket.once('connect', () => {
+      if (timer) clearTimeout(timer);
+      c.current = undefined;
+      resolve();
+    });
+  });
+  timings.connect = performance.now();
+  return c;
+}
+
+function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, info: HopInfo, onWritten?: () => void): Promise<Hop> {
+  const where = c.key;
+  const timings = info.timings;
   const sock = c.socket;
   info.remoteAddress = sock.remoteAddress;
   info.remotePort = sock.remotePort;
 
-  return await new Promise<Hop>((resolve, reject) => {
+  return new Promise<Hop>((resolve, reject) => {
     let pending: Buffer | undefined;
     let response: ResponseHead | undefined;
     let framing: 'none' | 'length' | 'chunked' | 'close' = 'close';

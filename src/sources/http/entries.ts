@@ -206,7 +206,7 @@ class HttpEntry implements ExecEntry {
 
   async after(done: Completed, ctx?: ExecContext): Promise<AfterResult> {
     const { rt, file, node } = this.o;
-    if (ctx) {
+    if (ctx?.debugging) {
       const t = done.info.timings;
       const ms = (x?: number) => (x === undefined ? '-' : `${(x - t.start).toFixed(1)} ms`);
       ctx.debug(`${file.path}:${node.line}: ${done.response.status} in ${ms(t.end)} (connect ${ms(t.connect)}, first byte ${ms(t.firstByte)}; ${done.info.reused ? 'reused' : 'new'} connection)`);
