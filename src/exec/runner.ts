@@ -107,6 +107,8 @@ class Run {
   private readonly plans = new Map<string, OutputPlan>();
   /** The previous response's printing, while it waits for the next request to be written. */
   private deferred?: () => Promise<void>;
+  /** That printing, once started. */
+  private printing?: Promise<void>;
   private exchange?: Exchange;
   private readBody?: ReadBody;
   sessions?: Sessions;
@@ -183,12 +185,26 @@ class Run {
   }
 
   /** Prints the previous response now (if it is still waiting), then what stderr held back. */
-  async settle() {
-    const work = this.deferred;
-    this.deferred = undefined;
-    if (work) await work();
-    this.stderr.release();
+  async settle(): Promise<void> {
+    this.startPrinting();
+    const printing = this.printing;
+    this.printing = undefined;
+    try {
+      if (printing) await printing;
+    } finally {
+      this.stderr.release();
+    }
   }
+
+  /** Starts printing the previous response (when the next request is on the wire). */
+  private readonly startPrinting = () => {
+    const work = this.deferred;
+    if (!work) return;
+    this.deferred = undefined;
+    this.printing = work();
+    // A failure surfaces where settle() awaits the same promise.
+    this.printing.catch(noop);
+  };
 
   /** Sends one request and prints it (or defers the printing); false when the run stops here. */
   private async request(entry: ExecEntry, spec: RequestSpec): Promise<boolean> {
@@ -215,6 +231,8 @@ class Run {
     let print: (() => Promise<void>) | undefined;
     try {
       const hop = await this.send(spec, printer);
+      // What goes to stderr about this response (a status, a failed test) waits for its printing.
+      if (this.buffered) this.stderr.hold();
       const body = await this.readBody!(hop);
       if (inv.checkStatus) this.checkStatus(entry, hop.response, rc);
       let lines: string[] | undefined;
@@ -239,20 +257,25 @@ class Run {
       if (this.buffered && !stop && !this.failFast) {
         this.deferred = print;
         this.stderr.hold();
-      } else await print();
+      } else {
+        await print();
+        this.stderr.release();
+      }
     }
     return !stop;
   }
 
-  /** Starts the exchange; a response still waiting to be printed is printed once the request is on the wire. */
+  /**
+   * Starts the exchange. A response still waiting to be printed is printed as soon as this
+   * request is on the wire (or has failed), and always before this one's answer is looked at.
+   */
   private async send(spec: RequestSpec, printer: Printer): Promise<Hop> {
     if (!this.deferred) return this.exchange!(spec, { ...this.hopOptions, ...printingHops(printer) });
-    let written!: () => void;
-    const onWire = new Promise<void>((r) => (written = r));
-    const pending = this.exchange!(spec, { ...this.hopOptions, onSent: written, ...printingHops(printer) });
-    await Promise.race([onWire, pending.then(noop, noop)]);
-    await this.settle();
-    return pending;
+    try {
+      return await this.exchange!(spec, { ...this.hopOptions, onSent: this.startPrinting, ...printingHops(printer) });
+    } finally {
+      await this.settle();
+    }
   }
 
   private checkStatus(entry: ExecEntry, response: ResponseHead, rc: ReportCase | undefined) {

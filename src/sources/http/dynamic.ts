@@ -1,4 +1,3 @@
-import { randomInt as cryptoRandomInt } from 'node:crypto';
 
 /**
  * Dynamic variables of both dialects. Each call gives a fresh value (two `{{$uuid}}` in one request
@@ -83,7 +82,8 @@ const randomText = (n: number, chars: string) => {
 const between = (from: number, to: number) => {
   const lo = Math.min(from, to);
   const hi = Math.max(from, to);
-  return hi - lo <= 1 ? lo : cryptoRandomInt(lo, hi);
+  // Math.random, as the other generators here: test data, not secrets (and node:crypto stays off the start-up path).
+  return hi - lo <= 1 ? lo : Math.min(hi - 1, lo + Math.floor(Math.random() * (hi - lo)));
 };
 
 export function evalDynamic(name: string, args: string[], ctx: DynamicEnv): string {

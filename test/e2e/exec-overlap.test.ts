@@ -1,0 +1,145 @@
+// `sling exec` with stdout on a pipe or a file prints response N while request N+1 is on the wire
+// (src/exec/runner.ts). What a user sees must not change: the same order on stdout, stderr lines in
+// their place when both streams go to one file, and no response held back until the next answer.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { baseEnv, SLING_PATH } from '../helpers/cli.js';
+import { closedPort } from '../helpers/servers.js';
+import { httpServer } from '../helpers/assert.js';
+
+function httpFile(text: string): { dir: string; path: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-overlap-'));
+  writeFileSync(join(dir, 't.http'), text);
+  return { dir, path: join(dir, 't.http') };
+}
+
+/** Runs sling with stdout and stderr both going to one file (`> out 2>&1`); returns the file and exit code. */
+function runMerged(args: string[], dir: string): Promise<{ code: number | null; text: string }> {
+  const out = join(dir, 'merged.txt');
+  const fd = openSync(out, 'w');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SLING_PATH, ...args], { env: baseEnv(), stdio: ['ignore', fd, fd] });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      closeSync(fd);
+      resolve({ code, text: readFileSync(out, 'utf8') });
+    });
+  });
+}
+
+test('exec to a file with 2>&1: statuses, failed tests and errors stay next to their responses', async (t) => {
+  const srv = await httpServer(t, (req, res) => {
+    const status = req.url === '/two' ? 500 : 200;
+    res.writeHead(status, { 'Content-Type': 'text/plain' });
+    res.end(`body ${req.url!.slice(1)}\n`);
+  });
+  const dead = await closedPort();
+  const { dir, path } = httpFile(
+    [
+      `GET ${srv.url}/one`,
+      '',
+      '###',
+      `GET ${srv.url}/two`,
+      '',
+      '###',
+      `GET ${srv.url}/three`,
+      '',
+      '> {%',
+      '  client.log("checked three");',
+      '  client.test("wants 201", () => client.assert(response.status === 201, "got " + response.status));',
+      '%}',
+      '',
+      '###',
+      `GET ${srv.url}/four`,
+      '',
+      '###',
+      `GET http://127.0.0.1:${dead}/five`,
+      '',
+      '###',
+      `GET ${srv.url}/six`,
+      '',
+    ].join('\n'),
+  );
+  const r = await runMerged(['exec', '--print=b', '--check-status', path], dir);
+  assert.equal(r.code, 5, r.text); // the first failure decides: HTTP 500
+  const lines = r.text.split('\n').filter((l) => l !== '');
+  const expected = [
+    /^### GET http:\/\/127\.0\.0\.1:\d+\/one  \(line 1\)$/,
+    /^body one$/,
+    /^### GET http:\/\/127\.0\.0\.1:\d+\/two  \(line 4\)$/,
+    /^body two$/,
+    /^sling: warning: GET .*\/two: HTTP 500 Internal Server Error$/,
+    /^### GET http:\/\/127\.0\.0\.1:\d+\/three  \(line 7\)$/,
+    /^body three$/,
+    /^checked three$/,
+    /^✗ wants 201: got 200$/,
+    /^sling: test failed: GET .*\/three: wants 201: got 200$/,
+    /^### GET http:\/\/127\.0\.0\.1:\d+\/four  \(line 15\)$/,
+    /^body four$/,
+    /^### GET http:\/\/127\.0\.0\.1:\d+\/five  \(line 18\)$/,
+    /^sling: error: connection refused by 127\.0\.0\.1:\d+$/,
+    /^  hint: /,
+    /^### GET http:\/\/127\.0\.0\.1:\d+\/six  \(line 21\)$/,
+    /^body six$/,
+  ];
+  assert.equal(lines.length, expected.length, r.text);
+  expected.forEach((re, i) => assert.match(lines[i]!, re, `line ${i + 1} of:\n${r.text}`));
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/one', '/two', '/three', '/four', '/six'],
+  );
+});
+
+test('exec to a pipe: a response is printed before the next request is answered', async (t) => {
+  // The server holds the answer to /second until the client has printed the first response. A
+  // client that printed response N only after N+1's answer would never finish.
+  let release!: () => void;
+  const printed = new Promise<void>((r) => (release = r));
+  const srv = await httpServer(t, (req, res) => {
+    const answer = () => {
+      res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': String(`${req.url}\n`.length) });
+      res.end(`${req.url}\n`);
+    };
+    if (req.url === '/second') void printed.then(answer);
+    else answer();
+  });
+  const { path } = httpFile(`GET ${srv.url}/first\n\n###\nGET ${srv.url}/second\n\n###\nGET ${srv.url}/third\n`);
+  const child = spawn(process.execPath, [SLING_PATH, 'exec', '--print=b', path], { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString('utf8');
+    if (out.includes('/first\n')) release();
+  });
+  child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
+  const code = await new Promise<number | null>((r) => child.on('close', r));
+  clearTimeout(timer);
+  assert.equal(code, 0, `exit ${code}\nstdout:\n${out}\nstderr:\n${err}`);
+  assert.equal(err, '');
+  assert.deepEqual(
+    out.split('\n').filter((l) => l && !l.startsWith('###')),
+    ['/first', '/second', '/third'],
+  );
+});
+
+test('exec to a pipe: output is the same as on the one-request-at-a-time path (-v prints requests in order)', async (t) => {
+  const srv = await httpServer(t, (req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ path: req.url }));
+  });
+  const { path, dir } = httpFile(Array.from({ length: 5 }, (_, i) => `POST ${srv.url}/n${i}\nContent-Type: application/json\n\n{"i": ${i}}\n`).join('\n###\n'));
+  const r = await runMerged(['exec', '-v', path], dir);
+  assert.equal(r.code, 0, r.text);
+  const order = r.text.split('\n').filter((l) => /^(### |POST |\{"path)/.test(l));
+  const expected: string[] = [];
+  for (let i = 0; i < 5; i++) expected.push(`### POST ${srv.url}/n${i}`, `POST /n${i} HTTP/1.1`, `{"path":"/n${i}"}`);
+  assert.deepEqual(
+    order.map((l) => l.replace(/  \(line \d+\)$/, '')),
+    expected,
+  );
+});
