@@ -7,8 +7,9 @@ import type { Io, Reporter } from './main.js';
  * or a character device such as /dev/null (DECISIONS.md). When nothing arrives for 2 seconds a
  * hint names --ignore-stdin, so a script never hangs without a word.
  */
-export function stdinIsBodySource(io: Io): boolean {
-  if (io.stdin.isTTY) return false;
+export function stdinIsBodySource(_io: Io): boolean {
+  // fstat, not io.stdin.isTTY: a terminal is a character device, and looking at the descriptor does
+  // not create the stdin stream.
   try {
     const st = fstatSync(0);
     return st.isFIFO() || st.isSocket() || st.isFile();

@@ -124,7 +124,9 @@ class Run {
     this.out = stdoutSink(io.stdout);
     this.buffered = !io.stdout.isTTY;
     this.stderr = new HeldWriter(io.stderr);
-    const rep = new Reporter({ ...io, stderr: this.stderr as unknown as Io['stderr'] }, reporter.quiet, reporter.debugOn);
+    // The same Io with stderr replaced (not spread: that would create the stdin stream).
+    const repIo = Object.assign(Object.create(io) as Io, { stderr: this.stderr as unknown as Io['stderr'] });
+    const rep = new Reporter(repIo, reporter.quiet, reporter.debugOn);
     this.rep = rep;
     ctx.warn = (m) => rep.warn(m);
     ctx.debug = (m) => rep.debug(m);
