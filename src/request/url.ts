@@ -28,6 +28,10 @@ const UNRESERVED = /[A-Za-z0-9\-._~]/;
 const PATH_OK = new Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/");
 const QUERY_OK = new Set([...PATH_OK, '?']);
 
+// Components made only of characters that stand raw (and no `%`): nothing to encode or decode.
+const PATH_PLAIN = /^[A-Za-z0-9\-._~!$&'()*+,;=:@/]*$/;
+const QUERY_PLAIN = /^[A-Za-z0-9\-._~!$&'()*+,;=:@/?]*$/;
+
 /** Percent-encodes what may not stand raw in a path or query (urllib3's _encode_invalid_chars). */
 function encodeInvalid(component: string, allowed: Set<string>): string {
   const normalised = component.replace(/%[0-9a-fA-F]{2}/g, (m) => m.toUpperCase());
@@ -164,15 +168,16 @@ export function parseUrl(input: string, defaultScheme = 'http', pathAsIs = false
   let path = q === -1 ? rest : rest.slice(0, q);
   const query = q === -1 ? '' : rest.slice(q + 1);
   if (!pathAsIs) path = removeDotSegments(path);
-  path = unquoteUnreserved(encodeInvalid(path, PATH_OK)) || '/';
-  if (!path.startsWith('/')) path = '/' + path;
+  if (!PATH_PLAIN.test(path)) path = unquoteUnreserved(encodeInvalid(path, PATH_OK));
+  if (!path) path = '/';
+  else if (!path.startsWith('/')) path = '/' + path;
   return {
     scheme,
     hostname,
     port,
     hostHeader,
     path,
-    query: unquoteUnreserved(encodeInvalid(query, QUERY_OK)),
+    query: QUERY_PLAIN.test(query) ? query : unquoteUnreserved(encodeInvalid(query, QUERY_OK)),
     username,
     password,
   };
