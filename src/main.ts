@@ -1,3 +1,4 @@
+import { enableCompileCache } from './compile-cache.js';
 import type { Readable, Writable } from 'node:stream';
 import { resolveInvocation, type Invocation } from './cli/invocation.js';
 import { helpText } from './cli/help.js';
@@ -91,6 +92,8 @@ export async function main(io: Io): Promise<number> {
     }
     reporter.debug(`invocation ${maskedInvocation(inv)}`);
     if (isExec) {
+      // Many requests in one process: the exec path's compiled code is worth keeping between runs.
+      enableCompileCache(io.env, VERSION);
       const { runExec } = await import('./exec/runner.js');
       return await runExec(inv, io, reporter);
     }

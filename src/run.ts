@@ -8,6 +8,7 @@ import { buildRequest, type BuildContext } from './request/build.js';
 import { prepareRequest } from './request/prepare.js';
 import { withJarCookies } from './transport/cookies.js';
 import { askPassword, readStdinBody } from './stdin.js';
+import { now } from './clock.js';
 
 /** The main command: build the request, print or send it, print the exchange, pick the exit code. */
 export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): Promise<number> {
@@ -80,7 +81,7 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
     await printer.finish();
     const t = hop.info.timings;
     const phase = (x?: number) => (x === undefined ? '-' : `${(x - t.start).toFixed(1)}ms`);
-    reporter.debug(`timings: dns ${phase(t.dns)}, connect ${phase(t.connect)}, tls ${phase(t.tls)}, first byte ${phase(t.firstByte)}, total ${phase(t.end ?? performance.now())}`);
+    reporter.debug(`timings: dns ${phase(t.dns)}, connect ${phase(t.connect)}, tls ${phase(t.tls)}, first byte ${phase(t.firstByte)}, total ${phase(t.end ?? now())}`);
 
     const status = hop.response.status;
     if (inv.checkStatus) {

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AfterResult, ExecEntry } from './types.js';
+import { now } from '../clock.js';
 
 /**
  * `sling exec --report junit --report-file FILE`: a JUnit XML report for CI. One <testsuite> for
@@ -25,20 +26,20 @@ const text = (s: string) => clean(s).replace(/&/g, '&amp;').replace(/</g, '&lt;'
 
 export class JUnitReport {
   private readonly cases: ReportCase[] = [];
-  private readonly started = performance.now();
+  private readonly started = now();
 
   constructor(private readonly suite: string) {}
 
   /** A request about to run; `title` is what the title line shows. */
   begin(entry: ExecEntry, title: string): ReportCase {
-    const c: ReportCase = { name: title, classname: this.suite, timeMs: performance.now(), failures: [], output: [] };
+    const c: ReportCase = { name: title, classname: this.suite, timeMs: now(), failures: [], output: [] };
     void entry;
     this.cases.push(c);
     return c;
   }
 
   end(c: ReportCase) {
-    c.timeMs = performance.now() - c.timeMs;
+    c.timeMs = now() - c.timeMs;
   }
 
   /** What the entry's after-hook reported: failures on the request, each script test as its own case. */
@@ -62,7 +63,7 @@ export class JUnitReport {
     const errors = this.cases.filter((c) => c.error !== undefined).length;
     const skipped = this.cases.filter((c) => c.skipped !== undefined).length;
     const secs = (ms: number) => (ms / 1000).toFixed(3);
-    const total = secs(performance.now() - this.started);
+    const total = secs(now() - this.started);
     const lines = [
       '<?xml version="1.0" encoding="UTF-8"?>',
       `<testsuites name="sling exec" tests="${this.cases.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${total}">`,

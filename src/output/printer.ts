@@ -5,6 +5,7 @@ import { colourJson, formatJson, formatJsonBytes, looksLikeJson } from './json-f
 import { bodyKind, highlightCss, highlightForm, highlightJs, highlightMarkup, indentXml } from './highlight.js';
 import type { OutputPlan } from './plan.js';
 import { neutralise } from './sanitize.js';
+import { now } from '../clock.js';
 
 /** Where output goes: stdout in the CLI, a buffer in tests of the printer. */
 export interface Sink {
@@ -123,7 +124,7 @@ export class Printer {
     await this.startMessage();
     const t = info.timings;
     const at = (x?: number) => (x === undefined ? '-' : `${(x - t.start).toFixed(1)} ms`);
-    const total = (t.end ?? performance.now()) - t.start;
+    const total = (t.end ?? now()) - t.start;
     const headBytes = head.rawHeaders.reduce((n, h) => n + Buffer.byteLength(h, 'latin1'), 0) + (head.rawHeaders.length / 2) * 4;
     const lines = [
       `Status: ${head.status} ${head.reason}`.trimEnd(),

@@ -3,6 +3,7 @@
  * a spinner with bytes and rate when it is not. Redrawn at most ten times a second; only on a
  * terminal. The one-line summary at the end is printed by the caller either way.
  */
+import { now as clock } from '../clock.js';
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   const units = ['kB', 'MB', 'GB', 'TB'];
@@ -29,7 +30,7 @@ export class Progress {
   private received = 0;
   private lastDraw = 0;
   private frame = 0;
-  private readonly start = performance.now();
+  private readonly start = clock();
   private drawn = false;
 
   constructor(
@@ -47,7 +48,7 @@ export class Progress {
   update(bytes: number) {
     this.received += bytes;
     if (!this.write) return;
-    const now = performance.now();
+    const now = clock();
     if (now - this.lastDraw < 100) return;
     this.lastDraw = now;
     this.draw(now);
@@ -79,7 +80,7 @@ export class Progress {
 
   /** Clears the bar; returns the summary numbers. */
   finish(): { bytes: number; seconds: number; rate: number } {
-    const now = performance.now();
+    const now = clock();
     if (this.write && this.drawn) this.write('\r\x1b[K');
     return { bytes: this.received, seconds: (now - this.start) / 1000, rate: this.rate(now) };
   }

@@ -6,6 +6,7 @@ import type { RequestSettings } from '../request/spec.js';
 import type { ParsedUrl } from '../request/url.js';
 import { mapNetworkError } from './errors.js';
 import type { Hop, HopInfo, Timings } from './send.js';
+import { now } from '../clock.js';
 
 /**
  * HTTP/2 (node:http2): with `alpn`, h2 is offered over TLS next to http/1.1 and used when the
@@ -43,9 +44,9 @@ async function session(url: ParsedUrl, settings: RequestSettings, tlsOpts: objec
         ...tlsOpts,
         ALPNProtocols: settings.http2 === 'prior-knowledge' ? ['h2'] : ['h2', 'http/1.1'],
       });
-      s.once('connect', () => (timings.connect = performance.now()));
+      s.once('connect', () => (timings.connect = now()));
       s.once('secureConnect', () => {
-        timings.tls = performance.now();
+        timings.tls = now();
         resolve(s);
       });
       s.once('error', (e) => reject(mapNetworkError(e, where)));
@@ -59,7 +60,7 @@ async function session(url: ParsedUrl, settings: RequestSettings, tlsOpts: objec
     created = http2.connect(origin, { createConnection: () => socket });
   } else {
     created = http2.connect(origin, (settings.family ? { family: settings.family } : {}) as object);
-    created.once('connect', () => (timings.connect = performance.now()));
+    created.once('connect', () => (timings.connect = now()));
   }
   created.on('error', () => {}); // reported through the request stream
   created.unref();
@@ -68,7 +69,7 @@ async function session(url: ParsedUrl, settings: RequestSettings, tlsOpts: objec
 }
 
 export async function sendH2(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, tlsOpts: object): Promise<Hop | null> {
-  const timings: Timings = { start: performance.now() };
+  const timings: Timings = { start: now() };
   const where = `${url.hostname}:${url.port}`;
   const s = await session(url, settings, tlsOpts, timings, where);
   if (!s) return null;
@@ -109,7 +110,7 @@ export async function sendH2(url: ParsedUrl, request: PreparedRequest, settings:
     }
     stream.on('response', (h: IncomingHttpHeaders) => {
       settled = true;
-      timings.firstByte = performance.now();
+      timings.firstByte = now();
       const socket = s.socket as TLSSocket | undefined;
       info.remoteAddress = socket?.remoteAddress;
       info.remotePort = socket?.remotePort;
@@ -123,7 +124,7 @@ export async function sendH2(url: ParsedUrl, request: PreparedRequest, settings:
         for (const v of Array.isArray(value) ? value : [value]) rawHeaders.push(name, String(v));
       }
       const status = Number(h[':status']);
-      stream.on('end', () => (timings.end = performance.now()));
+      stream.on('end', () => (timings.end = now()));
       void import('node:http').then(({ STATUS_CODES }) =>
         resolve({ url, request, response: { httpVersion: '2', status, reason: STATUS_CODES[status] ?? '', rawHeaders }, body: stream, info }),
       );

@@ -6,6 +6,7 @@ import type { RequestSettings } from '../request/spec.js';
 import type { ParsedUrl } from '../request/url.js';
 import { mapNetworkError } from './errors.js';
 import type { Hop, HopInfo, ResponseHead, Timings } from './send.js';
+import { now } from '../clock.js';
 
 /**
  * The `sling exec` lane for plain HTTP without a proxy: a minimal HTTP/1.1 client on kept-alive
@@ -141,7 +142,7 @@ const hangUp = () => Object.assign(new Error('socket hang up'), { code: 'ECONNRE
  */
 export function sendKeepAlive(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, onWritten?: () => void): Promise<Hop> {
   const where = `${url.hostname}:${url.port}`;
-  const timings: Timings = { start: performance.now() };
+  const timings: Timings = { start: now() };
   const info: HopInfo = { reused: false, timings };
   const conn = take(where);
   if (conn) {
@@ -156,7 +157,7 @@ async function connect(url: ParsedUrl, where: string, settings: RequestSettings,
   const timings = info.timings;
   netMod ??= await import('node:net');
   const c = open(url, where);
-  c.socket.once('lookup', () => (timings.dns = performance.now()));
+  c.socket.once('lookup', () => (timings.dns = now()));
   await new Promise<void>((resolve, reject) => {
     const limit = settings.connectTimeoutMs ?? settings.timeoutMs;
     const timer = limit
@@ -180,7 +181,7 @@ async function connect(url: ParsedUrl, where: string, settings: RequestSettings,
       resolve();
     });
   });
-  timings.connect = performance.now();
+  timings.connect = now();
   return c;
 }
 
@@ -212,7 +213,7 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
         reject(err);
         return;
       }
-      timings.end = performance.now();
+      timings.end = now();
       const r = response!;
       const conn = headerIn(r.rawHeaders, 'connection');
       const keep = reusable && !(conn && /close/i.test(conn)) && !(r.httpVersion === '1.0' && !(conn && /keep-alive/i.test(conn)));
@@ -317,7 +318,7 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
             if (d.length) data(d);
             return;
           }
-          timings.firstByte = performance.now();
+          timings.firstByte = now();
           if (settings.maxHeaders !== undefined && r.rawHeaders.length / 2 > settings.maxHeaders) {
             return finish(new NetworkError(`${where} sent ${r.rawHeaders.length / 2} headers, more than --max-headers ${settings.maxHeaders}`));
           }

@@ -6,6 +6,7 @@ import type { RequestSettings } from '../request/spec.js';
 import type { ParsedUrl } from '../request/url.js';
 import { mapNetworkError } from './errors.js';
 import type { Hop, HopInfo, Timings } from './send.js';
+import { now } from '../clock.js';
 
 /**
  * The download fast lane: a minimal HTTP/1.1 exchange on a plain TCP socket that reads into one
@@ -20,7 +21,7 @@ type Consumer = (chunk: Buffer) => void;
 
 export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings): Promise<Hop> {
   const net = await import('node:net');
-  const timings: Timings = { start: performance.now() };
+  const timings: Timings = { start: now() };
   const where = `${url.hostname}:${url.port}`;
   const info: HopInfo = { reused: false, timings };
 
@@ -46,7 +47,7 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
     const end = (err?: Error) => {
       if (phase === 'done') return;
       phase = 'done';
-      timings.end = performance.now();
+      timings.end = now();
       socket.destroy();
       if (finish) finish(err);
       else endError = err ?? null;
@@ -140,7 +141,7 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
         if (rest.length) onData(rest);
         return;
       }
-      timings.firstByte = performance.now();
+      timings.firstByte = now();
       if (settings.maxHeaders !== undefined && response.rawHeaders.length / 2 > settings.maxHeaders) {
         return fail(new NetworkError(`${where} sent ${response.rawHeaders.length / 2} headers, more than --max-headers ${settings.maxHeaders}`));
       }
@@ -211,14 +212,14 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
       port: url.port,
       onread: { buffer, callback: (n: number, buf: Buffer) => void onData(buf.subarray(0, n)) },
     } as unknown as import("node:net").NetConnectOpts);
-    socket.once('lookup', () => (timings.dns = performance.now()));
+    socket.once('lookup', () => (timings.dns = now()));
     const connectTimer = settings.connectTimeoutMs
       ? setTimeout(() => fail(new TimeoutError(`could not connect to ${where} within ${settings.connectTimeoutMs! / 1000}s`)), settings.connectTimeoutMs)
       : undefined;
     socket.once('close', () => clearTimeout(connectTimer));
     socket.once('connect', () => {
       clearTimeout(connectTimer);
-      timings.connect = performance.now();
+      timings.connect = now();
       info.remoteAddress = socket.remoteAddress;
       info.remotePort = socket.remotePort;
       let text = `${request.method} ${request.target} HTTP/1.1\r\n`;

@@ -9,6 +9,7 @@ import type { RequestSettings } from '../request/spec.js';
 import type { ParsedUrl } from '../request/url.js';
 import { mapNetworkError } from './errors.js';
 import { parseProxy, pickProxy, type ProxyTarget } from './proxy.js';
+import { now } from '../clock.js';
 
 /** What came back for one request: the head as received and the body as a raw (still encoded) stream. */
 export interface ResponseHead {
@@ -117,7 +118,7 @@ async function tunnel(proxy: ProxyTarget, url: ParsedUrl, settings: RequestSetti
     const req = http.request({ host: proxy.url.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.url.port || 80), method: 'CONNECT', path: authority, headers, agent: false });
     if (settings.timeoutMs) req.setTimeout(settings.timeoutMs, () => req.destroy(new TimeoutError(`proxy ${proxy.display} did not answer within ${settings.timeoutMs! / 1000}s`)));
     req.on('connect', (res: IncomingMessage, sock: Socket) => {
-      timings.connect = performance.now();
+      timings.connect = now();
       if (res.statusCode !== 200) {
         sock.destroy();
         reject(new NetworkError(`proxy ${proxy.display} refused the tunnel to ${authority}: ${res.statusCode} ${res.statusMessage ?? ''}`.trim()));
@@ -132,7 +133,7 @@ async function tunnel(proxy: ProxyTarget, url: ParsedUrl, settings: RequestSetti
   });
   return await new Promise<TLSSocket>((resolve, reject) => {
     const tlsSock = tlsMod!.connect({ socket, ...tlsOptions(settings, url.hostname) }, () => {
-      timings.tls = performance.now();
+      timings.tls = now();
       resolve(tlsSock);
     });
     if (settings.timeoutMs) tlsSock.setTimeout(settings.timeoutMs, () => tlsSock.destroy(new TimeoutError(`TLS handshake with ${authority} timed out`)));
@@ -147,7 +148,7 @@ export interface SendOptions {
 /** Sends one request (no redirect handling) and resolves when the response head has arrived. */
 export async function sendOnce(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, opts: SendOptions): Promise<Hop> {
   const http = await modules();
-  const timings: Timings = { start: performance.now() };
+  const timings: Timings = { start: now() };
   const where = url.hostHeader.includes(':') ? url.hostHeader : `${url.hostHeader}:${url.port}`;
   const proxyText = pickProxy(url, settings.proxies, opts.env);
   let proxy: ProxyTarget | undefined;
@@ -229,14 +230,14 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
         socket.once('connect', () => clearTimeout(timer));
         socket.once('close', () => clearTimeout(timer));
       }
-      socket.once('lookup', () => (timings.dns = performance.now()));
-      socket.once('connect', () => (timings.connect = performance.now()));
-      socket.once('secureConnect', () => (timings.tls = performance.now()));
+      socket.once('lookup', () => (timings.dns = now()));
+      socket.once('connect', () => (timings.connect = now()));
+      socket.once('secureConnect', () => (timings.tls = now()));
     });
     req.on('error', fail);
     req.on('response', (res: IncomingMessage) => {
       settled = true;
-      timings.firstByte = performance.now();
+      timings.firstByte = now();
       const socket = res.socket as TLSSocket | null;
       const info = hopInfo;
       info.remoteAddress = socket?.remoteAddress;
@@ -251,7 +252,7 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
         reject(new NetworkError(`${where} sent ${res.rawHeaders.length / 2} headers, more than --max-headers ${settings.maxHeaders}`));
         return;
       }
-      res.on('end', () => (timings.end = performance.now()));
+      res.on('end', () => (timings.end = now()));
       resolve({
         url,
         request,

@@ -1,6 +1,8 @@
 // Runs the built CLI (dist/sling.js) as a child process and collects what it printed.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // This file runs from build/test/helpers/cli.js; the repository root is three levels up.
@@ -8,6 +10,8 @@ const ROOT = new URL('../../../', import.meta.url);
 export const SLING_PATH = fileURLToPath(new URL('dist/sling.js', ROOT));
 export const REPO_ROOT = fileURLToPath(ROOT);
 export const VERSION: string = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')).version;
+/** sling exec's compile cache (src/compile-cache.ts) goes to a folder of this test process, not the user's. */
+const CACHE_DIR = mkdtempSync(join(tmpdir(), 'sling-test-cache-'));
 
 export interface RunOptions {
   /** Data piped into stdin. When undefined, stdin is /dev/null ('ignore'). */
@@ -39,6 +43,7 @@ export function baseEnv(): Record<string, string> {
     env[k] = v;
   }
   env.NO_COLOR = '1';
+  env.SLING_CACHE_DIR = CACHE_DIR;
   return env;
 }
 

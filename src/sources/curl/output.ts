@@ -5,6 +5,7 @@ import type { AfterResult, Completed } from '../../exec/types.js';
 import type { Operation } from './args.js';
 import type { Transfer } from './build.js';
 import { formatCurlUrl, type CurlUrl } from './url.js';
+import { now } from '../../clock.js';
 
 /**
  * What curl does with a response once it has arrived: -o/-O/-J files (with --output-dir,
@@ -162,7 +163,7 @@ export function writeOut(format: string, t: Transfer, url: CurlUrl, c: Completed
     filename_effective: outFile ?? '',
     exitcode: String(exitCode),
     errormsg: '',
-    time_total: secs(timings.end ?? performance.now()),
+    time_total: secs(timings.end ?? now()),
     time_namelookup: secs(timings.dns ?? timings.connect),
     time_connect: secs(timings.connect),
     time_appconnect: timings.tls ? secs(timings.tls) : '0.000000',

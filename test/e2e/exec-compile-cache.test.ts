@@ -1,0 +1,80 @@
+// sling exec keeps V8's compiled code of its own files between runs (src/compile-cache.ts). What a
+// user can observe: the cache folder and its files, the same output with and without the cache, a
+// broken or unwritable cache that changes nothing but the speed, old folders removed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runSling, VERSION } from '../helpers/cli.js';
+import { httpServer, show } from '../helpers/assert.js';
+
+async function setup(t: import('node:test').TestContext) {
+  const srv = await httpServer(t, (req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ path: req.url }));
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'sling-cc-'));
+  const file = join(dir, 'api.http');
+  writeFileSync(file, `# @name one\nGET ${srv.url}/one\n\n###\nPOST ${srv.url}/two\nContent-Type: application/json\n\n{"a": 1}\n`);
+  const cache = join(dir, 'cache');
+  const folder = join(cache, 'v8', `${VERSION}-node${process.version}-${process.arch}`);
+  const run = (env: Record<string, string> = {}) => runSling(['exec', '--print=b', file], { env: { SLING_CACHE_DIR: cache, ...env } });
+  return { run, cache, folder };
+}
+
+const EXPECTED = '### one: GET http://127.0.0.1:PORT/one  (line 2)\n{"path":"/one"}\n### POST http://127.0.0.1:PORT/two  (line 5)\n{"path":"/two"}';
+const normal = (s: string) => s.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT').replace(/\n+/g, '\n').trim();
+
+test('compile cache: written on the first run, used on the next, same output', async (t) => {
+  const { run, folder } = await setup(t);
+  const first = await run();
+  assert.equal(first.code, 0, show(first));
+  assert.equal(first.stderr, '');
+  assert.equal(normal(first.stdout), EXPECTED);
+  const files = readdirSync(folder);
+  assert.ok(files.length >= 5, `cache files: ${files.join(', ')}`);
+  assert.ok(files.every((f) => f.endsWith('.js.v8')), files.join(', '));
+  assert.ok(files.some((f) => f.startsWith('runner-')), files.join(', '));
+  const before = readFileSync(join(folder, files.find((f) => f.startsWith('runner-'))!));
+  const second = await run();
+  assert.equal(second.code, 0, show(second));
+  assert.equal(second.stderr, '');
+  assert.equal(normal(second.stdout), EXPECTED);
+  // A valid entry is read, not written again.
+  assert.deepEqual(readFileSync(join(folder, files.find((f) => f.startsWith('runner-'))!)), before);
+  const off = await run({ SLING_NO_COMPILE_CACHE: '1' });
+  assert.equal(normal(off.stdout), EXPECTED);
+});
+
+test('compile cache: a broken entry is rejected and written again; the run is unchanged', async (t) => {
+  const { run, folder } = await setup(t);
+  assert.equal((await run()).code, 0);
+  const files = readdirSync(folder);
+  for (const f of files) writeFileSync(join(folder, f), 'not a code cache');
+  const r = await run();
+  assert.equal(r.code, 0, show(r));
+  assert.equal(r.stderr, '');
+  assert.equal(normal(r.stdout), EXPECTED);
+  for (const f of files) assert.notEqual(readFileSync(join(folder, f), 'utf8'), 'not a code cache', f);
+});
+
+test('compile cache: an unusable cache folder is no error', async (t) => {
+  const { run, cache } = await setup(t);
+  writeFileSync(cache, 'a file where the cache folder would be');
+  const r = await run();
+  assert.equal(r.code, 0, show(r));
+  assert.equal(r.stderr, '');
+  assert.equal(normal(r.stdout), EXPECTED);
+});
+
+test('compile cache: folders of other versions are removed when a new one is made', async (t) => {
+  const { run, cache, folder } = await setup(t);
+  const old = join(cache, 'v8', '0.0.1-node-v18.0.0-x64');
+  mkdirSync(old, { recursive: true });
+  writeFileSync(join(old, 'chunk-OLD.js.v8'), 'x');
+  const r = await run();
+  assert.equal(r.code, 0, show(r));
+  assert.ok(existsSync(folder));
+  assert.equal(existsSync(old), false);
+});
