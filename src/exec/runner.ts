@@ -233,8 +233,9 @@ class Run {
     let print: (() => Promise<void>) | undefined;
     try {
       const hop = await this.send(spec, printer);
-      // What goes to stderr about this response (a status, a failed test) waits for its printing.
-      if (this.buffered) this.stderr.hold();
+      // What goes to stderr about this response (a status, a failed test) waits for its printing
+      // (on a terminal too: response handlers now run before the response is printed).
+      this.stderr.hold();
       const body = await this.readBody!(hop);
       if (inv.checkStatus) this.checkStatus(entry, hop.response, rc);
       let lines: string[] | undefined;

@@ -108,7 +108,8 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
         ? await sendRaw(spec.url, prepared, spec.settings)
         : await sendKeepAlive(spec.url, prepared, spec.settings, opts.onSent)
       : await sendOnce(spec.url, prepared, spec.settings, { env: opts.env });
-    opts.onSent?.();
+    // The keep-alive lane calls it as soon as the request is written; the others once they return.
+    if (!direct || opts.fastLane) opts.onSent?.();
     if (opts.debug) opts.debug(`${prepared.method} ${formatUrl(spec.url, '')} → ${hop.response.status} (${hop.info.reused ? 'reused connection' : 'new connection'})`);
     if (jar) {
       const raw = hop.response.rawHeaders;
