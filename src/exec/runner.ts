@@ -83,6 +83,7 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
 }
 
 type Exchange = typeof import('../transport/exchange.js').exchange;
+type ExchangeOptions = import('../transport/exchange.js').ExchangeOptions;
 type ReadBody = typeof import('../transport/body.js').readBody;
 type Sessions = import('../transport/session.js').SessionStore;
 
@@ -106,13 +107,15 @@ class Run {
   private printedAny = false;
   private readonly plans = new Map<string, OutputPlan>();
   /** The previous response's printing, while it waits for the next request to be written. */
-  private deferred?: () => Promise<void>;
+  private deferred?: () => Promise<void> | undefined;
   /** That printing, once started. */
   private printing?: Promise<void>;
   private exchange?: Exchange;
   private readBody?: ReadBody;
   sessions?: Sessions;
-  private hopOptions!: { env: NodeJS.ProcessEnv; keepAliveLane: boolean; debug?: (m: string) => void; warn: (m: string) => void };
+  private hopOptions!: ExchangeOptions;
+  /** The same with onSent: the previous response is printed once this request is on the wire. */
+  private hopOptionsSent!: ExchangeOptions;
 
   constructor(
     private readonly inv: Invocation,
@@ -142,6 +145,7 @@ class Run {
       this.readBody = (await import('../transport/body.js')).readBody;
     }
     this.hopOptions = { env: this.env, keepAliveLane: true, debug: this.rep.debugOn ? this.ctx.debug : undefined, warn: this.ctx.warn };
+    this.hopOptionsSent = { ...this.hopOptions, onSent: this.startPrinting };
     // --session: one store for the run; each request uses (and updates) the session of its host.
     if (inv.session !== undefined) this.sessions = new (await import('../transport/session.js')).SessionStore(inv.session, this.io.env, this.io.cwd, inv.sessionReadOnly);
   }
@@ -187,15 +191,15 @@ class Run {
   }
 
   /** Prints the previous response now (if it is still waiting), then what stderr held back. */
-  async settle(): Promise<void> {
+  settle(): Promise<void> | undefined {
     this.startPrinting();
     const printing = this.printing;
     this.printing = undefined;
-    try {
-      if (printing) await printing;
-    } finally {
+    if (!printing) {
       this.stderr.release();
+      return undefined;
     }
+    return printing.finally(() => this.stderr.release());
   }
 
   /** Starts printing the previous response (when the next request is on the wire). */
@@ -203,9 +207,18 @@ class Run {
     const work = this.deferred;
     if (!work) return;
     this.deferred = undefined;
-    this.printing = work();
-    // A failure surfaces where settle() awaits the same promise.
-    this.printing.catch(noop);
+    // Usually synchronous (a promise only when stdout asks to wait); a failure surfaces where
+    // settle() awaits the printing.
+    let printing: Promise<void> | undefined;
+    try {
+      printing = work();
+    } catch (e) {
+      printing = Promise.reject(e);
+    }
+    if (printing) {
+      this.printing = printing;
+      printing.catch(noop);
+    }
   };
 
   /** Sends one request and prints it (or defers the printing); false when the run stops here. */
@@ -230,7 +243,7 @@ class Run {
       return true;
     }
     let stop = false;
-    let print: (() => Promise<void>) | undefined;
+    let print: (() => Promise<void> | undefined) | undefined;
     try {
       const hop = await this.send(spec, printer);
       // What goes to stderr about this response (a status, a failed test) waits for its printing
@@ -261,7 +274,8 @@ class Run {
         this.deferred = print;
         this.stderr.hold();
       } else {
-        await print();
+        const waiting = print();
+        if (waiting) await waiting;
         this.stderr.release();
       }
     }
@@ -273,9 +287,12 @@ class Run {
    * request is on the wire (or has failed), and always before this one's answer is looked at.
    */
   private async send(spec: RequestSpec, printer: Printer): Promise<Hop> {
-    if (!this.deferred) return this.exchange!(spec, { ...this.hopOptions, ...printingHops(printer) });
+    const plan = printer.plan;
+    // Nothing of the request or of intermediate hops is printed (the usual case): shared options.
+    const quiet = !plan.requestHeaders && !plan.requestBody && !plan.intermediate;
+    if (!this.deferred) return this.exchange!(spec, quiet ? this.hopOptions : { ...this.hopOptions, ...printingHops(printer) });
     try {
-      return await this.exchange!(spec, { ...this.hopOptions, onSent: this.startPrinting, ...printingHops(printer) });
+      return await this.exchange!(spec, quiet ? this.hopOptionsSent : { ...this.hopOptionsSent, ...printingHops(printer) });
     } finally {
       await this.settle();
     }
@@ -306,13 +323,16 @@ class Run {
   }
 }
 
-async function printResponse(printer: Printer, sink: RequestSink, hop: Hop, body: Buffer, lines: string[] | undefined) {
-  await printer.responseHead(hop.response);
-  await printer.responseBody(hop.response, body);
-  await printer.meta(hop.response, hop.info, body.length, hop.request);
-  await printer.finish();
+/** Prints a response whose body was read whole: synchronous unless stdout asks to wait. */
+function printResponse(printer: Printer, sink: RequestSink, hop: Hop, body: Buffer, lines: string[] | undefined): Promise<void> | undefined {
+  const waiting = printer.response(hop.response, body, hop.info, hop.request);
+  if (waiting) return waiting.then(() => printRest(sink, lines));
+  return printRest(sink, lines);
+}
+
+function printRest(sink: RequestSink, lines: string[] | undefined): Promise<void> | undefined {
   if (lines) sink.write(lines.join('\n') + '\n');
-  await sink.flush();
+  return sink.flush() ?? undefined;
 }
 
 /** --session: the request with its host's saved headers, credentials and cookies. */
@@ -328,10 +348,16 @@ function withSession(s: RequestSpec, sessions: Sessions): RequestSpec {
 
 const noop = () => {};
 
+function hasKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
+}
+
 const DEFAULT_HEADERS = new Set(['user-agent', 'accept-encoding', 'accept', 'connection']);
 
 /** The main command's network flags apply to every request of the file (when given). */
 function applyFlags(spec: RequestSpec, inv: Invocation): RequestSpec {
+  if (inv.timeoutMs === undefined && inv.verify === true && !inv.cert && !inv.certKey && !inv.follow && inv.maxRedirects === 30 && !hasKeys(inv.proxies)) return spec;
   const s = { ...spec.settings, tls: { ...spec.settings.tls } };
   if (inv.timeoutMs !== undefined) s.timeoutMs = inv.timeoutMs;
   if (inv.verify !== true) s.tls.verify = inv.verify;

@@ -14,6 +14,12 @@ export interface Sink {
 
 const headerOf = (headers: [string, string][], name: string) => headers.find(([n]) => n.toLowerCase() === name)?.[1];
 
+/** A header of a flat [name, value, ...] list (`name` in lower case). */
+function rawHeader(raw: string[], name: string): string | undefined {
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) return raw[i + 1];
+  return undefined;
+}
+
 function pairs(raw: string[]): [string, string][] {
   const out: [string, string][] = [];
   for (let i = 0; i < raw.length; i += 2) out.push([raw[i]!, raw[i + 1]!]);
@@ -40,22 +46,39 @@ export class Printer {
     private readonly sink: Sink,
   ) {}
 
-  private async out(s: string | Buffer) {
+  /** What the sink asked to wait for (backpressure), to be awaited at the end of the current step. */
+  private wait?: Promise<void>;
+
+  /** Writes now (synchronously); a sink that wants the writer to wait leaves a promise in `wait`. */
+  private put(s: string | Buffer) {
     if (s.length === 0) return;
-    await this.sink.write(s);
+    const r = this.sink.write(s);
+    if (r) this.wait = r;
     const lastByte = typeof s === 'string' ? s.charCodeAt(s.length - 1) : s[s.length - 1];
     this.lastNewline = lastByte === 10;
   }
 
-  private async startMessage() {
+  /** The promise to await before writing more, if the sink asked for one. */
+  private drained(): Promise<void> | undefined {
+    const w = this.wait;
+    this.wait = undefined;
+    return w;
+  }
+
+  private async out(s: string | Buffer) {
+    this.put(s);
+    await this.drained();
+  }
+
+  private startMessage() {
     if (this.last === 'none') return;
-    if (!this.lastNewline) await this.out('\n');
-    await this.out('\n');
+    if (!this.lastNewline) this.put('\n');
+    this.put('\n');
     this.last = 'none';
   }
 
-  private async startBody() {
-    if (this.last === 'head') await this.out('\n');
+  private startBody() {
+    if (this.last === 'head') this.put('\n');
   }
 
   private text(s: string, colour = '') {
@@ -73,55 +96,97 @@ export class Printer {
     return out;
   }
 
+  /** headLines for a flat [name, value, ...] list (a response head as received). */
+  private rawHeadLines(start: string, raw: string[]): string {
+    const plan = this.plan;
+    if (plan.sortHeaders || plan.terminal || plan.colors) return this.headLines(start, pairs(raw));
+    let out = start + '\n';
+    for (let i = 0; i < raw.length; i += 2) out += raw[i] + ': ' + raw[i + 1] + '\n';
+    return out;
+  }
+
   /** The request as sent (or as it would be sent, with --offline). */
   async request(req: PreparedRequest) {
     const { plan } = this;
     if (!plan.requestHeaders && !plan.requestBody) return;
-    await this.startMessage();
+    this.startMessage();
     const p = plan.palette;
     if (plan.requestHeaders) {
       const start = `${this.text(req.method, p.method)} ${this.text(req.target, p.url)} ${this.text('HTTP/1.1', p.version)}`;
       const headers = plan.maskCredentials
         ? req.headers.map(([n, v]): [string, string] => (/^(authorization|proxy-authorization|cookie)$/i.test(n) ? [n, v.replace(/^(\S+\s+)?.*$/s, (_m, scheme: string | undefined) => `${scheme && /^(basic|bearer|digest)\s/i.test(scheme) ? scheme : ''}***`)] : [n, v]))
         : req.headers;
-      await this.out(this.headLines(start, headers));
+      this.put(this.headLines(start, headers));
       this.last = 'head';
     }
     if (plan.requestBody && req.body.length > 0) {
-      await this.startBody();
-      await this.body(req.body, headerOf(req.headers, 'content-type'));
+      this.startBody();
+      this.body(req.body, headerOf(req.headers, 'content-type'));
       this.last = 'body';
     }
+    await this.drained();
   }
 
   async responseHead(head: ResponseHead) {
+    this.responseHeadNow(head);
+    await this.drained();
+  }
+
+  private responseHeadNow(head: ResponseHead) {
     const { plan } = this;
-    await this.startMessage();
+    this.startMessage();
     if (!plan.responseHeaders) return;
     const p = plan.palette;
     const statusColour = head.status >= 500 ? p.status5xx : head.status >= 400 ? p.status4xx : head.status >= 300 ? p.status3xx : p.status2xx;
     const start = `${this.text(`HTTP/${head.httpVersion}`, p.version)} ${this.text(`${head.status} ${head.reason}`.trimEnd(), statusColour)}`;
-    await this.out(this.headLines(start, pairs(head.rawHeaders)));
+    this.put(this.rawHeadLines(start, head.rawHeaders));
     this.last = 'head';
   }
 
   /** A response body already read (redirect hops), or streamed from the network. */
   async responseBody(head: ResponseHead, body: Buffer | Readable) {
-    const contentType = this.plan.responseMime ?? headerOf(pairs(head.rawHeaders), 'content-type');
-    if (!this.plan.responseBody) {
-      if (!Buffer.isBuffer(body)) for await (const _ of body); // read it so errors (cut short, timeout) surface
+    if (Buffer.isBuffer(body)) {
+      this.responseBodyNow(head, body);
+      await this.drained();
       return;
     }
-    await this.startBody();
-    if (Buffer.isBuffer(body)) await this.body(body, contentType);
-    else await this.streamBody(body, contentType);
+    if (!this.plan.responseBody) {
+      for await (const _ of body); // read it so errors (cut short, timeout) surface
+      return;
+    }
+    this.startBody();
+    await this.streamBody(body, this.plan.responseMime ?? rawHeader(head.rawHeaders, 'content-type'));
     this.last = 'body';
+  }
+
+  private responseBodyNow(head: ResponseHead, body: Buffer) {
+    if (!this.plan.responseBody) return;
+    this.startBody();
+    this.body(body, this.plan.responseMime ?? rawHeader(head.rawHeaders, 'content-type'));
+    this.last = 'body';
+  }
+
+  /**
+   * A whole response at once, body already read (`sling exec`): head, body, `p` properties and
+   * the final newline in one synchronous step. A promise only when the sink asks to wait.
+   */
+  response(head: ResponseHead, body: Buffer, info: HopInfo, request?: PreparedRequest): Promise<void> | undefined {
+    this.responseHeadNow(head);
+    this.responseBodyNow(head, body);
+    this.metaNow(head, info, body.length, request);
+    this.finishNow();
+    return this.drained();
   }
 
   /** The `p` print code: the exchange's properties, phase timings and sizes. */
   async meta(head: ResponseHead, info: HopInfo, size: number, request?: PreparedRequest) {
+    this.metaNow(head, info, size, request);
+    await this.drained();
+  }
+
+  private metaNow(head: ResponseHead, info: HopInfo, size: number, request?: PreparedRequest) {
     if (!this.plan.meta) return;
-    await this.startMessage();
+    this.startMessage();
     const t = info.timings;
     const at = (x?: number) => (x === undefined ? '-' : `${(x - t.start).toFixed(1)} ms`);
     const total = (t.end ?? now()) - t.start;
@@ -137,7 +202,7 @@ export class Printer {
       `Response size: ${headBytes} B headers, ${size} B body`,
       `Elapsed time: ${(total / 1000).toFixed(3)}s`,
     ];
-    await this.out(lines.map((l) => this.text(l, this.plan.palette.meta)).join('\n') + '\n');
+    this.put(lines.map((l) => this.text(l, this.plan.palette.meta)).join('\n') + '\n');
     this.last = 'head';
   }
 
@@ -153,20 +218,20 @@ export class Printer {
     return buf.toString('utf8');
   }
 
-  private async body(buf: Buffer, contentType: string | undefined) {
+  private body(buf: Buffer, contentType: string | undefined) {
     const { plan } = this;
     if (plan.terminal && looksBinary(buf)) {
-      await this.out(this.binaryNote(buf.length));
+      this.put(this.binaryNote(buf.length));
       return;
     }
     if (!plan.format && !plan.colors) {
-      if (!plan.terminal && !plan.responseCharset) await this.out(buf);
-      else await this.out(this.text(this.decodeText(buf, contentType)));
+      if (!plan.terminal && !plan.responseCharset) this.put(buf);
+      else this.put(this.text(this.decodeText(buf, contentType)));
       return;
     }
     const rendered = this.render(buf, contentType);
-    await this.out(rendered);
-    if (rendered.length && plan.format && !this.lastNewline) await this.out('\n');
+    this.put(rendered);
+    if (rendered.length && plan.format && !this.lastNewline) this.put('\n');
   }
 
   /** Formats and colours a whole body by its media type (or what it looks like). */
@@ -224,7 +289,8 @@ export class Printer {
     if (plan.format || plan.colors || plan.responseCharset) {
       const chunks: Buffer[] = [];
       for await (const c of stream) chunks.push(c as Buffer);
-      await this.body(Buffer.concat(chunks), contentType);
+      this.body(Buffer.concat(chunks), contentType);
+      await this.drained();
       return;
     }
     if (!plan.terminal) {
@@ -276,7 +342,12 @@ export class Printer {
 
   /** On a terminal the output ends with a newline. */
   async finish() {
-    if (this.plan.terminal && !this.lastNewline) await this.out('\n');
+    this.finishNow();
+    await this.drained();
+  }
+
+  private finishNow() {
+    if (this.plan.terminal && !this.lastNewline) this.put('\n');
   }
 }
 

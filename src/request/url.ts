@@ -86,6 +86,7 @@ export function quotePlus(s: string): string {
 
 /** `a=1&b=2`, repeated names grouped at the first one's place (as HTTPie's multi-value dicts do). */
 export function encodePairs(pairs: readonly [string, string][]): string {
+  if (pairs.length === 0) return '';
   const groups = new Map<string, string[]>();
   for (const [k, v] of pairs) {
     const g = groups.get(k);
@@ -107,7 +108,24 @@ export function expandUrl(input: string, defaultScheme: string): string {
   return url;
 }
 
+type Origin = Pick<ParsedUrl, 'scheme' | 'hostname' | 'port' | 'hostHeader' | 'username' | 'password'>;
+
+/** `http://host:port` prefixes already parsed (a file of requests names the same few hosts). */
+const origins = new Map<string, Origin>();
+
 export function parseUrl(input: string, defaultScheme = 'http', pathAsIs = false): ParsedUrl {
+  // The common case, `http(s)://host[:port]/...` seen before: only the path and query are new.
+  const slash = input.startsWith('http://') ? 7 : input.startsWith('https://') ? 8 : -1;
+  if (slash !== -1) {
+    let end = slash;
+    while (end < input.length) {
+      const c = input.charCodeAt(end);
+      if (c === 47 /* / */ || c === 63 /* ? */ || c === 35 /* # */) break;
+      end++;
+    }
+    const known = origins.get(input.slice(0, end));
+    if (known) return withTarget(known, input.slice(end), pathAsIs);
+  }
   const url = expandUrl(input, defaultScheme);
   const bad = (why: string) => new UsageError(`invalid URL '${input}': ${why}`);
   const sm = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\//.exec(url)!;
@@ -163,23 +181,32 @@ export function parseUrl(input: string, defaultScheme = 'http', pathAsIs = false
   }
   const hostForHeader = hostname.includes(':') ? `[${hostname}]` : hostname;
   const hostHeader = port === defaultPort ? hostForHeader : `${hostForHeader}:${port}`;
+  const origin: Origin = { scheme, hostname, port, hostHeader, username, password };
+  // Remembered under the prefix the fast path looks up (the input started `http://` or `https://`).
+  if (slash !== -1 && origins.size < 256) origins.set(input.slice(0, slash + authority.length), origin);
+  return withTarget(origin, rest, pathAsIs);
+}
 
+/** The URL of an origin with a path and query (`rest`: from the first `/`, `?` or `#`). */
+function withTarget(o: Origin, rest: string, pathAsIs: boolean): ParsedUrl {
+  const hashAt = rest.indexOf('#');
+  if (hashAt !== -1) rest = rest.slice(0, hashAt);
   const q = rest.indexOf('?');
   let path = q === -1 ? rest : rest.slice(0, q);
   const query = q === -1 ? '' : rest.slice(q + 1);
   if (!pathAsIs) path = removeDotSegments(path);
   if (!PATH_PLAIN.test(path)) path = unquoteUnreserved(encodeInvalid(path, PATH_OK));
   if (!path) path = '/';
-  else if (!path.startsWith('/')) path = '/' + path;
+  else if (path.charCodeAt(0) !== 47) path = '/' + path;
   return {
-    scheme,
-    hostname,
-    port,
-    hostHeader,
+    scheme: o.scheme,
+    hostname: o.hostname,
+    port: o.port,
+    hostHeader: o.hostHeader,
     path,
     query: QUERY_PLAIN.test(query) ? query : unquoteUnreserved(encodeInvalid(query, QUERY_OK)),
-    username,
-    password,
+    username: o.username,
+    password: o.password,
   };
 }
 
@@ -188,7 +215,7 @@ export const originOf = (u: ParsedUrl) => `${u.scheme}://${u.hostname}:${u.port}
 
 /** The request target: path, then the URL's query and the query items. */
 export function requestTarget(u: ParsedUrl, extraQuery = ''): string {
-  const q = [u.query, extraQuery].filter((s) => s !== '').join('&');
+  const q = u.query === '' ? extraQuery : extraQuery === '' ? u.query : `${u.query}&${extraQuery}`;
   return q ? `${u.path}?${q}` : u.path;
 }
 

@@ -106,32 +106,73 @@ function wire(request: PreparedRequest): Buffer {
     const framed = body.length ? `${body.length.toString(16)}\r\n` : '';
     return Buffer.concat([Buffer.from(text + framed, 'latin1'), body, Buffer.from(body.length ? '\r\n0\r\n\r\n' : '0\r\n\r\n', 'latin1')]);
   }
-  const h = Buffer.from(text, 'latin1');
-  return body.length ? Buffer.concat([h, body]) : h;
+  if (!body.length) return Buffer.from(text, 'latin1');
+  // One buffer for head and body: one write, no concatenation of pieces.
+  const out = Buffer.allocUnsafe(text.length + body.length);
+  out.write(text, 0, 'latin1');
+  body.copy(out, text.length);
+  return out;
 }
+
+const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
+const HEAD_END_LF = Buffer.from('\n\n', 'latin1');
 
 const STATUS = /^HTTP\/(\d(?:\.\d)?)[ \t]+(\d{3})(?:[ \t](.*))?$/;
 
 function parseHead(text: string, where: string): ResponseHead {
   let nl = text.indexOf('\n');
-  const first = (nl === -1 ? text : text.slice(0, nl)).replace(/\r$/, '');
+  let first = nl === -1 ? text : text.slice(0, nl);
+  if (first.charCodeAt(first.length - 1) === 13) first = first.slice(0, -1);
   const m = STATUS.exec(first);
   if (!m) throw new NetworkError(`${where} sent a malformed HTTP response (status line '${first.slice(0, 80)}')`);
   const rawHeaders: string[] = [];
   while (nl !== -1) {
     const from = nl + 1;
     nl = text.indexOf('\n', from);
-    const line = nl === -1 ? text.slice(from) : text.slice(from, nl);
-    const colon = line.indexOf(':');
-    if (colon <= 0) continue;
-    rawHeaders.push(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+    const end = nl === -1 ? text.length : nl;
+    const colon = text.indexOf(':', from);
+    if (colon === -1 || colon >= end || colon === from) continue;
+    // Name and value without the blanks around them (and the CR before the LF).
+    let a = from;
+    let b = colon;
+    while (a < b && isBlank(text.charCodeAt(a))) a++;
+    while (b > a && isBlank(text.charCodeAt(b - 1))) b--;
+    let c = colon + 1;
+    let e = end;
+    while (c < e && isBlank(text.charCodeAt(c))) c++;
+    while (e > c && isBlank(text.charCodeAt(e - 1))) e--;
+    rawHeaders.push(text.slice(a, b), text.slice(c, e));
   }
   return { httpVersion: m[1]!.length === 1 ? `${m[1]}.0` : m[1]!, status: Number(m[2]), reason: m[3] ?? '', rawHeaders };
 }
 
+/** What String.prototype.trim removes in a latin1 head: space, tab, CR, LF, VT, FF, NBSP. */
+const isBlank = (c: number) => c === 32 || (c >= 9 && c <= 13) || c === 160;
+
 function headerIn(raw: string[], name: string): string | undefined {
   for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) return raw[i + 1];
   return undefined;
+}
+
+/** A hop whose body was read whole: readBody takes `whole` directly; a stream is made only for those who ask for one. */
+class WholeHop implements Hop {
+  private stream?: Readable;
+  constructor(
+    readonly url: ParsedUrl,
+    readonly request: PreparedRequest,
+    readonly response: ResponseHead,
+    readonly info: HopInfo,
+    readonly whole: Buffer,
+  ) {}
+
+  get body(): Readable {
+    if (!this.stream) {
+      this.stream = new Readable({ read() {} });
+      if (this.whole.length) this.stream.push(this.whole);
+      this.stream.push(null);
+    }
+    return this.stream;
+  }
 }
 
 const hangUp = () => Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
@@ -223,23 +264,7 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
         sock.destroy();
       }
       const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-      // readBody takes `whole` directly; a stream is made only for those who ask for one.
-      let stream: Readable | undefined;
-      resolve({
-        url,
-        request,
-        response: r,
-        info,
-        whole,
-        get body() {
-          if (!stream) {
-            stream = new Readable({ read() {} });
-            if (whole.length) stream.push(whole);
-            stream.push(null);
-          }
-          return stream;
-        },
-      } as Hop);
+      resolve(new WholeHop(url, request, r, info, whole));
     };
 
     /** Consumes body bytes of `data` from `at`; true when the body is complete. */
@@ -300,10 +325,10 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
         let d = pending ? Buffer.concat([pending, incoming]) : incoming;
         pending = undefined;
         if (!response) {
-          let endAt = d.indexOf('\r\n\r\n');
+          let endAt = d.indexOf(HEAD_END);
           let sep = 4;
           if (endAt === -1) {
-            endAt = d.indexOf('\n\n');
+            endAt = d.indexOf(HEAD_END_LF);
             sep = 2;
           }
           if (endAt === -1) {

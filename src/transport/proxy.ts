@@ -7,14 +7,35 @@ import type { ParsedUrl } from '../request/url.js';
 export function pickProxy(url: ParsedUrl, flags: Record<string, string>, env: NodeJS.ProcessEnv): string | undefined {
   const fromFlags = flags[url.scheme] ?? flags.all;
   if (fromFlags) return fromFlags;
-  const get = (name: string) => env[name.toLowerCase()] || env[name.toUpperCase()] || undefined;
-  const proxy = get(`${url.scheme}_proxy`) ?? get('all_proxy');
+  const e = envProxies(env);
+  const proxy = (url.scheme === 'http' ? e.http : url.scheme === 'https' ? e.https : get(env, `${url.scheme}_proxy`)) ?? e.all;
   if (!proxy) return undefined;
   // CGI environments set HTTP_PROXY from a request header ("httpoxy"): curl ignores the upper-case
   // form there, and so do we.
-  if (url.scheme === 'http' && !env.http_proxy && env.REQUEST_METHOD) return undefined;
-  if (noProxyMatches(url, get('no_proxy'))) return undefined;
+  if (url.scheme === 'http' && e.cgi) return undefined;
+  if (noProxyMatches(url, e.noProxy)) return undefined;
   return proxy;
+}
+
+const get = (env: NodeJS.ProcessEnv, name: string) => env[name.toLowerCase()] || env[name.toUpperCase()] || undefined;
+
+interface EnvProxies {
+  http?: string;
+  https?: string;
+  all?: string;
+  noProxy?: string;
+  cgi: boolean;
+}
+
+/** The proxy variables of an environment, read once (`sling exec` asks for every request). */
+const envCache = new WeakMap<NodeJS.ProcessEnv, EnvProxies>();
+function envProxies(env: NodeJS.ProcessEnv): EnvProxies {
+  let e = envCache.get(env);
+  if (!e) {
+    e = { http: get(env, 'http_proxy'), https: get(env, 'https_proxy'), all: get(env, 'all_proxy'), noProxy: get(env, 'no_proxy'), cgi: !env.http_proxy && Boolean(env.REQUEST_METHOD) };
+    envCache.set(env, e);
+  }
+  return e;
 }
 
 export function noProxyMatches(url: ParsedUrl, noProxy: string | undefined): boolean {

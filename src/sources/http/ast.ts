@@ -69,6 +69,8 @@ export interface RequestNode {
   /** `>> file` / `>>! file`. */
   outputs: { path: Template; overwrite: boolean; line: number }[];
   directives: Directives;
+  /** Built at least once already. */
+  built?: boolean;
   /** Built once, reused while the same text comes out (a literal URL, a literal body). */
   cache?: { urlText?: string; url?: import('../../request/url.js').ParsedUrl; body?: Buffer; ct?: string };
 }

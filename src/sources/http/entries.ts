@@ -70,6 +70,9 @@ interface Pending {
 }
 
 const NO_LOGS: string[] = [];
+const NO_PENDING: Pending[] = [];
+/** The result of a response nothing looks at (shared, read only). */
+const NOTHING_AFTER: AfterResult = Object.freeze({ failures: Object.freeze([]) as unknown as string[] });
 
 /**
  * One request of a file as an ExecEntry. A class, not closures: a file of 10,000 requests makes
@@ -81,7 +84,7 @@ class HttpEntry implements ExecEntry {
   readonly line: number;
   readonly output?: { noLog?: boolean };
   private readonly storeAs?: string;
-  private pending: Pending[] = [];
+  private pending: Pending[] = NO_PENDING;
   private overrides?: Map<string, string>;
   private deps?: string[];
 
@@ -212,11 +215,20 @@ class HttpEntry implements ExecEntry {
       ctx.debug(`${file.path}:${node.line}: ${done.response.status} in ${ms(t.end)} (connect ${ms(t.connect)}, first byte ${ms(t.firstByte)}; ${done.info.reused ? 'reused' : 'new'} connection)`);
     }
     const pending = this.pending;
-    // Match by the URL object the spec was built with (the runner copies specs, not URLs).
-    const at = pending.length === 1 ? 0 : pending.findIndex((x) => x.built.spec.url === done.spec.url);
-    const p = at === -1 ? pending.shift() : pending.splice(at, 1)[0];
+    let p: Pending | undefined;
+    if (pending.length === 1) {
+      p = pending[0];
+      this.pending = NO_PENDING;
+    } else {
+      // Match by the URL object the spec was built with (the runner copies specs, not URLs).
+      const at = pending.findIndex((x) => x.built.spec.url === done.spec.url);
+      p = at === -1 ? pending.shift() : pending.splice(at, 1)[0];
+    }
+    const keep = this.storeAs !== undefined && rt.keeps(this.storeAs);
+    // Nothing to run, save, keep or print after this response (the usual request).
+    if (!keep && node.handlers.length === 0 && node.outputs.length === 0 && !(p && p.logs.length)) return NOTHING_AFTER;
     const result: AfterResult = { failures: [], log: p && p.logs.length ? [...p.logs] : [] };
-    if (this.storeAs !== undefined && rt.keeps(this.storeAs)) {
+    if (keep) {
       rt.responses.set(this.storeAs, {
         request: { method: done.request.method, url: done.url, headers: done.request.headers, body: done.request.body },
         response: { status: done.response.status, rawHeaders: done.response.rawHeaders, body: done.body },

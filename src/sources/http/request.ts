@@ -100,14 +100,19 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
     urlText = base.replace(/\/+$/, '') + urlText;
   }
   let url: ParsedUrl;
-  const cache = (node.cache ??= {});
+  // Kept from the second build on (`run #Name`, iterations): a request built once would only keep
+  // its URL and body alive for the whole run, and the garbage collector would copy them around.
+  const cache = node.cache ?? (node.built ? (node.cache = {}) : NO_CACHE);
+  node.built = true;
   if (cache.urlText === urlText && cache.url) url = cache.url;
   else if (o.lenient && urlText.includes('{{')) url = looseUrl(urlText);
   else {
     try {
       url = parseUrl(urlText, 'http', false);
-      cache.urlText = urlText;
-      cache.url = url;
+      if (cache !== NO_CACHE) {
+        cache.urlText = urlText;
+        cache.url = url;
+      }
     } catch (e) {
       if (!(e instanceof CliError)) throw e;
       if (o.lenient) {
@@ -144,7 +149,7 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
   else {
     body = bodyBytes(node, o, contentType);
     if (node.graphql) body = graphqlBody(body.toString('utf8'));
-    if (node.body.every((l) => l.kind === 'text' && typeof l.t === 'string')) {
+    if (cache !== NO_CACHE && literalBody(node)) {
       cache.body = body;
       cache.ct = contentType;
     }
@@ -159,7 +164,7 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
     url,
     query: [],
     headers,
-    body: body.length || node.body.length || !['GET', 'HEAD', 'OPTIONS', 'DELETE', 'TRACE'].includes(node.method) ? { kind: 'bytes', data: body } : { kind: 'none' },
+    body: body.length || node.body.length || !BODYLESS.has(node.method) ? { kind: 'bytes', data: body } : NO_BODY,
     settings: {
       follow: !d.noRedirect,
       maxRedirects: 30,
@@ -175,13 +180,31 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
     },
     source: { file: file.path, line: node.line },
   };
-  return {
-    spec,
-    urlText: rawText(node.url),
-    get bodyText() {
-      return node.body.map((b) => (b.kind === 'text' ? b.raw : `<${b.vars ? '@' : ''} ${rawText(b.path)}`) + b.eol).join('');
-    },
-  };
+  return new Built(spec, node);
+}
+
+function literalBody(node: RequestNode): boolean {
+  for (const l of node.body) if (l.kind !== 'text' || typeof l.t !== 'string') return false;
+  return true;
+}
+
+const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE', 'TRACE']);
+const NO_BODY: RequestSpec['body'] = { kind: 'none' };
+
+/** A class rather than an object literal with a getter: one is made per request. */
+class Built implements BuiltRequest {
+  constructor(
+    readonly spec: RequestSpec,
+    private readonly node: RequestNode,
+  ) {}
+
+  get urlText(): string {
+    return rawText(this.node.url);
+  }
+
+  get bodyText(): string {
+    return this.node.body.map((b) => (b.kind === 'text' ? b.raw : `<${b.vars ? '@' : ''} ${rawText(b.path)}`) + b.eol).join('');
+  }
 }
 
 /** `http://{{host}}/x` under --offline: the URL as written, nothing encoded or lower-cased. */
@@ -199,5 +222,7 @@ export function looseUrl(text: string): ParsedUrl {
     query: m[4] ?? '',
   };
 }
+
+const NO_CACHE: NonNullable<RequestNode['cache']> = {};
 
 const clip = (s: string) => (s.length > 60 ? s.slice(0, 57) + '...' : s);
