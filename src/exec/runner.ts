@@ -11,7 +11,8 @@ import { withJarCookies } from '../transport/cookies.js';
 import type { RequestSpec } from '../request/spec.js';
 import { detectType } from './detect.js';
 import { JUnitReport, type ReportCase } from './report.js';
-import { HeldWriter, RequestSink } from './sink.js';
+import { HeldWriter, OutputBatch, RequestSink } from './sink.js';
+import { onInterrupt } from '../interrupt.js';
 import type { AfterResult, ExecContext, ExecEntry, Script, SourceParser } from './types.js';
 import type { Sink } from '../output/printer.js';
 import type { Hop, ResponseHead } from '../transport/send.js';
@@ -66,7 +67,7 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
     await run.settle();
   } finally {
     (await import('../transport/send.js')).closeConnections();
-    run.stderr.release();
+    await run.close();
   }
   run.sessions?.save();
   const report = run.report;
@@ -99,6 +100,9 @@ class Run {
   readonly stderr: HeldWriter;
   private readonly rep: Reporter;
   private readonly out: Sink;
+  /** stdout gathered across requests (a pipe or a file). */
+  private readonly batch?: OutputBatch;
+  private stopOnInterrupt?: () => void;
   private readonly buffered: boolean;
   /** A snapshot: the environment is read for every request (proxies, colours), and each read of process.env is a system call. */
   private readonly env: NodeJS.ProcessEnv;
@@ -112,6 +116,7 @@ class Run {
   private printing?: Promise<void>;
   private exchange?: Exchange;
   private readBody?: ReadBody;
+  private wholeBody?: typeof import('../transport/body.js').wholeBody;
   sessions?: Sessions;
   private hopOptions!: ExchangeOptions;
   /** The same with onSent: the previous response is printed once this request is on the wire. */
@@ -124,9 +129,9 @@ class Run {
     private readonly ctx: ExecContext,
     display: string,
   ) {
-    this.out = stdoutSink(io.stdout);
     this.buffered = !io.stdout.isTTY;
-    this.stderr = new HeldWriter(io.stderr);
+    this.out = this.buffered ? (this.batch = new OutputBatch(stdoutSink(io.stdout))) : stdoutSink(io.stdout);
+    this.stderr = new HeldWriter(io.stderr, this.batch ? () => void this.batch!.flush() : undefined);
     // The same Io with stderr replaced (not spread: that would create the stdin stream).
     const repIo = Object.assign(Object.create(io) as Io, { stderr: this.stderr as unknown as Io['stderr'] });
     const rep = new Reporter(repIo, reporter.quiet, reporter.debugOn);
@@ -142,12 +147,24 @@ class Run {
     const inv = this.inv;
     if (!inv.offline) {
       this.exchange = (await import('../transport/exchange.js')).exchange;
-      this.readBody = (await import('../transport/body.js')).readBody;
+      const body = await import('../transport/body.js');
+      this.readBody = body.readBody;
+      this.wholeBody = body.wholeBody;
     }
     this.hopOptions = { env: this.env, keepAliveLane: true, debug: this.rep.debugOn ? this.ctx.debug : undefined, warn: this.ctx.warn };
     this.hopOptionsSent = { ...this.hopOptions, onSent: this.startPrinting };
+    // Ctrl-C: what stdout holds is written before the process exits.
+    if (this.batch) this.stopOnInterrupt = onInterrupt(() => void this.batch!.flush());
     // --session: one store for the run; each request uses (and updates) the session of its host.
     if (inv.session !== undefined) this.sessions = new (await import('../transport/session.js')).SessionStore(inv.session, this.io.env, this.io.cwd, inv.sessionReadOnly);
+  }
+
+  /** The end of the run: what stdout still holds, then what stderr held back. */
+  async close() {
+    this.stopOnInterrupt?.();
+    const waiting = this.batch?.flush();
+    this.stderr.release();
+    if (waiting) await waiting;
   }
 
   fail(code: number) {
@@ -162,7 +179,8 @@ class Run {
   async entry(entry: ExecEntry): Promise<boolean> {
     let specs: RequestSpec[];
     try {
-      const built = await entry.build(this.ctx);
+      let built = entry.build(this.ctx);
+      if (built instanceof Promise) built = await built;
       if (built === null) return true;
       specs = Array.isArray(built) ? built.map((s) => applyFlags(s, this.inv)) : [applyFlags(built, this.inv)];
       if (this.sessions) specs = specs.map((s) => withSession(s, this.sessions!));
@@ -249,11 +267,12 @@ class Run {
       // What goes to stderr about this response (a status, a failed test) waits for its printing
       // (on a terminal too: response handlers now run before the response is printed).
       this.stderr.hold();
-      const body = await this.readBody!(hop);
+      const body = this.wholeBody!(hop) ?? (await this.readBody!(hop));
       if (inv.checkStatus) this.checkStatus(entry, hop.response, rc);
       let lines: string[] | undefined;
       if (entry.after) {
-        const result = await entry.after({ spec, request: hop.request, url: hop.url, response: hop.response, body, info: hop.info }, this.ctx);
+        let result = entry.after({ spec, request: hop.request, url: hop.url, response: hop.response, body, info: hop.info }, this.ctx);
+        if (result instanceof Promise) result = await result;
         lines = this.afterResult(entry, result, plan, body, rc);
         if (result.stop) stop = true;
       }

@@ -1,14 +1,72 @@
 import type { Sink } from '../output/printer.js';
 
 /**
- * Output of `sling exec` gathered per request and written at once: a title, a head and a body
- * are one write instead of five (a file of a thousand requests is a thousand writes, not five
- * thousand). Only when stdout is not a terminal: on a terminal every piece shows as it comes, in
- * step with what goes to stderr.
+ * stdout of `sling exec` when it is a pipe or a file: output gathered across requests and written
+ * in large pieces (a file of a thousand requests is a handful of writes, not a thousand). Written
+ * when 64 kB are waiting, at most `delayMs` after the first waiting byte (a slow server still shows
+ * each response at once, to a person), before anything goes to stderr (both streams keep their
+ * order), on Ctrl-C and at the end of the run. On a terminal nothing is held: every piece shows as
+ * it comes.
  */
-export class RequestSink implements Sink {
+export class OutputBatch implements Sink {
   private chunks: (string | Buffer)[] = [];
   private size = 0;
+  private timer?: ReturnType<typeof setTimeout>;
+  /** A write that asked to wait (a full pipe): the next writer waits for it. */
+  private waiting?: Promise<void>;
+
+  constructor(
+    private readonly out: Sink,
+    private readonly delayMs = 20,
+  ) {}
+
+  write(chunk: string | Buffer): void | Promise<void> {
+    if (chunk.length === 0) return this.takeWaiting();
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    if (this.size >= 64 * 1024) return this.flush();
+    if (!this.timer) {
+      this.timer = setTimeout(this.onTimer, this.delayMs);
+      // The run ends with flush(): a waiting timer never keeps the process alive.
+      this.timer.unref?.();
+    }
+    return this.takeWaiting();
+  }
+
+  private readonly onTimer = () => {
+    this.timer = undefined;
+    const w = this.flush();
+    if (w) this.waiting = w;
+  };
+
+  private takeWaiting(): Promise<void> | undefined {
+    const w = this.waiting;
+    this.waiting = undefined;
+    return w;
+  }
+
+  /** Writes what is waiting now. */
+  flush(): void | Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (this.chunks.length === 0) return this.takeWaiting();
+    const chunks = this.chunks;
+    this.chunks = [];
+    this.size = 0;
+    const w = this.out.write(chunks.length === 1 ? chunks[0]! : join(chunks));
+    return w ?? this.takeWaiting();
+  }
+}
+
+/**
+ * One request's output (title, request, response, script lines), held until the request's turn to
+ * print comes (response N is printed while request N+1 is on the wire: N+1's title waits), then
+ * handed on as a whole. On a terminal every piece is written at once.
+ */
+export class RequestSink implements Sink {
+  private chunks: (string | Buffer)[] | undefined;
 
   constructor(
     private readonly out: Sink,
@@ -17,36 +75,57 @@ export class RequestSink implements Sink {
 
   write(chunk: string | Buffer): void | Promise<void> {
     if (!this.buffered) return this.out.write(chunk);
-    this.chunks.push(chunk);
-    this.size += chunk.length;
-    // A large body goes out now rather than waiting in memory.
-    if (this.size > 1 << 20) return this.flush();
+    (this.chunks ??= []).push(chunk);
   }
 
   flush(): void | Promise<void> {
-    if (this.chunks.length === 0) return;
     const chunks = this.chunks;
-    this.chunks = [];
-    this.size = 0;
-    if (chunks.length === 1) return this.out.write(chunks[0]!);
-    if (chunks.every((c) => typeof c === 'string')) return this.out.write(chunks.join(''));
-    return this.out.write(Buffer.concat(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c, 'utf8') : c))));
+    if (!chunks) return;
+    this.chunks = undefined;
+    let waiting: void | Promise<void> = undefined;
+    for (const c of chunks) waiting = this.out.write(c) ?? waiting;
+    return waiting;
   }
+}
+
+/** Strings and buffers in one buffer (strings as UTF-8), or one string when there are no buffers. */
+function join(chunks: (string | Buffer)[]): string | Buffer {
+  let bytes = 0;
+  let strings = true;
+  for (const c of chunks) {
+    if (typeof c === 'string') bytes += Buffer.byteLength(c, 'utf8');
+    else {
+      bytes += c.length;
+      strings = false;
+    }
+  }
+  if (strings) return chunks.join('');
+  const out = Buffer.allocUnsafe(bytes);
+  let at = 0;
+  for (const c of chunks) at += typeof c === 'string' ? out.write(c, at, 'utf8') : c.copy(out, at);
+  return out;
 }
 
 /**
  * stderr while a response waits to be printed (runner.ts prints response N once request N+1 is on
  * the wire): messages are held and written after that response, so stdout and stderr keep the
- * order they would have had without the overlap.
+ * order they would have had without the overlap. `before` runs before anything reaches stderr
+ * (it writes out what stdout holds).
  */
 export class HeldWriter {
   private held: string[] | undefined;
 
-  constructor(private readonly out: { write(chunk: string): unknown }) {}
+  constructor(
+    private readonly out: { write(chunk: string): unknown },
+    private readonly before?: () => void,
+  ) {}
 
   write(chunk: string): boolean {
     if (this.held) this.held.push(chunk);
-    else this.out.write(chunk);
+    else {
+      this.before?.();
+      this.out.write(chunk);
+    }
     return true;
   }
 
@@ -57,6 +136,9 @@ export class HeldWriter {
   release() {
     const held = this.held;
     this.held = undefined;
-    if (held?.length) this.out.write(held.join(''));
+    if (held?.length) {
+      this.before?.();
+      this.out.write(held.join(''));
+    }
   }
 }

@@ -70,9 +70,9 @@ export interface ExecEntry {
   /** The method and URL as written, for titles before the request is built. */
   label: string;
   /** Builds the request. null skips the entry (with a reason already warned about). */
-  build(ctx: ExecContext): Promise<RequestSpec | RequestSpec[] | null>;
+  build(ctx: ExecContext): RequestSpec | RequestSpec[] | null | Promise<RequestSpec | RequestSpec[] | null>;
   /** Runs after each response (and is not called under --offline). */
-  after?(done: Completed, ctx: ExecContext): Promise<AfterResult>;
+  after?(done: Completed, ctx: ExecContext): AfterResult | Promise<AfterResult>;
   /** This entry needs these named entries to run first (for --name / --line). */
   dependsOn?: string[];
   /** Extra per-entry output settings. */

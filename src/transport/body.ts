@@ -37,11 +37,18 @@ export async function decodedBody(hop: Hop): Promise<Readable> {
   return decoded;
 }
 
+/** The body keepalive.ts has read already, when there is nothing to decode (no stream, no await). */
+export function wholeBody(hop: Hop): Buffer | undefined {
+  const whole = (hop as Hop & { whole?: Buffer }).whole;
+  if (whole && (hop.request.method === 'HEAD' || headerValue(hop.response.rawHeaders, 'content-encoding') === undefined)) return whole;
+  return undefined;
+}
+
 /** Reads the whole (decoded) body. */
 export async function readBody(hop: Hop): Promise<Buffer> {
   // keepalive.ts has read the whole body already: no stream to go through unless it is encoded.
-  const whole = (hop as Hop & { whole?: Buffer }).whole;
-  if (whole && (hop.request.method === 'HEAD' || headerValue(hop.response.rawHeaders, 'content-encoding') === undefined)) return whole;
+  const whole = wholeBody(hop);
+  if (whole) return whole;
   const stream = await decodedBody(hop);
   const chunks: Buffer[] = [];
   let received = 0;

@@ -63,9 +63,14 @@ const TRANSIENT_STATUS = new Set([408, 429, 500, 502, 503, 504]);
  * HTTP 408/429/500/502/503/504 (a refused connection with connRefused, any error with allErrors),
  * waiting 1 s, 2 s, 4 s... (or the fixed delay, or what Retry-After asks), within maxTime.
  */
-export async function exchange(first: RequestSpec, opts: ExchangeOptions): Promise<Hop> {
+export function exchange(first: RequestSpec, opts: ExchangeOptions): Promise<Hop> {
   const retry = first.settings.retry;
+  // Not an async function: the promise of the one exchange is handed back as it is.
   if (!retry || retry.count <= 0) return exchangeOnce(first, opts);
+  return exchangeRetrying(first, opts, retry);
+}
+
+async function exchangeRetrying(first: RequestSpec, opts: ExchangeOptions, retry: NonNullable<RequestSpec['settings']['retry']>): Promise<Hop> {
   const started = Date.now();
   for (let attempt = 0; ; attempt++) {
     let delay = retry.delayMs ?? Math.min(1000 * 2 ** attempt, 600_000);

@@ -87,7 +87,7 @@ test('build: the environment wins over file variables (JetBrains precedence)', a
 test('build: an unknown variable names FILE:LINE:COL and hints at the environment', async () => {
   const { entries, ctx } = await load('GET http://h/\n###\nGET http://h/{{token}}', { files: { 'http-client.env.json': JSON.stringify({ dev: { token: 't' } }) } });
   await entries[0]!.build(ctx);
-  await assert.rejects(entries[1]!.build(ctx), (e: Error & { hint?: string }) => /^t\.http:3:14: unknown variable \{\{token\}\}$/.test(e.message) && /--env/.test(e.hint ?? ''));
+  await assert.rejects(async () => entries[1]!.build(ctx), (e: Error & { hint?: string }) => /^t\.http:3:14: unknown variable \{\{token\}\}$/.test(e.message) && /--env/.test(e.hint ?? ''));
 });
 
 test('build: --offline shows what it cannot resolve as written, with one warning each', async () => {
@@ -105,7 +105,7 @@ test('build: origin-form URLs take the Host header (with or without a scheme) or
   assert.deepEqual(out.map((o) => o.line), ['GET http://h:8080/a', 'GET https://s.example/b', 'GET https://p.example/c', 'GET http://v.example:81/api/d']);
   assert.equal(headerOf(out[1]!.headers, 'host'), 's.example');
   const { entries, ctx } = await load('GET /x');
-  await assert.rejects(entries[0]!.build(ctx), /t\.http:1:5: '\/x' has no host/);
+  await assert.rejects(async () => entries[0]!.build(ctx), /t\.http:1:5: '\/x' has no host/);
 });
 
 test('build: Basic credentials are encoded, Digest goes to the transport', async () => {
@@ -122,7 +122,7 @@ test('build: bodies from files, raw and with variables', async () => {
   assert.equal(out[1]!.body, '{"who": "ada"}');
   assert.equal(out[2]!.body, '{"who": "{{who}}"}');
   const { entries, ctx } = await load('POST http://h/\n\n< ./missing.json');
-  await assert.rejects(entries[0]!.build(ctx), /t\.http:3:3: cannot read '\.\/missing\.json': no such file/);
+  await assert.rejects(async () => entries[0]!.build(ctx), /t\.http:3:3: cannot read '\.\/missing\.json': no such file/);
 });
 
 test('build: multipart bodies get CRLF, file parts, a boundary from a variable', async () => {
@@ -176,7 +176,7 @@ test('references: response body (JSONPath, bare path, whole), headers, request b
   );
   assert.deepEqual(entries[1]!.dependsOn, ['login']);
   const spec = (await entries[0]!.build(ctx)) as RequestSpec;
-  await assert.rejects(entries[1]!.build(ctx), /t\.http:6:8: \{\{login\.response\.body\.\$\.token\}\}: request login has no response yet/);
+  await assert.rejects(async () => entries[1]!.build(ctx), /t\.http:6:8: \{\{login\.response\.body\.\$\.token\}\}: request login has no response yet/);
   await entries[0]!.after!(done(spec, 200, { Location: '/l' }, '{"token":"T","items":[1,2]}', '{"user": "ada"}'), ctx);
   const next = (await entries[1]!.build(ctx)) as RequestSpec;
   assert.equal(formatUrl(next.url), 'http://h/x?a=T&b=2&c=/l&d=ada&e=%7B%22token%22:%22T%22,%22items%22:%5B1,2%5D%7D');

@@ -153,7 +153,16 @@ class HttpEntry implements ExecEntry {
     return host.run(code!, filename, line, hooks, request, response);
   }
 
-  async build(ctx: ExecContext): Promise<RequestSpec | RequestSpec[] | null> {
+  /** Synchronous for a request with no script, no `# @sleep` and no `run` overrides (most requests). */
+  build(ctx: ExecContext): RequestSpec | RequestSpec[] | null | Promise<RequestSpec | RequestSpec[] | null> {
+    const { node } = this.o;
+    const d = node.directives;
+    if (d.disabled || d.sleepMs || this.o.overrides || node.pre.length) return this.buildAsync(ctx);
+    const res = new Resolution(this.o.rt, this.o.file, node.line, undefined, ctx.offline);
+    return this.buildWith(ctx, res, NO_LOGS);
+  }
+
+  private async buildAsync(ctx: ExecContext): Promise<RequestSpec | RequestSpec[] | null> {
     const { rt, file, node } = this.o;
     const d = node.directives;
     if (d.disabled) {
@@ -186,6 +195,11 @@ class HttpEntry implements ExecEntry {
       }
       if (ctx.offline) for (const l of logs) ctx.debug(`script: ${l}`);
     }
+    return this.buildWith(ctx, res, logs);
+  }
+
+  private buildWith(ctx: ExecContext, res: Resolution, logs: string[]): RequestSpec | RequestSpec[] {
+    const { rt, file, node } = this.o;
     const opts = { res, file, lenient: ctx.offline, jar: rt.jar, warn: ctx.warn };
     // JetBrains request iterations: `{{$.list..id}}` over a list a pre-request script set.
     let count = 1;
@@ -207,7 +221,8 @@ class HttpEntry implements ExecEntry {
     return all.map((b) => b.built.spec);
   }
 
-  async after(done: Completed, ctx?: ExecContext): Promise<AfterResult> {
+  /** Synchronous when nothing runs after the response (no handler, no `>> file`). */
+  after(done: Completed, ctx?: ExecContext): AfterResult | Promise<AfterResult> {
     const { rt, file, node } = this.o;
     if (ctx?.debugging) {
       const t = done.info.timings;
@@ -227,9 +242,14 @@ class HttpEntry implements ExecEntry {
     const keep = this.storeAs !== undefined && rt.keeps(this.storeAs);
     // Nothing to run, save, keep or print after this response (the usual request).
     if (!keep && node.handlers.length === 0 && node.outputs.length === 0 && !(p && p.logs.length)) return NOTHING_AFTER;
+    return this.afterAsync(done, p, keep);
+  }
+
+  private async afterAsync(done: Completed, p: Pending | undefined, keep: boolean): Promise<AfterResult> {
+    const { rt, file, node } = this.o;
     const result: AfterResult = { failures: [], log: p && p.logs.length ? [...p.logs] : [] };
     if (keep) {
-      rt.responses.set(this.storeAs, {
+      rt.responses.set(this.storeAs!, {
         request: { method: done.request.method, url: done.url, headers: done.request.headers, body: done.request.body },
         response: { status: done.response.status, rawHeaders: done.response.rawHeaders, body: done.body },
       });
