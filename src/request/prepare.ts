@@ -43,7 +43,13 @@ export function encodeBody(body: Body): Buffer {
 // Quotes, CR and LF in field and file names are percent-encoded, as HTML forms (and HTTPie) do.
 const escapeQuoted = (s: string) => s.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 
-const has = (headers: Header[], name: string) => headers.some(([n]) => n.toLowerCase() === name);
+function has(headers: Header[], name: string): boolean {
+  for (let i = 0; i < headers.length; i++) {
+    const n = headers[i]![0];
+    if (n.length === name.length && n.toLowerCase() === name) return true;
+  }
+  return false;
+}
 
 /** The wire form of a request that asks for no compression (no await: the per-request path of `sling exec`). */
 export function prepareUncompressed(spec: RequestSpec): PreparedRequest {
@@ -71,7 +77,7 @@ function finishPrepared(spec: RequestSpec, body: Buffer, headers: Header[]): Pre
     if (spec.settings.chunked && body.length > 0) headers.push(['Transfer-Encoding', 'chunked']);
     // Like HTTPie (and Python's requests), a body-less request states its empty length unless
     // the method never carries a body.
-    else if (body.length > 0 || !['GET', 'HEAD', 'OPTIONS'].includes(spec.method) || spec.body.kind !== 'none') {
+    else if (body.length > 0 || !(spec.method === 'GET' || spec.method === 'HEAD' || spec.method === 'OPTIONS') || spec.body.kind !== 'none') {
       headers.push(['Content-Length', String(body.length)]);
     }
   }

@@ -117,7 +117,9 @@ export class CookieJar {
       .sort((a, b) => b.path.length - a.path.length || a.created - b.created);
   }
 
-  cookieHeader(url: ParsedUrl, now = Date.now()): string | undefined {
+  cookieHeader(url: ParsedUrl, now?: number): string | undefined {
+    // An empty jar (most runs): no clock, no list.
+    if (this.cookies.length === 0) return undefined;
     const list = this.matching(url, now);
     return list.length ? list.map((c) => `${c.name}=${c.value}`).join('; ') : undefined;
   }

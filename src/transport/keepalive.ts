@@ -48,10 +48,27 @@ function unpark(c: Conn) {
   if (at !== -1) list!.splice(at, 1);
 }
 
+/**
+ * Where every socket of the lane reads into (node:net's `onread`): no stream machinery and no new
+ * buffer per read. A chunk is only valid during the call; whatever is kept is copied.
+ */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+
 function open(url: ParsedUrl, key: string): Conn {
-  const socket = netMod!.connect({ host: url.hostname, port: url.port, noDelay: true });
-  const c: Conn = { socket, key };
-  socket.on('data', (chunk: Buffer) => c.current?.data(chunk));
+  const c = { key } as Conn;
+  const socket = netMod!.connect({
+    host: url.hostname,
+    port: url.port,
+    noDelay: true,
+    onread: {
+      buffer: READ_BUFFER,
+      callback: (n: number, buf: Uint8Array) => {
+        c.current?.data((buf as Buffer).subarray(0, n));
+        return true;
+      },
+    },
+  });
+  c.socket = socket;
   socket.on('timeout', () => c.current?.timeout?.());
   const gone = (err?: Error) => {
     const cur = c.current;
@@ -272,7 +289,7 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
       if (framing === 'length') {
         const n = Math.min(remaining, data.length - at);
         if (n > 0) {
-          chunks.push(at === 0 && n === data.length ? data : data.subarray(at, at + n));
+          chunks.push(Buffer.from(data.subarray(at, at + n)));
           size += n;
           remaining -= n;
         }
@@ -280,7 +297,7 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
       }
       if (framing === 'close') {
         if (at < data.length) {
-          chunks.push(data.subarray(at));
+          chunks.push(Buffer.from(data.subarray(at)));
           size += data.length - at;
         }
         return false;
@@ -290,7 +307,7 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
         if (chunkLeft > 0) {
           const n = Math.min(chunkLeft, data.length - pos);
           if (n > 0) {
-            chunks.push(data.subarray(pos, pos + n));
+            chunks.push(Buffer.from(data.subarray(pos, pos + n)));
             size += n;
             chunkLeft -= n;
             pos += n;

@@ -143,3 +143,59 @@ test('exec to a pipe: output is the same as on the one-request-at-a-time path (-
     expected,
   );
 });
+
+test('exec to a pipe: many responses (more than one batch of output) arrive whole and in order', async (t) => {
+  // stdout is written in batches of about 64 kB; 40 responses of 3 kB make several.
+  const srv = await httpServer(t, (req, res) => {
+    const n = req.url!.slice(2);
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.end(`<${n}>` + 'x'.repeat(3000) + `</${n}>\n`);
+  });
+  const { path } = httpFile(Array.from({ length: 40 }, (_, i) => `GET ${srv.url}/n${i}`).join('\n\n###\n') + '\n');
+  const child = spawn(process.execPath, [SLING_PATH, 'exec', '--print=b', path], { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const chunks: Buffer[] = [];
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => chunks.push(d));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
+  const code = await new Promise<number | null>((r) => child.on('close', r));
+  assert.equal(code, 0, err);
+  assert.equal(err, '');
+  const lines = Buffer.concat(chunks).toString('utf8').split('\n').filter((l) => l !== '');
+  assert.equal(lines.length, 80);
+  for (let i = 0; i < 40; i++) {
+    assert.match(lines[2 * i]!, new RegExp(`^### GET http://127\\.0\\.0\\.1:\\d+/n${i}  \\(line ${3 * i + 1}\\)$`));
+    assert.equal(lines[2 * i + 1], `<${i}>` + 'x'.repeat(3000) + `</${i}>`);
+  }
+});
+
+test('exec to a file, Ctrl-C while a request waits: the responses before it are in the file', async (t) => {
+  // The answer to /first arrives, /second never gets one: Ctrl-C comes right as /second is
+  // received, before stdout's batch would be written on its own.
+  let second!: () => void;
+  const secondArrived = new Promise<void>((r) => (second = r));
+  const srv = await httpServer(t, (req, res) => {
+    if (req.url === '/second') {
+      second();
+      return; // never answered
+    }
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.end(`answer ${req.url}\n`);
+  });
+  const { dir, path } = httpFile(`GET ${srv.url}/first\n\n###\nGET ${srv.url}/second\n`);
+  const out = join(dir, 'out.txt');
+  const fd = openSync(out, 'w');
+  const child = spawn(process.execPath, [SLING_PATH, 'exec', '--print=b', path], { env: baseEnv(), stdio: ['ignore', fd, 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await secondArrived;
+  child.kill('SIGINT');
+  const code = await new Promise<number | null>((r) => child.on('close', r));
+  clearTimeout(timer);
+  closeSync(fd);
+  assert.equal(code, 130, err);
+  const text = readFileSync(out, 'utf8');
+  assert.match(text, /^### GET http:\/\/127\.0\.0\.1:\d+\/first  \(line 1\)\nanswer \/first\n/);
+  assert.doesNotMatch(text, /second/);
+  assert.match(err, /interrupted/);
+});
