@@ -186,7 +186,7 @@ test('exec to a file, Ctrl-C while a request waits: the responses before it are 
   const fd = openSync(out, 'w');
   const child = spawn(process.execPath, [SLING_PATH, 'exec', '--print=b', path], { env: baseEnv(), stdio: ['ignore', fd, 'pipe'] });
   let err = '';
-  child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
   const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
   await secondArrived;
   child.kill('SIGINT');
