@@ -90,19 +90,24 @@ export class RequestSink implements Sink {
 
 /** Strings and buffers in one buffer (strings as UTF-8), or one string when there are no buffers. */
 function join(chunks: (string | Buffer)[]): string | Buffer {
-  let bytes = 0;
-  let strings = true;
+  // Runs of strings are joined first: one conversion per run, not one per piece.
+  const parts: (string | Buffer)[] = [];
+  let text = '';
   for (const c of chunks) {
-    if (typeof c === 'string') bytes += Buffer.byteLength(c, 'utf8');
+    if (typeof c === 'string') text += c;
     else {
-      bytes += c.length;
-      strings = false;
+      if (text) parts.push(text);
+      text = '';
+      parts.push(c);
     }
   }
-  if (strings) return chunks.join('');
+  if (parts.length === 0) return text;
+  if (text) parts.push(text);
+  let bytes = 0;
+  for (const p of parts) bytes += typeof p === 'string' ? Buffer.byteLength(p, 'utf8') : p.length;
   const out = Buffer.allocUnsafe(bytes);
   let at = 0;
-  for (const c of chunks) at += typeof c === 'string' ? out.write(c, at, 'utf8') : c.copy(out, at);
+  for (const p of parts) at += typeof p === 'string' ? out.write(p, at, 'utf8') : p.copy(out, at);
   return out;
 }
 
