@@ -154,3 +154,42 @@ test('lane: a gzip-encoded response is decoded for printing and for references',
   assert.match(r.stdout, /\{"token":"zipped"\}/, show(r));
   assert.equal(srv.requests[1]!.url, '/use?t=zipped');
 });
+
+test('lane: bodies larger than a read arrive intact (Content-Length and chunked, split anywhere)', async (t) => {
+  // The lane reads every socket into one reused buffer: whatever is kept must be a copy. A body
+  // of 300 kB (several reads) and a chunked body whose size lines are cut across writes must come
+  // out byte for byte.
+  const pattern = (n: number, seed: number) => {
+    let s = '';
+    for (let i = 0; i < n; i++) s += String.fromCharCode(97 + ((i * 7 + Math.floor(i / 26) + seed) % 26));
+    return s;
+  };
+  const big = pattern(300_000, 1);
+  const parts = [pattern(70_000, 2), pattern(5, 3), pattern(90_000, 4)];
+  const { srv } = await scripted(t, [
+    (s) => {
+      s.write(`HTTP/1.1 200 OK\r\nContent-Length: ${big.length}\r\nContent-Type: text/plain\r\n\r\n${big.slice(0, 1000)}`);
+      setTimeout(() => s.write(big.slice(1000, 150_000)), 20);
+      setTimeout(() => s.write(big.slice(150_000)), 40);
+    },
+    (s) => {
+      const wire = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: text/plain\r\n\r\n' + parts.map((p) => `${p.length.toString(16)}\r\n${p}\r\n`).join('') + '0\r\n\r\n';
+      // cut inside the first chunk, inside the second size line and inside the last chunk
+      const cuts = [50, wire.indexOf(`${(5).toString(16)}\r\n`) + 1, wire.length - 20_000];
+      let at = 0;
+      cuts.forEach((c, i) => {
+        const piece = wire.slice(at, c);
+        at = c;
+        setTimeout(() => s.write(piece), 15 * i);
+      });
+      setTimeout(() => s.write(wire.slice(at)), 15 * cuts.length);
+    },
+  ]);
+  const { dir } = file([`GET ${srv.url}/big`, '###', `GET ${srv.url}/chunked`].join('\n'));
+  const r = await runSling(['exec', '--print=b', 't.http'], { cwd: dir });
+  assertExit(r, 0);
+  const bodies = r.stdout.split('\n').filter((l) => l !== '' && !l.startsWith('###'));
+  assert.equal(bodies.length, 2, show(r));
+  assert.ok(bodies[0] === big, `the 300 kB body differs (length ${bodies[0]!.length})`);
+  assert.ok(bodies[1] === parts.join(''), `the chunked body differs (length ${bodies[1]!.length})`);
+});
