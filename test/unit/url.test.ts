@@ -67,3 +67,38 @@ test('remove_dot_segments (RFC 3986 examples)', () => {
   assert.equal(removeDotSegments('/./../../etc/password'), '/etc/password');
   assert.equal(removeDotSegments('/a/..'), '/');
 });
+
+test('parseUrl: a second URL of a known origin is parsed like the first (origins are remembered)', () => {
+  const urls = [
+    'http://User:Pw@Example.COM:8080/a/./b/../c?x=1 2#frag',
+    'http://User:Pw@Example.COM:8080/other?q=%41%zz',
+    'http://User:Pw@Example.COM:8080#only-fragment',
+    'http://User:Pw@Example.COM:8080?only=query',
+    'https://[::1]:8443/p',
+    'https://[::1]:8443/p/ü',
+    'http://bücher.example/x',
+    'http://bücher.example/y',
+  ];
+  // Each URL once in a fresh order (first sight), then again (remembered origin): same result.
+  const first = urls.map((u) => parseUrl(u));
+  const again = urls.map((u) => parseUrl(u));
+  assert.deepEqual(again, first);
+  assert.equal(first[0]!.hostname, 'example.com');
+  assert.equal(first[0]!.path, '/a/c');
+  assert.equal(first[1]!.path, '/other');
+  assert.equal(first[1]!.query, 'q=%2541%25zz'); // one bare % → every % encoded (urllib3)
+  assert.equal(first[2]!.path, '/');
+  assert.equal(first[3]!.query, 'only=query');
+  assert.equal(first[5]!.path, '/p/%C3%BC');
+  assert.equal(first[7]!.hostname, 'xn--bcher-kva.example');
+  assert.equal(first[0]!.username, 'User');
+  // Origins that share a prefix stay apart.
+  assert.equal(parseUrl('http://h:80/x').hostHeader, 'h');
+  assert.equal(parseUrl('http://h:8080/x').hostHeader, 'h:8080');
+  assert.equal(parseUrl('http://h/x').hostname, 'h');
+  assert.equal(parseUrl('http://h.evil/x').hostname, 'h.evil');
+  assert.equal(parseUrl('http://h:8080/y').port, 8080);
+  // An invalid port is never remembered: it fails every time.
+  assert.throws(() => parseUrl('http://h:99999/a'), /not a valid port/);
+  assert.throws(() => parseUrl('http://h:99999/b'), /not a valid port/);
+});
