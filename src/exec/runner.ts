@@ -89,11 +89,11 @@ type ReadBody = typeof import('../transport/body.js').readBody;
 type Sessions = import('../transport/session.js').SessionStore;
 
 /**
- * One run of a file's entries. Output is gathered per request and written at once when stdout is a
- * pipe or a file (one write per request). There, a response is also printed while the next request
- * is on the wire: the printing of response N waits until request N+1 has been written (never for
- * N+1's answer), and anything for stderr in the meantime is held back so both streams keep their
- * order. Small methods rather than one long async function: V8 optimises what runs a thousand
+ * One run of a file's entries. When stdout is a pipe or a file, output is gathered per request and
+ * handed to a batch written in large pieces (sink.ts). There, a response is also printed while the
+ * next request is on the wire: the printing of response N waits until request N+1 has been written
+ * (never for N+1's answer), and anything for stderr in the meantime is held back so both streams
+ * keep their order. Small methods rather than one long async function: V8 optimises what runs a thousand
  * times, and a long function with many awaits costs far more to optimise than it saves.
  */
 class Run {

@@ -53,9 +53,14 @@ export class OutputBatch implements Sink {
     }
     if (this.chunks.length === 0) return this.takeWaiting();
     const chunks = this.chunks;
+    const size = this.size;
     this.chunks = [];
     this.size = 0;
-    const w = this.out.write(chunks.length === 1 ? chunks[0]! : join(chunks));
+    let w: void | Promise<void> = undefined;
+    if (chunks.length === 1) w = this.out.write(chunks[0]!);
+    // A large body is written as it is rather than copied into one buffer with its title and head.
+    else if (size > 1 << 20) for (const part of joinStrings(chunks)) w = this.out.write(part) ?? w;
+    else w = this.out.write(join(chunks));
     return w ?? this.takeWaiting();
   }
 }
@@ -88,9 +93,8 @@ export class RequestSink implements Sink {
   }
 }
 
-/** Strings and buffers in one buffer (strings as UTF-8), or one string when there are no buffers. */
-function join(chunks: (string | Buffer)[]): string | Buffer {
-  // Runs of strings are joined first: one conversion per run, not one per piece.
+/** Runs of strings joined (one conversion per run later, not one per piece); buffers as they are. */
+function joinStrings(chunks: (string | Buffer)[]): (string | Buffer)[] {
   const parts: (string | Buffer)[] = [];
   let text = '';
   for (const c of chunks) {
@@ -101,8 +105,14 @@ function join(chunks: (string | Buffer)[]): string | Buffer {
       parts.push(c);
     }
   }
-  if (parts.length === 0) return text;
   if (text) parts.push(text);
+  return parts;
+}
+
+/** Strings and buffers in one buffer (strings as UTF-8), or one string when there are no buffers. */
+function join(chunks: (string | Buffer)[]): string | Buffer {
+  const parts = joinStrings(chunks);
+  if (parts.length === 1) return parts[0]!;
   let bytes = 0;
   for (const p of parts) bytes += typeof p === 'string' ? Buffer.byteLength(p, 'utf8') : p.length;
   const out = Buffer.allocUnsafe(bytes);

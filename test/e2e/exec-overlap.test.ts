@@ -199,3 +199,28 @@ test('exec to a file, Ctrl-C while a request waits: the responses before it are 
   assert.doesNotMatch(text, /second/);
   assert.match(err, /interrupted/);
 });
+
+test('exec to a pipe: a body of several megabytes comes whole, after its title and before the next', async (t) => {
+  const big = Buffer.alloc(3 * 1024 * 1024);
+  for (let i = 0; i < big.length; i++) big[i] = 97 + ((i * 31 + (i >> 12)) % 26);
+  const srv = await httpServer(t, (req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.end(req.url === '/big' ? Buffer.concat([big, Buffer.from('\n')]) : `small ${req.url}\n`);
+  });
+  const { path } = httpFile(`GET ${srv.url}/a\n\n###\nGET ${srv.url}/big\n\n###\nGET ${srv.url}/b\n`);
+  const child = spawn(process.execPath, [SLING_PATH, 'exec', '--print=b', path], { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const chunks: Buffer[] = [];
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => chunks.push(d));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
+  const code = await new Promise<number | null>((r) => child.on('close', r));
+  assert.equal(code, 0, err);
+  const lines = Buffer.concat(chunks).toString('latin1').split('\n').filter((l) => l !== '');
+  assert.equal(lines.length, 6);
+  assert.match(lines[0]!, /\/a  \(line 1\)$/);
+  assert.equal(lines[1], 'small /a');
+  assert.match(lines[2]!, /\/big  \(line 4\)$/);
+  assert.ok(lines[3] === big.toString('latin1'), `the big body differs (length ${lines[3]!.length})`);
+  assert.match(lines[4]!, /\/b  \(line 7\)$/);
+  assert.equal(lines[5], 'small /b');
+});
