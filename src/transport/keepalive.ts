@@ -12,9 +12,10 @@ import { now } from '../clock.js';
  * The `sling exec` lane for plain HTTP without a proxy: a minimal HTTP/1.1 client on kept-alive
  * TCP sockets (one pool per run), reading each response whole. A file of a thousand requests
  * spends most of its time in the per-request machinery of node:http (agents, parsers, streams,
- * events); here a request is one write, its response a few reads parsed in place, and each
- * socket keeps the same listeners for its whole life. That keeps `sling exec` near `curl -K`
- * (bench/exec-http.mjs). HTTPS, proxies and the main command use send.ts.
+ * events); here a request is one write, its response a few reads (node:net's `onread`, into one
+ * shared buffer, no stream) parsed in place, and each socket keeps the same listeners for its
+ * whole life. That keeps `sling exec` level with `curl -K` once warm (bench/exec-http.mjs). HTTPS,
+ * proxies and the main command use send.ts.
  *
  * What it keeps from send.ts: header values sent as UTF-8 bytes, the lenient reading of heads,
  * interim 1xx answers skipped, --timeout as the longest silence, --max-headers, `Connection:
