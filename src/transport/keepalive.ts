@@ -5,6 +5,7 @@ import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSettings } from '../request/spec.js';
 import type { ParsedUrl } from '../request/url.js';
 import { mapNetworkError } from './errors.js';
+import { parseResponseHead } from './head.js';
 import type { Hop, HopInfo, ResponseHead, Timings } from './send.js';
 import { now } from '../clock.js';
 
@@ -134,38 +135,6 @@ function wire(request: PreparedRequest): Buffer {
 
 const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
 const HEAD_END_LF = Buffer.from('\n\n', 'latin1');
-
-const STATUS = /^HTTP\/(\d(?:\.\d)?)[ \t]+(\d{3})(?:[ \t](.*))?$/;
-
-function parseHead(text: string, where: string): ResponseHead {
-  let nl = text.indexOf('\n');
-  let first = nl === -1 ? text : text.slice(0, nl);
-  if (first.charCodeAt(first.length - 1) === 13) first = first.slice(0, -1);
-  const m = STATUS.exec(first);
-  if (!m) throw new NetworkError(`${where} sent a malformed HTTP response (status line '${first.slice(0, 80)}')`);
-  const rawHeaders: string[] = [];
-  while (nl !== -1) {
-    const from = nl + 1;
-    nl = text.indexOf('\n', from);
-    const end = nl === -1 ? text.length : nl;
-    const colon = text.indexOf(':', from);
-    if (colon === -1 || colon >= end || colon === from) continue;
-    // Name and value without the blanks around them (and the CR before the LF).
-    let a = from;
-    let b = colon;
-    while (a < b && isBlank(text.charCodeAt(a))) a++;
-    while (b > a && isBlank(text.charCodeAt(b - 1))) b--;
-    let c = colon + 1;
-    let e = end;
-    while (c < e && isBlank(text.charCodeAt(c))) c++;
-    while (e > c && isBlank(text.charCodeAt(e - 1))) e--;
-    rawHeaders.push(text.slice(a, b), text.slice(c, e));
-  }
-  return { httpVersion: m[1]!.length === 1 ? `${m[1]}.0` : m[1]!, status: Number(m[2]), reason: m[3] ?? '', rawHeaders };
-}
-
-/** What String.prototype.trim removes in a latin1 head: space, tab, CR, LF, VT, FF, NBSP. */
-const isBlank = (c: number) => c === 32 || (c >= 9 && c <= 13) || c === 160;
 
 function headerIn(raw: string[], name: string): string | undefined {
   for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) return raw[i + 1];
@@ -354,7 +323,7 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
             pending = Buffer.from(d);
             return;
           }
-          const r = parseHead(d.toString('latin1', 0, endAt), where);
+          const r = parseResponseHead(d.toString('latin1', 0, endAt), where);
           d = d.subarray(endAt + sep);
           if (r.status >= 100 && r.status < 200) {
             // 100 Continue and other interim answers: the real head follows.

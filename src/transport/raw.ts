@@ -5,6 +5,7 @@ import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSettings } from '../request/spec.js';
 import type { ParsedUrl } from '../request/url.js';
 import { mapNetworkError } from './errors.js';
+import { parseResponseHead } from './head.js';
 import type { Hop, HopInfo, Timings } from './send.js';
 import { now } from '../clock.js';
 
@@ -105,20 +106,6 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
       }
     };
 
-    const parseHead = (text: string) => {
-      const lines = text.split('\r\n');
-      const m = /^HTTP\/(\d\.\d)\s+(\d{3})(?:\s(.*))?$/.exec(lines[0]!);
-      if (!m) throw new NetworkError(`${where} sent a malformed HTTP response (status line '${lines[0]!.slice(0, 80)}')`);
-      const rawHeaders: string[] = [];
-      for (const line of lines.slice(1)) {
-        if (!line) continue;
-        const colon = line.indexOf(':');
-        if (colon <= 0) continue;
-        rawHeaders.push(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
-      }
-      return { httpVersion: m[1]!, status: Number(m[2]), reason: m[3] ?? '', rawHeaders };
-    };
-
     const onData = (data: Buffer) => {
       if (phase === 'body') return body(data);
       if (phase !== 'head') return;
@@ -130,7 +117,7 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
       }
       let response;
       try {
-        response = parseHead(head.toString('latin1', 0, endAt));
+        response = parseResponseHead(head.toString('latin1', 0, endAt), where);
       } catch (e) {
         return fail(e);
       }

@@ -31,6 +31,19 @@ function runMerged(args: string[], dir: string): Promise<{ code: number | null; 
   });
 }
 
+/** Runs sling with stdout and stderr on pipes; returns what came out. */
+function runPiped(args: string[]): Promise<{ code: number | null; out: Buffer; err: string }> {
+  const child = spawn(process.execPath, [SLING_PATH, ...args], { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const chunks: Buffer[] = [];
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => chunks.push(d));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, out: Buffer.concat(chunks), err }));
+  });
+}
+
 test('exec to a file with 2>&1: statuses, failed tests and errors stay next to their responses', async (t) => {
   const srv = await httpServer(t, (req, res) => {
     const status = req.url === '/two' ? 500 : 200;
@@ -152,15 +165,10 @@ test('exec to a pipe: many responses (more than one batch of output) arrive whol
     res.end(`<${n}>` + 'x'.repeat(3000) + `</${n}>\n`);
   });
   const { path } = httpFile(Array.from({ length: 40 }, (_, i) => `GET ${srv.url}/n${i}`).join('\n\n###\n') + '\n');
-  const child = spawn(process.execPath, [SLING_PATH, 'exec', '--print=b', path], { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  const chunks: Buffer[] = [];
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => chunks.push(d));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
-  const code = await new Promise<number | null>((r) => child.on('close', r));
+  const { code, out, err } = await runPiped(['exec', '--print=b', path]);
   assert.equal(code, 0, err);
   assert.equal(err, '');
-  const lines = Buffer.concat(chunks).toString('utf8').split('\n').filter((l) => l !== '');
+  const lines = out.toString('utf8').split('\n').filter((l) => l !== '');
   assert.equal(lines.length, 80);
   for (let i = 0; i < 40; i++) {
     assert.match(lines[2 * i]!, new RegExp(`^### GET http://127\\.0\\.0\\.1:\\d+/n${i}  \\(line ${3 * i + 1}\\)$`));
@@ -208,14 +216,9 @@ test('exec to a pipe: a body of several megabytes comes whole, after its title a
     res.end(req.url === '/big' ? Buffer.concat([big, Buffer.from('\n')]) : `small ${req.url}\n`);
   });
   const { path } = httpFile(`GET ${srv.url}/a\n\n###\nGET ${srv.url}/big\n\n###\nGET ${srv.url}/b\n`);
-  const child = spawn(process.execPath, [SLING_PATH, 'exec', '--print=b', path], { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  const chunks: Buffer[] = [];
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => chunks.push(d));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
-  const code = await new Promise<number | null>((r) => child.on('close', r));
+  const { code, out, err } = await runPiped(['exec', '--print=b', path]);
   assert.equal(code, 0, err);
-  const lines = Buffer.concat(chunks).toString('latin1').split('\n').filter((l) => l !== '');
+  const lines = out.toString('latin1').split('\n').filter((l) => l !== '');
   assert.equal(lines.length, 6);
   assert.match(lines[0]!, /\/a  \(line 1\)$/);
   assert.equal(lines[1], 'small /a');

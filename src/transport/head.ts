@@ -1,0 +1,40 @@
+import { NetworkError } from '../errors.js';
+import type { ResponseHead } from './send.js';
+
+const STATUS = /^HTTP\/(\d(?:\.\d)?)[ \t]+(\d{3})(?:[ \t](.*))?$/;
+
+/**
+ * A response head as received (status line and header lines, without the blank line after them),
+ * read leniently as node:http does: LF or CRLF line ends, `HTTP/1.1` or `HTTP/2`, blanks around
+ * names and values dropped, lines without a colon skipped. Shared by the raw lanes (keepalive.ts,
+ * raw.ts).
+ */
+export function parseResponseHead(text: string, where: string): ResponseHead {
+  let nl = text.indexOf('\n');
+  let first = nl === -1 ? text : text.slice(0, nl);
+  if (first.charCodeAt(first.length - 1) === 13) first = first.slice(0, -1);
+  const m = STATUS.exec(first);
+  if (!m) throw new NetworkError(`${where} sent a malformed HTTP response (status line '${first.slice(0, 80)}')`);
+  const rawHeaders: string[] = [];
+  while (nl !== -1) {
+    const from = nl + 1;
+    nl = text.indexOf('\n', from);
+    const end = nl === -1 ? text.length : nl;
+    const colon = text.indexOf(':', from);
+    if (colon === -1 || colon >= end || colon === from) continue;
+    // Name and value without the blanks around them (and the CR before the LF).
+    let a = from;
+    let b = colon;
+    while (a < b && isBlank(text.charCodeAt(a))) a++;
+    while (b > a && isBlank(text.charCodeAt(b - 1))) b--;
+    let c = colon + 1;
+    let e = end;
+    while (c < e && isBlank(text.charCodeAt(c))) c++;
+    while (e > c && isBlank(text.charCodeAt(e - 1))) e--;
+    rawHeaders.push(text.slice(a, b), text.slice(c, e));
+  }
+  return { httpVersion: m[1]!.length === 1 ? `${m[1]}.0` : m[1]!, status: Number(m[2]), reason: m[3] ?? '', rawHeaders };
+}
+
+/** What String.prototype.trim removes in a latin1 head: space, tab, CR, LF, VT, FF, NBSP. */
+const isBlank = (c: number) => c === 32 || (c >= 9 && c <= 13) || c === 160;
