@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { PreparedRequest } from '../request/prepare.js';
 import type { ResponseHead, HopInfo } from '../transport/send.js';
+import { headerIn } from '../transport/head.js';
 import { colourJson, formatJson, formatJsonBytes, looksLikeJson } from './json-format.js';
 import { bodyKind, highlightCss, highlightForm, highlightJs, highlightMarkup, indentXml } from './highlight.js';
 import type { OutputPlan } from './plan.js';
@@ -14,11 +15,6 @@ export interface Sink {
 
 const headerOf = (headers: [string, string][], name: string) => headers.find(([n]) => n.toLowerCase() === name)?.[1];
 
-/** A header of a flat [name, value, ...] list (`name` in lower case). */
-function rawHeader(raw: string[], name: string): string | undefined {
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) return raw[i + 1];
-  return undefined;
-}
 
 function pairs(raw: string[]): [string, string][] {
   const out: [string, string][] = [];
@@ -155,14 +151,14 @@ export class Printer {
       return;
     }
     this.startBody();
-    await this.streamBody(body, this.plan.responseMime ?? rawHeader(head.rawHeaders, 'content-type'));
+    await this.streamBody(body, this.plan.responseMime ?? headerIn(head.rawHeaders, 'content-type'));
     this.last = 'body';
   }
 
   private responseBodyNow(head: ResponseHead, body: Buffer) {
     if (!this.plan.responseBody) return;
     this.startBody();
-    this.body(body, this.plan.responseMime ?? rawHeader(head.rawHeaders, 'content-type'));
+    this.body(body, this.plan.responseMime ?? headerIn(head.rawHeaders, 'content-type'));
     this.last = 'body';
   }
 

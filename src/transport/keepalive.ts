@@ -5,7 +5,7 @@ import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSettings } from '../request/spec.js';
 import type { ParsedUrl } from '../request/url.js';
 import { mapNetworkError } from './errors.js';
-import { parseResponseHead } from './head.js';
+import { headerIn, maxHeadersError, parseResponseHead } from './head.js';
 import type { Hop, HopInfo, ResponseHead, Timings } from './send.js';
 import { now } from '../clock.js';
 
@@ -135,11 +135,6 @@ function wire(request: PreparedRequest): Buffer {
 
 const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
 const HEAD_END_LF = Buffer.from('\n\n', 'latin1');
-
-function headerIn(raw: string[], name: string): string | undefined {
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) return raw[i + 1];
-  return undefined;
-}
 
 /** A hop whose body was read whole: readBody takes `whole` directly; a stream is made only for those who ask for one. */
 class WholeHop implements Hop {
@@ -331,9 +326,8 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
             return;
           }
           timings.firstByte = now();
-          if (settings.maxHeaders !== undefined && r.rawHeaders.length / 2 > settings.maxHeaders) {
-            return finish(new NetworkError(`${where} sent ${r.rawHeaders.length / 2} headers, more than --max-headers ${settings.maxHeaders}`));
-          }
+          const tooMany = maxHeadersError(r, settings, where);
+          if (tooMany) return finish(tooMany);
           response = r;
           const te = headerIn(r.rawHeaders, 'transfer-encoding');
           const cl = headerIn(r.rawHeaders, 'content-length');

@@ -5,7 +5,7 @@ import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSettings } from '../request/spec.js';
 import type { ParsedUrl } from '../request/url.js';
 import { mapNetworkError } from './errors.js';
-import { parseResponseHead } from './head.js';
+import { headerIn, maxHeadersError, parseResponseHead } from './head.js';
 import type { Hop, HopInfo, Timings } from './send.js';
 import { now } from '../clock.js';
 
@@ -129,13 +129,9 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
         return;
       }
       timings.firstByte = now();
-      if (settings.maxHeaders !== undefined && response.rawHeaders.length / 2 > settings.maxHeaders) {
-        return fail(new NetworkError(`${where} sent ${response.rawHeaders.length / 2} headers, more than --max-headers ${settings.maxHeaders}`));
-      }
-      const get = (n: string) => {
-        for (let i = 0; i < response.rawHeaders.length; i += 2) if (response.rawHeaders[i]!.toLowerCase() === n) return response.rawHeaders[i + 1];
-        return undefined;
-      };
+      const tooMany = maxHeadersError(response, settings, where);
+      if (tooMany) return fail(tooMany);
+      const get = (n: string) => headerIn(response.rawHeaders, n);
       const te = get('transfer-encoding');
       const cl = get('content-length');
       if (request.method === 'HEAD' || response.status === 204 || response.status === 304) framing = 'none';
