@@ -1,16 +1,28 @@
 import { runInterruptHooks } from './interrupt.js';
 import { main } from './main.js';
+import { fdWriterFor } from './fd-writer.js';
 
 /**
  * The only place that touches `process`: everything else gets what it needs through Io.
  * src/entry/sling.ts and slings.ts call start() with their default scheme.
  */
 export function start(defaultScheme: 'http' | 'https') {
-  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    // The reader went away (`sling ... | head`): stop quietly, as other command-line tools do.
-    if (e.code === 'EPIPE') process.exit(0);
-    throw e;
-  });
+  // The reader went away (`sling ... | head`): stop quietly, as other command-line tools do.
+  const brokenPipe = () => process.exit(0);
+  // Node's process.stdout is made only when it is needed: a file, a pipe or /dev/null are written
+  // with plain write(2) calls (fd-writer.ts: 3-9 ms of start-up), a terminal through Node's stream.
+  let stdoutStream: typeof process.stdout | undefined;
+  const realStdout = () => {
+    if (!stdoutStream) {
+      stdoutStream = process.stdout;
+      stdoutStream.on('error', (e: NodeJS.ErrnoException) => {
+        if (e.code === 'EPIPE') brokenPipe();
+        throw e;
+      });
+    }
+    return stdoutStream;
+  };
+  const stdout = fdWriterFor(1, realStdout, brokenPipe) ?? realStdout();
   process.on('SIGINT', () => {
     process.stderr.write('\nsling: interrupted\n');
     runInterruptHooks();
@@ -25,8 +37,11 @@ export function start(defaultScheme: 'http' | 'https') {
     get stdin() {
       return process.stdin;
     },
-    stdout: process.stdout,
-    stderr: process.stderr,
+    stdout,
+    // Also made on first use (most runs write nothing to stderr).
+    get stderr() {
+      return process.stderr;
+    },
     defaultScheme,
   }).then(
     (code) => {

@@ -1,4 +1,3 @@
-import { enableCompileCache } from './compile-cache.js';
 import type { Readable, Writable } from 'node:stream';
 import { resolveInvocation, type Invocation } from './cli/invocation.js';
 import { helpText } from './cli/help.js';
@@ -7,6 +6,7 @@ import { CliError } from './errors.js';
 import { ExitCode } from './exit.js';
 import { VERSION } from './request/build.js';
 import type { Sink } from './output/printer.js';
+import type { OutStream } from './fd-writer.js';
 
 /** Everything main needs from the process; bin.ts is the only file that touches `process`. */
 export interface Io {
@@ -14,7 +14,7 @@ export interface Io {
   env: NodeJS.ProcessEnv;
   cwd: string;
   stdin: Readable & { isTTY?: boolean; fd?: number };
-  stdout: Writable & { isTTY?: boolean };
+  stdout: OutStream;
   stderr: Writable & { isTTY?: boolean };
   /** The scheme of URLs without one: http for sling, https for slings. */
   defaultScheme?: string;
@@ -90,10 +90,8 @@ export async function main(io: Io): Promise<number> {
       io.stdout.write(`sling ${VERSION}\n`);
       return ExitCode.OK;
     }
-    reporter.debug(`invocation ${maskedInvocation(inv)}`);
+    if (reporter.debugOn) reporter.debug(`invocation ${maskedInvocation(inv)}`);
     if (isExec) {
-      // Many requests in one process: the exec path's compiled code is worth keeping between runs.
-      enableCompileCache(io.env, VERSION);
       const { runExec } = await import('./exec/runner.js');
       return await runExec(inv, io, reporter);
     }

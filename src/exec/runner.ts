@@ -131,9 +131,10 @@ class Run {
   ) {
     this.buffered = !io.stdout.isTTY;
     this.out = this.buffered ? (this.batch = new OutputBatch(stdoutSink(io.stdout))) : stdoutSink(io.stdout);
-    this.stderr = new HeldWriter(io.stderr, this.batch ? () => void this.batch!.flush() : undefined);
+    // io.stderr is read at the first write: the stream is made only if something is written.
+    this.stderr = new HeldWriter({ write: (chunk: string) => io.stderr.write(chunk) }, this.batch ? () => void this.batch!.flush() : undefined);
     // The same Io with stderr replaced (not spread: that would create the stdin stream).
-    const repIo = Object.assign(Object.create(io) as Io, { stderr: this.stderr as unknown as Io['stderr'] });
+    const repIo = Object.create(io, { stderr: { value: this.stderr } }) as Io;
     const rep = new Reporter(repIo, reporter.quiet, reporter.debugOn);
     this.rep = rep;
     ctx.warn = (m) => rep.warn(m);

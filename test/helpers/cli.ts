@@ -10,7 +10,7 @@ const ROOT = new URL('../../../', import.meta.url);
 export const SLING_PATH = fileURLToPath(new URL('dist/sling.js', ROOT));
 export const REPO_ROOT = fileURLToPath(ROOT);
 export const VERSION: string = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')).version;
-/** sling exec's compile cache (src/compile-cache.ts) goes to a folder of this test process, not the user's. */
+/** sling's compile cache (src/entry/loader.ts) goes to a folder of this test process, not the user's. */
 const CACHE_DIR = mkdtempSync(join(tmpdir(), 'sling-test-cache-'));
 
 export interface RunOptions {

@@ -1,9 +1,10 @@
-// sling exec keeps V8's compiled code of its own files between runs (src/compile-cache.ts). What a
-// user can observe: the cache folder and its files, the same output with and without the cache, a
-// broken or unwritable cache that changes nothing but the speed, old folders removed.
+// sling keeps V8's compiled code of its own files between runs (src/entry/loader.ts, put into
+// dist/sling.js by the build). What a user can observe: the cache folder and its files, the same
+// output with and without the cache, a broken or unwritable cache that changes nothing but the
+// speed, old folders removed; for `sling exec` and for the main command alike.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runSling, VERSION } from '../helpers/cli.js';
@@ -20,7 +21,7 @@ async function setup(t: import('node:test').TestContext) {
   const cache = join(dir, 'cache');
   const folder = join(cache, 'v8', `${VERSION}-node${process.version}-${process.arch}`);
   const run = (env: Record<string, string> = {}) => runSling(['exec', '--print=b', file], { env: { SLING_CACHE_DIR: cache, ...env } });
-  return { run, cache, folder };
+  return { run, cache, folder, dir };
 }
 
 const EXPECTED = '### one: GET http://127.0.0.1:PORT/one  (line 2)\n{"path":"/one"}\n### POST http://127.0.0.1:PORT/two  (line 5)\n{"path":"/two"}';
@@ -77,4 +78,45 @@ test('compile cache: folders of other versions are removed when a new one is mad
   assert.equal(r.code, 0, show(r));
   assert.ok(existsSync(folder));
   assert.equal(existsSync(old), false);
+});
+
+test('compile cache: the main command uses it too (its own chunks, same output, entries not rewritten)', async (t) => {
+  const { cache, folder } = await setup(t);
+  const run = (env: Record<string, string> = {}) => runSling(['--offline', 'POST', 'example.org/x', 'a=1'], { env: { SLING_CACHE_DIR: cache, ...env } });
+  const expected = (await run({ SLING_NO_COMPILE_CACHE: '1' })).stdout;
+  assert.match(expected, /^POST \/x HTTP\/1\.1\n[\s\S]*\n\n\{"a": "1"\}$/);
+  assert.equal(existsSync(folder), false, 'SLING_NO_COMPILE_CACHE=1 writes nothing');
+  const first = await run();
+  assert.equal(first.code, 0, show(first));
+  assert.equal(first.stderr, '');
+  assert.equal(first.stdout, expected);
+  const files = readdirSync(folder);
+  // The entry's own chunks and the request path's: several files, none of the exec path's.
+  assert.ok(files.length >= 5, files.join(', '));
+  assert.ok(!files.some((f) => f.startsWith('runner-') || f.startsWith('http-')), files.join(', '));
+  const before = files.map((f) => readFileSync(join(folder, f)));
+  const second = await run();
+  assert.equal(second.stdout, expected);
+  assert.equal(second.stderr, '');
+  assert.deepEqual(
+    files.map((f) => readFileSync(join(folder, f))),
+    before,
+  );
+});
+
+test('compile cache: entries of chunks the build no longer has are removed when an entry is written', async (t) => {
+  const { run, folder } = await setup(t);
+  assert.equal((await run()).code, 0);
+  const files = readdirSync(folder);
+  writeFileSync(join(folder, 'chunk-GONE1234.js.v8'), 'an entry of an older build');
+  // Nothing to write: nothing is touched.
+  assert.equal((await run()).code, 0);
+  assert.ok(existsSync(join(folder, 'chunk-GONE1234.js.v8')));
+  // One entry missing: it is written, and the old build's entry goes.
+  rmSync(join(folder, files[0]!));
+  const r = await run();
+  assert.equal(r.code, 0, show(r));
+  assert.equal(normal(r.stdout), EXPECTED);
+  assert.equal(existsSync(join(folder, 'chunk-GONE1234.js.v8')), false);
+  assert.deepEqual(readdirSync(folder).sort(), [...files].sort());
 });

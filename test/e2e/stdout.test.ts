@@ -1,0 +1,102 @@
+// How sling writes its standard output (src/fd-writer.ts, src/bin.ts): files, pipes, sockets and
+// /dev/null get plain write(2) calls; what a user can observe is that every byte arrives in order
+// whatever the reader does, a reader that stops early ends sling quietly (exit 0), and a socket that
+// another program made non-blocking still gets the whole body (sling waits for the reader).
+// The last test needs python3 (to set O_NONBLOCK) and is skipped, saying so, without it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, openSync, closeSync, readFileSync } from 'node:fs';
+import { createServer, connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { baseEnv, SLING_PATH } from '../helpers/cli.js';
+import { httpServer } from '../helpers/assert.js';
+
+const BIG = 16 * 1024 * 1024;
+// A body whose every 16-byte line says where it is, so a lost or repeated piece shows.
+function body(size: number): Buffer {
+  const buf = Buffer.alloc(size);
+  for (let at = 0; at < size; at += 16) buf.write(`${String(at).padStart(15, '0')}\n`, at, 'latin1');
+  return buf;
+}
+
+function exitOf(child: import('node:child_process').ChildProcess): Promise<{ code: number | null; stderr: string }> {
+  let stderr = '';
+  child.stderr?.on('data', (d) => (stderr += d));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stderr })));
+}
+
+test('stdout: a file gets the whole body and the text around it, multi-byte characters intact', async (t) => {
+  const text = 'naïve café ✓ 🚀\n'.repeat(5000);
+  const srv = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+    res.end(text);
+  });
+  const file = join(mkdtempSync(join(tmpdir(), 'sling-stdout-')), 'out.txt');
+  const fd = openSync(file, 'w');
+  const child = spawn(process.execPath, [SLING_PATH, '--print=hb', `${srv.url}/t`], { env: baseEnv(), stdio: ['ignore', fd, 'pipe'] });
+  closeSync(fd);
+  const r = await exitOf(child);
+  assert.equal(r.code, 0, r.stderr);
+  const out = readFileSync(file, 'utf8');
+  assert.match(out, /^HTTP\/1\.1 200 OK\n/);
+  assert.ok(out.endsWith(`\n\n${text}`), `the body follows the head whole (${out.length} characters)`);
+});
+
+test('stdout: a reader that goes away early ends sling quietly with exit 0', async (t) => {
+  const big = body(BIG);
+  const srv = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+    res.end(big);
+  });
+  const child = spawn(process.execPath, [SLING_PATH, '--print=b', `${srv.url}/big`], { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let got = 0;
+  child.stdout!.once('data', (d: Buffer) => {
+    got = d.length;
+    child.stdout!.destroy();
+  });
+  const r = await exitOf(child);
+  assert.ok(got > 0, 'some output arrived before the reader left');
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stderr, '');
+});
+
+const PYTHON = ['python3', 'python'].find((p) => spawnSync(p, ['-c', 'import fcntl'], { stdio: 'ignore' }).status === 0);
+
+test('stdout: a non-blocking socket whose reader is slow still gets every byte in order', { skip: PYTHON ? false : 'python3 is not installed (it sets O_NONBLOCK on the socket)' }, async (t) => {
+  const big = body(BIG);
+  const srv = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+    res.end(big);
+  });
+  // The child's stdout is our end of a loopback TCP connection: Node made it non-blocking, so
+  // once the socket buffers are full a write answers EAGAIN.
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => server.close());
+  const far = new Promise<Socket>((resolve) => server.once('connection', resolve));
+  const near = connect((server.address() as import('node:net').AddressInfo).port, '127.0.0.1');
+  await new Promise<void>((resolve) => near.once('connect', resolve));
+  const reader = await far;
+  reader.pause();
+  // Node's spawn makes a child's stdio blocking again; python3 puts O_NONBLOCK back on before it
+  // becomes sling (the flag belongs to the shared socket, so it outlives the exec).
+  const nonblocking = 'import fcntl, os, sys; fcntl.fcntl(1, fcntl.F_SETFL, fcntl.fcntl(1, fcntl.F_GETFL) | os.O_NONBLOCK); os.execv(sys.argv[1], sys.argv[1:])';
+  const child = spawn(PYTHON!, ['-c', nonblocking, process.execPath, SLING_PATH, '--print=b', `${srv.url}/big`], { env: baseEnv(), stdio: ['ignore', near, 'pipe'] });
+  near.destroy();
+  const done = exitOf(child);
+  // Read nothing for a while, so that sling's writes fill the buffers and have to wait.
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  const chunks: Buffer[] = [];
+  reader.on('data', (d: Buffer) => chunks.push(d));
+  const ended = new Promise((resolve) => reader.once('end', resolve));
+  reader.resume();
+  const r = await done;
+  await ended;
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stderr, '');
+  const out = Buffer.concat(chunks);
+  assert.equal(out.length, BIG);
+  assert.ok(out.equals(big), 'every byte, in order');
+});
