@@ -7,22 +7,24 @@ import { fdWriterFor } from './fd-writer.js';
  * src/entry/sling.ts and slings.ts call start() with their default scheme.
  */
 export function start(defaultScheme: 'http' | 'https') {
-  // The reader went away (`sling ... | head`): stop quietly, as other command-line tools do.
-  const brokenPipe = () => process.exit(0);
+  const stdoutFailed = (e: NodeJS.ErrnoException) => {
+    // The reader went away (`sling ... | head`): stop quietly, as other command-line tools do.
+    if (e.code === 'EPIPE') process.exit(0);
+    // A full disk, /dev/full, a descriptor not open for writing: one line, exit 1.
+    process.stderr.write(`sling: error: writing to standard output failed: ${String(e.message).replace(/, write$/, '')}\n`);
+    process.exit(1);
+  };
   // Node's process.stdout is made only when it is needed: a file, a pipe or /dev/null are written
   // with plain write(2) calls (fd-writer.ts: 3-9 ms of start-up), a terminal through Node's stream.
   let stdoutStream: typeof process.stdout | undefined;
   const realStdout = () => {
     if (!stdoutStream) {
       stdoutStream = process.stdout;
-      stdoutStream.on('error', (e: NodeJS.ErrnoException) => {
-        if (e.code === 'EPIPE') brokenPipe();
-        throw e;
-      });
+      stdoutStream.on('error', stdoutFailed);
     }
     return stdoutStream;
   };
-  const stdout = fdWriterFor(1, realStdout, brokenPipe) ?? realStdout();
+  const stdout = fdWriterFor(1, realStdout, stdoutFailed) ?? realStdout();
   process.on('SIGINT', () => {
     process.stderr.write('\nsling: interrupted\n');
     runInterruptHooks();

@@ -15,8 +15,8 @@ export interface OutStream {
  * and timing are the same.
  *
  * A pipe that another program left non-blocking answers EAGAIN when full: from then on the rest
- * goes through the real stream (`fallback`), which waits for the reader. A reader that went away
- * (EPIPE) calls `onBrokenPipe`, as the stream's 'error' event would.
+ * goes through the real stream (`fallback`), which waits for the reader. Any other failure (a
+ * reader that went away: EPIPE; a full disk) goes to `onError`, as the stream's 'error' event would.
  */
 export class FdWriter implements OutStream {
   readonly isTTY = false;
@@ -25,7 +25,7 @@ export class FdWriter implements OutStream {
   constructor(
     private readonly fd: number,
     private readonly fallback: () => OutStream,
-    private readonly onBrokenPipe: () => void,
+    private readonly onError: (e: NodeJS.ErrnoException) => void,
   ) {}
 
   write(chunk: string | Uint8Array): boolean {
@@ -43,12 +43,10 @@ export class FdWriter implements OutStream {
       while (at < buf.length) at += writeSync(this.fd, buf, at, buf.length - at);
       return true;
     } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'EPIPE') {
-        this.onBrokenPipe();
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') {
+        this.onError(e as NodeJS.ErrnoException);
         return true;
       }
-      if (code !== 'EAGAIN') throw e;
       this.stream = this.fallback();
       const rest = buf ? buf.subarray(at) : chunk;
       return this.stream.write(rest);
@@ -68,11 +66,11 @@ export class FdWriter implements OutStream {
  * than Windows (whose pipes and consoles Node's own streams handle); undefined otherwise (a
  * terminal, a closed descriptor): then process.stdout it is.
  */
-export function fdWriterFor(fd: number, fallback: () => OutStream, onBrokenPipe: () => void): FdWriter | undefined {
+export function fdWriterFor(fd: number, fallback: () => OutStream, onError: (e: NodeJS.ErrnoException) => void): FdWriter | undefined {
   if (process.platform === 'win32') return undefined;
   try {
     const st = fstatSync(fd);
-    if (st.isFile() || st.isFIFO() || st.isSocket() || (st.isCharacterDevice() && st.rdev === statSync('/dev/null').rdev)) return new FdWriter(fd, fallback, onBrokenPipe);
+    if (st.isFile() || st.isFIFO() || st.isSocket() || (st.isCharacterDevice() && st.rdev === statSync('/dev/null').rdev)) return new FdWriter(fd, fallback, onError);
   } catch {
     // closed, or no /dev/null: let Node decide
   }

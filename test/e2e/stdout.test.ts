@@ -1,12 +1,14 @@
 // How sling writes its standard output (src/fd-writer.ts, src/bin.ts): files, pipes, sockets and
 // /dev/null get plain write(2) calls; what a user can observe is that every byte arrives in order
 // whatever the reader does, a reader that stops early ends sling quietly (exit 0), and a socket that
-// another program made non-blocking still gets the whole body (sling waits for the reader).
+// another program made non-blocking still gets the whole body (sling waits for the reader), and
+// an output that cannot be written (a full disk, a descriptor not open for writing) is one line on
+// stderr and exit 1, never a stack trace.
 // The last test needs python3 (to set O_NONBLOCK) and is skipped, saying so, without it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, openSync, closeSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, openSync, closeSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -99,4 +101,31 @@ test('stdout: a non-blocking socket whose reader is slow still gets every byte i
   const out = Buffer.concat(chunks);
   assert.equal(out.length, BIG);
   assert.ok(out.equals(big), 'every byte, in order');
+});
+
+async function runTo(fd: number, args: string[]) {
+  const child = spawn(process.execPath, [SLING_PATH, ...args], { env: baseEnv(), stdio: ['ignore', fd, 'pipe'] });
+  closeSync(fd);
+  return exitOf(child);
+}
+
+test('stdout: a descriptor not open for writing is one line on stderr and exit 1 (main command and exec)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-stdout-'));
+  const file = join(dir, 'read-only.txt');
+  writeFileSync(file, '');
+  const main = await runTo(openSync(file, 'r'), ['--offline', 'POST', 'example.org', 'a=1']);
+  assert.equal(main.code, 1, main.stderr);
+  assert.equal(main.stderr, 'sling: error: writing to standard output failed: EBADF: bad file descriptor\n');
+  const http = join(dir, 'one.http');
+  writeFileSync(http, 'POST http://example.org/x\nContent-Type: application/json\n\n{"a": 1}\n');
+  const exec = await runTo(openSync(file, 'r'), ['exec', '--offline', http]);
+  assert.equal(exec.code, 1, exec.stderr);
+  assert.equal(exec.stderr, 'sling: error: writing to standard output failed: EBADF: bad file descriptor\n');
+  assert.equal(readFileSync(file, 'utf8'), '');
+});
+
+test('stdout: a full device (/dev/full) is one line on stderr and exit 1', { skip: existsSync('/dev/full') ? false : 'this system has no /dev/full' }, async () => {
+  const r = await runTo(openSync('/dev/full', 'w'), ['--offline', 'POST', 'example.org', 'a=1']);
+  assert.equal(r.code, 1, r.stderr);
+  assert.equal(r.stderr, 'sling: error: writing to standard output failed: ENOSPC: no space left on device\n');
 });
