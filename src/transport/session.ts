@@ -28,8 +28,11 @@ interface SessionFile {
 /** Headers a session never keeps (they describe one request, not the conversation). */
 const TRANSIENT = /^(content-|if-)|^(cookie|host|content-length|transfer-encoding|connection)$/i;
 
+/** `--session ./team.json` (a path) rather than `--session work` (a name, kept in sling's folder). */
+const isPath = (nameOrPath: string) => /[/\\]/.test(nameOrPath) || nameOrPath.endsWith('.json');
+
 export function sessionPath(nameOrPath: string, url: ParsedUrl, env: NodeJS.ProcessEnv, cwd: string): string {
-  if (/[/\\]/.test(nameOrPath) || nameOrPath.endsWith('.json')) return isAbsolute(nameOrPath) ? nameOrPath : resolve(cwd, nameOrPath);
+  if (isPath(nameOrPath)) return isAbsolute(nameOrPath) ? nameOrPath : resolve(cwd, nameOrPath);
   if (!/^[\w.-]+$/.test(nameOrPath)) throw new UsageError(`--session '${nameOrPath}': a session name may use letters, digits, '_', '-' and '.' (or give a path)`);
   const defaultPort = url.scheme === 'https' ? 443 : 80;
   const host = url.hostname.replace(/[^\w.-]/g, '_') + (url.port !== defaultPort ? `_${url.port}` : '');
@@ -141,16 +144,32 @@ export class SessionStore {
           httpOnly: c.httpOnly,
         })),
       };
-      writeAtomically(file.path, JSON.stringify(data, null, 4) + '\n');
+      // A named session's folder is sling's own (kept 0700); a folder of a path the user gave is
+      // theirs: only what sling creates in it is made 0700.
+      try {
+        writeAtomically(file.path, JSON.stringify(data, null, 4) + '\n', !isPath(this.nameOrPath));
+      } catch (e) {
+        throw new UsageError(`cannot write the session ${file.path}: ${(e as Error).message}`);
+      }
     }
   }
 }
 
-/** mkdir 0700, write a 0600 temporary file beside the target, fsync, rename over it. */
-export function writeAtomically(path: string, text: string) {
+/**
+ * Folders created 0700 (an existing folder is made 0700 only when `ownFolder`: sling's own), a 0600
+ * temporary file written beside the target, fsync, rename over it.
+ */
+export function writeAtomically(path: string, text: string, ownFolder: boolean) {
   const dir = dirname(path);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
+  const created = mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (ownFolder) chmodSync(dir, 0o700);
+  else if (created !== undefined) {
+    // The umask may have taken bits from the mode given to mkdir: every folder made here is 0700.
+    for (let d = dir; ; d = dirname(d)) {
+      chmodSync(d, 0o700);
+      if (d === created || dirname(d) === d) break;
+    }
+  }
   const tmp = join(dir, `.${Date.now()}-${process.pid}-${Math.random().toString(36).slice(2)}.tmp`);
   const fd = openSync(tmp, 'wx', 0o600);
   try {

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -126,6 +126,33 @@ test('a session path instead of a name; credentials are kept and reused', async 
   assert.equal((await runSling(['--session', path, `${s.url}/`], { env: box.env })).code, 0);
   assert.equal(header(s.requests[1]!, 'authorization'), 'Basic ' + Buffer.from('ada:pw').toString('base64'));
   assert.equal(statSync(path).mode & 0o777, 0o600);
+});
+
+test('a session path keeps the folder the user gave as it was; folders sling creates for it are 0700', async () => {
+  const box = sandbox();
+  const shared = join(box.home, 'project');
+  mkdirSync(shared, { mode: 0o755 });
+  chmodSync(shared, 0o755);
+  const r = await runSling(['--offline', '--session', join(shared, 'team.json'), 'example.org', 'X-Team:blue'], { env: box.env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(statSync(shared).mode & 0o777, 0o755, 'an existing folder is not made private');
+  assert.equal(statSync(join(shared, 'team.json')).mode & 0o777, 0o600);
+  const r2 = await runSling(['--offline', '--session', join(shared, 'new', 'deeper', 'team.json'), 'example.org', 'X-Team:blue'], { env: box.env });
+  assert.equal(r2.code, 0, r2.stderr);
+  assert.equal(statSync(join(shared, 'new')).mode & 0o777, 0o700);
+  assert.equal(statSync(join(shared, 'new', 'deeper')).mode & 0o777, 0o700);
+  assert.equal(statSync(shared).mode & 0o777, 0o755);
+});
+
+test('a session that cannot be written is one clear line naming it, exit 1', { skip: process.platform === 'win32' ? 'symbolic links need privileges on Windows' : false }, async () => {
+  const box = sandbox();
+  // The folder is a link to nowhere: nothing to read (a new session), and no folder to write in.
+  const dangling = join(box.home, 'gone');
+  symlinkSync(join(box.home, 'no', 'such', 'folder'), dangling);
+  const path = join(dangling, 'team.json');
+  const r = await runSling(['--offline', '--session', path, 'example.org'], { env: box.env });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, new RegExp(`^sling: error: cannot write the session ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: [^\n]+\n$`));
 });
 
 test('a session file is replaced atomically: concurrent writers never leave a torn file', async (t) => {
