@@ -82,7 +82,31 @@ function tlsOptions(settings: RequestSettings, servername: string): ConnectionOp
   else if (tls.cert) opts.key = opts.cert;
   if (tls.certKeyPass) opts.passphrase = tls.certKeyPass;
   opts.ALPNProtocols = ['http/1.1'];
+  if (tls.cert) checkClientCert(tls.cert, tls.certKey, opts);
   return opts;
+}
+
+const checkedCerts = new Set<string>();
+/**
+ * A client certificate or key that OpenSSL cannot use is an error naming the file, before anything
+ * is sent (node:https would only say "PEM routines::no start line"). Checked once per pair of files.
+ */
+function checkClientCert(cert: string, certKey: string | undefined, opts: ConnectionOptions) {
+  const key = `${cert}\0${certKey ?? ''}\0${opts.passphrase ?? ''}`;
+  if (checkedCerts.has(key)) return;
+  const why = (e: unknown) => (e as Error).message.replace(/^error:[0-9A-F]+:/, '');
+  try {
+    tlsMod!.createSecureContext({ cert: opts.cert });
+  } catch (e) {
+    throw new UsageError(`--cert '${cert}' is not a usable PEM certificate: ${why(e)}`);
+  }
+  try {
+    tlsMod!.createSecureContext({ cert: opts.cert, key: opts.key, passphrase: opts.passphrase });
+  } catch (e) {
+    const where = certKey ? `--cert-key '${certKey}'` : `--cert '${cert}' (no --cert-key: the key is looked for in the same file)`;
+    throw new UsageError(`${where}: the private key cannot be used: ${why(e)}`);
+  }
+  checkedCerts.add(key);
 }
 
 /** Keep-alive agents shared by every request of the process (exec reuses connections through them). */
@@ -148,6 +172,8 @@ export interface SendOptions {
 /** Sends one request (no redirect handling) and resolves when the response head has arrived. */
 export async function sendOnce(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, opts: SendOptions): Promise<Hop> {
   const http = await modules();
+  // tlsOptions() checks a client certificate with node:tls.
+  if (url.scheme === 'https' && settings.tls.cert) tlsMod ??= await import('node:tls');
   const timings: Timings = { start: now() };
   const where = url.hostHeader.includes(':') ? url.hostHeader : `${url.hostHeader}:${url.port}`;
   const proxyText = pickProxy(url, settings.proxies, opts.env);

@@ -2,6 +2,8 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { runSling } from '../helpers/cli.js';
 import { certsUnavailableReason, closedPort, header, makeCerts, type Certs } from '../helpers/servers.js';
 import {
@@ -16,6 +18,7 @@ import {
 } from '../helpers/assert.js';
 
 const certs = makeCerts();
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The certificates, or undefined after marking the test skipped (openssl missing). */
 function needCerts(t: TestContext): Certs | undefined {
@@ -97,6 +100,24 @@ test('--cert/--cert-key present a client certificate', async (t) => {
   assert.equal(srv.requests.length, 1, show(r));
   assert.equal(srv.requests[0].clientCertAuthorized, true);
   assert.equal(srv.requests[0].clientCertCN, 'sling-test-client');
+});
+
+test('a --cert that is not a certificate, or a --cert-key that does not fit it, is an error naming the file; nothing is sent', async (t) => {
+  const c = needCerts(t);
+  if (!c) return;
+  const srv = await httpsServer(t, okText, { cert: 'good', requestClientCert: true });
+  const notPem = join(c.dir, 'not-a-certificate.txt');
+  writeFileSync(notPem, 'hello\n');
+  const r1 = await runSling([`--verify=${c.caCert}`, '--cert', notPem, `${srv.url}/`]);
+  assertExit(r1, 1);
+  assert.match(r1.stderr, new RegExp(`^sling: error: --cert '${escape(notPem)}' is not a usable PEM certificate: .*no start line\\n$`));
+  const r2 = await runSling([`--verify=${c.caCert}`, '--cert', c.clientCert, '--cert-key', c.badKey, `${srv.url}/`]);
+  assertExit(r2, 1);
+  assert.match(r2.stderr, new RegExp(`^sling: error: --cert-key '${escape(c.badKey)}': the private key cannot be used: .+\\n$`));
+  const r3 = await runSling([`--verify=${c.caCert}`, '--cert', c.clientCert, `${srv.url}/`]);
+  assertExit(r3, 1);
+  assert.match(r3.stderr, /no --cert-key: the key is looked for in the same file\): the private key cannot be used/);
+  assert.equal(srv.requests.length, 0);
 });
 
 test('without --cert no client certificate is presented', async (t) => {
