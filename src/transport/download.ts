@@ -22,6 +22,9 @@ import type { Hop } from './send.js';
  */
 const q = (s: string) => (/^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
+/** Atomics.wait on this sleeps the thread (a full non-blocking pipe, written synchronously). */
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
 /** The command line that resumes this download: the user's own, plus --continue and --output if missing. */
 export function resumeCommand(argv: string[], file: string): string {
   const args = [...argv];
@@ -164,7 +167,21 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
 
   const sink = (buf: Buffer) => {
     let at = 0;
-    while (at < buf.length) at += writeSync(fd, buf, at, buf.length - at);
+    while (at < buf.length) {
+      try {
+        at += writeSync(fd, buf, at, buf.length - at);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        // A pipe another program left non-blocking is full: wait for its reader.
+        if (code === 'EAGAIN') Atomics.wait(PAUSE, 0, 0, 1);
+        // The reader of `-o -` went away (`| head`): stop quietly, as the main output does.
+        else if (code === 'EPIPE' && fd === 1) throw new CliError('', ExitCode.OK);
+        else {
+          const why = String((e as Error).message).replace(/, write$/, '');
+          throw new CliError(fd === 1 ? `writing to standard output failed: ${why}` : `cannot write '${name}': ${why}`, ExitCode.ERROR);
+        }
+      }
+    }
     written += buf.length;
     progress.update(buf.length);
   };
@@ -187,6 +204,7 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
     if (fd !== 1) closeSync(fd);
     removeHook();
     const err = e as CliError;
+    if (err.exitCode === ExitCode.OK) return ExitCode.OK;
     const hint = resumeHint();
     throw new CliError(
       `${err.message}${fd !== 1 ? `; '${name}' keeps the ${formatBytes(written + (append ? offset : 0))} that arrived` : ''}`,

@@ -42,8 +42,15 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
     const deliver = (bytes: Buffer) => {
       if (bytes.length === 0) return;
       received += bytes.length;
-      if (consumer) consumer(bytes);
-      else pending.push(Buffer.from(bytes)); // the read buffer is reused: keep a copy
+      if (consumer) {
+        // A consumer that cannot take the bytes (a full disk) ends the transfer with its error,
+        // which reaches whoever attached it; thrown here it would escape the socket's callback.
+        try {
+          consumer(bytes);
+        } catch (e) {
+          end(e as Error);
+        }
+      } else pending.push(Buffer.from(bytes)); // the read buffer is reused: keep a copy
     };
     const end = (err?: Error) => {
       if (phase === 'done') return;

@@ -276,6 +276,26 @@ test('gzip: decoded when only the transfer was compressed, kept for a .gz file',
   assert.equal(sha(readFileSync(join(dir, 'archive.json.gz'))), sha(gz));
 });
 
+test('-o - whose reader goes away mid-transfer ends quietly with exit 0', async (t) => {
+  const data = randomBytes(8 * 1024 * 1024);
+  const srv = await httpServer(t, rangeHandler(data, { chunk: 64 * 1024 }));
+  const child = spawn(process.execPath, [SLING_PATH, '-d', '-o', '-', `${srv.url}/big.bin`], { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  child.stdout.once('data', () => child.stdout.destroy());
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  assert.equal(code, 0, stderr);
+  assert.doesNotMatch(stderr, /error|at .*\.js/);
+});
+
+test('a file that cannot be written (a full device) is exit 1 naming it, not a network failure', { skip: existsSync('/dev/full') ? false : 'this system has no /dev/full' }, async (t) => {
+  const srv = await httpServer(t, rangeHandler(randomBytes(256 * 1024)));
+  const r = await runSling(['--download', '--output', '/dev/full', `${srv.url}/f.bin`]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /^sling: error: cannot write '\/dev\/full': ENOSPC: no space left on device; '\/dev\/full' keeps the 0 B that arrived$/m);
+  assert.doesNotMatch(r.stderr, /reading the response body/);
+});
+
 test('-C without a file to write is exit 1', async () => {
   const r = await runSling(['-C', 'http://127.0.0.1:1/x']);
   assert.equal(r.code, 1);
