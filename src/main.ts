@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { resolveInvocation, type Invocation } from './cli/invocation.js';
 import { helpText } from './cli/help.js';
-import { defaultOptions } from './cli/config.js';
+import { configFile, defaultOptions } from './cli/config.js';
 import { CliError } from './errors.js';
 import { ExitCode } from './exit.js';
 import { VERSION } from './request/build.js';
@@ -63,6 +63,26 @@ function maskedInvocation(inv: Invocation): string {
   return JSON.stringify(copy);
 }
 
+/**
+ * The main command's invocation, config.json's default_options first. When they are what is wrong
+ * (an unknown or malformed option), the error says where they come from.
+ */
+function withDefaults(defaults: string[], io: Io): Invocation {
+  try {
+    return resolveInvocation([...defaults, ...io.argv], 'main', io.defaultScheme);
+  } catch (e) {
+    if (!defaults.length || !(e instanceof CliError)) throw e;
+    let ownError: unknown;
+    try {
+      resolveInvocation(io.argv, 'main', io.defaultScheme);
+    } catch (own) {
+      ownError = own;
+    }
+    if (ownError instanceof CliError && ownError.message === e.message) throw e;
+    throw new CliError(e.message, e.exitCode, `the option comes from "default_options" in ${configFile(io.env)}`);
+  }
+}
+
 export async function main(io: Io): Promise<number> {
   const reporter = new Reporter(io);
   const debugFlag = io.argv.includes('--debug');
@@ -80,7 +100,7 @@ export async function main(io: Io): Promise<number> {
     // config.json's default_options go first, so the command line can override them (--no-FLAG).
     const defaults = isExec ? [] : defaultOptions(io.env);
     if (defaults.length) reporter.debug(`default options from config.json: ${defaults.join(' ')}`);
-    const inv = isExec ? resolveInvocation(io.argv.slice(1), 'exec', io.defaultScheme) : resolveInvocation([...defaults, ...io.argv], 'main', io.defaultScheme);
+    const inv = isExec ? resolveInvocation(io.argv.slice(1), 'exec', io.defaultScheme) : withDefaults(defaults, io);
     reporter.quiet = inv.quiet;
     if (inv.help) {
       io.stdout.write(helpText(VERSION, isExec ? 'exec' : 'main'));

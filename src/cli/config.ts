@@ -16,8 +16,10 @@ export function configDir(env: NodeJS.ProcessEnv, platform = process.platform): 
 }
 
 /** `default_options` of config.json: arguments put in front of the command line's own. */
+export const configFile = (env: NodeJS.ProcessEnv) => join(configDir(env), 'config.json');
+
 export function defaultOptions(env: NodeJS.ProcessEnv): string[] {
-  const file = join(configDir(env), 'config.json');
+  const file = configFile(env);
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

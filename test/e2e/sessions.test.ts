@@ -211,6 +211,16 @@ test('config.json default_options apply, --no-FLAG undoes them, a malformed conf
   const bad = await runSling([`${s.url}/`], { env: box.env });
   assert.equal(bad.code, 1);
   assert.match(bad.stderr, /config\.json:4:\d+: the config file is not valid JSON/);
+  // An option of default_options that sling does not know: the error says where it comes from;
+  // the user's own unknown option is theirs.
+  writeFileSync(join(box.config, 'config.json'), JSON.stringify({ default_options: ['--folow'] }));
+  const unknown = await runSling([`${s.url}/`], { env: box.env });
+  assert.equal(unknown.code, 1);
+  assert.equal(unknown.stderr, `sling: error: unknown option '--folow'\n  hint: the option comes from "default_options" in ${join(box.config, 'config.json')}\n`);
+  writeFileSync(join(box.config, 'config.json'), JSON.stringify({ default_options: ['--follow'] }));
+  const own = await runSling(['--bogus', `${s.url}/`], { env: box.env });
+  assert.equal(own.code, 1);
+  assert.match(own.stderr, /unknown option '--bogus'\n  hint: see sling --help/);
   // XDG_CONFIG_HOME is honoured when SLING_CONFIG_DIR is not set.
   const xdg = mkdtempSync(join(tmpdir(), 'sling-xdg-'));
   mkdirSync(join(xdg, 'sling'));
