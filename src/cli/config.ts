@@ -15,9 +15,9 @@ export function configDir(env: NodeJS.ProcessEnv, platform = process.platform): 
   return join(env.HOME || homedir(), '.config', 'sling');
 }
 
-/** `default_options` of config.json: arguments put in front of the command line's own. */
 export const configFile = (env: NodeJS.ProcessEnv) => join(configDir(env), 'config.json');
 
+/** `default_options` of config.json: arguments put in front of the command line's own. */
 export function defaultOptions(env: NodeJS.ProcessEnv): string[] {
   const file = configFile(env);
   let text: string;

@@ -22,10 +22,10 @@ import { Script } from 'node:vm';
  * The cache lives in $SLING_CACHE_DIR, else $XDG_CACHE_HOME/sling or ~/.cache/sling
  * (%LOCALAPPDATA%\sling\Cache on Windows), in a folder per sling version, Node version and CPU;
  * older folders are removed when a new one is made, and entries of chunks the build no longer has
- * when an entry is written. V8 checks each entry against the source and
- * its own flags and rejects a mismatch (the entry is then written again). Any failure (no home,
- * read-only disk, a broken file) means compiling as usual, silently. NODE_DISABLE_COMPILE_CACHE or
- * SLING_NO_COMPILE_CACHE turns the cache off.
+ * when an entry is written. V8 checks each entry against the source and its own flags and rejects
+ * a mismatch (the entry is then written again). Any failure (no home, read-only disk, a broken
+ * file) means compiling as usual, silently. NODE_DISABLE_COMPILE_CACHE or SLING_NO_COMPILE_CACHE
+ * turns the cache off.
  */
 export function chunkLoader(dir: string, version: string, env: NodeJS.ProcessEnv, requireBuiltin: (id: string) => unknown): (name: string) => unknown {
   const modules = new Map<string, { exports: unknown }>();
