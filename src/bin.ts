@@ -1,6 +1,7 @@
 import { runInterruptHooks } from './interrupt.js';
 import { main } from './main.js';
 import { fdWriterFor } from './fd-writer.js';
+import { writeFailure } from './errors.js';
 
 /**
  * The only place that touches `process`: everything else gets what it needs through Io.
@@ -11,7 +12,7 @@ export function start(defaultScheme: 'http' | 'https') {
     // The reader went away (`sling ... | head`): stop quietly, as other command-line tools do.
     if (e.code === 'EPIPE') process.exit(0);
     // A full disk, /dev/full, a descriptor not open for writing: one line, exit 1.
-    process.stderr.write(`sling: error: writing to standard output failed: ${String(e.message).replace(/, write$/, '')}\n`);
+    process.stderr.write(`sling: error: writing to standard output failed: ${writeFailure(e)}\n`);
     process.exit(1);
   };
   // Node's process.stdout is made only when it is needed: a file, a pipe or /dev/null are written

@@ -46,3 +46,6 @@ export class TooManyRedirectsError extends CliError {
     this.name = 'TooManyRedirectsError';
   }
 }
+
+/** What a failed write(2) says, without Node's trailing ", write": "ENOSPC: no space left on device". */
+export const writeFailure = (e: unknown) => String((e as Error).message).replace(/, write$/, '');

@@ -2,7 +2,7 @@ import { closeSync, existsSync, fstatSync, openSync, statSync, writeSync, ftrunc
 import { dirname, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Invocation } from '../cli/invocation.js';
-import { CliError, UsageError } from '../errors.js';
+import { CliError, UsageError, writeFailure } from '../errors.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { onInterrupt } from '../interrupt.js';
 import type { Io, Reporter } from '../main.js';
@@ -177,8 +177,7 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
         // The reader of `-o -` went away (`| head`): stop quietly, as the main output does.
         else if (code === 'EPIPE' && fd === 1) throw new CliError('', ExitCode.OK);
         else {
-          const why = String((e as Error).message).replace(/, write$/, '');
-          throw new CliError(fd === 1 ? `writing to standard output failed: ${why}` : `cannot write '${name}': ${why}`, ExitCode.ERROR);
+          throw new CliError(fd === 1 ? `writing to standard output failed: ${writeFailure(e)}` : `cannot write '${name}': ${writeFailure(e)}`, ExitCode.ERROR);
         }
       }
     }
