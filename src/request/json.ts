@@ -1,11 +1,13 @@
 /**
  * A JSON value that keeps what JavaScript objects lose: number text as written (`1.0`, big
- * integers), and key order for keys that look like integers. Raw JSON items (`:=`) are parsed into
- * it, nested paths build it, and it serialises the way HTTPie does (`{"a": 1}`, non-ASCII escaped),
- * so a server receives the same bytes from sling and HTTPie.
+ * integers), key order for keys that look like integers, and duplicate keys (`{"a": 1, "a": 2}` is
+ * sent as written, as HTTPie does: a server's handling of them is a thing people test). Raw JSON
+ * items (`:=`) are parsed into it, nested paths build it, and it serialises the way HTTPie does
+ * (`{"a": 1}`, non-ASCII escaped), so a server receives the same bytes from sling and HTTPie.
  */
 export type JsonValue =
-  | { t: 'obj'; m: Map<string, JsonValue> }
+  /** `m` holds each key's last value; `dup`, only when a key came twice, every pair in order. */
+  | { t: 'obj'; m: Map<string, JsonValue>; dup?: [string, JsonValue][] }
   | { t: 'arr'; a: (JsonValue | undefined)[] }
   | { t: 'str'; v: string }
   | { t: 'num'; raw: string }
@@ -40,6 +42,8 @@ export function parseJson(text: string): JsonValue {
     if (c === '{') {
       i++;
       const m = new Map<string, JsonValue>();
+      const pairs: [string, JsonValue][] = [];
+      let twice = false;
       ws();
       if (text[i] === '}') {
         i++;
@@ -53,8 +57,9 @@ export function parseJson(text: string): JsonValue {
         if (text[i] !== ':') fail("expected ':'");
         i++;
         const v = value();
-        // A duplicate key keeps its first position and takes the last value, as in Python.
+        if (m.has(k)) twice = true;
         m.set(k, v);
+        pairs.push([k, v]);
         ws();
         if (text[i] === ',') {
           i++;
@@ -62,7 +67,7 @@ export function parseJson(text: string): JsonValue {
         }
         if (text[i] === '}') {
           i++;
-          return { t: 'obj', m };
+          return twice ? { t: 'obj', m, dup: pairs } : { t: 'obj', m };
         }
         fail("expected ',' or '}'");
       }
@@ -171,7 +176,7 @@ export function stringifyJson(v: JsonValue | undefined, asciiOnly = true): strin
   switch (v.t) {
     case 'obj': {
       const parts: string[] = [];
-      for (const [k, x] of v.m) parts.push(quote(k, asciiOnly) + ': ' + stringifyJson(x, asciiOnly));
+      for (const [k, x] of v.dup ?? v.m) parts.push(quote(k, asciiOnly) + ': ' + stringifyJson(x, asciiOnly));
       return '{' + parts.join(', ') + '}';
     }
     case 'arr':
@@ -185,6 +190,20 @@ export function stringifyJson(v: JsonValue | undefined, asciiOnly = true): strin
     case 'null':
       return 'null';
   }
+}
+
+/**
+ * Sets key `k` of object `o`: a key that came twice in the JSON text has its last pair replaced, as
+ * a lookup finds that one; a new key goes last.
+ */
+export function setKey(o: Extract<JsonValue, { t: 'obj' }>, k: string, v: JsonValue) {
+  if (o.dup) {
+    let at = -1;
+    for (let n = o.dup.length - 1; n >= 0 && at === -1; n--) if (o.dup[n]![0] === k) at = n;
+    if (at === -1) o.dup.push([k, v]);
+    else o.dup[at] = [k, v];
+  }
+  o.m.set(k, v);
 }
 
 /** The text a value becomes in a form field (Python's str() of the parsed value, for scalars). */

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import type { JsonValue } from './json.js';
+import { setKey, type JsonValue } from './json.js';
 
 /**
  * HTTPie 3's nested JSON paths: `user[name]=a`, `tags[]=x`, `items[0][id]:=1`, a top-level array
@@ -105,13 +105,13 @@ export function setPath(root: JsonValue | undefined, steps: Step[], value: JsonV
     if (step.kind === 'key') {
       if (cur.t !== 'obj') throw conflict(cur, 'an object');
       if (last) {
-        cur.m.set(step.key, value);
+        setKey(cur, step.key, value);
         break;
       }
       let child = cur.m.get(step.key);
       if (child === undefined || child.t === 'null') {
         child = fresh(next!);
-        cur.m.set(step.key, child);
+        setKey(cur, step.key, child);
       }
       cur = child;
     } else {

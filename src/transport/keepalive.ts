@@ -39,11 +39,6 @@ interface Conn {
 const idle = new Map<string, Conn[]>();
 let netMod: typeof import('node:net') | undefined;
 
-export function closeKeepAlive() {
-  for (const list of idle.values()) for (const c of list) c.socket.destroy();
-  idle.clear();
-}
-
 function unpark(c: Conn) {
   const list = idle.get(c.key);
   const at = list ? list.indexOf(c) : -1;

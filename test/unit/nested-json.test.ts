@@ -58,3 +58,13 @@ test('invalid JSON reports a position', () => {
   assert.throws(() => parseJson('4x'), /unexpected text after the JSON value at position 2/);
   assert.throws(() => parseJson('{"a":'), /unexpected end of input/);
 });
+
+test('duplicate keys of raw JSON are sent as written, and nested paths write into the last one', () => {
+  const dup = () => parseJson('{"b": 1, "c": {"z": 1, "z": 2}, "b": 3}');
+  assert.equal(stringifyJson(dup()), '{"b": 1, "c": {"z": 1, "z": 2}, "b": 3}');
+  assert.equal(stringifyJson(parseJson('{"k":1,"k":1}')), '{"k": 1, "k": 1}');
+  assert.equal(build([['a', dup()], ['a[b]', s('x')], ['a[d]', s('y')]]), '{"a": {"b": 1, "c": {"z": 1, "z": 2}, "b": "x", "d": "y"}}');
+  assert.equal(build([['a', dup()], ['a[c][z]', s('w')]]), '{"a": {"b": 1, "c": {"z": 1, "z": "w"}, "b": 3}}');
+  // Without duplicates the first position of a key is kept.
+  assert.equal(build([['a', parseJson('{"b": 1, "c": 2}')], ['a[b]', s('x')]]), '{"a": {"b": "x", "c": 2}}');
+});
