@@ -1,6 +1,6 @@
 /**
- * A JSON value that keeps what JavaScript objects lose: number text as written (`1.0`, big
- * integers), key order for keys that look like integers, and duplicate keys (`{"a": 1, "a": 2}` is
+ * A JSON value that keeps what JavaScript objects lose: integers of any size, numbers written the
+ * way Python writes them (`1.0` stays `1.0`, `1e3` becomes `1000.0`), key order for keys that look like integers, and duplicate keys (`{"a": 1, "a": 2}` is
  * sent as written, as HTTPie does: a server's handling of them is a thing people test). Raw JSON
  * items (`:=`) are parsed into it, nested paths build it, and it serialises the way HTTPie does
  * (`{"a": 1}`, non-ASCII escaped), so a server receives the same bytes from sling and HTTPie.
@@ -112,7 +112,7 @@ export function parseJson(text: string): JsonValue {
     const r = m.exec(text);
     if (r && r[0].length > 0 && r[0] !== '-') {
       i += r[0].length;
-      return { t: 'num', raw: r[0] };
+      return { t: 'num', raw: pythonNumber(r[0]) };
     }
     return fail('expected a JSON value');
   };
@@ -151,6 +151,33 @@ export function parseJson(text: string): JsonValue {
   ws();
   if (i < text.length) fail('unexpected text after the JSON value');
   return v;
+}
+
+/**
+ * A JSON number as HTTPie sends it: Python parses it (an int of any size, or a float) and writes it
+ * back. Integers keep their digits (`-0` is `0`); floats get Python's repr: the shortest digits
+ * that read back to the same double, fixed notation with at least one decimal for exponents -4 to
+ * 15 (`1000.0`, `0.0001`), else `1e+16`, `1e-05`, `1.2345678901234568e+17`. A float too big for a
+ * double keeps its text: Python would send `Infinity`, which is not JSON.
+ */
+export function pythonNumber(text: string): string {
+  if (!/[.eE]/.test(text)) return text === '-0' ? '0' : text;
+  const x = Number(text);
+  if (!Number.isFinite(x)) return text;
+  if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
+  const sign = x < 0 ? '-' : '';
+  // toExponential() without an argument gives the shortest digits that identify the double.
+  const [mant, exp] = Math.abs(x).toExponential().split('e') as [string, string];
+  const digits = mant.replace('.', '');
+  const point = Number(exp) + 1; // where the decimal point goes, counted from the first digit
+  if (point > -4 && point <= 16) {
+    if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
+    if (point >= digits.length) return `${sign}${digits}${'0'.repeat(point - digits.length)}.0`;
+    return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+  }
+  const e = point - 1;
+  const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+  return `${sign}${m}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
 }
 
 function quote(s: string, asciiOnly: boolean): string {

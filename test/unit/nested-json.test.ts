@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { jsonString, parseJson, stringifyJson, type JsonValue } from '../../src/request/json.js';
+import { jsonString, parseJson, pythonNumber, stringifyJson, type JsonValue } from '../../src/request/json.js';
 import { parsePath, setPath } from '../../src/request/nested-json.js';
 import fc from 'fast-check';
 
@@ -67,4 +67,29 @@ test('duplicate keys of raw JSON are sent as written, and nested paths write int
   assert.equal(build([['a', dup()], ['a[c][z]', s('w')]]), '{"a": {"b": 1, "c": {"z": 1, "z": "w"}, "b": 3}}');
   // Without duplicates the first position of a key is kept.
   assert.equal(build([['a', parseJson('{"b": 1, "c": 2}')], ['a[b]', s('x')]]), '{"a": {"b": "x", "c": 2}}');
+});
+
+test('numbers of raw JSON are written the way Python writes them', () => {
+  const cases: [string, string][] = [
+    ['1e3', '1000.0'], ['1.50', '1.5'], ['-0', '0'], ['-0.0', '-0.0'], ['0.0', '0.0'], ['1.0', '1.0'],
+    ['12345678901234567890', '12345678901234567890'], ['0.1000000000000000055', '0.1'],
+    ['1e16', '1e+16'], ['1e15', '1000000000000000.0'], ['1e-5', '1e-05'], ['0.0001', '0.0001'],
+    ['123456789012345678.5', '1.2345678901234568e+17'], ['2.5E+3', '2500.0'], ['-12.5e-7', '-1.25e-06'],
+    ['5e-324', '5e-324'], ['1.7976931348623157e308', '1.7976931348623157e+308'], ['1E400', '1E400'],
+  ];
+  for (const [text, want] of cases) assert.equal(pythonNumber(text), want, text);
+  assert.equal(stringifyJson(parseJson('[1e2, {"a": 5e-1}]')), '[100.0, {"a": 0.5}]');
+});
+
+test('a float keeps its value through the Python spelling (property)', () => {
+  fc.assert(
+    fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (x) => {
+      const text = Object.is(x, -0) ? '-0e0' : x.toExponential();
+      const py = pythonNumber(text);
+      assert.ok(Object.is(Number(py), x), `${text} -> ${py}`);
+      assert.match(py, /^-?\d+(?:\.\d+)?(?:e[+-]\d{2,3})?$/);
+      assert.ok(/[.e]/.test(py), py);
+    }),
+    { numRuns: 2000 },
+  );
 });
