@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # CI step: how faithfully `sling exec` replays curl commands, measured by ../shared/tools/curldiff
-# (real curl and sling against the same loopback capture server, --lenient-transport).
+# (real curl and sling against the same loopback capture server; strict: transport headers such as
+# `Connection` count too, as curldiff counts them by default).
 #
 #   scripts/curldiff-ci.sh            # the corpus, then one generated set (seed $CURLDIFF_SEED, default 1)
 #
 # Skipped (exit 0, with the reason) when ../shared or curl is missing. Prints both summaries.
 # Fails (exit 1) only when the corpus score drops below CURLDIFF_MIN percent of the comparable
-# cases (default 99: today's score is 110/110, so one case may go flaky before CI turns red);
-# the generated set is informational. Run it after `npm test`, not beside it (it is CPU-heavy).
+# cases (default 98: today's score is 109/110, the one left being curl's h2c upgrade offer, so one
+# more case may go flaky before CI turns red); the generated set is informational. Run it after
+# `npm test`, not beside it (it is CPU-heavy).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 harness="$root/../shared/tools/curldiff"
-min="${CURLDIFF_MIN:-99}"
+min="${CURLDIFF_MIN:-98}"
 seed="${CURLDIFF_SEED:-1}"
 count="${CURLDIFF_COUNT:-300}"
 jobs="${CURLDIFF_JOBS:-2}"
@@ -32,11 +34,11 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 echo "curldiff: corpus ($(curl --version | head -n1 | cut -d' ' -f1-2))"
-(cd "$harness" && node run.mjs --subject "$subject" --lenient-transport --jobs "$jobs" -q) | tee "$work/corpus.txt"
+(cd "$harness" && node run.mjs --subject "$subject" --jobs "$jobs" -q) | tee "$work/corpus.txt"
 corpus_line="$(grep '^curldiff:' "$work/corpus.txt" | tail -n1)"
 
 echo "curldiff: generated set, seed $seed, $count cases"
-(cd "$harness" && node gen.mjs --seed "$seed" --count "$count" --out "$work/gen" >/dev/null && node run.mjs --subject "$subject" --lenient-transport --jobs "$jobs" -q "$work/gen") | tee "$work/gen.txt"
+(cd "$harness" && node gen.mjs --seed "$seed" --count "$count" --out "$work/gen" >/dev/null && node run.mjs --subject "$subject" --jobs "$jobs" -q "$work/gen") | tee "$work/gen.txt"
 
 score="$(sed -n 's/.*(\([0-9.]*\)% of comparable).*/\1/p' <<<"$corpus_line")"
 if [ -z "$score" ]; then

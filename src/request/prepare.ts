@@ -76,8 +76,8 @@ function finishPrepared(spec: RequestSpec, body: Buffer, headers: Header[]): Pre
   if (!has(headers, 'content-length') && !has(headers, 'transfer-encoding')) {
     if (spec.settings.chunked && body.length > 0) headers.push(['Transfer-Encoding', 'chunked']);
     // Like HTTPie (and Python's requests), a body-less request states its empty length unless
-    // the method never carries a body.
-    else if (body.length > 0 || !(spec.method === 'GET' || spec.method === 'HEAD' || spec.method === 'OPTIONS') || spec.body.kind !== 'none') {
+    // the method never carries a body; curl only when there is a body, even an empty one (-d '').
+    else if (body.length > 0 || spec.body.kind !== 'none' || (!spec.settings.curlFraming && !(spec.method === 'GET' || spec.method === 'HEAD' || spec.method === 'OPTIONS'))) {
       headers.push(['Content-Length', String(body.length)]);
     }
   }

@@ -73,6 +73,12 @@ export interface RequestSettings {
    * 'prior-knowledge' speaks h2 from the first byte, also without TLS.
    */
   http2?: 'alpn' | 'prior-knowledge';
+  /**
+   * Frame the request as curl does (curl files): no `Connection` header unless one is given (the
+   * transports add `Connection: keep-alive` otherwise) and no `Content-Length: 0` on a request
+   * without a body (`-X POST` with no data).
+   */
+  curlFraming?: boolean;
   /** Retry transient failures (curl's --retry family). */
   retry?: { count: number; delayMs?: number; maxTimeMs?: number; allErrors: boolean; connRefused: boolean };
 }

@@ -20,7 +20,8 @@ import { now } from '../clock.js';
  *
  * What it keeps from send.ts: header values sent as UTF-8 bytes, the lenient reading of heads,
  * interim 1xx answers skipped, --timeout as the longest silence, --max-headers, `Connection:
- * keep-alive` on the wire (node:http adds it too), and reuse information for --debug and -vv.
+ * keep-alive` on the wire (node:http adds it too; not for curl files, as curl sends none), and
+ * reuse information for --debug and -vv.
  */
 interface Exchange {
   data(chunk: Buffer): void;
@@ -104,7 +105,7 @@ function park(c: Conn) {
  * bytes, as curl sends them), header values with non-ASCII characters as UTF-8 (send.ts), and a
  * body framed in chunks when the request says `Transfer-Encoding: chunked`.
  */
-function wire(request: PreparedRequest): Buffer {
+function wire(request: PreparedRequest, curlFraming: boolean): Buffer {
   let text = `${request.method} ${request.target} HTTP/1.1\r\n`;
   let connection = false;
   let chunked = false;
@@ -113,7 +114,7 @@ function wire(request: PreparedRequest): Buffer {
     else if (n.length === 17 && n.toLowerCase() === 'transfer-encoding' && /chunked/i.test(v)) chunked = true;
     text += `${n}: ${/[^\x00-\x7f]/.test(v) ? Buffer.from(v, 'utf8').toString('latin1') : v}\r\n`;
   }
-  if (!connection) text += 'Connection: keep-alive\r\n';
+  if (!connection && !curlFraming) text += 'Connection: keep-alive\r\n';
   text += '\r\n';
   const body = request.body;
   if (chunked) {
@@ -358,7 +359,7 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
       };
       sock.setTimeout(settings.timeoutMs);
     }
-    sock.write(wire(request));
+    sock.write(wire(request, settings.curlFraming === true));
     onWritten?.();
   });
 }

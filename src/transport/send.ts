@@ -165,6 +165,29 @@ async function tunnel(proxy: ProxyTarget, url: ParsedUrl, settings: RequestSetti
   });
 }
 
+/**
+ * node:http writes the request head as soon as the request is made (its headers are given as a
+ * list), adding lines of its own; where sling's rules differ, that text is corrected before it is
+ * sent: the method as written (node:http upper-cases it; curl sends `-X wHat` as written), and for
+ * curl files curl's framing: no `Connection` line the user did not give, and no
+ * `Transfer-Encoding: chunked` on a request without a body (curl's `-X POST` with no data).
+ */
+function reframe(req: ClientRequest & { _header?: string; chunkedEncoding: boolean }, request: PreparedRequest, settings: RequestSettings) {
+  let head = req._header;
+  if (typeof head !== 'string') return;
+  if (request.method !== req.method && head.startsWith(req.method + ' ')) head = request.method + head.slice(req.method.length);
+  if (settings.curlFraming) {
+    const given = (name: string) => request.headers.some(([n]) => n.toLowerCase() === name);
+    // node:http's own lines come after the given ones, just before the blank line.
+    if (!given('connection')) head = head.replace(/\r\nConnection: (?:keep-alive|close)\r\n(?=(?:[^\r]*\r\n)*\r\n$)/, '\r\n');
+    if (request.body.length === 0 && req.chunkedEncoding && !given('transfer-encoding') && !given('content-length')) {
+      head = head.replace(/\r\nTransfer-Encoding: chunked\r\n(?=(?:[^\r]*\r\n)*\r\n$)/, '\r\n');
+      req.chunkedEncoding = false;
+    }
+  }
+  req._header = head;
+}
+
 export interface SendOptions {
   env: NodeJS.ProcessEnv;
 }
@@ -224,11 +247,7 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
     try {
       // Direct HTTPS needs https.request (its agent speaks TLS); tunnels bring their own TLS socket.
       req = url.scheme === 'https' && !proxy ? httpsMod!.request(options) : http.request(options);
-      // node:http upper-cases the method; curl sends `-X wHat` as written (so does sling for curl files).
-      const head = (req as ClientRequest & { _header?: string })._header;
-      if (request.method !== req.method && typeof head === 'string' && head.startsWith(req.method + ' ')) {
-        (req as ClientRequest & { _header?: string })._header = request.method + head.slice(req.method.length);
-      }
+      reframe(req as ClientRequest & { _header?: string; chunkedEncoding: boolean }, request, settings);
     } catch (e) {
       reject(new UsageError(`cannot send the request: ${(e as Error).message}`));
       return;

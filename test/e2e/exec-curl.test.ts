@@ -1,6 +1,6 @@
 // `sling exec` on files of curl commands: every case runs twice against a loopback capture server,
 // once with real curl through bash and once with sling, and both must send the same requests
-// (byte for byte but the User-Agent and connection management). Skipped when curl is missing.
+// (byte for byte but the User-Agent, connection management included). Skipped when curl is missing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -59,8 +59,8 @@ const CASES: Case[] = [
     ].join('\n'),
   },
   {
-    name: 'methods: -X as written, -I, -T file and stdin, -r, -C, -z',
-    script: `curl -X wHat {U}/x\ncurl -I {U}/i\ncurl -T up.txt {U}/dir/\ncurl -T - {U}/stdin < up.txt\ncurl -r 0-5 {U}/r\ncurl -r 600 {U}/r2\ncurl -C 100 -z 20230101 {U}/z\ncurl -z -20230101 {U}/z2\n`,
+    name: 'methods: -X as written, -I, -T file and stdin, -r, -C, -z, -X POST without a body, -d \'\'',
+    script: `curl -X wHat {U}/x\ncurl -I {U}/i\ncurl -T up.txt {U}/dir/\ncurl -T - {U}/stdin < up.txt\ncurl -r 0-5 {U}/r\ncurl -r 600 {U}/r2\ncurl -C 100 -z 20230101 {U}/z\ncurl -z -20230101 {U}/z2\ncurl -X POST {U}/nobody\ncurl -X DELETE {U}/del\ncurl -d '' {U}/emptybody\n`,
     files: { 'up.txt': 'hello upload\n' },
   },
   {
@@ -91,8 +91,8 @@ const CASES: Case[] = [
     files: { 'cfg.txt': '# config\nurl = "{U}/o4"\nheader = "X-Cfg: yes"\ndata = "c=1"\n' },
   },
   {
-    name: 'proxy: absolute-form target and Proxy-Authorization',
-    script: `curl -x {U} -U pu:pp http://example.invalid/p?x=1\ncurl --proxy http://{H} http://example.invalid:8080/q\n`,
+    name: 'proxy: absolute-form target, Proxy-Authorization, a POST without a body',
+    script: `curl -x {U} -U pu:pp http://example.invalid/p?x=1\ncurl --proxy http://{H} http://example.invalid:8080/q\ncurl -x {U} -X POST http://example.invalid/nobody\n`,
   },
   {
     name: 'a shell session pasted with $ prompts, output lines ignored',

@@ -131,10 +131,10 @@ export function curlVersion(): string {
 const boundaryOf = (r: RawRequest) => /boundary=([^;\s]+)/.exec(r.headers.find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '')?.[1];
 
 /**
- * The differences between what curl sent and what sling sent, as curldiff --lenient-transport
- * counts them: the User-Agent is ignored when curl sent its default, Accept-Encoding is compared by
- * presence, multipart boundaries are ignored, and connection management is ignored (Connection,
- * Expect: 100-continue, Proxy-Connection, an empty body's Content-Length: 0).
+ * The differences between what curl sent and what sling sent, as curldiff counts them (without
+ * --lenient-transport): the User-Agent is ignored when curl sent its default, Accept-Encoding is
+ * compared by presence, multipart boundaries are ignored; connection management counts
+ * (`Connection`, `Expect`, `Proxy-Connection`, `Content-Length: 0`).
  */
 export function diffRequests(expected: RawRequest[], actual: RawRequest[]): string[] {
   const diffs: string[] = [];
@@ -149,23 +149,20 @@ export function diffRequests(expected: RawRequest[], actual: RawRequest[]): stri
     const ab = boundaryOf(a);
     const body = (r: RawRequest, b?: string) => (b ? r.body.toString('latin1').split(b).join('BOUNDARY') : r.body.toString('latin1'));
     if (body(e, eb) !== body(a, ab)) diffs.push(`${at} body: curl ${JSON.stringify(body(e, eb).slice(0, 200))}, sling ${JSON.stringify(body(a, ab).slice(0, 200))}`);
-    const norm = (r: RawRequest, other: RawRequest, b?: string) => {
+    const norm = (r: RawRequest, b?: string) => {
       const out: string[] = [];
       for (const [n, v0] of r.headers) {
         const name = n.toLowerCase();
         let v = v0;
         if (name === 'user-agent' && (e.headers.find(([h]) => h.toLowerCase() === 'user-agent')?.[1] ?? '').startsWith('curl/')) continue;
-        if (name === 'connection' && /^(keep-alive|close)$/i.test(v)) continue;
-        if (name === 'expect' || name === 'proxy-connection') continue;
-        if (name === 'content-length' && v === '0' && !r.body.length && !other.body.length) continue;
         if (name === 'accept-encoding') v = '(present)';
         if (b) v = v.split(b).join('BOUNDARY');
         out.push(`${name}: ${v}`);
       }
       return out.sort();
     };
-    const eh = norm(e, a, eb);
-    const ah = norm(a, e, ab);
+    const eh = norm(e, eb);
+    const ah = norm(a, ab);
     const missing = eh.filter((h) => !ah.includes(h) || eh.filter((x) => x === h).length > ah.filter((x) => x === h).length);
     const extra = ah.filter((h) => !eh.includes(h) || ah.filter((x) => x === h).length > eh.filter((x) => x === h).length);
     if (missing.length || extra.length) diffs.push(`${at} headers: curl only ${JSON.stringify([...new Set(missing)])}, sling only ${JSON.stringify([...new Set(extra)])}`);

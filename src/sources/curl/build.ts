@@ -296,6 +296,7 @@ export class CommandBuilder {
       family: op.family,
       http2: op.http2,
       retry: retrySettings(op),
+      curlFraming: true,
     };
     const parsed: ParsedUrl = toParsedUrl(url, this.connectOverride(op, url));
     if (op.requestTarget !== undefined) {
