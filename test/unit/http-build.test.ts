@@ -215,8 +215,8 @@ test('scripts: client.global, tests, log, request variables, exit', async () => 
 
 test('scripts: the sandbox has no require, process or host constructors', async () => {
   const probes = [
-    ['require', 'require("fs")', /require is not defined/],
-    ['process', 'process.exit(3)', /process is not defined/],
+    ['require', 'require("fs")', /require is not defined: scripts run in a sandbox with the JetBrains API \(client, request, response\), without modules, files or network \(line 3\)$/],
+    ['process', 'process.exit(3)', /process is not defined: scripts run in a sandbox/],
     ['constructor escape', 'client.log.constructor("return process")()', /Code generation from strings disallowed|not defined/],
     ['host function escape', 'jsonPath.constructor.constructor("return process")()', /Code generation from strings disallowed|not defined/],
   ] as const;

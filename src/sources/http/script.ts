@@ -155,7 +155,12 @@ const BOOTSTRAP = String.raw`(function (bridge) {
       const stack = e && typeof e === 'object' && typeof e.stack === 'string' ? e.stack : '';
       const m = /sling-script:.*?:(\d+):\d+/.exec(stack);
       if (m) where = ' (line ' + m[1] + ')';
-      state.error = (e instanceof AssertionFailed ? 'assertion failed outside client.test: ' : '') + message(e) + where;
+      let text = message(e);
+      // What a Node.js script would use: name the sandbox rather than leave a bare ReferenceError.
+      if (/^(require|process|module|fetch|XMLHttpRequest|Buffer|__dirname|__filename) is not defined$/.test(text)) {
+        text += ': scripts run in a sandbox with the JetBrains API (client, request, response), without modules, files or network';
+      }
+      state.error = (e instanceof AssertionFailed ? 'assertion failed outside client.test: ' : '') + text + where;
     },
     result() { return JSON.stringify(state); },
   };
