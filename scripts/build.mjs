@@ -72,6 +72,12 @@ for (const file of outputs) {
 }
 // The package is "type": "module"; dist/ holds CommonJS.
 writeFileSync(join(dist, 'package.json'), '{ "type": "commonjs" }\n');
+// Legal comments are left out of the bundle: the licences of the packages bundled in travel beside it.
+const bundled = ['pako'];
+writeFileSync(
+  join(dist, 'THIRD-PARTY-LICENSES.txt'),
+  bundled.map((name) => `${name} (bundled in dist/chunks/)\n\n${readFileSync(join(root, 'node_modules', name, 'LICENSE'), 'utf8').trim()}\n`).join('\n'),
+);
 for (const out of ['sling.js', 'slings.js']) chmodSync(join(dist, out), 0o755);
 
 if (process.argv.includes('--tests')) {
