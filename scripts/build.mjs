@@ -73,10 +73,17 @@ for (const file of outputs) {
 // The package is "type": "module"; dist/ holds CommonJS.
 writeFileSync(join(dist, 'package.json'), '{ "type": "commonjs" }\n');
 // Legal comments are left out of the bundle: the licences of the packages bundled in travel beside it.
-const bundled = ['pako'];
+// pako: its MIT licence, and the zlib licence its lib/zlib/ files carry in their heads.
+const pakoDir = join(root, 'node_modules', 'pako');
+const zlibNotice = readFileSync(join(pakoDir, 'lib', 'zlib', 'deflate.js'), 'utf8')
+  .split('\n')
+  .filter((line) => line.startsWith('//'))
+  .map((line) => line.replace(/^\/\/ ?/, ''))
+  .join('\n');
 writeFileSync(
   join(dist, 'THIRD-PARTY-LICENSES.txt'),
-  bundled.map((name) => `${name} (bundled in dist/chunks/)\n\n${readFileSync(join(root, 'node_modules', name, 'LICENSE'), 'utf8').trim()}\n`).join('\n'),
+  `pako (bundled in dist/chunks/, for --compress)\n\n${readFileSync(join(pakoDir, 'LICENSE'), 'utf8').trim()}\n\n` +
+    `pako's lib/zlib/ files:\n\n${zlibNotice.trim()}\n`,
 );
 for (const out of ['sling.js', 'slings.js']) chmodSync(join(dist, out), 0o755);
 
