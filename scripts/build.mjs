@@ -75,9 +75,11 @@ writeFileSync(join(dist, 'package.json'), '{ "type": "commonjs" }\n');
 // Legal comments are left out of the bundle: the licences of the packages bundled in travel beside it.
 // pako: its MIT licence, and the zlib licence its lib/zlib/ files carry in their heads.
 const pakoDir = join(root, 'node_modules', 'pako');
-const zlibNotice = readFileSync(join(pakoDir, 'lib', 'zlib', 'deflate.js'), 'utf8')
-  .split('\n')
-  .filter((line) => line.startsWith('//'))
+const pakoHead = readFileSync(join(pakoDir, 'lib', 'zlib', 'deflate.js'), 'utf8').split('\n');
+const firstComment = pakoHead.findIndex((line) => line.startsWith('//'));
+const afterComment = pakoHead.findIndex((line, i) => i > firstComment && !line.startsWith('//'));
+const zlibNotice = pakoHead
+  .slice(firstComment, afterComment)
   .map((line) => line.replace(/^\/\/ ?/, ''))
   .join('\n');
 writeFileSync(
