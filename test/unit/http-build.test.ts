@@ -158,6 +158,41 @@ test('build: GraphQL query, variables and operation name', async () => {
   assert.deepEqual(JSON.parse(out[0]!.body), { query: 'query Q($n: Int) {\n  a(n: $n)\n\n}', operationName: 'Q', variables: { n: 5 } });
 });
 
+test('build: httpyac fragments are added to the queries that spread them, in file order', async () => {
+  const text = [
+    'fragment Parts on Repo {',
+    '  name',
+    '  ...Owner',
+    '}',
+    '',
+    '###',
+    'POST http://h/g',
+    'Content-Type: application/json',
+    '',
+    'query Q { repo { ...Parts } }',
+    '',
+    '{"a": 1}',
+    '###',
+    'POST http://h/g',
+    'Content-Type: application/json',
+    '',
+    'query R { repo { ...PartsMore id } }',
+    '###',
+    'fragment Owner on Repo {',
+    '  owner',
+    '}',
+  ].join('\n');
+  const { out, warnings } = await wire(text);
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(JSON.parse(out[0]!.body), {
+    query: 'query Q { repo { ...Parts } }\nfragment Parts on Repo {\n  name\n  ...Owner\n}\nfragment Owner on Repo {\n  owner\n}',
+    operationName: 'Q',
+    variables: { a: 1 },
+  });
+  // `...PartsMore` is not a spread of Parts.
+  assert.deepEqual(JSON.parse(out[1]!.body), { query: 'query R { repo { ...PartsMore id } }', operationName: 'R' });
+});
+
 test('build: directives reach the settings', async () => {
   const { out } = await wire('# @no-redirect\n# @no-cookie-jar\n# @timeout 3\n# @connection-timeout 1\n# @no-reject-unauthorized\nGET https://h/');
   const s = out[0]!.spec.settings;

@@ -64,6 +64,8 @@ export interface RequestNode {
   body: BodyLine[];
   /** `GRAPHQL url` (JetBrains) or `X-REQUEST-TYPE: GraphQL` (REST Client). */
   graphql: boolean;
+  /** The file's httpyac GraphQL fragments (shared by its requests; filled as the file is parsed). */
+  fragments: Map<string, string>;
   pre: ScriptNode[];
   handlers: ScriptNode[];
   /** `>> file` / `>>! file`. */
@@ -96,5 +98,7 @@ export interface ParsedHttp {
   vars: Map<string, VarDef[]>;
   /** `import ./other.http`. */
   imports: { path: string; line: number; col: number }[];
+  /** httpyac `fragment Name on Type { ... }` blocks, by name, in file order. */
+  fragments: Map<string, string>;
   warnings: Diagnostic[];
 }

@@ -60,7 +60,7 @@ class Parser {
   /** Lines that ended with CRLF (only when the text has a CR at all). */
   private readonly crlf?: boolean[];
   private i = 0;
-  private readonly out: ParsedHttp = { items: [], vars: new Map(), imports: [], warnings: [] };
+  private readonly out: ParsedHttp = { items: [], vars: new Map(), imports: [], fragments: new Map(), warnings: [] };
   private state: State = 'pre';
   private title?: string;
   private pending: Pending = freshPending();
@@ -182,9 +182,18 @@ class Parser {
     }
     m = c0 === 114 /* r */ ? /^run\s+(.+)$/.exec(t) : null;
     if (m) return this.runLine(m[1]!, ln, col);
+    m = c0 === 102 /* f */ ? /^fragment\s+([A-Za-z_]\w*)\s+on\s/.exec(t) : null;
+    if (m) {
+      // httpyac: a fragment block (up to a blank line or ###) is added to every GraphQL query of
+      // the file that spreads it (`...Name`).
+      const text = [line.trimEnd()];
+      while (this.i + 1 < this.lines.length && this.lines[this.i + 1]!.trim() !== '' && !this.lines[this.i + 1]!.startsWith('###')) text.push(this.lines[++this.i]!.trimEnd());
+      this.out.fragments.set(m[1]!, text.join('\n'));
+      return;
+    }
     m = c0 === 112 || c0 === 103 || c0 === 102 /* p g f */ ? /^(proto|gql|fragment)\s/.exec(t) : null;
     if (m) {
-      const what = m[1] === 'fragment' ? 'GraphQL fragments' : m[1] === 'proto' ? 'proto imports' : 'gql imports';
+      const what = m[1] === 'fragment' ? 'GraphQL fragments without a name' : m[1] === 'proto' ? 'proto imports' : 'gql imports';
       this.warn(ln, col, `httpyac ${what} are not supported: skipped`);
       if (m[1] === 'fragment') while (this.i + 1 < this.lines.length && this.lines[this.i + 1]!.trim() !== '' && !this.lines[this.i + 1]!.startsWith('###')) this.i++;
       return;
@@ -376,6 +385,7 @@ class Parser {
       headers: [],
       body: [],
       graphql,
+      fragments: this.out.fragments,
       pre: p.pre,
       handlers: [],
       outputs: [],
