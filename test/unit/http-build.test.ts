@@ -217,6 +217,17 @@ test('references: response body (JSONPath, bare path, whole), headers, request b
   assert.equal(formatUrl(next.url), 'http://h/x?a=T&b=2&c=/l&d=ada&e=%7B%22token%22:%22T%22,%22items%22:%5B1,2%5D%7D');
 });
 
+test('references: httpyac {{name.path}} into a named response, and what is wrong when it cannot', async () => {
+  const { entries, ctx } = await load('# @name json\nGET http://h/\n###\nGET http://h/{{json.args.id}}\n###\nGET http://h/{{json.missing}}');
+  await assert.rejects(async () => entries[1]!.build(ctx), /t\.http:4:14: \{\{json\.args\.id\}\}: request json has no response yet/);
+  const spec = (await entries[0]!.build(ctx)) as RequestSpec;
+  await entries[0]!.after!(done(spec, 200, { 'Content-Type': 'application/json' }, '{"args": {"id": "7"}}'), ctx);
+  assert.equal(formatUrl(((await entries[1]!.build(ctx)) as RequestSpec).url), 'http://h/7');
+  await assert.rejects(async () => entries[2]!.build(ctx), /t\.http:6:14: \{\{json\.missing\}\}: the response body of json has no missing$/);
+  await entries[0]!.after!(done(spec, 200, { 'Content-Type': 'text/plain' }, 'plain'), ctx);
+  await assert.rejects(async () => entries[2]!.build(ctx), /\{\{json\.missing\}\}: the response body of json is not JSON$/);
+});
+
 test('scripts: client.global, tests, log, request variables, exit', async () => {
   const { entries, ctx } = await load(
     [

@@ -208,8 +208,8 @@ export class Resolution {
           break;
         case 'var':
           v = this.lookup(e.name);
-          why = this.unknownWhy(e.name);
           if (v === undefined) v = this.special(e.name);
+          why = v === undefined ? this.unknownWhy(e.name) : '';
           break;
         case 'ref':
           ({ v, why } = this.reference(e));
@@ -251,7 +251,14 @@ export class Resolution {
   }
 
   private unknownWhy(name: string): string {
-    if (this.rt.requestNames.has(name.split('.')[0]!) && name.includes('.')) return `{{${name}}}: request ${name.split('.')[0]} has no response yet`;
+    const dot = name.indexOf('.');
+    const request = name.slice(0, dot);
+    if (dot !== -1 && this.rt.requestNames.has(request)) {
+      const stored = this.rt.responses.get(request);
+      if (!stored) return `{{${name}}}: request ${request} has no response yet`;
+      if (storedJson(stored) === undefined) return `{{${name}}}: the response body of ${request} is not JSON`;
+      return `{{${name}}}: the response body of ${request} has no ${name.slice(dot + 1)}`;
+    }
     return `unknown variable {{${name}}}`;
   }
 
