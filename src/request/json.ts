@@ -1,9 +1,10 @@
 /**
  * A JSON value that keeps what JavaScript objects lose: integers of any size, numbers written the
- * way Python writes them (`1.0` stays `1.0`, `1e3` becomes `1000.0`), key order for keys that look like integers, and duplicate keys (`{"a": 1, "a": 2}` is
- * sent as written, as HTTPie does: a server's handling of them is a thing people test). Raw JSON
- * items (`:=`) are parsed into it, nested paths build it, and it serialises the way HTTPie does
- * (`{"a": 1}`, non-ASCII escaped), so a server receives the same bytes from sling and HTTPie.
+ * way Python writes them (`1.0` stays `1.0`, `1e3` becomes `1000.0`), key order for keys that look
+ * like integers, and duplicate keys (`{"a": 1, "a": 2}` is sent as written, as HTTPie does: how a
+ * server takes them is a thing people test). Raw JSON items (`:=`) are parsed into it, nested paths
+ * build it, and it serialises the way HTTPie does (`{"a": 1}`, non-ASCII escaped), so a server
+ * receives the same bytes from sling and HTTPie.
  */
 export type JsonValue =
   /** `m` holds each key's last value; `dup`, only when a key came twice, every pair in order. */
