@@ -193,6 +193,18 @@ test('build: httpyac fragments are added to the queries that spread them, in fil
   assert.deepEqual(JSON.parse(out[1]!.body), { query: 'query R { repo { ...PartsMore id } }', operationName: 'R' });
 });
 
+test('build: httpyac gql imports read the query from a file, with the operation name and variables', async () => {
+  const files = { 'q.gql': 'query Repo($n: String) {\n  repo(n: $n) { id ...Parts }\n}\n' };
+  const text = 'fragment Parts on R {\n  name\n}\n\n###\nPOST http://h/g\n\ngql Repo < ./q.gql\n\n{"n": "{{n}}"}\n###\nPOST http://h/g\n\ngql < ./q.gql\n###\n@n = x';
+  const { out, warnings } = await wire(text, { files });
+  assert.deepEqual(warnings, []);
+  assert.equal(headerOf(out[0]!.headers, 'content-type'), 'application/json');
+  const query = 'query Repo($n: String) {\n  repo(n: $n) { id ...Parts }\n}\nfragment Parts on R {\n  name\n}';
+  assert.deepEqual(JSON.parse(out[0]!.body), { query, operationName: 'Repo', variables: { n: 'x' } });
+  // Without a name the operation name is read from the query.
+  assert.deepEqual(JSON.parse(out[1]!.body), { query, operationName: 'Repo' });
+});
+
 test('build: directives reach the settings', async () => {
   const { out } = await wire('# @no-redirect\n# @no-cookie-jar\n# @timeout 3\n# @connection-timeout 1\n# @no-reject-unauthorized\nGET https://h/');
   const s = out[0]!.spec.settings;

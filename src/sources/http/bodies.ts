@@ -123,7 +123,7 @@ function multipartBody(node: RequestNode, o: BuildOptions, contentType: string):
  * bodies): the query, then optionally a blank line and the variables as JSON, sent as
  * `{"query": ..., "operationName": ..., "variables": ...}`.
  */
-export function graphqlBody(text: string, fragments?: Map<string, string>): Buffer {
+export function graphqlBody(text: string, fragments?: Map<string, string>, operationName?: string): Buffer {
   let query = text;
   let variables: unknown;
   const blanks = /\r?\n[ \t]*\r?\n/g;
@@ -146,7 +146,8 @@ export function graphqlBody(text: string, fragments?: Map<string, string>): Buff
   if (fragments) for (const [name, fragment] of fragments) if (new RegExp(`\\.\\.\\.\\s*${name}(?!\\w)`).test(query)) query += `\n${fragment}`;
   const doc: Record<string, unknown> = { query };
   const op = /^\s*(query|mutation|subscription)\s+([A-Za-z_]\w*)/.exec(query);
-  if (op) doc.operationName = op[2];
+  if (operationName !== undefined) doc.operationName = operationName;
+  else if (op) doc.operationName = op[2];
   if (variables !== undefined) doc.variables = variables;
   return Buffer.from(JSON.stringify(doc), 'utf8');
 }

@@ -504,7 +504,17 @@ class Parser {
       }
       if (STRICT_REQUEST.test(line)) return this.startNextRequest(line);
       if (line.startsWith('{{') && !line.slice(2).includes('}}')) return this.httpyacScript(ln, 1);
-      if (!this.bodyStarted && line.startsWith('gql') && /^gql\s+\S+\s*</.test(line)) return this.warn(ln, 1, 'httpyac gql imports are not supported: skipped');
+      // httpyac `gql [NAME] < ./query.gql`: the GraphQL query comes from the file (NAME is the
+      // operation name); variables may follow after a blank line.
+      const gql = !this.bodyStarted && line.startsWith('gql') ? /^gql(?:\s+([^\s(<]+))?\s+<\s+(\S.*?)\s*$/.exec(line) : null;
+      if (gql) {
+        const col = line.indexOf(gql[2]!, 3) + 1;
+        req.graphql = true;
+        if (gql[1]) req.operationName = gql[1];
+        req.body.push({ kind: 'file', path: this.template(gql[2]!, ln, col, true), vars: false, eol: this.eol(this.i), line: ln, col });
+        this.bodyStarted = true;
+        return;
+      }
     }
     this.blankBefore = false;
     // Comment lines before the body content (Visual Studio's `// CreateTodoListCommand`).

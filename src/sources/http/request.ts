@@ -148,7 +148,7 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
   if (cache.body && cache.ct === contentType) body = cache.body;
   else {
     body = bodyBytes(node, o, contentType);
-    if (node.graphql) body = graphqlBody(body.toString('utf8'), node.fragments);
+    if (node.graphql) body = graphqlBody(body.toString('utf8'), node.fragments, node.operationName);
     if (cache !== NO_CACHE && literalBody(node)) {
       cache.body = body;
       cache.ct = contentType;
