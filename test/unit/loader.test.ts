@@ -12,18 +12,18 @@ import { chunkLoader } from '../../src/entry/loader.js';
 
 const NO_CACHE = { SLING_NO_COMPILE_CACHE: '1' };
 
+/** A folder holding `files`, and a loader (cache off) for it. */
 function chunks(files: Record<string, string>) {
   const dir = mkdtempSync(join(tmpdir(), 'sling-loader-'));
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-  return dir;
+  return { dir, load: chunkLoader(dir, '9.9.9', NO_CACHE, createRequire(import.meta.url)) };
 }
 
 test('chunkLoader: exports, siblings by ./NAME.js, built-ins through the given require, each chunk run once', () => {
-  const dir = chunks({
+  const { dir, load } = chunks({
     'a.js': 'globalThis.__runs = (globalThis.__runs ?? 0) + 1; var b = require("./b.js"); exports.sum = b.two + 1; exports.sep = require("node:path").sep; exports.file = __filename; exports.dir = __dirname;',
     'b.js': 'module.exports = { two: 2 };',
   });
-  const load = chunkLoader(dir, '9.9.9', NO_CACHE, createRequire(import.meta.url));
   const a = load('a.js') as Record<string, unknown>;
   assert.equal(a.sum, 3);
   assert.equal(a.sep, sep);
@@ -34,19 +34,17 @@ test('chunkLoader: exports, siblings by ./NAME.js, built-ins through the given r
 });
 
 test('chunkLoader: a cycle gets the exports made so far, as in Node', () => {
-  const dir = chunks({
+  const { load } = chunks({
     'x.js': 'exports.early = 1; var y = require("./y.js"); exports.seenByY = y.sawEarly; exports.late = 2;',
     'y.js': 'var x = require("./x.js"); exports.sawEarly = x.early; exports.sawLate = x.late;',
   });
-  const load = chunkLoader(dir, '9.9.9', NO_CACHE, createRequire(import.meta.url));
   const x = load('x.js') as Record<string, unknown>;
   assert.deepEqual({ ...x }, { early: 1, seenByY: 1, late: 2 });
   assert.equal((load('y.js') as Record<string, unknown>).sawLate, undefined);
 });
 
 test('chunkLoader: an error thrown by a chunk, and a missing chunk, reach the caller', () => {
-  const dir = chunks({ 'bad.js': 'throw new TypeError("bad chunk");' });
-  const load = chunkLoader(dir, '9.9.9', NO_CACHE, createRequire(import.meta.url));
+  const { load } = chunks({ 'bad.js': 'throw new TypeError("bad chunk");' });
   assert.throws(() => load('bad.js'), /bad chunk/);
   assert.throws(() => load('missing.js'), /ENOENT/);
 });
