@@ -15,6 +15,19 @@ export class CliError extends Error {
   }
 }
 
+// eslint-disable-next-line no-control-regex
+const BREAKS = /[\x00-\x08\x0a-\x1f\x7f]/g;
+
+/**
+ * A message kept on its one line: a value quoted from a file, an argument or a script may hold
+ * line breaks or other control characters, shown here as escapes (`\n`, `\r`, `\x1b`). Tabs stay.
+ */
+export function oneLine(text: string): string {
+  BREAKS.lastIndex = 0;
+  if (!BREAKS.test(text)) return text;
+  return text.replace(BREAKS, (c) => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
+}
+
 /** Bad command line, malformed item, unreadable file: exit 1. */
 export class UsageError extends CliError {
   constructor(message: string, hint?: string) {

@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import { resolveInvocation, type Invocation } from './cli/invocation.js';
 import { helpText } from './cli/help.js';
 import { configFile, defaultOptions } from './cli/config.js';
-import { CliError } from './errors.js';
+import { CliError, oneLine } from './errors.js';
 import { ExitCode } from './exit.js';
 import { VERSION } from './request/build.js';
 import type { Sink } from './output/printer.js';
@@ -27,17 +27,17 @@ export class Reporter {
     public debugOn = false,
   ) {}
   warn(message: string) {
-    if (this.quiet < 2) this.io.stderr.write(`sling: warning: ${message}\n`);
+    if (this.quiet < 2) this.io.stderr.write(`sling: warning: ${oneLine(message)}\n`);
   }
   debug(message: string) {
     if (this.debugOn) this.io.stderr.write(`sling: debug: ${message}\n`);
   }
   error(err: unknown) {
     if (err instanceof CliError) {
-      this.io.stderr.write(`sling: error: ${err.message}\n`);
-      if (err.hint) this.io.stderr.write(`  hint: ${err.hint}\n`);
+      this.io.stderr.write(`sling: error: ${oneLine(err.message)}\n`);
+      if (err.hint) this.io.stderr.write(`  hint: ${oneLine(err.hint)}\n`);
     } else {
-      this.io.stderr.write(`sling: error: unexpected failure: ${(err as Error)?.message ?? String(err)}\n`);
+      this.io.stderr.write(`sling: error: unexpected failure: ${oneLine((err as Error)?.message ?? String(err))}\n`);
       this.io.stderr.write('  hint: run again with --debug and report the stack trace\n');
     }
     if (this.debugOn && err instanceof Error && err.stack) this.io.stderr.write(err.stack + '\n');

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Invocation } from '../cli/invocation.js';
-import { CliError, UsageError } from '../errors.js';
+import { CliError, UsageError, oneLine } from '../errors.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { Reporter, stdoutSink, type Io } from '../main.js';
 import { makePlan, printParts, type OutputPlan } from '../output/plan.js';
@@ -336,7 +336,7 @@ class Run {
       // A body that does not end its line would run into the log (on a terminal the printer ends it).
       lines = plan.responseBody && !plan.terminal && body.length && body[body.length - 1] !== 10 ? ['', ...log] : log;
     }
-    for (const f of result.failures) this.stderr.write(`sling: test failed: ${entry.name ?? entry.label}: ${f}\n`);
+    for (const f of result.failures) this.stderr.write(`sling: test failed: ${entry.name ?? entry.label}: ${oneLine(f)}\n`);
     if (result.failures.length) this.fail(ExitCode.ERROR);
     if (result.exitCode) this.fail(result.exitCode);
     return lines;

@@ -75,6 +75,8 @@ export function parsePath(source: string, orig: string): Step[] {
     if (!inner.escaped && /^\s*[+-]?\d+(?:_\d+)*\s*$/.test(text)) {
       const n = Number(text.replace(/_/g, '').trim());
       if (n < 0) throw bad(`negative index ${n}`);
+      // Every slot before the index is filled with null: a typo like a[99999999] would fill memory.
+      if (n > MAX_INDEX) throw bad(`index ${text.trim()} is too large (at most ${MAX_INDEX}; the slots before it are filled with null)`);
       steps.push({ kind: 'index', index: n });
     } else {
       steps.push({ kind: 'key', key: text });
@@ -83,6 +85,9 @@ export function parsePath(source: string, orig: string): Step[] {
   }
   return steps;
 }
+
+/** The largest array index of a JSON path: a body of a million nulls is already ~5 MB. */
+const MAX_INDEX = 1_000_000;
 
 const typeName = (v: JsonValue | undefined) =>
   v === undefined ? 'nothing' : ({ obj: 'an object', arr: 'an array', str: 'a string', num: 'a number', bool: 'a boolean', null: 'null' } as const)[v.t];

@@ -3,6 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { runSling, VERSION } from '../helpers/cli.js';
 import { closedPort } from '../helpers/servers.js';
 import {
@@ -40,6 +43,21 @@ test('unknown flag --bogus: exit 1, error names the flag, nothing sent', async (
   const srv = await httpServer(t, okText);
   const r = await runSling(['--bogus', `${srv.url}/`]);
   assertError(r, 1, '--bogus');
+  assert.equal(srv.requests.length, 0);
+});
+
+test('a message quoting a value with line breaks stays on one line (escaped), exit 1', async (t) => {
+  const srv = await httpServer(t, okText);
+  const r = await runSling([`${srv.url}/`, 'X-Bad:one\ntwo\x1b[2J']);
+  assertError(r, 1, "item 'X-Bad:one\\ntwo\\x1b[2J'");
+  assert.deepEqual(r.stderr.trimEnd().split('\n').length, 1, show(r));
+  assert.equal(srv.requests.length, 0);
+  // A curl file whose unknown command holds a quoted line break: FILE:LINE:COL, one line.
+  const dir = mkdtempSync(join(tmpdir(), 'sling-oneline-'));
+  writeFileSync(join(dir, 'cmds.curl'), `curl ${srv.url}/a\n' -: -A\n' -:\n`);
+  const c = await runSling(['exec', join(dir, 'cmds.curl')]);
+  assertError(c, 1, /cmds\.curl:2:1: ' -: -A\\n' is not curl/);
+  assert.equal(c.stderr.trimEnd().split('\n').length, 1, show(c));
   assert.equal(srv.requests.length, 0);
 });
 

@@ -40,6 +40,10 @@ test('type conflicts and malformed paths are errors naming the item', () => {
   assert.throws(() => parsePath('a]', 'a]=1'), /unexpected '\]'/);
   assert.throws(() => parsePath('a[b]c', 'a[b]c=1'), /unexpected text 'c'/);
   assert.throws(() => parsePath('a[-1]', 'a[-1]=1'), /negative index/);
+  // An index past a million is refused (the slots before it would be filled with null).
+  assert.throws(() => parsePath('a[1000001]', 'a[1000001]=1'), /item 'a\[1000001\]=1': index 1000001 is too large \(at most 1000000/);
+  assert.throws(() => parsePath('a[99999999999999999999]', 'a[99999999999999999999]=1'), /index 99999999999999999999 is too large/);
+  assert.equal(parsePath('a[1000000]', 'a[1000000]=1').length, 2);
   assert.throws(() => parsePath('foo[baz][quux', 'x'), /missing '\]'/);
 });
 
