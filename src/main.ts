@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import { resolveInvocation, type Invocation } from './cli/invocation.js';
+import { execArguments, resolveInvocation, type Invocation } from './cli/invocation.js';
 import { helpText } from './cli/help.js';
 import { configFile, defaultOptions } from './cli/config.js';
 import { CliError, oneLine } from './errors.js';
@@ -92,15 +92,16 @@ export async function main(io: Io): Promise<number> {
       io.stdout.write(helpText(VERSION));
       return ExitCode.OK;
     }
-    const isExec = io.argv[0] === 'exec';
-    if (isExec && io.argv.length === 2 && io.argv[1] === '-h') {
+    const execArgv = execArguments(io.argv);
+    const isExec = execArgv !== undefined;
+    if (isExec && execArgv.length === 1 && execArgv[0] === '-h') {
       io.stdout.write(helpText(VERSION, 'exec'));
       return ExitCode.OK;
     }
     // config.json's default_options go first, so the command line can override them (--no-FLAG).
     const defaults = isExec ? [] : defaultOptions(io.env);
     if (defaults.length) reporter.debug(`default options from config.json: ${defaults.join(' ')}`);
-    const inv = isExec ? resolveInvocation(io.argv.slice(1), 'exec', io.defaultScheme) : withDefaults(defaults, io);
+    const inv = isExec ? resolveInvocation(execArgv, 'exec', io.defaultScheme) : withDefaults(defaults, io);
     reporter.quiet = inv.quiet;
     if (inv.help) {
       io.stdout.write(helpText(VERSION, isExec ? 'exec' : 'main'));

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { parseItem, tryParseItem, type Item } from '../request/items.js';
 import { parseArgv, type ParsedArgs } from './parse.js';
-import { EXEC_TABLE, MAIN_TABLE } from './options.js';
+import { ANY_TABLE, EXEC_TABLE, MAIN_TABLE } from './options.js';
 import { STYLES } from '../output/palette.js';
 
 
@@ -109,6 +109,24 @@ function isMethod(word: string, next: string | undefined): boolean {
   if (METHODS.has(word.toUpperCase()) && /^[a-zA-Z]+$/.test(word)) return true;
   if (/^[A-Z][A-Z0-9_-]*$/.test(word) && !word.includes('.')) return true;
   return /^[a-zA-Z]+$/.test(word) && tryParseItem(next) === null;
+}
+
+/**
+ * The arguments of `sling exec`, when argv runs it: `exec` first, or options first and then `exec`
+ * as the first word that is not an option (`sling -v --timeout 5 exec api.http`). Undefined for the
+ * main command.
+ */
+export function execArguments(argv: readonly string[]): string[] | undefined {
+  if (argv[0] === 'exec') return argv.slice(1);
+  if (!argv.includes('exec')) return undefined;
+  let at: number | undefined;
+  try {
+    const p = parseArgv(argv, ANY_TABLE);
+    if (p.positionals[0] === 'exec') at = p.firstPositionalAt;
+  } catch {
+    return undefined; // the main command reports what is wrong
+  }
+  return at === undefined ? undefined : [...argv.slice(0, at), ...argv.slice(at + 1)];
 }
 
 export function resolveInvocation(argv: readonly string[], mode: 'main' | 'exec' = 'main', defaultScheme = 'http'): Invocation {

@@ -9,6 +9,8 @@ export interface ParsedArgs {
   /** Output-selection options in the order they appeared: the last one wins (DECISIONS.md). */
   printChoices: string[];
   positionals: string[];
+  /** Where in argv the first positional stood (not counting those after `--`). */
+  firstPositionalAt?: number;
 }
 
 const PRINT_SELECTORS = new Set(['print', 'headers', 'body', 'meta', 'verbose']);
@@ -90,6 +92,7 @@ export function parseArgv(argv: readonly string[], table: OptionTable = MAIN_TAB
       }
       continue;
     }
+    out.firstPositionalAt ??= i;
     out.positionals.push(arg);
   }
   return out;

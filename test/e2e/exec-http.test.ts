@@ -170,6 +170,24 @@ test('exec http: --offline resolves what it can, shows the rest as written with 
   assert.match(r.stderr, /^sling: warning: off\.http:6:\d+: \{\{login\.response\.body\.token\}\}: request login has no response yet/m, show(r));
 });
 
+test('exec http: options may come before the word exec (sling --offline -p H exec FILE)', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({ 'pre.http': `POST ${srv.url}/{{p}}\nX-A: 1\n\nbody\n`, 'http-client.env.json': '{"dev": {"p": "pre"}}' });
+  const r = await runSling(['--offline', '-p', 'H', '--timeout', '3', 'exec', '--env', 'dev', 'pre.http'], { cwd: dir });
+  assertExit(r, 0);
+  assert.equal(srv.requests.length, 0);
+  assert.match(r.stdout, /^### POST http:\/\/127\.0\.0\.1:\d+\/pre  \(line 1\)\nPOST \/pre HTTP\/1\.1\n/, show(r));
+  assert.doesNotMatch(r.stdout, /^body$/m, show(r)); // -p H: headers only
+  // An exec-only option before exec.
+  const s = await runSling(['--env', 'dev', '--timeout', '3', 'exec', 'pre.http'], { cwd: dir });
+  assertExit(s, 0);
+  assert.equal(srv.requests.length, 1);
+  assert.equal(srv.requests[0]!.url, '/pre');
+  // After the URL, exec is an item-less word of the main command, as before.
+  const u = await runSling(['--offline', `${srv.url}/x`, 'exec'], { cwd: dir });
+  assertError(u, 1, "'exec'");
+});
+
 test('exec http: an unknown variable fails that request only; the rest run; exit 1', async (t) => {
   const srv = await httpServer(t, api);
   const dir = workdir({ 'u.http': `GET ${srv.url}/1\n###\nGET ${srv.url}/{{nope}}\n###\nGET ${srv.url}/3` });
