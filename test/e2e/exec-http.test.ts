@@ -1,6 +1,7 @@
 // `sling exec FILE.http` end to end: the built CLI against loopback servers.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -150,7 +151,10 @@ test('exec http: syntax of other runners is a warning naming the line, never sen
   const r = await exec(dir, ['mixed.http']);
   assertExit(r, 0);
   assert.deepEqual(srv.requests.map((q) => q.url), ['/a', '/b']);
-  for (const line of [1, 5, 8, 12, 20]) assert.match(r.stderr, new RegExp(`^sling: warning: mixed\\.http:${line}:\\d+: `, 'm'), `line ${line}${show(r)}`);
+  for (const line of [1, 8, 12, 20]) assert.match(r.stderr, new RegExp(`^sling: warning: mixed\\.http:${line}:\\d+: `, 'm'), `line ${line}${show(r)}`);
+  // httpyac's assertion is checked, not warned about.
+  assert.doesNotMatch(r.stderr, /mixed\.http:5:/, show(r));
+  assert.match(r.stdout, /^✓ status == 200$/m, show(r));
   assert.match(r.stderr, /Lua scripts/);
   assert.doesNotMatch(r.stderr, /error/);
 });
@@ -308,6 +312,79 @@ test('exec http: client.exit() stops the run; a response handler file; a BOM and
   assertExit(r, 0);
   assert.deepEqual(srv.requests.map((q) => q.url), ['/a']);
   assert.match(r.stdout, /^✓ from a file$/m, show(r));
+});
+
+test('exec http: httpyac ?? assertions are checked: a line per assertion, a failure is exit 1 after all requests', async (t) => {
+  const srv = await httpServer(t, (req, res) => {
+    if (req.url === '/text') {
+      res.writeHead(403, { 'Content-Type': 'text/plain' });
+      res.end('Token Expired');
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Set-Cookie': ['a=1', 'b=2'] });
+    res.end(JSON.stringify({ coins: [5, 10], user: { name: 'Ada', age: 36 }, items: [{ id: 1 }, { id: 2 }], ok: true }));
+  });
+  const dir = workdir({
+    'a.http': [
+      '@who = Ada',
+      '# @name json',
+      `GET ${srv.url}/json`,
+      '',
+      '?? status == 200',
+      '?? header content-type includes json',
+      '?? header set-cookie includes b=2',
+      '?? body coins == [5, 10]',
+      '?? body coins includes 10',
+      '?? body user.name == {{who}}',
+      '?? body user.age >= 36',
+      '?? body items[1].id == 2',
+      '?? body ok isBoolean',
+      '?? body missing isFalse',
+      '?? js response.parsedBody.items.map(i => i.id).join() == 1,2',
+      '?? duration < 60000',
+      '?? body user.name == Bob',
+      '?? js nope.x == 1',
+      '',
+      '###',
+      `GET ${srv.url}/text`,
+      '',
+      '?? status == 403',
+      '?? body == Token Expired',
+      '?? body sha256 ' + createHash('sha256').update('Token Expired').digest('base64'),
+    ].join('\n'),
+  });
+  const r = await exec(dir, ['--report', 'junit', '--report-file', 'j.xml', 'a.http']);
+  assertExit(r, 1);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/json', '/text']);
+  const passed = r.stdout.split('\n').filter((l) => l.startsWith('✓ '));
+  assert.deepEqual(passed, [
+    '✓ status == 200',
+    '✓ content-type includes json',
+    '✓ set-cookie includes b=2',
+    '✓ coins == [5, 10]',
+    '✓ coins includes 10',
+    '✓ user.name == Ada',
+    '✓ user.age >= 36',
+    '✓ items[1].id == 2',
+    '✓ ok isBoolean',
+    '✓ missing isFalse',
+    "✓ response.parsedBody.items.map(i => i.id).join() == 1,2",
+    '✓ duration < 60000',
+    '✓ status == 403',
+    '✓ body == Token Expired',
+    `✓ body sha256 ${createHash('sha256').update('Token Expired').digest('base64')}`,
+  ], show(r));
+  assert.match(r.stdout, /^✗ user\.name == Bob: got "Ada"$/m, show(r));
+  assert.match(r.stdout, /^✗ nope\.x == 1: the expression failed: nope is not defined$/m, show(r));
+  assert.match(r.stderr, /^sling: test failed: json: user\.name == Bob: got "Ada"$/m, show(r));
+  assert.equal(r.stderr.split('\n').filter((l) => l.startsWith('sling: test failed')).length, 2, show(r));
+  assert.doesNotMatch(r.stderr, /warning/, show(r));
+  const xml = readFileSync(join(dir, 'j.xml'), 'utf8');
+  assert.match(xml, /<testcase name="json: GET [^"]+ › user\.name == Bob" [^>]+>\n {6}<failure message="got &quot;Ada&quot;">/);
+  // Nothing is checked under --offline (there is no response).
+  const off = await exec(dir, ['--offline', 'a.http']);
+  assertExit(off, 0);
+  assert.doesNotMatch(off.stdout, /✓|✗/);
 });
 
 test('exec http: a file on standard input', async (t) => {

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { HttpParseError, parseHttp } from '../../src/sources/http/parse.js';
+import { parseAssert } from '../../src/sources/http/asserts.js';
 import { rawText } from '../../src/sources/http/template.js';
 import type { ParsedHttp, RequestNode } from '../../src/sources/http/ast.js';
 
@@ -111,7 +112,8 @@ for (const [name, input, [line, col, re]] of ERRORS) {
 
 // Other runners' syntax: warnings naming the line, never a request.
 const WARNINGS: [string, string, string[], number[]][] = [
-  ['httpyac asserts', 'GET http://h/\n?? status == 200\n\n?? body x == 1', ['1: GET http://h/'], [2, 4]],
+  ['httpyac asserts that are not (an unknown field, no predicate)', 'GET http://h/\n?? foo == 200\n\n?? body x\n?? status == 1', ['1: GET http://h/'], [2, 4]],
+  ['an httpyac assertion with no request after it', 'GET http://h/\n###\n?? status == 200', ['1: GET http://h/'], [3]],
   ['httpyac script blocks', '{{\n exports.a = 1;\n}}\nGET http://h/', ['4: GET http://h/'], [1]],
   ['WebSocket and gRPC requests', 'WS wss://h/\n\n{"a": 1}\n###\nGRPC h/Svc/m\n###\nGET http://h/', ['7: GET http://h/'], [1, 5]],
   ['recorded responses', 'GET http://h/\n\nHTTP/1.1 200 - OK\ncontent-type: x\n\n{}', ['1: GET http://h/'], [3]],
@@ -127,6 +129,53 @@ for (const [name, input, want, lines] of WARNINGS) {
     assert.deepEqual(p.warnings.map((w) => w.line), lines);
   });
 }
+
+test('parse: httpyac assertions belong to their request, wherever they stand in its block', () => {
+  const p = parseHttp(
+    ['### a', '?? status == 201', 'POST http://h/a', 'X: 1', '?? header x includes 1', '', '{"a": 1}', '?? body a == {{v}}', '', '> {%', '%}', '?? js response.statusCode < 300', '', '###', 'GET http://h/b', '', '?? duration < 100'].join('\n'),
+  );
+  assert.deepEqual(p.warnings, []);
+  const [a, b] = p.items as RequestNode[];
+  assert.deepEqual(
+    a!.asserts.map((x) => [x.line, x.a.field, x.a.value, x.a.predicate, rawText(x.expected)]),
+    [
+      [2, 'status', '', '==', '201'],
+      [5, 'header', 'x', 'includes', '1'],
+      [8, 'body', 'a', '==', '{{v}}'],
+      [12, 'js', 'response.statusCode', '<', '300'],
+    ],
+  );
+  assert.equal(a!.body.map((l) => (l.kind === 'text' ? l.raw : '')).join('\n'), '{"a": 1}');
+  assert.deepEqual(b!.asserts.map((x) => [x.line, x.a.field, x.a.predicate, x.a.expected]), [[17, 'duration', '<', '100']]);
+});
+
+test('parseAssert: fields, every predicate spelling, values with spaces, errors', () => {
+  const ok = (line: string) => {
+    const r = parseAssert(line);
+    assert.ok(typeof r !== 'string', `${line}: ${String(r)}`);
+    return [r.field, r.value, r.predicate, r.spelled, r.expected];
+  };
+  assert.deepEqual(ok('?? status == 200'), ['status', '', '==', '==', '200']);
+  assert.deepEqual(ok('??status==200'), ['status', '', '==', '==', '200']);
+  assert.deepEqual(ok('?? status === 200'), ['status', '', '==', '===', '200']);
+  assert.deepEqual(ok('?? status >=200'), ['status', '', '>=', '>=', '200']);
+  assert.deepEqual(ok('?? body == Authorization header not set'), ['body', '', '==', '==', 'Authorization header not set']);
+  assert.deepEqual(ok('?? header content-type contains json'), ['header', 'content-type', 'includes', 'contains', 'json']);
+  assert.deepEqual(ok('?? body fewestCoins == [5, 10]'), ['body', 'fewestCoins', '==', '==', '[5, 10]']);
+  assert.deepEqual(ok('?? body error exists'), ['body', 'error', 'exists', 'exists', '']);
+  assert.deepEqual(ok('?? body ok isTrue'), ['body', 'ok', 'exists', 'isTrue', '']);
+  assert.deepEqual(ok('?? status not equals 201'), ['status', '', '!=', 'not equals', '201']);
+  assert.deepEqual(ok('?? js response.parsedBody.items.filter(x => x.a).length > 0'), ['js', 'response.parsedBody.items.filter(x => x.a).length', '>', '>', '0']);
+  assert.deepEqual(ok('?? body name STARTSWITH Ad'), ['body', 'name', 'startsWith', 'STARTSWITH', 'Ad']);
+  for (const p of ['!=', '!==', '>', '<', '<=', 'endsWith', 'includes', 'isFalse', 'isNumber', 'isString', 'isBoolean', 'isArray', 'matches', 'md5', 'sha256', 'sha512']) {
+    assert.equal((parseAssert(`?? body x ${p} 1`) as { spelled: string }).spelled, p);
+  }
+  assert.match(parseAssert('??') as string, /needs a field/);
+  assert.match(parseAssert('?? foo == 1') as string, /'foo' is not a field/);
+  assert.match(parseAssert('?? status 200') as string, /no predicate/);
+  assert.match(parseAssert('?? header == x') as string, /names the header/);
+  assert.match(parseAssert('?? js == 1') as string, /needs an expression/);
+});
 
 // ---- properties --------------------------------------------------------------------------------
 

@@ -1,3 +1,4 @@
+import type { ParsedAssert } from './asserts.js';
 import type { Template } from './template.js';
 
 /** What the .http parser produces: pure data, positions kept for messages. */
@@ -15,6 +16,13 @@ export interface ScriptNode {
   line: number;
   /** rest.nvim / kulala Lua scripts are recognised and skipped. */
   lua?: boolean;
+}
+
+/** httpyac `?? FIELD [VALUE] PREDICATE [EXPECTED]`; the expected text may hold {{variables}}. */
+export interface AssertNode {
+  line: number;
+  a: ParsedAssert;
+  expected: Template;
 }
 
 export type BodyLine =
@@ -70,6 +78,8 @@ export interface RequestNode {
   fragments: Map<string, string>;
   pre: ScriptNode[];
   handlers: ScriptNode[];
+  /** httpyac assertions, checked after the response with the handlers (in file order). */
+  asserts: AssertNode[];
   /** `>> file` / `>>! file`. */
   outputs: { path: Template; overwrite: boolean; line: number }[];
   directives: Directives;

@@ -4,7 +4,7 @@ import { UsageError } from '../../errors.js';
 import type { AfterResult, Completed, ExecContext, ExecEntry } from '../../exec/types.js';
 import type { RequestSpec } from '../../request/spec.js';
 import { formatUrl } from '../../request/url.js';
-import type { RequestNode, ScriptNode } from './ast.js';
+import type { AssertNode, RequestNode, ScriptNode } from './ast.js';
 import { jsonPath } from './jsonpath.js';
 import { buildSpec, type BuiltRequest } from './request.js';
 import type { ScriptHooks, ScriptHost, ScriptResult } from './script.js';
@@ -41,6 +41,12 @@ function templatesOf(node: RequestNode): Template[] {
   return out;
 }
 
+let assertsModule: Promise<typeof import('./assert-run.js')> | undefined;
+/** The assertion checker (and node:vm, node:crypto) load with the first request that has one. */
+function assertRunner() {
+  return (assertsModule ??= import('./assert-run.js'));
+}
+
 /** The requests this one needs (references, httpyac `name.field`, `# @ref`), through file variables. */
 export function dependencies(node: RequestNode, file: FileCtx, names: Set<string>): string[] {
   const deps = new Set<string>(node.directives.refs);
@@ -57,6 +63,7 @@ export function dependencies(node: RequestNode, file: FileCtx, names: Set<string
     }
   };
   for (const t of templatesOf(node)) visit(t);
+  for (const a of node.asserts) visit(a.expected);
   const self = requestName(node);
   if (self) deps.delete(self);
   return [...deps];
@@ -241,7 +248,7 @@ class HttpEntry implements ExecEntry {
     }
     const keep = this.storeAs !== undefined && rt.keeps(this.storeAs);
     // Nothing to run, save, keep or print after this response (the usual request).
-    if (!keep && node.handlers.length === 0 && node.outputs.length === 0 && !(p && p.logs.length)) return NOTHING_AFTER;
+    if (!keep && node.handlers.length === 0 && node.asserts.length === 0 && node.outputs.length === 0 && !(p && p.logs.length)) return NOTHING_AFTER;
     return this.afterAsync(done, p, keep);
   }
 
@@ -255,18 +262,28 @@ class HttpEntry implements ExecEntry {
       });
     }
     if (!p) return result;
-    for (const s of node.handlers) {
+    // Handlers and httpyac assertions run in the order the file gives them.
+    const steps: (ScriptNode | AssertNode)[] = node.asserts.length ? [...node.handlers, ...node.asserts].sort((x, y) => x.line - y.line) : node.handlers;
+    for (const s of steps) {
+      if ('a' in s) {
+        const { checkAssert } = await assertRunner();
+        let test: { name: string; failure: string | null };
+        try {
+          test = checkAssert(s.a, p.res.resolve(s.expected).trim(), done);
+        } catch (e) {
+          if (!(e instanceof UsageError)) throw e;
+          test = { name: `${s.a.value || s.a.field} ${s.a.spelled} ${rawText(s.expected)}`.trim(), failure: e.message };
+        }
+        record(result, test.name, test.failure);
+        continue;
+      }
       if (s.lua) {
         rt.warnOnce(`${file.path}:${s.line}`, `${file.path}:${s.line}: Lua scripts (rest.nvim, kulala) are not run`);
         continue;
       }
       const r = await this.runScript(s, p, done);
       result.log!.push(...r.logs);
-      for (const [name, failure] of r.tests) {
-        result.log!.push(failure === null ? `✓ ${name}` : `✗ ${name}: ${failure}`);
-        (result.tests ??= []).push(failure === null ? { name } : { name, failure });
-        if (failure !== null) result.failures.push(`${name}: ${failure}`);
-      }
+      for (const [name, failure] of r.tests) record(result, name, failure);
       if (r.error) result.failures.push(`${file.path}:${s.line}: the response handler failed: ${r.error}`);
       if (r.exit) {
         result.stop = true;
@@ -283,6 +300,13 @@ class HttpEntry implements ExecEntry {
     }
     return result;
   }
+}
+
+/** A test's outcome: a line under the response, a case for --report, a failure for the exit code. */
+function record(result: AfterResult, name: string, failure: string | null) {
+  result.log!.push(failure === null ? `✓ ${name}` : `✗ ${name}: ${failure}`);
+  (result.tests ??= []).push(failure === null ? { name } : { name, failure });
+  if (failure !== null) result.failures.push(`${name}: ${failure}`);
 }
 
 export function makeEntry(o: EntryOptions): ExecEntry {

@@ -62,6 +62,7 @@ class Loader {
         rt.noteReferences(h.name);
         rt.noteReferences(h.value);
       }
+      for (const a of item.asserts) rt.noteReferences(a.expected);
       for (const b of item.body) {
         if (b.kind === 'text') rt.noteReferences(b.t);
         else {

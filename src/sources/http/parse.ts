@@ -1,4 +1,5 @@
-import type { BodyLine, Diagnostic, Directives, HeaderNode, ParsedHttp, RequestNode, RunNode, ScriptNode } from './ast.js';
+import type { AssertNode, BodyLine, Diagnostic, Directives, HeaderNode, ParsedHttp, RequestNode, RunNode, ScriptNode } from './ast.js';
+import { parseAssert } from './asserts.js';
 import { checkDynamic } from './dynamic.js';
 import { directive } from './directives.js';
 import { compile, concat, expressions, lastCompile, rawText, type Expr, type Template } from './template.js';
@@ -6,9 +7,9 @@ import { compile, concat, expressions, lastCompile, rawText, type Expr, type Tem
 /**
  * The .http / .rest parser: one pass over the lines, a small state machine per request block
  * (before the request line → headers → body → response handlers). Pure: text in, data out; a
- * malformed file throws HttpParseError (line and column), syntax of other runners (httpyac asserts
- * and script blocks, WebSocket/gRPC requests, Lua handlers, ...) becomes a warning naming the line
- * and is never sent.
+ * malformed file throws HttpParseError (line and column), syntax of other runners (httpyac script
+ * blocks, WebSocket/gRPC requests, Lua handlers, ...) becomes a warning naming the line and is
+ * never sent. httpyac `??` assertions are kept for their request (asserts.ts).
  *
  * The grammar is the union of the JetBrains HTTP Client spec and the VS Code REST Client README,
  * plus the httpyac habits the corpus shows (requests separated by a blank line only, recorded
@@ -46,10 +47,12 @@ interface Pending {
   atName?: string;
   directives: Directives;
   pre: ScriptNode[];
+  /** httpyac assertions written before the request line. */
+  asserts: AssertNode[];
   lua: boolean;
 }
 
-const freshPending = (): Pending => ({ directives: { refs: [] }, pre: [], lua: false });
+const freshPending = (): Pending => ({ directives: { refs: [] }, pre: [], asserts: [], lua: false });
 
 export function parseHttp(text: string): ParsedHttp {
   return new Parser(text).run();
@@ -131,6 +134,7 @@ class Parser {
     }
     this.endRequest();
     if (this.pending.pre.length) this.warn(this.pending.pre[0]!.line, 1, 'a pre-request script with no request after it: not run');
+    if (this.pending.asserts.length) this.warn(this.pending.asserts[0]!.line, 1, 'an httpyac assertion with no request after it: not checked');
     return this.out;
   }
 
@@ -173,7 +177,7 @@ class Parser {
       return;
     }
     if (t.startsWith('{{')) return this.httpyacScript(ln, col);
-    if (t.startsWith('??')) return this.warn(ln, col, 'httpyac assertions (??) are not supported: skipped');
+    if (t.startsWith('??')) return this.assertLine(t, ln, col, this.pending.asserts);
     const c0 = t.charCodeAt(0);
     let m = c0 === 105 /* i */ ? /^import\s+(.+)$/.exec(t) : null;
     if (m) {
@@ -315,6 +319,13 @@ class Parser {
     return first.startsWith('--') || /^local\s+[A-Za-z_]\w*\s*=/.test(first);
   }
 
+  /** httpyac `?? ...` (t trimmed; col where it starts): kept for its request, or a warning. */
+  private assertLine(t: string, ln: number, col: number, into: AssertNode[]) {
+    const a = parseAssert(t);
+    if (typeof a === 'string') return this.warn(ln, col, `${a}: skipped`);
+    into.push({ line: ln, a, expected: this.template(a.expected, ln, col + a.expectedAt, false) });
+  }
+
   private template(text: string, ln: number, col: number, strict: boolean): Template {
     const template = compile(text, ln, col);
     if (lastCompile.unclosed !== undefined && strict) this.fail(ln, lastCompile.unclosed, "'{{' without its closing '}}'");
@@ -388,6 +399,7 @@ class Parser {
       fragments: this.out.fragments,
       pre: p.pre,
       handlers: [],
+      asserts: p.asserts,
       outputs: [],
       directives: p.directives,
     };
@@ -433,7 +445,7 @@ class Parser {
     const t = line.trimStart();
     const col = line.length - t.length + 1;
     if (t.startsWith('#') || t.startsWith('//')) return;
-    if (t.startsWith('??')) return this.warn(ln, col, 'httpyac assertions (??) are not supported: skipped');
+    if (t.startsWith('??')) return this.assertLine(t, ln, col, req.asserts);
     // httpyac: a request line right after another request starts the next request.
     if (c0 >= 65 && c0 <= 90 && isMethodWord(line) && STRICT_REQUEST.test(line)) return this.startNextRequest(line);
     if (t.startsWith('>') || t.startsWith('<>')) {
@@ -484,7 +496,7 @@ class Parser {
     }
     if (this.handlerLine(line, ln)) return;
     if (line.startsWith('??')) {
-      this.warn(ln, 1, 'httpyac assertions (??) are not supported: skipped');
+      this.assertLine(line.trimEnd(), ln, 1, req.asserts);
       this.state = 'after';
       return;
     }
@@ -571,7 +583,7 @@ class Parser {
       return;
     }
     if (this.handlerLine(line, ln)) return;
-    if (t.startsWith('??')) return this.warn(ln, 1, 'httpyac assertions (??) are not supported: skipped');
+    if (t.startsWith('??')) return this.assertLine(t, ln, 1, this.req!.asserts);
     if (this.blankBefore && STRICT_REQUEST.test(line)) return this.startNextRequest(line);
     if (line.startsWith('{{') && !line.slice(2).includes('}}')) return this.httpyacScript(ln, 1);
     this.warn(ln, 1, `text after the response handler is ignored: '${clip(t)}'`);
