@@ -177,6 +177,21 @@ test('parseAssert: fields, every predicate spelling, values with spaces, errors'
   assert.match(parseAssert('?? js == 1') as string, /needs an expression/);
 });
 
+test('property: parseAssert never throws; what it reads is where it says in the line', () => {
+  const part = fc.oneof(fc.constantFrom('status', 'header', 'body', 'js', 'duration', 'x', '==', '!=', '>=', '<', 'not', 'equals', 'includes', 'exists', '{{v}}', ' ', '  ', '\t'), fc.string({ maxLength: 6 }));
+  fc.assert(
+    fc.property(fc.array(part, { maxLength: 8 }), (parts) => {
+      const line = '??' + parts.join(' ');
+      const r = parseAssert(line);
+      if (typeof r === 'string') return;
+      assert.equal(line.slice(r.expectedAt).trim(), r.expected);
+      assert.ok(line.includes(r.value));
+      assert.ok(['status', 'header', 'body', 'js', 'duration'].includes(r.field));
+    }),
+    { numRuns: 1000 },
+  );
+});
+
 // ---- properties --------------------------------------------------------------------------------
 
 const word = fc.stringMatching(/^[a-z][a-z0-9]{0,7}$/);
