@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { parseItem, tryParseItem, type Item } from '../request/items.js';
 import { parseArgv, type ParsedArgs } from './parse.js';
-import { ANY_TABLE, EXEC_TABLE, MAIN_TABLE } from './options.js';
+import { bothTables, EXEC_TABLE, MAIN_TABLE } from './options.js';
 import { STYLES } from '../output/palette.js';
 
 
@@ -121,7 +121,7 @@ export function execArguments(argv: readonly string[]): string[] | undefined {
   if (!argv.includes('exec')) return undefined;
   let at: number | undefined;
   try {
-    const p = parseArgv(argv, ANY_TABLE);
+    const p = parseArgv(argv, bothTables());
     if (p.positionals[0] === 'exec') at = p.firstPositionalAt;
   } catch {
     return undefined; // the main command reports what is wrong

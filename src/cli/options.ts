@@ -107,6 +107,7 @@ function table(options: OptionDef[]): OptionTable {
 }
 
 export const MAIN_TABLE = table(OPTIONS);
-/** Both commands' options: where the word `exec` stands when options come before it. */
-export const ANY_TABLE = table([...OPTIONS, ...EXEC_OPTIONS]);
+let anyTable: OptionTable | undefined;
+/** Both commands' options (made when asked for): where `exec` stands when options come before it. */
+export const bothTables = (): OptionTable => (anyTable ??= table([...OPTIONS, ...EXEC_OPTIONS]));
 export const EXEC_TABLE = table([...OPTIONS.filter((o) => !['download', 'output', 'continue', 'raw', 'multipart', 'boundary', 'default-scheme', 'curl'].includes(o.long)), ...EXEC_OPTIONS]);
