@@ -155,18 +155,21 @@ test('parseAssert: fields, every predicate spelling, values with spaces, errors'
     assert.ok(typeof r !== 'string', `${line}: ${String(r)}`);
     return [r.field, r.value, r.predicate, r.spelled, r.expected];
   };
-  assert.deepEqual(ok('?? status == 200'), ['status', '', '==', '==', '200']);
-  assert.deepEqual(ok('??status==200'), ['status', '', '==', '==', '200']);
-  assert.deepEqual(ok('?? status === 200'), ['status', '', '==', '===', '200']);
-  assert.deepEqual(ok('?? status >=200'), ['status', '', '>=', '>=', '200']);
-  assert.deepEqual(ok('?? body == Authorization header not set'), ['body', '', '==', '==', 'Authorization header not set']);
-  assert.deepEqual(ok('?? header content-type contains json'), ['header', 'content-type', 'includes', 'contains', 'json']);
-  assert.deepEqual(ok('?? body fewestCoins == [5, 10]'), ['body', 'fewestCoins', '==', '==', '[5, 10]']);
-  assert.deepEqual(ok('?? body error exists'), ['body', 'error', 'exists', 'exists', '']);
-  assert.deepEqual(ok('?? body ok isTrue'), ['body', 'ok', 'exists', 'isTrue', '']);
-  assert.deepEqual(ok('?? status not equals 201'), ['status', '', '!=', 'not equals', '201']);
-  assert.deepEqual(ok('?? js response.parsedBody.items.filter(x => x.a).length > 0'), ['js', 'response.parsedBody.items.filter(x => x.a).length', '>', '>', '0']);
-  assert.deepEqual(ok('?? body name STARTSWITH Ad'), ['body', 'name', 'startsWith', 'STARTSWITH', 'Ad']);
+  const CASES: [string, string[]][] = [
+    ['?? status == 200', ['status', '', '==', '==', '200']],
+    ['??status==200', ['status', '', '==', '==', '200']],
+    ['?? status === 200', ['status', '', '==', '===', '200']],
+    ['?? status >=200', ['status', '', '>=', '>=', '200']],
+    ['?? body == Authorization header not set', ['body', '', '==', '==', 'Authorization header not set']],
+    ['?? header content-type contains json', ['header', 'content-type', 'includes', 'contains', 'json']],
+    ['?? body fewestCoins == [5, 10]', ['body', 'fewestCoins', '==', '==', '[5, 10]']],
+    ['?? body error exists', ['body', 'error', 'exists', 'exists', '']],
+    ['?? body ok isTrue', ['body', 'ok', 'exists', 'isTrue', '']],
+    ['?? status not equals 201', ['status', '', '!=', 'not equals', '201']],
+    ['?? js response.parsedBody.items.filter(x => x.a).length > 0', ['js', 'response.parsedBody.items.filter(x => x.a).length', '>', '>', '0']],
+    ['?? body name STARTSWITH Ad', ['body', 'name', 'startsWith', 'STARTSWITH', 'Ad']],
+  ];
+  for (const [line, want] of CASES) assert.deepEqual(ok(line), want);
   for (const p of ['!=', '!==', '>', '<', '<=', 'endsWith', 'includes', 'isFalse', 'isNumber', 'isString', 'isBoolean', 'isArray', 'matches', 'md5', 'sha256', 'sha512']) {
     assert.equal((parseAssert(`?? body x ${p} 1`) as { spelled: string }).spelled, p);
   }

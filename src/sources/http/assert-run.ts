@@ -44,13 +44,8 @@ function fieldValue(a: ParsedAssert, done: Completed): unknown {
   switch (a.field) {
     case 'status':
       return done.response.status;
-    case 'header': {
-      const want = a.value.toLowerCase();
-      const values: string[] = [];
-      const raw = done.response.rawHeaders;
-      for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === want) values.push(raw[i + 1]!);
-      return values.length === 0 ? undefined : values.length === 1 ? values[0] : values;
-    }
+    case 'header':
+      return headerMap(done.response.rawHeaders)[a.value.toLowerCase()];
     case 'duration': {
       const t = done.info.timings;
       const since = (from: number | undefined, to: number | undefined) => (from === undefined || to === undefined ? undefined : Math.round(to - from));
@@ -73,15 +68,20 @@ function fieldValue(a: ParsedAssert, done: Completed): unknown {
   }
 }
 
-/** The response as httpyac's scripts see it, plain data only. */
-function responseData(done: Completed) {
-  const headers: Record<string, string | string[]> = {};
-  const raw = done.response.rawHeaders;
+/** Headers by lower-case name; a header sent several times gives a list of its values. */
+function headerMap(raw: string[]): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = Object.create(null);
   for (let i = 0; i < raw.length; i += 2) {
     const k = raw[i]!.toLowerCase();
     const had = headers[k];
     headers[k] = had === undefined ? raw[i + 1]! : Array.isArray(had) ? [...had, raw[i + 1]!] : [had, raw[i + 1]!];
   }
+  return headers;
+}
+
+/** The response as httpyac's scripts see it, plain data only. */
+function responseData(done: Completed) {
+  const headers = headerMap(done.response.rawHeaders);
   const type = typeof headers['content-type'] === 'string' ? (headers['content-type'] as string) : '';
   const body = done.body.toString('utf8');
   let parsedBody: unknown;

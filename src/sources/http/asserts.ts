@@ -94,11 +94,11 @@ export function parseAssert(line: string): ParsedAssert | string {
     const word = m[0];
     let spelled: string | undefined;
     let end = m.index + word.length;
+    const notEquals = word.toLowerCase() === 'not' ? /^\s+equals(?=\s|$)/i.exec(line.slice(end)) : null;
     if (WORDS[word.toLowerCase()] !== undefined) spelled = word;
-    else if (word.toLowerCase() === 'not' && /^\s+equals(\s|$)/i.test(line.slice(end))) {
-      const eq = /^\s+equals/i.exec(line.slice(end))!;
+    else if (notEquals) {
       spelled = 'not equals';
-      end += eq[0].length;
+      end += notEquals[0].length;
     } else {
       // A symbol run into its expected value: `==200`, `>=3`.
       const sym = SYMBOLS.find((s) => word.startsWith(s));
