@@ -15,6 +15,7 @@ import { now } from '../clock.js';
  * Returns null when the server chose HTTP/1.1: the caller sends the request the usual way.
  */
 const sessions = new Map<string, ClientHttp2Session>();
+const inFlight = new WeakMap<ClientHttp2Session, number>();
 
 /** Headers HTTP/2 forbids (connection-specific), and Host, which becomes :authority. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host', 'http2-settings']);
@@ -25,8 +26,8 @@ export function closeH2Sessions() {
 }
 
 async function session(url: ParsedUrl, settings: RequestSettings, tlsOpts: object, timings: Timings, where: string): Promise<ClientHttp2Session | null> {
-  // Over plain HTTP only prior knowledge speaks h2: curl's --http2 there would offer an h2c
-  // upgrade, which sling does not; the request goes as HTTP/1.1.
+  // Over plain HTTP only prior knowledge speaks h2 here: curl's --http2 there offers an h2c
+  // upgrade on an HTTP/1.1 request (send.ts).
   if (url.scheme === 'http' && settings.http2 !== 'prior-knowledge') return null;
   const key = `${url.scheme}://${url.hostHeader}|${settings.http2}|${JSON.stringify(settings.tls)}`;
   const cached = sessions.get(key);
@@ -95,6 +96,14 @@ export async function sendH2(url: ParsedUrl, request: PreparedRequest, settings:
       reject(mapNetworkError(e, where));
       return;
     }
+    // An idle session never keeps the process alive; one with a stream in flight does.
+    inFlight.set(s, (inFlight.get(s) ?? 0) + 1);
+    s.ref();
+    stream.once('close', () => {
+      const left = (inFlight.get(s) ?? 1) - 1;
+      inFlight.set(s, left);
+      if (left === 0 && !s.destroyed) s.unref();
+    });
     let settled = false;
     stream.on('error', (e) => {
       if (!settled) {

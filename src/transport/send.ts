@@ -211,6 +211,16 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
   const headers: string[] = [];
   // Header values go out as UTF-8 bytes (as HTTPie sends them); Node writes strings as latin1.
   for (const [n, v] of request.headers) headers.push(n, /[^\x00-\x7f]/.test(v) ? Buffer.from(v, 'utf8').toString('latin1') : v);
+  // curl's --http2 on http:// (direct): the HTTP/1.1 request offers an upgrade to h2c, next to
+  // any Connection or Upgrade header of the user's (as curl 7.88 sends it).
+  const offerH2c = settings.http2 === 'alpn' && url.scheme === 'http' && !proxy && !settings.unixSocket;
+  if (offerH2c && h2cOrigins.has(where)) return await sendH2c(url, request, settings);
+  if (offerH2c) {
+    // Where curl puts it: after its Accept line, before the user's headers and the body's.
+    let at = headers.length;
+    for (let i = 0; i < headers.length; i += 2) if (headers[i]!.toLowerCase() === 'accept') at = i + 2;
+    headers.splice(at, 0, 'Connection', 'Upgrade, HTTP2-Settings', 'Upgrade', 'h2c', 'HTTP2-Settings', H2C_SETTINGS);
+  }
   // The lenient parser lets sling show what a misbehaving server sent (control characters in a
   // header, say; they are neutralised before they reach a terminal) instead of failing, as curl does.
   const base: RequestOptions = { method: request.method, headers, path: request.target, setHost: false, insecureHTTPParser: true };
@@ -220,7 +230,7 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
     h2Loaded = true;
     const h2 = await sendH2(url, request, settings, url.scheme === 'https' ? tlsOptions(settings, url.hostname) : {});
     if (h2) return h2;
-    // The server chose HTTP/1.1 (or h2c upgrade is not offered): the usual way below.
+    // The server chose HTTP/1.1, or plain http:// (with the h2c offer): the usual way below.
   }
   const family = settings.family ? { family: settings.family } : {};
   if (settings.unixSocket) {
@@ -242,7 +252,7 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
     options = { ...base, ...family, host: url.hostname, port: url.port, agent: await agentFor('http', 'http') };
   }
 
-  return await new Promise<Hop>((resolve, reject) => {
+  const hop = await new Promise<Hop | typeof UPGRADED>((resolve, reject) => {
     let req: ClientRequest;
     try {
       // Direct HTTPS needs https.request (its agent speaks TLS); tunnels bring their own TLS socket.
@@ -280,6 +290,12 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
       socket.once('secureConnect', () => (timings.tls = now()));
     });
     req.on('error', fail);
+    // 101 to the h2c offer: the server now speaks HTTP/2 on this connection (handled below).
+    req.on('upgrade', (_res: IncomingMessage, socket: Socket) => {
+      settled = true;
+      socket.destroy();
+      resolve(UPGRADED);
+    });
     req.on('response', (res: IncomingMessage) => {
       settled = true;
       timings.firstByte = now();
@@ -309,4 +325,28 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
     if (request.body.length > 0) req.end(request.body);
     else req.end();
   });
+  if (hop !== UPGRADED) return hop;
+  // The server accepted the h2c upgrade: its answer to this request comes on HTTP/2 stream 1 of that
+  // connection, which node:http2 cannot take over. A request without a body is sent again on a new
+  // connection speaking HTTP/2 from the first byte (a server that upgrades to h2c speaks it); one
+  // with a body is not sent twice.
+  if (request.body.length > 0 || !REPEATABLE.has(request.method)) {
+    throw new NetworkError(`${where} switched to HTTP/2 (101 Switching Protocols, accepting the h2c upgrade offer of --http2): sling cannot go on with that connection and does not send a ${request.method} request${request.body.length ? ' with a body' : ''} twice; use --http2-prior-knowledge`);
+  }
+  h2cOrigins.add(where);
+  return await sendH2c(url, request, settings);
 }
+
+/** Origins that accepted the h2c upgrade: later --http2 requests to them speak HTTP/2 at once, on the session of the first. */
+const h2cOrigins = new Set<string>();
+
+async function sendH2c(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings): Promise<Hop> {
+  const { sendH2 } = await import('./h2.js');
+  h2Loaded = true;
+  return (await sendH2(url, request, { ...settings, http2: 'prior-knowledge' }, {}))!;
+}
+
+/** What curl 7.88 offers in HTTP2-Settings (base64url SETTINGS payload): at most 100 concurrent streams, a 32 MiB window, no server push. */
+const H2C_SETTINGS = 'AAMAAABkAAQCAAAAAAIAAAAA';
+const UPGRADED = Symbol('h2c upgrade accepted');
+const REPEATABLE = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import http2 from 'node:http2';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runSling } from '../helpers/cli.js';
@@ -142,16 +143,89 @@ test('-4 resolves localhost to IPv4', { skip: noCurl }, async (t) => {
   assert.deepEqual(seen[1], seen[0]);
 });
 
-test('--http2 on http:// sends one HTTP/1.1 request, as curl does to a server without h2c', { skip: noCurl }, async (t) => {
-  const seen: Seen[] = [];
+test('--http2 on http:// sends one HTTP/1.1 request with the h2c upgrade offer curl sends, to a server without h2c', { skip: noCurl }, async (t) => {
+  const seen: string[] = [];
   const srv = http.createServer((req, res) => {
-    seen.push({ method: req.method!, url: req.url!, version: req.httpVersion });
-    res.end('ok');
+    const h = req.headers;
+    seen.push(`${req.method} ${req.url} ${req.httpVersion} | ${h.connection} | ${h.upgrade} | ${h['http2-settings']} | ${h['content-length']}`);
+    req.resume();
+    req.on('end', () => res.end('ok'));
   });
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
   t.after(() => new Promise((r) => srv.close(r)));
   const port = (srv.address() as { port: number }).port;
-  const r = await both(`curl -s -o /dev/null --http2 http://127.0.0.1:${port}/plain`);
+  const offer = 'Upgrade, HTTP2-Settings | h2c | AAMAAABkAAQCAAAAAAIAAAAA';
+  let r = await both(`curl -s -o /dev/null --http2 http://127.0.0.1:${port}/plain`);
   assert.deepEqual([r.curl, r.sling], [0, 0], r.stderr);
-  assert.deepEqual(seen.map((s) => `${s.method} ${s.url} ${s.version}`), ['GET /plain 1.1', 'GET /plain 1.1']);
+  assert.deepEqual(seen, [`GET /plain 1.1 | ${offer} | undefined`, `GET /plain 1.1 | ${offer} | undefined`]);
+  // With a body, and next to the user's own Connection header.
+  seen.length = 0;
+  r = await both(`curl -s -o /dev/null --http2 -d abc http://127.0.0.1:${port}/post`);
+  assert.deepEqual([r.curl, r.sling], [0, 0], r.stderr);
+  assert.deepEqual(seen, [`POST /post 1.1 | ${offer} | 3`, `POST /post 1.1 | ${offer} | 3`]);
+  seen.length = 0;
+  r = await both(`curl -s -o /dev/null --http2 -H 'Connection: close' http://127.0.0.1:${port}/close`);
+  assert.deepEqual([r.curl, r.sling], [0, 0], r.stderr);
+  const closing = 'GET /close 1.1 | Upgrade, HTTP2-Settings, close | h2c | AAMAAABkAAQCAAAAAAIAAAAA | undefined';
+  assert.deepEqual(seen, [closing, closing]);
+});
+
+/**
+ * A server that accepts the h2c upgrade (101 Switching Protocols) on HTTP/1.1 connections and speaks
+ * HTTP/2 to clients that start with the connection preface (those are handed to a node:http2 server).
+ */
+async function h2cServer(t: { after(fn: () => unknown): void }) {
+  const log: string[] = [];
+  const h2 = http2.createServer();
+  h2.on('stream', (stream, headers) => {
+    log.push(`h2 ${headers[':method']} ${headers[':path']}`);
+    stream.respond({ ':status': 200, 'content-type': 'text/plain' });
+    stream.end(`hello over h2 ${headers[':path']}`);
+  });
+  await new Promise<void>((r) => h2.listen(0, '127.0.0.1', r));
+  const h2port = (h2.address() as { port: number }).port;
+  const front = net.createServer((socket) => {
+    socket.once('data', (first: Buffer) => {
+      if (first.toString('latin1').startsWith('PRI * HTTP/2.0')) {
+        const back = net.connect(h2port, '127.0.0.1', () => {
+          back.write(first);
+          socket.pipe(back).pipe(socket);
+        });
+        back.on('error', () => socket.destroy());
+        socket.on('error', () => back.destroy());
+        return;
+      }
+      const head = first.toString('latin1');
+      log.push(`h1 ${head.split('\r\n')[0]} upgrade=${/\r\nUpgrade: h2c\r\n/i.test(head)}`);
+      socket.on('error', () => {});
+      socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n');
+    });
+  });
+  await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
+  t.after(() => {
+    front.close();
+    h2.close();
+  });
+  return { port: (front.address() as { port: number }).port, log };
+}
+
+test('--http2 on http:// to a server that accepts h2c: the request is repeated over HTTP/2 (no body), then HTTP/2 at once', async (t) => {
+  const { port, log } = await h2cServer(t);
+  const d = dir();
+  writeFileSync(join(d, 'c.sh'), `curl --http2 http://127.0.0.1:${port}/one\ncurl --http2 http://127.0.0.1:${port}/two\n`);
+  const r = await runSling(['exec', 'c.sh'], { cwd: d, env: { HOME: home } });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(log, ['h1 GET /one HTTP/1.1 upgrade=true', 'h2 GET /one', 'h2 GET /two']);
+  assert.match(r.stdout, /HTTP\/2 200[^]*hello over h2 \/one[^]*HTTP\/2 200[^]*hello over h2 \/two/);
+});
+
+test('--http2 on http:// to a server that accepts h2c: a request with a body is not sent twice (clear error, exit 6)', async (t) => {
+  const { port, log } = await h2cServer(t);
+  const d = dir();
+  writeFileSync(join(d, 'c.sh'), `curl --http2 -d a=1 http://127.0.0.1:${port}/post\n`);
+  const r = await runSling(['exec', 'c.sh'], { cwd: d, env: { HOME: home } });
+  assert.equal(r.code, 6, r.stderr);
+  assert.deepEqual(log, ['h1 POST /post HTTP/1.1 upgrade=true']);
+  assert.match(r.stderr, /^sling: error: 127\.0\.0\.1:\d+ switched to HTTP\/2 \(101 Switching Protocols, accepting the h2c upgrade offer of --http2\): sling cannot go on with that connection and does not send a POST request with a body twice; use --http2-prior-knowledge$/m);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
 });
