@@ -32,6 +32,15 @@ export function start(defaultScheme: 'http' | 'https') {
     process.exit(130);
   });
 
+  // A safety net: should a bug ever leave the run waiting for something that can no longer happen
+  // (nothing left in the event loop), the process says so and fails instead of exiting 0 in silence.
+  let finished = false;
+  process.once('beforeExit', () => {
+    if (finished) return;
+    process.stderr.write('sling: error: internal error: the run stopped with nothing left to wait for (please report this, with the --debug output)\n');
+    process.exitCode = 1;
+  });
+
   main({
     argv: process.argv.slice(2),
     env: process.env,
@@ -48,9 +57,11 @@ export function start(defaultScheme: 'http' | 'https') {
     defaultScheme,
   }).then(
     (code) => {
+      finished = true;
       process.exitCode = code;
     },
     (err) => {
+      finished = true;
       process.stderr.write(`sling: error: ${String(err)}\n`);
       process.exitCode = 1;
     },

@@ -20,6 +20,11 @@ export function bodyError(hop: Hop, err: unknown, received: number): Error {
     const length = headerValue(hop.response.rawHeaders, 'content-length');
     return new NetworkError(`the response body from ${where} was cut short${length ? ` (Content-Length was ${length})` : ''}: connection closed`);
   }
+  if (e?.code === 'ERR_HTTP2_STREAM_ERROR') {
+    const length = headerValue(hop.response.rawHeaders, 'content-length');
+    const code = /error code (?:NGHTTP2_)?(\w+)/.exec(e.message)?.[1] ?? e.message;
+    return new NetworkError(`the response body from ${where} was cut short${length ? ` (Content-Length was ${length})` : ''}: HTTP/2 stream reset (${code})`);
+  }
   if (e?.code?.startsWith?.('Z_') || e?.code === 'ERR__ERROR' || /incorrect header|invalid|unexpected end/i.test(e?.message ?? '')) {
     return new NetworkError(`the response body from ${where} could not be decoded (${headerValue(hop.response.rawHeaders, 'content-encoding')}): ${e.message}`);
   }

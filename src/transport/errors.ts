@@ -8,7 +8,15 @@ export function mapNetworkError(err: unknown, where: string, via?: string): CliE
   const e = err as NodeJS.ErrnoException & { reason?: string };
   const code = e.code ?? '';
   const through = via ? ` (through proxy ${via})` : '';
+  // node:http2 wraps the socket's own error (a pending stream canceled because the connection failed).
+  const cause = (e as { cause?: NodeJS.ErrnoException }).cause;
+  if (code === 'ERR_HTTP2_STREAM_CANCEL' && cause?.code) return mapNetworkError(cause, where, via);
   switch (code) {
+    case 'ERR_HTTP2_STREAM_ERROR':
+      return new NetworkError(`${where} reset the HTTP/2 stream (${h2Code(e.message)})${through}`, undefined, { cause: err });
+    case 'ERR_HTTP2_SESSION_ERROR':
+    case 'ERR_HTTP2_GOAWAY_SESSION':
+      return new NetworkError(`${where} closed the HTTP/2 connection (${h2Code(e.message)})${through}`, undefined, { cause: err });
     case 'ECONNREFUSED':
       return new NetworkError(`connection refused by ${where}${through}`, 'is the server running on that port?', { cause: err });
     case 'ECONNRESET':
@@ -42,4 +50,18 @@ export function mapNetworkError(err: unknown, where: string, via?: string): CliE
   }
   if (e.message === 'socket hang up') return new NetworkError(`${where} closed the connection without answering${through}`, undefined, { cause: err });
   return new NetworkError(`request to ${where} failed: ${e.message ?? String(err)}`, undefined, { cause: err });
+}
+
+const H2_ERRORS = ['NO_ERROR', 'PROTOCOL_ERROR', 'INTERNAL_ERROR', 'FLOW_CONTROL_ERROR', 'SETTINGS_TIMEOUT', 'STREAM_CLOSED', 'FRAME_SIZE_ERROR', 'REFUSED_STREAM', 'CANCEL', 'COMPRESSION_ERROR', 'CONNECT_ERROR', 'ENHANCE_YOUR_CALM', 'INADEQUATE_SECURITY', 'HTTP_1_1_REQUIRED'];
+
+/** The HTTP/2 error code in node:http2's message ("... error code NGHTTP2_CANCEL" or "... error code 1"), by its RFC 9113 name. */
+function h2Code(message: string): string {
+  const m = /error code (?:NGHTTP2_)?(\w+)/.exec(message);
+  if (!m) return message;
+  return /^\d+$/.test(m[1]!) ? h2Name(Number(m[1])) : m[1]!;
+}
+
+/** An HTTP/2 error code by its RFC 9113 name. */
+export function h2Name(code: number | undefined): string {
+  return code === undefined ? 'no error code' : (H2_ERRORS[code] ?? `error code ${code}`);
 }

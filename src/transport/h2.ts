@@ -1,10 +1,11 @@
 import type { ClientHttp2Session, ClientHttp2Stream, IncomingHttpHeaders } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
-import { TimeoutError } from '../errors.js';
+import { PassThrough } from 'node:stream';
+import { NetworkError, TimeoutError } from '../errors.js';
 import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSettings } from '../request/spec.js';
 import type { ParsedUrl } from '../request/url.js';
-import { mapNetworkError } from './errors.js';
+import { h2Name, mapNetworkError } from './errors.js';
 import type { Hop, HopInfo, Timings } from './send.js';
 import { now } from '../clock.js';
 
@@ -111,6 +112,13 @@ export async function sendH2(url: ParsedUrl, request: PreparedRequest, settings:
         reject(mapNetworkError(e, where));
       }
     });
+    // Closed before any answer without an error (a server's RST_STREAM with NO_ERROR, say).
+    stream.once('close', () => {
+      if (!settled) {
+        settled = true;
+        reject(new NetworkError(`${where} closed the HTTP/2 stream without answering (${h2Name(stream.rstCode)})`));
+      }
+    });
     if (settings.timeoutMs) {
       stream.setTimeout(settings.timeoutMs, () => {
         info.timedOut = true;
@@ -133,9 +141,26 @@ export async function sendH2(url: ParsedUrl, request: PreparedRequest, settings:
         for (const v of Array.isArray(value) ? value : [value]) rawHeaders.push(name, String(v));
       }
       const status = Number(h[':status']);
-      stream.on('end', () => (timings.end = now()));
+      const length = h['content-length'] === undefined ? undefined : Number(h['content-length']);
+      const expectBody = request.method !== 'HEAD' && status !== 204 && status !== 304;
+      // node:http2 ends a stream normally when its connection dies mid-body: the body goes through
+      // a PassThrough that ends only when the stream ended well (no reset, no missing bytes).
+      const body = new PassThrough();
+      let received = 0;
+      stream.on('data', (c: Buffer) => {
+        received += c.length;
+        if (!body.write(c)) stream.pause();
+      });
+      body.on('drain', () => stream.resume());
+      stream.on('error', (e) => body.destroy(e));
+      stream.on('end', () => {
+        timings.end = now();
+        const short = expectBody && length !== undefined && received < length;
+        if (stream.rstCode || short) body.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+        else body.end();
+      });
       void import('node:http').then(({ STATUS_CODES }) =>
-        resolve({ url, request, response: { httpVersion: '2', status, reason: STATUS_CODES[status] ?? '', rawHeaders }, body: stream, info }),
+        resolve({ url, request, response: { httpVersion: '2', status, reason: STATUS_CODES[status] ?? '', rawHeaders }, body, info }),
       );
     });
     if (request.body.length) stream.end(request.body);

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runSling } from '../helpers/cli.js';
 import { curlMissing } from '../helpers/curl-capture.js';
-import { makeCerts, certsUnavailableReason } from '../helpers/servers.js';
+import { closedPort, makeCerts, certsUnavailableReason } from '../helpers/servers.js';
 
 const noCurl = curlMissing();
 const dir = () => mkdtempSync(join(tmpdir(), 'sling-curl-tr-'));
@@ -228,4 +228,63 @@ test('--http2 on http:// to a server that accepts h2c: a request with a body is 
   assert.deepEqual(log, ['h1 POST /post HTTP/1.1 upgrade=true']);
   assert.match(r.stderr, /^sling: error: 127\.0\.0\.1:\d+ switched to HTTP\/2 \(101 Switching Protocols, accepting the h2c upgrade offer of --http2\): sling cannot go on with that connection and does not send a POST request with a body twice; use --http2-prior-knowledge$/m);
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+});
+
+test('HTTP/2 failures are one line and exit 6: refused, stream reset, GOAWAY, closed without answer, body cut short', async (t) => {
+  const conns: net.Socket[] = [];
+  const srv = http2.createServer();
+  srv.on('connection', (c: net.Socket) => conns.push(c));
+  srv.on('session', (s) => s.on('error', () => {}));
+  srv.on('stream', (stream, headers) => {
+    stream.on('error', () => {});
+    const half = () => {
+      stream.respond({ ':status': 200, 'content-length': '100' });
+      stream.write('abc');
+    };
+    switch (headers[':path']) {
+      case '/rst':
+        return stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+      case '/noanswer':
+        return stream.close(http2.constants.NGHTTP2_NO_ERROR);
+      case '/goaway':
+        return stream.session!.goaway(http2.constants.NGHTTP2_PROTOCOL_ERROR);
+      case '/cancel':
+        half();
+        return setTimeout(() => stream.close(http2.constants.NGHTTP2_CANCEL), 50);
+      case '/dies':
+        half();
+        return setTimeout(() => conns.forEach((c) => c.destroy()), 50);
+      default:
+        stream.respond({ ':status': 200 });
+        stream.end('fine');
+    }
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => {
+    conns.forEach((c) => c.destroy());
+    srv.close();
+  });
+  const port = (srv.address() as { port: number }).port;
+  const where = `127.0.0.1:${port}`;
+  const d = dir();
+  const run = async (path: string, target = where) => {
+    writeFileSync(join(d, 'c.sh'), `curl --http2-prior-knowledge http://${target}${path} -o out.bin\n`);
+    const r = await runSling(['exec', 'c.sh'], { cwd: d, env: { HOME: home } });
+    const lines = r.stderr.trim().split('\n');
+    return { code: r.code, line: lines[0], count: lines.length, file: existsSync(join(d, 'out.bin')) };
+  };
+  const closed = await closedPort();
+  assert.deepEqual(await run('/x', `127.0.0.1:${closed}`), { code: 6, line: `sling: error: connection refused by 127.0.0.1:${closed}`, count: 2, file: false });
+  assert.deepEqual(await run('/rst'), { code: 6, line: `sling: error: ${where} reset the HTTP/2 stream (INTERNAL_ERROR)`, count: 1, file: false });
+  assert.deepEqual(await run('/noanswer'), { code: 6, line: `sling: error: ${where} closed the HTTP/2 stream without answering (NO_ERROR)`, count: 1, file: false });
+  assert.deepEqual(await run('/goaway'), { code: 6, line: `sling: error: ${where} closed the HTTP/2 connection (PROTOCOL_ERROR)`, count: 1, file: false });
+  for (const path of ['/cancel', '/dies']) {
+    const r = await run(path);
+    assert.equal(r.code, 6, path);
+    assert.match(r.line, new RegExp(`^sling: error: the response body from ${where.replace(/\./g, '\\.')} was cut short \\(Content-Length was 100\\): `), path);
+    assert.deepEqual([r.count, r.file], [1, false], path);
+  }
+  // And the same server answers a good request.
+  assert.deepEqual(await run('/ok'), { code: 0, line: '', count: 1, file: true });
+  assert.equal(readFileSync(join(d, 'out.bin'), 'utf8'), 'fine');
 });
