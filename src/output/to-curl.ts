@@ -105,6 +105,7 @@ export function curlCommand(spec: RequestSpec, prepared: PreparedRequest): strin
   if (s.tls.certKeyPass) opts.push(`--pass ${shellWord(s.tls.certKeyPass)}`);
   const proxy = s.proxies[spec.url.scheme] ?? s.proxies.all;
   if (proxy) opts.push(`-x ${shellWord(proxy)}`);
+  if (s.http2) opts.push(s.http2 === 'alpn' ? '--http2' : '--http2-prior-knowledge');
   if (s.digest) opts.push('--digest', `-u ${shellWord(`${s.digest.user}:${s.digest.password}`)}`);
   return [`${prefix}curl ${shellWord(url)}`, ...opts].join(' \\\n  ');
 }

@@ -22,7 +22,8 @@ export function httpRequest(spec: RequestSpec, prepared: PreparedRequest, title:
   if (spec.settings.timeoutMs !== undefined) lines.push(`# @timeout ${spec.settings.timeoutMs} ms`);
   if (spec.settings.tls.verify !== true) problems.push('TLS settings (-k, --cacert) have no place in a .http file');
   if (Object.keys(spec.settings.proxies).length) problems.push('the proxy has no place in a .http file');
-  lines.push(`${prepared.method} ${spec.url.scheme}://${spec.url.hostHeader}${prepared.target}`);
+  const version = spec.settings.http2 === 'alpn' ? ' HTTP/2' : spec.settings.http2 ? ' HTTP/2 (Prior Knowledge)' : '';
+  lines.push(`${prepared.method} ${spec.url.scheme}://${spec.url.hostHeader}${prepared.target}${version}`);
   for (const [name, value] of prepared.headers) {
     const lower = name.toLowerCase();
     if ((lower === 'host' && value === spec.url.hostHeader) || lower === 'content-length') continue;

@@ -1,5 +1,7 @@
 // curl options that need the transport: --unix-socket, --retry, --http2 / --http2-prior-knowledge,
-// -4. Each is sent by real curl and by `sling exec` to the same loopback server and compared.
+// -4. Each is sent by real curl and by `sling exec` to the same loopback server and compared. Also
+// what only sling does there: the h2c upgrade accepted, HTTP/2 failures, and the HTTP/2 request
+// lines of .http files (the same transport settings).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -287,4 +289,50 @@ test('HTTP/2 failures are one line and exit 6: refused, stream reset, GOAWAY, cl
   // And the same server answers a good request.
   assert.deepEqual(await run('/ok'), { code: 0, line: '', count: 1, file: true });
   assert.equal(readFileSync(join(d, 'out.bin'), 'utf8'), 'fine');
+});
+
+test('.http request lines: HTTP/2 (ALPN over TLS, h2c offer over http://) and HTTP/2 (Prior Knowledge)', { skip: certs ? undefined : certsUnavailableReason() }, async (t) => {
+  const seen: string[] = [];
+  const tlsSrv = http2.createSecureServer({ key: readFileSync(certs!.serverKey), cert: readFileSync(certs!.serverCert), allowHTTP1: true });
+  tlsSrv.on('request', (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => {
+    seen.push(`tls ${req.url} ${req.httpVersion}`);
+    res.end('ok');
+  });
+  const h2c = http2.createServer((req, res) => {
+    seen.push(`h2c ${req.url} ${req.httpVersion}`);
+    res.end('ok');
+  });
+  const plain = http.createServer((req, res) => {
+    seen.push(`plain ${req.url} ${req.httpVersion} upgrade=${req.headers.upgrade}`);
+    res.end('ok');
+  });
+  for (const s of [tlsSrv, h2c, plain]) await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  t.after(() => {
+    tlsSrv.close();
+    h2c.close();
+    plain.close();
+  });
+  const port = (s: { address(): unknown }) => (s.address() as { port: number }).port;
+  const d = dir();
+  writeFileSync(
+    join(d, 'v.http'),
+    [
+      `GET https://localhost:${port(tlsSrv)}/alpn HTTP/2`,
+      '###',
+      `GET https://localhost:${port(tlsSrv)}/one HTTP/1.1`,
+      '###',
+      `GET http://127.0.0.1:${port(h2c)}/prior HTTP/2 (Prior Knowledge)`,
+      '###',
+      `GET http://127.0.0.1:${port(plain)}/offer HTTP/2`,
+      '###',
+      `GET http://127.0.0.1:${port(plain)}/none`,
+      '',
+    ].join('\n'),
+  );
+  const r = await runSling(['--verify', certs!.caCert, 'exec', 'v.http'], { cwd: d, env: { HOME: home } });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(seen, ['tls /alpn 2.0', 'tls /one 1.1', 'h2c /prior 2.0', 'plain /offer 1.1 upgrade=h2c', 'plain /none 1.1 upgrade=undefined']);
+  // --to curl keeps the choice.
+  const c = await runSling(['exec', '--to', 'curl', 'v.http'], { cwd: d, env: { HOME: home } });
+  assert.deepEqual(c.stdout.match(/--http2\S*/g), ['--http2', '--http2-prior-knowledge', '--http2']);
 });

@@ -32,6 +32,8 @@ function summary(p: ParsedHttp): string[] {
 const CASES: [string, string, string[]][] = [
   ['a bare URL is a GET', 'https://example.org/x', ['1: GET https://example.org/x']],
   ['method, URL and version', 'POST http://h/x HTTP/1.1\n', ['1: POST http://h/x HTTP/1.1']],
+  ['HTTP/2 versions', 'GET http://h/a HTTP/2\n###\nGET http://h/b http/2.0\n###\nGET http://h/c HTTP/2 (prior knowledge)\n', ['1: GET http://h/a HTTP/2', '3: GET http://h/b HTTP/2.0', '5: GET http://h/c HTTP/2 (Prior Knowledge)']],
+  ['a parenthesis that is not a version stays in the URL', 'GET http://h/x(1)', ['1: GET http://h/x(1)']],
   ['lower-case method', 'get http://h/', ['1: GET http://h/']],
   ['custom method', 'PROPFIND http://h/dav', ['1: PROPFIND http://h/dav']],
   ['scheme-less host', 'GET localhost:9999', ['1: GET localhost:9999']],

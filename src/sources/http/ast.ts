@@ -66,7 +66,7 @@ export interface RequestNode {
   title?: string;
   method: string;
   url: Template;
-  /** `HTTP/1.1` on the request line, if given. */
+  /** `HTTP/1.1`, `HTTP/2` or `HTTP/2 (Prior Knowledge)` on the request line, if given. */
   version?: string;
   headers: HeaderNode[];
   body: BodyLine[];

@@ -370,11 +370,12 @@ class Parser {
       return true;
     }
     let version: string | undefined;
-    // `... HTTP/1.1` at the end (the regular expression only when the line ends with a digit).
+    // `... HTTP/1.1` or JetBrains' `... HTTP/2 (Prior Knowledge)` at the end (the regular
+    // expression only when the line ends with a digit or a parenthesis).
     const last = rest.charCodeAt(rest.length - 1);
-    const v = last >= 48 && last <= 57 ? /\s+(HTTP\/\d+(?:\.\d+)?)$/i.exec(rest) : null;
+    const v = (last >= 48 && last <= 57) || last === 41 ? /\s+(HTTP\/\d+(?:\.\d+)?)(\s+\(prior knowledge\))?$/i.exec(rest) : null;
     if (v) {
-      version = v[1]!.toUpperCase();
+      version = v[1]!.toUpperCase() + (v[2] ? ' (Prior Knowledge)' : '');
       rest = rest.slice(0, v.index);
     }
     rest = rest.trimEnd();

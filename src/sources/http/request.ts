@@ -177,6 +177,9 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
       chunked: false,
       cookieJar: d.noCookieJar ? undefined : o.jar,
       digest,
+      // `HTTP/2` (httpyac's `HTTP/2.0` too): h2 offered with ALPN over TLS, an h2c upgrade offer over
+      // http:// (curl's --http2); `HTTP/2 (Prior Knowledge)`: h2 from the first byte.
+      http2: node.version?.startsWith('HTTP/2') ? (node.version.endsWith(')') ? 'prior-knowledge' : 'alpn') : undefined,
     },
     source: { file: file.path, line: node.line },
   };
