@@ -331,7 +331,10 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
   // connection speaking HTTP/2 from the first byte (a server that upgrades to h2c speaks it); one
   // with a body is not sent twice.
   if (request.body.length > 0 || !REPEATABLE.has(request.method)) {
-    throw new NetworkError(`${where} switched to HTTP/2 (101 Switching Protocols, accepting the h2c upgrade offer of --http2): sling cannot go on with that connection and does not send a ${request.method} request${request.body.length ? ' with a body' : ''} twice; use --http2-prior-knowledge`);
+    throw new NetworkError(
+      `${where} switched to HTTP/2 (101 Switching Protocols, accepting the h2c upgrade offer): sling cannot go on with that connection and does not send a ${request.method} request${request.body.length ? ' with a body' : ''} twice`,
+      "ask for HTTP/2 with prior knowledge: curl's --http2-prior-knowledge, or `HTTP/2 (Prior Knowledge)` at the end of a .http request line",
+    );
   }
   h2cOrigins.add(where);
   return await sendH2c(url, request, settings);

@@ -228,8 +228,10 @@ test('--http2 on http:// to a server that accepts h2c: a request with a body is 
   const r = await runSling(['exec', 'c.sh'], { cwd: d, env: { HOME: home } });
   assert.equal(r.code, 6, r.stderr);
   assert.deepEqual(log, ['h1 POST /post HTTP/1.1 upgrade=true']);
-  assert.match(r.stderr, /^sling: error: 127\.0\.0\.1:\d+ switched to HTTP\/2 \(101 Switching Protocols, accepting the h2c upgrade offer of --http2\): sling cannot go on with that connection and does not send a POST request with a body twice; use --http2-prior-knowledge$/m);
-  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  const lines = r.stderr.trim().split('\n');
+  assert.match(lines[0]!, /^sling: error: 127\.0\.0\.1:\d+ switched to HTTP\/2 \(101 Switching Protocols, accepting the h2c upgrade offer\): sling cannot go on with that connection and does not send a POST request with a body twice$/);
+  assert.equal(lines[1], "  hint: ask for HTTP/2 with prior knowledge: curl's --http2-prior-knowledge, or `HTTP/2 (Prior Knowledge)` at the end of a .http request line");
+  assert.equal(lines.length, 2, r.stderr);
 });
 
 test('HTTP/2 failures are one line and exit 6: refused, stream reset, GOAWAY, closed without answer, body cut short', async (t) => {
