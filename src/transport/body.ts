@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { NetworkError, TimeoutError } from '../errors.js';
 import { decodeBody } from './decode.js';
+import { h2Code } from './errors.js';
 import type { Hop } from './send.js';
 
 export function headerValue(rawHeaders: string[], name: string): string | undefined {
@@ -16,14 +17,11 @@ export function bodyError(hop: Hop, err: unknown, received: number): Error {
     return new TimeoutError(`${where} stopped sending the response body for longer than --timeout (after ${received} bytes)`);
   }
   const e = err as NodeJS.ErrnoException;
-  if (e?.code === 'ECONNRESET' || e?.message === 'aborted' || e?.code === 'ERR_STREAM_PREMATURE_CLOSE') {
+  const reset = e?.code === 'ERR_HTTP2_STREAM_ERROR';
+  if (reset || e?.code === 'ECONNRESET' || e?.message === 'aborted' || e?.code === 'ERR_STREAM_PREMATURE_CLOSE') {
     const length = headerValue(hop.response.rawHeaders, 'content-length');
-    return new NetworkError(`the response body from ${where} was cut short${length ? ` (Content-Length was ${length})` : ''}: connection closed`);
-  }
-  if (e?.code === 'ERR_HTTP2_STREAM_ERROR') {
-    const length = headerValue(hop.response.rawHeaders, 'content-length');
-    const code = /error code (?:NGHTTP2_)?(\w+)/.exec(e.message)?.[1] ?? e.message;
-    return new NetworkError(`the response body from ${where} was cut short${length ? ` (Content-Length was ${length})` : ''}: HTTP/2 stream reset (${code})`);
+    const why = reset ? `HTTP/2 stream reset (${h2Code(e.message)})` : 'connection closed';
+    return new NetworkError(`the response body from ${where} was cut short${length ? ` (Content-Length was ${length})` : ''}: ${why}`);
   }
   if (e?.code?.startsWith?.('Z_') || e?.code === 'ERR__ERROR' || /incorrect header|invalid|unexpected end/i.test(e?.message ?? '')) {
     return new NetworkError(`the response body from ${where} could not be decoded (${headerValue(hop.response.rawHeaders, 'content-encoding')}): ${e.message}`);

@@ -55,7 +55,7 @@ export function mapNetworkError(err: unknown, where: string, via?: string): CliE
 const H2_ERRORS = ['NO_ERROR', 'PROTOCOL_ERROR', 'INTERNAL_ERROR', 'FLOW_CONTROL_ERROR', 'SETTINGS_TIMEOUT', 'STREAM_CLOSED', 'FRAME_SIZE_ERROR', 'REFUSED_STREAM', 'CANCEL', 'COMPRESSION_ERROR', 'CONNECT_ERROR', 'ENHANCE_YOUR_CALM', 'INADEQUATE_SECURITY', 'HTTP_1_1_REQUIRED'];
 
 /** The HTTP/2 error code in node:http2's message ("... error code NGHTTP2_CANCEL" or "... error code 1"), by its RFC 9113 name. */
-function h2Code(message: string): string {
+export function h2Code(message: string): string {
   const m = /error code (?:NGHTTP2_)?(\w+)/.exec(message);
   if (!m) return message;
   return /^\d+$/.test(m[1]!) ? h2Name(Number(m[1])) : m[1]!;

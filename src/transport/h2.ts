@@ -100,23 +100,21 @@ export async function sendH2(url: ParsedUrl, request: PreparedRequest, settings:
     // An idle session never keeps the process alive; one with a stream in flight does.
     inFlight.set(s, (inFlight.get(s) ?? 0) + 1);
     s.ref();
+    let settled = false;
     stream.once('close', () => {
       const left = (inFlight.get(s) ?? 1) - 1;
       inFlight.set(s, left);
       if (left === 0 && !s.destroyed) s.unref();
+      // Closed before any answer without an error (a server's RST_STREAM with NO_ERROR, say).
+      if (!settled) {
+        settled = true;
+        reject(new NetworkError(`${where} closed the HTTP/2 stream without answering (${h2Name(stream.rstCode)})`));
+      }
     });
-    let settled = false;
     stream.on('error', (e) => {
       if (!settled) {
         settled = true;
         reject(mapNetworkError(e, where));
-      }
-    });
-    // Closed before any answer without an error (a server's RST_STREAM with NO_ERROR, say).
-    stream.once('close', () => {
-      if (!settled) {
-        settled = true;
-        reject(new NetworkError(`${where} closed the HTTP/2 stream without answering (${h2Name(stream.rstCode)})`));
       }
     });
     if (settings.timeoutMs) {
