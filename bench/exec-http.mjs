@@ -126,6 +126,31 @@ function files(n) {
 const f1 = files(small);
 const f2 = files(large);
 
+// The floor Node sets: a bare loop that sends the same requests one after another on one kept-alive
+// socket and writes each answer out, with none of sling's work (no file to parse, no variables, no
+// checks, no printer). sling cannot be faster than this; the gap between the two is sling's own cost.
+const floorScript = join(work, 'node-floor.cjs');
+writeFileSync(
+  floorScript,
+  `const n = Number(process.argv[2]);
+const s = require('node:net').connect({ host: '127.0.0.1', port: ${port}, noDelay: true });
+let i = 0, got = '';
+const send = () => {
+  i++;
+  const body = '{"id": ' + i + ', "name": "item ' + i + '"}';
+  s.write('POST /items/' + i + ' HTTP/1.1\\r\\nHost: 127.0.0.1:${port}\\r\\nContent-Type: application/json\\r\\nContent-Length: ' + body.length + '\\r\\n\\r\\n' + body);
+};
+s.on('connect', send);
+s.on('data', (d) => {
+  got += d;
+  if (!got.endsWith('{"ok": true}')) return;
+  process.stdout.write(got);
+  got = '';
+  if (i < n) send(); else s.end();
+});
+`,
+);
+
 // -------------------------------------------------------------------------------- httpyac --
 let httpyac = which('httpyac');
 let httpyacWhy = '';
@@ -156,6 +181,7 @@ function check(label, cmd, argv, n, pattern) {
 }
 check('curl', 'curl', ['-s', '-K', f1.curl], small, /"ok": true/g);
 check('sling', process.execPath, [SLING, 'exec', f1.http], small, /^HTTP\/1\.1 200 OK$/gm);
+check('the bare Node loop', process.execPath, [floorScript, String(small)], small, /"ok": true/g);
 if (httpyac) {
   const r = spawnSync(httpyac, ['send', f1.http, '--all'], { cwd: work, env: childEnv, encoding: 'utf8', maxBuffer: 1 << 30 });
   if (!new RegExp(`${small} requests processed \\(${small} succeeded\\)`).test(r.stdout)) {
@@ -168,6 +194,7 @@ if (httpyac) {
 const subjects = [
   { name: `curl -K (${small})`, cmd: 'curl', argv: ['-s', '-K', f1.curl] },
   { name: `sling exec (${small})`, cmd: process.execPath, argv: [SLING, 'exec', f1.http] },
+  { name: `bare Node loop (${small})`, cmd: process.execPath, argv: [floorScript, String(small)] },
   { name: `curl -K (${large})`, cmd: 'curl', argv: ['-s', '-K', f2.curl] },
   { name: `sling exec (${large})`, cmd: process.execPath, argv: [SLING, 'exec', f2.http] },
 ];
@@ -202,12 +229,14 @@ const med = Object.fromEntries([...results].map(([k, v]) => [k, median(v)]));
 const curlSmall = med[`curl -K (${small})`];
 const slingSmall = med[`sling exec (${small})`];
 const slingLarge = med[`sling exec (${large})`];
+const floorSmall = med[`bare Node loop (${small})`];
 const report = {
   server: serverKind,
   runs,
   medians_ms: med,
   sling_vs_curl: slingSmall / curlSmall,
   sling_large_vs_small: slingLarge / slingSmall,
+  node_floor_vs_curl: floorSmall / curlSmall,
   httpyac: httpyac ? undefined : `skipped: ${httpyacWhy}`,
   node_extra_ca_certs_removed: Boolean(process.env.NODE_EXTRA_CA_CERTS),
   targets: { sling_vs_curl: 1.5, sling_large_vs_small: 11 },
@@ -225,5 +254,6 @@ else {
   log('');
   log(`sling / curl -K (${small} requests): ${report.sling_vs_curl.toFixed(2)}x   (target <= 1.5x)`);
   log(`sling ${large} / sling ${small}: ${report.sling_large_vs_small.toFixed(2)}x   (target <= 11x: linear)`);
+  log(`bare Node loop / curl -K (${small} requests): ${report.node_floor_vs_curl.toFixed(2)}x   (the floor Node sets; sling's own cost is the rest)`);
   if (httpyac) log(`httpyac / sling (${small} requests): ${(med[`httpyac send --all (${small})`] / slingSmall).toFixed(1)}x`);
 }

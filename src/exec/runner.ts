@@ -252,6 +252,8 @@ class Run {
     if (inv.quiet === 0) {
       sink.write((this.printedAny ? '\n' : '') + title(entry, spec, plan.colors) + '\n');
       this.printedAny = true;
+      const before = entry.before?.(spec);
+      if (before?.length) sink.write(before.join('\n') + '\n');
     }
     if (inv.offline) {
       const jar = spec.settings.cookieJar;
@@ -379,7 +381,10 @@ const DEFAULT_HEADERS = new Set(['user-agent', 'accept-encoding', 'accept', 'con
 function applyFlags(spec: RequestSpec, inv: Invocation): RequestSpec {
   if (inv.timeoutMs === undefined && inv.verify === true && !inv.cert && !inv.certKey && !inv.follow && inv.maxRedirects === 30 && !hasKeys(inv.proxies)) return spec;
   const s = { ...spec.settings, tls: { ...spec.settings.tls } };
-  if (inv.timeoutMs !== undefined) s.timeoutMs = inv.timeoutMs;
+  if (inv.timeoutMs !== undefined) {
+    s.timeoutMs = inv.timeoutMs;
+    s.timeoutFrom = undefined;
+  }
   if (inv.verify !== true) s.tls.verify = inv.verify;
   if (inv.cert) s.tls.cert = inv.cert;
   if (inv.certKey) s.tls.certKey = inv.certKey;
@@ -391,7 +396,8 @@ function applyFlags(spec: RequestSpec, inv: Invocation): RequestSpec {
 
 function title(entry: ExecEntry, spec: RequestSpec, colors: boolean): string {
   const where = `${spec.url.scheme}://${spec.url.hostHeader}${spec.url.path}${spec.url.query ? '?' + spec.url.query : ''}`;
-  const text = `### ${entry.name ? entry.name + ': ' : ''}${spec.method} ${where}  (line ${entry.line})`;
+  const name = entry.name ?? entry.shownName;
+  const text = `### ${name ? name + ': ' : ''}${spec.method} ${where}  (${entry.file ? entry.file + ' ' : ''}line ${entry.line})`;
   return colors ? `\x1b[1;33m${text}\x1b[0m` : text;
 }
 

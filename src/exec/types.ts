@@ -67,10 +67,16 @@ export interface ExecEntry {
   name?: string;
   /** Where the request starts in the file (1-based). */
   line: number;
+  /** The request's name for the title line when `name` is not set (a request reached through `run`). */
+  shownName?: string;
+  /** The file the request is in, for the title line, when it is not the file being run (`run ./other.http`). */
+  file?: string;
   /** The method and URL as written, for titles before the request is built. */
   label: string;
   /** Builds the request. null skips the entry (with a reason already warned about). */
   build(ctx: ExecContext): RequestSpec | RequestSpec[] | null | Promise<RequestSpec | RequestSpec[] | null>;
+  /** Lines to print under the request's title, before it is sent (pre-request script logs). */
+  before?(spec: RequestSpec): string[] | undefined;
   /** Runs after each response (and is not called under --offline). */
   after?(done: Completed, ctx: ExecContext): AfterResult | Promise<AfterResult>;
   /** This entry needs these named entries to run first (for --name / --line). */

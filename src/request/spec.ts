@@ -42,6 +42,8 @@ export interface RequestSettings {
   maxRedirects: number;
   /** Connect and idle time limit in milliseconds; undefined = none. */
   timeoutMs?: number;
+  /** Where that limit came from, for messages (`# @timeout`, curl's `--max-time`); unset: `--timeout`. */
+  timeoutFrom?: string;
   /** A separate limit for establishing the connection (JetBrains `# @connection-timeout`). */
   connectTimeoutMs?: number;
   tls: TlsSettings;

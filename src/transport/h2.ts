@@ -52,7 +52,7 @@ async function session(url: ParsedUrl, settings: RequestSettings, tlsOpts: objec
         resolve(s);
       });
       s.once('error', (e) => reject(mapNetworkError(e, where)));
-      if (settings.timeoutMs) s.setTimeout(settings.timeoutMs, () => s.destroy(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (--timeout)`)));
+      if (settings.timeoutMs) s.setTimeout(settings.timeoutMs, () => s.destroy(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (${settings.timeoutFrom ?? '--timeout'})`)));
     });
     socket.setTimeout(0);
     if (socket.alpnProtocol !== 'h2') {
@@ -120,7 +120,7 @@ export async function sendH2(url: ParsedUrl, request: PreparedRequest, settings:
     if (settings.timeoutMs) {
       stream.setTimeout(settings.timeoutMs, () => {
         info.timedOut = true;
-        stream.destroy(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (--timeout)`));
+        stream.destroy(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (${settings.timeoutFrom ?? '--timeout'})`));
       });
     }
     stream.on('response', (h: IncomingHttpHeaders) => {

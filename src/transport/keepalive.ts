@@ -163,13 +163,30 @@ export function sendKeepAlive(url: ParsedUrl, request: PreparedRequest, settings
   const where = `${url.hostname}:${url.port}`;
   const timings: Timings = { start: now() };
   const info: HopInfo = { reused: false, timings };
+  return sendOn(url, where, request, settings, info, onWritten, 0);
+}
+
+/**
+ * How many times a request goes again on a new connection when a kept-alive one turns out dead:
+ * closed or reset by the server before any byte of the answer (a server that closes idle
+ * connections, or closes after each answer without saying `Connection: close`). curl does the
+ * same ("Connection died, retrying a fresh connect"); the request cannot have been answered.
+ */
+const STALE_RETRIES = 3;
+
+function sendOn(url: ParsedUrl, where: string, request: PreparedRequest, settings: RequestSettings, info: HopInfo, onWritten: (() => void) | undefined, retries: number): Promise<Hop> {
   const conn = take(where);
   if (conn) {
     info.reused = true;
     conn.socket.ref();
-    return exchangeOn(conn, url, request, settings, info, onWritten);
+    return exchangeOn(conn, url, request, settings, info, onWritten, retries < STALE_RETRIES ? () => retry() : undefined);
   }
+  info.reused = false;
   return connect(url, where, settings, info).then((c) => exchangeOn(c, url, request, settings, info, onWritten));
+
+  function retry(): Promise<Hop> {
+    return sendOn(url, where, request, settings, info, undefined, retries + 1);
+  }
 }
 
 async function connect(url: ParsedUrl, where: string, settings: RequestSettings, info: HopInfo): Promise<Conn> {
@@ -204,7 +221,7 @@ async function connect(url: ParsedUrl, where: string, settings: RequestSettings,
   return c;
 }
 
-function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, info: HopInfo, onWritten?: () => void): Promise<Hop> {
+function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, info: HopInfo, onWritten?: () => void, stale?: () => Promise<Hop>): Promise<Hop> {
   const where = c.key;
   const timings = info.timings;
   const sock = c.socket;
@@ -297,8 +314,11 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
       }
     };
 
+    /** Some byte of the answer arrived (a connection that answered is not retried). */
+    let answered = false;
     const data = (incoming: Buffer) => {
       if (done) return;
+      answered = true;
       try {
         let d = pending ? Buffer.concat([pending, incoming]) : incoming;
         pending = undefined;
@@ -344,6 +364,14 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
     c.current = {
       data,
       gone: (err) => {
+        if (stale && !answered && !done) {
+          // A reused connection that died before answering: the request goes again on a new one.
+          done = true;
+          c.current = undefined;
+          sock.destroy();
+          resolve(stale());
+          return;
+        }
         if (!err && response && framing === 'close') return finish();
         if (response) {
           const cut = Object.assign(new Error(`aborted after ${size} bytes`), { code: 'ECONNRESET' });
@@ -355,7 +383,7 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
     if (settings.timeoutMs) {
       c.current.timeout = () => {
         info.timedOut = true;
-        finish(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (--timeout)`));
+        finish(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (${settings.timeoutFrom ?? '--timeout'})`));
       };
       sock.setTimeout(settings.timeoutMs);
     }

@@ -220,7 +220,7 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
     if (settings.timeoutMs) {
       socket.setTimeout(settings.timeoutMs, () => {
         info.timedOut = true;
-        fail(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (--timeout)`));
+        fail(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (${settings.timeoutFrom ?? '--timeout'})`));
       });
     }
     socket.on('error', (e) => {

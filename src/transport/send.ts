@@ -193,7 +193,7 @@ export interface SendOptions {
 }
 
 /** Sends one request (no redirect handling) and resolves when the response head has arrived. */
-export async function sendOnce(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, opts: SendOptions): Promise<Hop> {
+export async function sendOnce(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, opts: SendOptions, retried = 0): Promise<Hop> {
   const http = await modules();
   // tlsOptions() checks a client certificate with node:tls.
   if (url.scheme === 'https' && settings.tls.cert) tlsMod ??= await import('node:tls');
@@ -252,7 +252,7 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
     options = { ...base, ...family, host: url.hostname, port: url.port, agent: await agentFor('http', 'http') };
   }
 
-  const hop = await new Promise<Hop | typeof UPGRADED>((resolve, reject) => {
+  const hop = await new Promise<Hop | typeof UPGRADED | typeof STALE>((resolve, reject) => {
     let req: ClientRequest;
     try {
       // Direct HTTPS needs https.request (its agent speaks TLS); tunnels bring their own TLS socket.
@@ -267,12 +267,19 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
     const fail = (e: unknown) => {
       if (settled) return;
       settled = true;
+      // A kept-alive connection that died before answering (closed or reset by the server): the
+      // request goes again on a new connection, as curl does (see keepalive.ts).
+      const code = (e as NodeJS.ErrnoException | undefined)?.code;
+      if ((req as ClientRequest & { reusedSocket?: boolean }).reusedSocket && !hopInfo.timedOut && (code === 'ECONNRESET' || code === 'EPIPE') && retried < STALE_RETRIES) {
+        resolve(STALE);
+        return;
+      }
       reject(mapNetworkError(e, where, proxy?.display));
     };
     if (settings.timeoutMs) {
       req.setTimeout(settings.timeoutMs, () => {
         hopInfo.timedOut = true;
-        req.destroy(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (--timeout)`));
+        req.destroy(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (${settings.timeoutFrom ?? '--timeout'})`));
       });
     }
     req.on('socket', (socket: Socket) => {
@@ -325,6 +332,7 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
     if (request.body.length > 0) req.end(request.body);
     else req.end();
   });
+  if (hop === STALE) return await sendOnce(url, request, settings, opts, retried + 1);
   if (hop !== UPGRADED) return hop;
   // The server accepted the h2c upgrade: its answer to this request comes on HTTP/2 stream 1 of that
   // connection, which node:http2 cannot take over. A request without a body is sent again on a new
@@ -352,4 +360,6 @@ async function sendH2c(url: ParsedUrl, request: PreparedRequest, settings: Reque
 /** What curl 7.88 offers in HTTP2-Settings (base64url SETTINGS payload): at most 100 concurrent streams, a 32 MiB window, no server push. */
 const H2C_SETTINGS = 'AAMAAABkAAQCAAAAAAIAAAAA';
 const UPGRADED = Symbol('h2c upgrade accepted');
+const STALE = Symbol('a reused connection died before answering');
+const STALE_RETRIES = 3;
 const REPEATABLE = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -435,5 +435,5 @@ test('# @timeout limits the wait for the response; # @connection-timeout only th
   const r = await exec(dir, ['slow.http']);
   assert.equal(r.code, 2, show(r));
   assert.match(r.stdout, /late/, 'the first request outlived its 0.3 s connection timeout');
-  assert.match(r.stderr, /no answer from 127\.0\.0\.1:\d+ within 0\.3s/);
+  assert.match(r.stderr, /no answer from 127\.0\.0\.1:\d+ within 0\.3s \(# @timeout\)/, 'the message names the directive, not a flag that was not given');
 });

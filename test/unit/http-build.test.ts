@@ -104,6 +104,9 @@ test('build: origin-form URLs take the Host header (with or without a scheme) or
   const { out } = await wire('GET /a\nHost: h:8080\n###\nGET /b\nHOST: https://s.example\n###\nGET /c\nHost: p.example:443\n###\n@host = http://v.example:81/api\nGET /d');
   assert.deepEqual(out.map((o) => o.line), ['GET http://h:8080/a', 'GET https://s.example/b', 'GET https://p.example/c', 'GET http://v.example:81/api/d']);
   assert.equal(headerOf(out[1]!.headers, 'host'), 's.example');
+  // A base path in the Host header goes in front of the request's; the header keeps host[:port] only.
+  const base = await wire('GET /q\nHost: h:8080/extra\n###\nGET /q\nHost: http://h:8080/extra/');
+  assert.deepEqual(base.out.map((o) => [o.line, headerOf(o.headers, 'host')]), [['GET http://h:8080/extra/q', 'h:8080'], ['GET http://h:8080/extra/q', 'h:8080']]);
   const { entries, ctx } = await load('GET /x');
   await assert.rejects(async () => entries[0]!.build(ctx), /t\.http:1:5: '\/x' has no host/);
 });
@@ -266,9 +269,41 @@ test('scripts: client.global, tests, log, request variables, exit', async () => 
   assert.deepEqual(r.log, ['got T application/json', '✓ ok', '✗ bad: X-A is 1']);
   const spec2 = (await entries[1]!.build(ctx)) as RequestSpec;
   assert.equal(formatUrl(spec2.url), 'http://h/T/2/%7B%22n%22:1%7D');
+  assert.deepEqual(entries[1]!.before!(spec2), ['file-value'], 'pre-request logs go under the title, before the request');
   const r2 = await entries[1]!.after!(done(spec2, 200, {}, ''), ctx);
   assert.equal(r2.stop, true);
-  assert.deepEqual(r2.log, ['file-value'], 'pre-request logs come out with the response');
+  assert.deepEqual(r2.log, [], 'and are not printed again with the response');
+});
+
+test('scripts: a pre-request script sees the request: URL, headers and body, substituted as far as known', async () => {
+  const { entries, ctx, warnings } = await load(
+    [
+      '@base = http://h',
+      '@who = ada',
+      '< {%',
+      '  client.log("url", request.url.getRaw(), request.url.tryGetSubstituted());',
+      '  client.log("body", request.body.getRaw(), request.body.tryGetSubstituted());',
+      '  const h = request.headers.findByName("x-who");',
+      '  client.log("header", h.name, h.getRawValue(), h.tryGetSubstitutedValue(), request.headers.all().length);',
+      '  client.log("later", request.headers.findByName("X-Sig").tryGetSubstitutedValue());',
+      '  request.variables.set("sig", "S1");',
+      '%}',
+      'POST {{base}}/p?who={{who}}',
+      'X-Who: {{who}}',
+      'X-Sig: {{sig}}',
+      '',
+      '{"who": "{{who}}"}',
+    ].join('\n'),
+  );
+  const spec = (await entries[0]!.build(ctx)) as RequestSpec;
+  assert.deepEqual(entries[0]!.before!(spec), [
+    'url {{base}}/p?who={{who}} http://h/p?who=ada',
+    'body {"who": "{{who}}"} {"who": "ada"}',
+    'header X-Who {{who}} ada 4',
+    'later {{sig}}',
+  ]);
+  assert.equal(headerOf(spec.headers, 'X-Sig'), 'S1');
+  assert.deepEqual(warnings, [], 'what only the script sets is not warned about');
 });
 
 test('scripts: the sandbox has no require, process or host constructors', async () => {

@@ -93,6 +93,7 @@ test('parse: a commented-out variable is neither a variable nor a warning', () =
 const ERRORS: [string, string, [number, number, RegExp]][] = [
   ['not a request line', 'hello there world', [1, 1, /expected a request line/]],
   ['method without URL', '###\nPOST', [2, 1, /needs a URL after 'POST'/]],
+  ['method and version without URL', '###\nPOST HTTP/1.1\nContent-Type: text/plain\n\nx', [2, 6, /needs a URL after 'POST' \(found only the HTTP version\)/]],
   ['header without colon', 'GET http://h/\nAccept application/json', [2, 1, /expected a header/]],
   ['bad header name', 'GET http://h/\nBad Header: x', [2, 1, /expected a header/]],
   ['unterminated placeholder in the URL', 'GET http://h/{{id', [1, 14, /'\{\{' without/]],

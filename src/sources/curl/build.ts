@@ -283,6 +283,7 @@ export class CommandBuilder {
       follow: op.follow,
       maxRedirects: this.maxRedirects(op),
       timeoutMs: this.timeout(op),
+      timeoutFrom: timeoutFrom(op),
       tls: {
         verify: op.insecure ? false : op.cacert ? op.cacert : true,
         ...certSettings(op),
@@ -456,6 +457,14 @@ export class CommandBuilder {
     const values = [op.maxTime, op.connectTimeout].filter((v): v is string => v !== undefined).map(Number).filter((n) => n > 0);
     return values.length ? Math.round(Math.min(...values) * 1000) : undefined;
   }
+}
+
+/** The option whose limit this.timeout() took, for messages. */
+function timeoutFrom(op: Operation): string | undefined {
+  const max = op.maxTime !== undefined && Number(op.maxTime) > 0 ? Number(op.maxTime) : Infinity;
+  const connect = op.connectTimeout !== undefined && Number(op.connectTimeout) > 0 ? Number(op.connectTimeout) : Infinity;
+  if (max === Infinity && connect === Infinity) return undefined;
+  return max <= connect ? '--max-time' : '--connect-timeout';
 }
 
 function certSettings(op: Operation): { cert?: string; certKey?: string; certKeyPass?: string } {

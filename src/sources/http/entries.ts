@@ -22,6 +22,8 @@ export interface EntryOptions {
   label?: string;
   /** Whether the entry carries the request's name (for --name); `run` copies do not. */
   named: boolean;
+  /** The request's file for title lines, when it is not the file being run. */
+  shownFile?: string;
 }
 
 let hostPromise: Promise<ScriptHost> | undefined;
@@ -89,6 +91,8 @@ const NOTHING_AFTER: AfterResult = Object.freeze({ failures: Object.freeze([]) a
 class HttpEntry implements ExecEntry {
   readonly name?: string;
   readonly line: number;
+  readonly shownName?: string;
+  readonly file?: string;
   readonly output?: { noLog?: boolean };
   private readonly storeAs?: string;
   private pending: Pending[] = NO_PENDING;
@@ -99,6 +103,9 @@ class HttpEntry implements ExecEntry {
     const node = o.node;
     this.storeAs = requestName(node);
     this.name = o.named ? this.storeAs : undefined;
+    // A request reached through `run` keeps its name and file in the title line.
+    if (!o.named && this.storeAs !== undefined) this.shownName = this.storeAs;
+    if (o.shownFile !== undefined) this.file = o.shownFile;
     this.line = node.line;
     if (node.directives.noLog) this.output = { noLog: true };
   }
@@ -145,6 +152,7 @@ class HttpEntry implements ExecEntry {
       url: spec ? formatUrl(spec.url) : rawText(node.url),
       urlRaw: rawText(node.url),
       headers: done ? done.request.headers : (spec?.headers ?? []),
+      headersRaw: node.headers.map((h): [string, string] => [typeof h.name === 'string' ? h.name : rawText(h.name), typeof h.value === 'string' ? h.value : rawText(h.value)]),
       body: done ? done.request.body.toString('utf8') : spec && spec.body.kind === 'bytes' ? spec.body.data.toString('utf8') : '',
       bodyRaw: p.built?.bodyText ?? '',
       iteration: p.iteration,
@@ -185,12 +193,17 @@ class HttpEntry implements ExecEntry {
     let logs = NO_LOGS;
     if (node.pre.length) {
       logs = [];
+      let preview: BuiltRequest | undefined;
       for (const s of node.pre) {
         if (s.lua) {
           rt.warnOnce(`${file.path}:${s.line}`, `${file.path}:${s.line}: Lua scripts (rest.nvim, kulala) are not run`);
           continue;
         }
-        const r = await this.runScript(s, { res, iteration: 0 });
+        // What the script sees as `request` (url, headers, body): the request with what is known
+        // so far substituted, and what is not yet known (a variable the script itself sets) as
+        // written, as JetBrains' tryGetSubstituted() does. Built again after each script.
+        preview = this.preview(res);
+        const r = await this.runScript(s, { res, built: preview, iteration: 0 });
         logs.push(...r.logs);
         if (r.error) {
           const msg = `${file.path}:${s.line}: the pre-request script failed: ${r.error}`;
@@ -200,9 +213,21 @@ class HttpEntry implements ExecEntry {
         }
         if (r.exit) return null;
       }
-      if (ctx.offline) for (const l of logs) ctx.debug(`script: ${l}`);
     }
     return this.buildWith(ctx, res, logs);
+  }
+
+  /** The request as a pre-request script sees it; undefined when even a lenient build fails. */
+  private preview(res: Resolution): BuiltRequest | undefined {
+    const { rt, file, node } = this.o;
+    try {
+      const loose = new Resolution(rt, file, node.line, this.overrides, true);
+      loose.silent = true;
+      for (const [n, v] of res.requestVars) loose.requestVars.set(n, v);
+      return buildSpec(node, { res: loose, file, lenient: true, warn: () => {} });
+    } catch {
+      return undefined;
+    }
   }
 
   private buildWith(ctx: ExecContext, res: Resolution, logs: string[]): RequestSpec | RequestSpec[] {
@@ -226,6 +251,16 @@ class HttpEntry implements ExecEntry {
     }
     this.pending = all;
     return all.map((b) => b.built.spec);
+  }
+
+  /** The pre-request scripts' log lines, printed under the title (then not again after the response). */
+  before(spec: RequestSpec): string[] | undefined {
+    // The runner may copy a spec (network flags, --session), never its URL object.
+    const p = this.pending.find((x) => x.built.spec === spec || x.built.spec.url === spec.url);
+    if (!p || p.logs.length === 0) return undefined;
+    const logs = p.logs;
+    p.logs = NO_LOGS;
+    return logs;
   }
 
   /** Synchronous when nothing runs after the response (no handler, no `>> file`). */

@@ -39,6 +39,8 @@ function parseFile(text: string, display: string, dir: string): FileCtx {
 
 class Loader {
   private readonly files = new Map<string, FileCtx | string>();
+  /** The file being run (its requests' titles do not name it). */
+  private root?: FileCtx;
 
   constructor(
     private readonly rt: Runtime,
@@ -105,9 +107,10 @@ class Loader {
     }
     const out: ExecEntry[] = [];
     const main = stack.length === 1;
+    if (main) this.root = file;
     for (const item of file.parsed.items) {
       if (item.kind === 'request') {
-        out.push(makeEntry({ rt: this.rt, file, node: item, overrides, named: main }));
+        out.push(makeEntry({ rt: this.rt, file, node: item, overrides, named: main, shownFile: main ? undefined : file.path }));
         continue;
       }
       out.push(...this.run(file, item, imported, importFailed, overrides, stack));
@@ -121,7 +124,7 @@ class Loader {
     if (item.name !== undefined) {
       for (const f of [file, ...imported]) {
         const node = f.parsed.items.find((x): x is RequestNode => x.kind === 'request' && (x.atName === item.name || x.title === item.name));
-        if (node) return [makeEntry({ rt: this.rt, file: f, node, overrides, label: `run #${item.name}`, named: false })];
+        if (node) return [makeEntry({ rt: this.rt, file: f, node, overrides, label: `run #${item.name}`, named: false, shownFile: f === this.root ? undefined : f.path })];
       }
       const msg = `run #${item.name}: no request is named ${item.name}${imported.length ? ' here or in the imported files' : ''}`;
       if (!importFailed) throw new UsageError(`${where}: ${msg}`);

@@ -88,6 +88,17 @@ function pick(v: unknown, key: string | number): unknown[] {
   return [];
 }
 
+/** Why the path cannot be used (a parse error, a filter), or undefined when it can. */
+export function jsonPathProblem(path: string): string | undefined {
+  try {
+    parse(path);
+    return undefined;
+  } catch (e) {
+    if (e instanceof JsonPathError) return e.message;
+    throw e;
+  }
+}
+
 /** Every value the path selects, in document order. */
 export function jsonPath(doc: unknown, path: string): unknown[] {
   let current: unknown[] = [doc];

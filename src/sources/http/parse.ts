@@ -2,7 +2,8 @@ import type { AssertNode, BodyLine, Diagnostic, Directives, HeaderNode, ParsedHt
 import { parseAssert } from './asserts.js';
 import { checkDynamic } from './dynamic.js';
 import { directive } from './directives.js';
-import { compile, concat, expressions, lastCompile, rawText, type Expr, type Template } from './template.js';
+import { jsonPathProblem } from './jsonpath.js';
+import { badHeaderChar, compile, concat, expressions, lastCompile, rawText, type Expr, type Template } from './template.js';
 
 /**
  * The .http / .rest parser: one pass over the lines, a small state machine per request block
@@ -339,6 +340,13 @@ class Parser {
       const problem = checkDynamic(e.name, e.args);
       if (problem?.startsWith('unsupported:')) this.warn(e.line, e.col, problem.slice(12));
       else if (problem) this.fail(e.line, e.col, problem);
+    } else if (e.kind === 'ref') {
+      // `{{login.response.body.$.items[}}`: a path that can never work fails the file, before anything is sent.
+      const path = e.args[2]!;
+      if (e.args[1] === 'body' && path !== '' && path !== '*' && !path.startsWith('/')) {
+        const problem = jsonPathProblem(path.startsWith('$') ? path : '$.' + path);
+        if (problem) this.fail(e.line, e.col, `${e.raw}: ${problem}`);
+      }
     } else if (e.kind === 'js') {
       this.warn(e.line, e.col, `${e.raw} looks like an httpyac JavaScript expression; sling does not evaluate JavaScript in placeholders`);
     }
@@ -357,6 +365,8 @@ class Parser {
       method = m[1]!.toUpperCase();
       rest = m[3]!;
       urlCol = indent + m[1]!.length + m[2]!.length + 1;
+      // `POST HTTP/1.1`: the URL is missing, not `HTTP/1.1` a host name.
+      if (/^HTTP\/\d+(\.\d+)?(\s+\(prior knowledge\))?$/i.test(rest)) this.fail(ln, urlCol, `a request line needs a URL after '${m[1]}' (found only the HTTP version)`);
     } else if (!looksLikeUrl(t.replace(/\s+HTTP\/\d+(\.\d+)?$/i, ''))) {
       return false;
     }
@@ -475,6 +485,8 @@ class Parser {
     }
     const valueText = t.slice(colon + 1).trim();
     const valueCol = col + t.indexOf(valueText, colon + 1);
+    const bad = badHeaderChar(valueText);
+    if (bad) this.fail(ln, valueCol + bad.at, `the value of ${name} contains ${bad.what}, which a header cannot carry`);
     const nameT = this.template(name, ln, col, true);
     const header: HeaderNode = { name: nameT, value: this.template(valueText, ln, valueCol, true), line: ln, col };
     if (typeof nameT === 'string') header.lower = nameT.toLowerCase();

@@ -4,7 +4,7 @@ import type { Header, RequestSpec } from '../../request/spec.js';
 import { parseUrl, type ParsedUrl } from '../../request/url.js';
 import type { RequestNode } from './ast.js';
 import { bodyBytes, graphqlBody } from './bodies.js';
-import { rawText } from './template.js';
+import { badHeaderChar, rawText } from './template.js';
 import type { FileCtx, Resolution } from './vars.js';
 
 /**
@@ -54,7 +54,8 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
     if (typeof h.value === 'string') value = h.value;
     else {
       value = res.resolve(h.value).trim();
-      if (/[\r\n\0]/.test(value)) throw new UsageError(`${at(h.line, h.col)}: the value of ${name} contains a line break`);
+      const bad = badHeaderChar(value);
+      if (bad) throw new UsageError(`${at(h.line, h.col)}: the value of ${name} contains ${bad.what}, which a header cannot carry`);
     }
     switch (lower) {
       case 'host':
@@ -82,12 +83,13 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
   if (urlText.startsWith('/')) {
     let base: string | undefined;
     if (hostIndex !== -1) {
-      const host = headers[hostIndex]![1];
-      const m = /^(https?):\/\/([^/]*)/i.exec(host);
-      if (m) {
-        base = `${m[1]!.toLowerCase()}://${m[2]}`;
-        headers[hostIndex] = [headers[hostIndex]![0], m[2]!];
-      } else base = `${/:443$/.test(host) ? 'https' : 'http'}://${host}`;
+      // `Host: example.com`, `Host: https://example.com`, also with a base path (`example.com/api`):
+      // the path goes in front of the request's, the header on the wire is only host[:port].
+      const m = /^(?:(https?):\/\/)?([^/?#]*)([^?#]*)/i.exec(headers[hostIndex]![1])!;
+      const authority = m[2]!;
+      const scheme = m[1] ? m[1].toLowerCase() : /:443$/.test(authority) ? 'https' : 'http';
+      base = `${scheme}://${authority}${m[3]!.replace(/\/+$/, '')}`;
+      headers[hostIndex] = [headers[hostIndex]![0], authority];
     } else {
       const host = res.lookup('host');
       if (host !== undefined) base = /^[a-z][a-z0-9+.-]*:\/\//i.test(host) ? host : `http://${host}`;
@@ -170,6 +172,7 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
       maxRedirects: 30,
       // `@timeout`: waiting for the response; `@connection-timeout`: establishing the connection.
       timeoutMs: d.timeoutMs,
+      timeoutFrom: d.timeoutMs !== undefined ? '# @timeout' : undefined,
       connectTimeoutMs: d.connectTimeoutMs,
       tls: { verify: !d.insecure },
       proxies: {},

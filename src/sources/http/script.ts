@@ -31,6 +31,8 @@ export interface ScriptRequest {
   url: string;
   urlRaw: string;
   headers: [string, string][];
+  /** The headers the file gives, as written (getRawValue()). */
+  headersRaw: [string, string][];
   body: string;
   bodyRaw: string;
   iteration: number;
@@ -91,12 +93,20 @@ const BOOTSTRAP = String.raw`(function (bridge) {
     log(...args) { state.logs.push(args.map((a) => (typeof a === 'string' ? a : text(a))).join(' ')); },
     exit() { state.exit = true; throw EXIT; },
   };
-  function headersOf(list) {
+  function headersOf(list, rawList) {
+    // A request header's raw value is the file's text (placeholders as written), when the file gives it.
+    const raw = (h) => {
+      if (!rawList) return h[1];
+      const n = h[0].toLowerCase();
+      const r = rawList.find((x) => x[0].toLowerCase() === n);
+      return r ? r[1] : h[1];
+    };
+    const header = (h) => ({ name: h[0], value: h[1], getRawValue: () => raw(h), tryGetSubstitutedValue: () => h[1] });
     return {
       valueOf(name) { const n = String(name).toLowerCase(); const h = list.find((x) => x[0].toLowerCase() === n); return h ? h[1] : null; },
       valuesOf(name) { const n = String(name).toLowerCase(); return list.filter((x) => x[0].toLowerCase() === n).map((x) => x[1]); },
-      all() { return list.map((x) => ({ name: x[0], value: x[1], getRawValue: () => x[1], tryGetSubstitutedValue: () => x[1] })); },
-      findByName(name) { const n = String(name).toLowerCase(); const h = list.find((x) => x[0].toLowerCase() === n); return h ? { name: h[0], value: h[1], getRawValue: () => h[1], tryGetSubstitutedValue: () => h[1] } : null; },
+      all() { return list.map(header); },
+      findByName(name) { const n = String(name).toLowerCase(); const h = list.find((x) => x[0].toLowerCase() === n); return h ? header(h) : null; },
     };
   }
   // JetBrains' single entry point to every scope (2024+): client.variables.global/file/request/environment.
@@ -125,7 +135,7 @@ const BOOTSTRAP = String.raw`(function (bridge) {
         method: rq.method,
         url: { getRaw: () => rq.urlRaw, tryGetSubstituted: () => rq.url, toString: () => rq.url },
         body: { getRaw: () => rq.bodyRaw, tryGetSubstituted: () => rq.body },
-        headers: headersOf(rq.headers),
+        headers: headersOf(rq.headers, rq.headersRaw),
         environment: { get(name) { const v = bridge.env(String(name)); return v === undefined ? null : v; } },
         variables: {
           set(name, value) { requestVars[String(name)] = value; bridge.setRequestVar(String(name), text(value), json(value)); },

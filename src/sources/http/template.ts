@@ -156,3 +156,16 @@ export function expressions(t: Template): Expr[] {
   for (const p of t) if (typeof p !== 'string') out.push(p);
   return out;
 }
+
+/**
+ * What is wrong with a header value that cannot go on the wire (a control character other than a
+ * tab: HTTP/1.1 and HTTP/2 forbid them, and a line break would end the header), and where (0-based);
+ * undefined when it is fine.
+ */
+export function badHeaderChar(value: string): { at: number; what: string } | undefined {
+  const m = /[\x00-\x08\x0a-\x1f\x7f]/.exec(value);
+  if (!m) return undefined;
+  const c = m[0].charCodeAt(0);
+  const what = c === 10 || c === 13 ? 'a line break' : c === 0 ? 'a NUL character' : `a control character (U+${c.toString(16).toUpperCase().padStart(4, '0')})`;
+  return { at: m.index, what };
+}

@@ -123,6 +123,8 @@ export class Resolution {
   unresolved = 0;
   /** JetBrains request iterations: which match of a `{{$.path}}` this build uses. */
   iteration = 0;
+  /** No warnings or --debug lines (the preview a pre-request script gets). */
+  silent = false;
 
   constructor(
     readonly rt: Runtime,
@@ -227,7 +229,7 @@ export class Resolution {
       } else throw err;
     }
     if (v === undefined) return this.unresolvedExpr(e, why);
-    this.rt.opts.debug(`${this.file.path}:${e.line}:${e.col}: ${e.raw} = ${v.length > 200 ? v.slice(0, 200) + '...' : v}`);
+    if (!this.silent) this.rt.opts.debug(`${this.file.path}:${e.line}:${e.col}: ${e.raw} = ${v.length > 200 ? v.slice(0, 200) + '...' : v}`);
     return e.encode ? encodeURIComponent(v) : v;
   }
 
@@ -238,7 +240,7 @@ export class Resolution {
       throw new UsageError(`${where}: ${why}`, hint);
     }
     this.unresolved++;
-    this.rt.warnOnce(`${this.file.path}\0${e.raw}`, `${where}: ${why}; shown as written`);
+    if (!this.silent) this.rt.warnOnce(`${this.file.path}\0${e.raw}`, `${where}: ${why}; shown as written`);
     return e.raw;
   }
 

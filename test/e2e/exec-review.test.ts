@@ -1,0 +1,136 @@
+// `sling exec` behaviours found in a black-box review: a kept-alive connection the server closed is
+// retried on a new one (as curl does), a control character in a header is a parse error (plain
+// HTTP and HTTPS alike), pre-request script logs print before the response, requests reached
+// through `run ./other.http` keep their name and file in the title, and a timeout message names
+// the setting that gave the limit.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type net from 'node:net';
+import { runSling } from '../helpers/cli.js';
+import { makeCerts, certsUnavailableReason } from '../helpers/servers.js';
+import { assertError, assertExit, httpServer, httpsServer, rawServer, show } from '../helpers/assert.js';
+
+function workdir(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-exec-review-'));
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+  return dir;
+}
+
+/**
+ * A server that answers each request and then closes the connection without saying so (no
+ * `Connection: close`): the client's next request finds the kept-alive connection dead.
+ */
+function closingAfterEachAnswer(seen: string[]) {
+  return (socket: net.Socket, first: Buffer) => {
+    let got = first.toString('latin1');
+    const answer = () => {
+      const end = got.indexOf('\r\n\r\n');
+      if (end === -1) return false;
+      const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(got.slice(0, end))?.[1] ?? 0);
+      if (got.length < end + 4 + length) return false;
+      seen.push(got.slice(0, got.indexOf('\r\n')));
+      socket.end('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok');
+      return true;
+    };
+    if (!answer()) {
+      socket.on('data', (d: Buffer) => {
+        got += d.toString('latin1');
+        answer();
+      });
+    }
+  };
+}
+
+test('a kept-alive connection the server closed after its answer: the next request goes on a new connection (.http and curl files)', async (t) => {
+  const seen: string[] = [];
+  const srv = await rawServer(t, closingAfterEachAnswer(seen));
+  const dir = workdir({
+    'four.http': `GET ${srv.url}/1\n\n###\nGET ${srv.url}/2\n\n###\nPOST ${srv.url}/3\nContent-Type: text/plain\n\nbody\n\n###\nDELETE ${srv.url}/4\n`,
+    'two.curl': `curl ${srv.url}/5\ncurl -d x=1 ${srv.url}/6\n`,
+  });
+  const r = await runSling(['exec', 'four.http'], { cwd: dir });
+  assertExit(r, 0);
+  assert.equal(r.stdout.match(/^HTTP\/1\.1 200 OK$/gm)?.length, 4, show(r));
+  const c = await runSling(['exec', '--type', 'curl', 'two.curl'], { cwd: dir });
+  assertExit(c, 0);
+  assert.equal(c.stdout.match(/^HTTP\/1\.1 200 OK$/gm)?.length, 2, show(c));
+  assert.deepEqual(seen, ['GET /1 HTTP/1.1', 'GET /2 HTTP/1.1', 'POST /3 HTTP/1.1', 'DELETE /4 HTTP/1.1', 'GET /5 HTTP/1.1', 'POST /6 HTTP/1.1'], 'each request arrives once');
+});
+
+test('a server that answers nothing on a new connection is still an error (no retry loop), exit 6', async (t) => {
+  const srv = await rawServer(t, (socket) => socket.destroy());
+  const dir = workdir({ 'one.http': `GET ${srv.url}/x\n` });
+  const r = await runSling(['exec', 'one.http'], { cwd: dir });
+  assertError(r, 6, /127\.0\.0\.1/);
+  assert.ok(srv.connections() <= 1, `one connection, not a retry loop (${srv.connections()})`);
+});
+
+const certs = makeCerts();
+test('HTTPS: a kept-alive connection the server closed is retried too', { skip: certs ? undefined : certsUnavailableReason() }, async (t) => {
+  const srv = await httpsServer(
+    t,
+    (req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '2' });
+      res.end('ok', () => setImmediate(() => req.socket.destroy()));
+    },
+    { cert: 'good' },
+  );
+  const dir = workdir({ 'tls.http': `GET ${srv.url}/1\n\n###\nGET ${srv.url}/2\n\n###\nGET ${srv.url}/3\n` });
+  const r = await runSling(['exec', '--verify', certs!.caCert, 'tls.http'], { cwd: dir });
+  assertExit(r, 0);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/1', '/2', '/3']);
+});
+
+test('a control character in a header value is a parse error naming the place; nothing is sent', async (t) => {
+  const srv = await httpServer(t, (_q, res) => res.end('ok'));
+  const dir = workdir({
+    'ctl.http': `GET ${srv.url}/fine\n\n###\nGET ${srv.url}/bad\nX-Ok: a\tb\nX-Ctl: a\x01b\n`,
+    'cr.http': `GET ${srv.url}/bad\nX-Cr: c\rd\n`,
+  });
+  const r = await runSling(['exec', 'ctl.http'], { cwd: dir });
+  assertError(r, 1, /ctl\.http:6:9: the value of X-Ctl contains a control character \(U\+0001\)/);
+  const c = await runSling(['exec', 'cr.http'], { cwd: dir });
+  assertError(c, 1, /cr\.http:2:8: the value of X-Cr contains a line break/);
+  assert.equal(srv.requests.length, 0, 'a malformed file sends nothing');
+});
+
+test('pre-request script logs print under the title, before the response; handler logs after it', async (t) => {
+  const srv = await httpServer(t, (_q, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.end('body\n');
+  });
+  const dir = workdir({
+    'logs.http': `< {% client.log("before", request.url.tryGetSubstituted()) %}\nGET ${srv.url}/p\n\n> {% client.log("after", response.status) %}\n`,
+  });
+  const r = await runSling(['exec', '-b', 'logs.http'], { cwd: dir });
+  assertExit(r, 0);
+  assert.equal(r.stdout, `### GET ${srv.url}/p  (line 2)\nbefore ${srv.url}/p\nbody\nafter 200\n`);
+});
+
+test('requests reached through `run ./other.http` keep their name and their file in the title', async (t) => {
+  const srv = await httpServer(t, (_q, res) => res.end('ok'));
+  const dir = workdir({
+    'main.http': `run ./other.http (@who=carol)\n`,
+    'other.http': `### First\n# @name first\nGET ${srv.url}/a?u={{who}}\n\n###\nGET ${srv.url}/b\n`,
+  });
+  const r = await runSling(['exec', '-h', 'main.http'], { cwd: dir });
+  assertExit(r, 0);
+  const titles = r.stdout.split('\n').filter((l) => l.startsWith('###'));
+  assert.deepEqual(titles, [`### first: GET ${srv.url}/a?u=carol  (other.http line 3)`, `### GET ${srv.url}/b  (other.http line 6)`]);
+});
+
+test('a timeout names where its limit came from: # @timeout, curl --max-time, sling --timeout', async (t) => {
+  const srv = await httpServer(t, (_q, res) => {
+    setTimeout(() => res.end('late'), 1500);
+  });
+  const dir = workdir({ 'slow.http': `# @timeout 0.3\nGET ${srv.url}/a\n`, 'slow.curl': `curl --max-time 0.3 ${srv.url}/b\n` });
+  const a = await runSling(['exec', 'slow.http'], { cwd: dir });
+  assertError(a, 2, /within 0\.3s \(# @timeout\)/);
+  const b = await runSling(['exec', 'slow.curl'], { cwd: dir });
+  assertError(b, 2, /within 0\.3s \(--max-time\)/);
+  const c = await runSling(['exec', '--timeout', '0.3', 'slow.http'], { cwd: dir });
+  assertError(c, 2, /within 0\.3s \(--timeout\)/);
+});
