@@ -284,6 +284,9 @@ class Run {
       if (!(e instanceof CliError)) throw e;
       await this.settle();
       await sink.flush();
+      // Which request failed, also in a log of stderr alone: `api.http:12: connection reset by ...`.
+      const src = spec.source;
+      if (src && !e.message.startsWith(`${src.file}:`)) e.message = `${src.file}:${src.line}: ${e.message}`;
       this.rep.error(e);
       if (rc) rc.error = e.message;
       this.fail(e.exitCode);
@@ -339,6 +342,7 @@ class Run {
       lines = plan.responseBody && !plan.terminal && body.length && body[body.length - 1] !== 10 ? ['', ...log] : log;
     }
     for (const f of result.failures) this.stderr.write(`sling: test failed: ${entry.name ?? entry.label}: ${oneLine(f)}\n`);
+    for (const e of result.errors ?? []) this.stderr.write(`sling: error: ${oneLine(e)}\n`);
     if (result.failures.length) this.fail(ExitCode.ERROR);
     if (result.exitCode) this.fail(result.exitCode);
     return lines;
@@ -379,7 +383,7 @@ const DEFAULT_HEADERS = new Set(['user-agent', 'accept-encoding', 'accept', 'con
 
 /** The main command's network flags apply to every request of the file (when given). */
 function applyFlags(spec: RequestSpec, inv: Invocation): RequestSpec {
-  if (inv.timeoutMs === undefined && inv.verify === true && !inv.cert && !inv.certKey && !inv.follow && inv.maxRedirects === 30 && !hasKeys(inv.proxies)) return spec;
+  if (inv.timeoutMs === undefined && inv.verify === true && !inv.cert && !inv.certKey && !inv.follow && inv.maxRedirects === 30 && inv.maxHeaders === undefined && !hasKeys(inv.proxies)) return spec;
   const s = { ...spec.settings, tls: { ...spec.settings.tls } };
   if (inv.timeoutMs !== undefined) {
     s.timeoutMs = inv.timeoutMs;
@@ -391,6 +395,7 @@ function applyFlags(spec: RequestSpec, inv: Invocation): RequestSpec {
   if (Object.keys(inv.proxies).length) s.proxies = { ...s.proxies, ...inv.proxies };
   if (inv.follow) s.follow = true;
   if (inv.maxRedirects !== 30) s.maxRedirects = inv.maxRedirects;
+  if (inv.maxHeaders !== undefined) s.maxHeaders = inv.maxHeaders;
   return { ...spec, settings: s };
 }
 

@@ -56,6 +56,8 @@ export interface AfterResult {
   log?: string[];
   /** The script asked to stop the run (client.exit()). */
   stop?: boolean;
+  /** The entry's own failures (curl's -f on an HTTP error, an -o file that cannot be written): a `sling: error:` line each. */
+  errors?: string[];
   /** A failure exit code decided by the entry (curl's -f on a 4xx, say); 0 or undefined: none. */
   exitCode?: number;
   /** Script tests by name (for --report junit); a failed one is also in `failures`. */

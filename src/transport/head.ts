@@ -52,3 +52,24 @@ export function maxHeadersError(head: ResponseHead, settings: RequestSettings, w
   if (settings.maxHeaders === undefined || count <= settings.maxHeaders) return undefined;
   return new NetworkError(`${where} sent ${count} headers, more than --max-headers ${settings.maxHeaders}`);
 }
+
+/**
+ * The body length a head gives with Content-Length, for the raw lanes: undefined when it gives
+ * none. A value that is not a number (`abc`, `-5`) or several that disagree (`2` and `5`; a list
+ * of equal values such as `2, 2` is that value, RFC 9110 §8.6) make the response malformed, as
+ * node:http and curl treat it: the body's end could not be known.
+ */
+export function contentLength(raw: string[], where: string): number | undefined {
+  let length: number | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.length !== 14 || raw[i]!.toLowerCase() !== 'content-length') continue;
+    for (const part of raw[i + 1]!.split(',')) {
+      const v = part.trim();
+      if (!/^\d+$/.test(v)) throw new NetworkError(`${where} sent a malformed HTTP response (Content-Length '${raw[i + 1]!.slice(0, 40)}')`);
+      const n = Number(v);
+      if (length !== undefined && n !== length) throw new NetworkError(`${where} sent a malformed HTTP response (Content-Length ${length} and ${n} disagree)`);
+      length = n;
+    }
+  }
+  return length;
+}

@@ -5,7 +5,7 @@ import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSettings } from '../request/spec.js';
 import type { ParsedUrl } from '../request/url.js';
 import { mapNetworkError } from './errors.js';
-import { headerIn, maxHeadersError, parseResponseHead } from './head.js';
+import { contentLength, headerIn, maxHeadersError, parseResponseHead } from './head.js';
 import type { Hop, HopInfo, ResponseHead, Timings } from './send.js';
 import { now } from '../clock.js';
 
@@ -346,13 +346,15 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
           if (tooMany) return finish(tooMany);
           response = r;
           const te = headerIn(r.rawHeaders, 'transfer-encoding');
-          const cl = headerIn(r.rawHeaders, 'content-length');
           if (request.method === 'HEAD' || r.status === 204 || r.status === 304) framing = 'none';
           else if (te && /chunked/i.test(te)) framing = 'chunked';
-          else if (cl !== undefined && /^\s*\d+\s*$/.test(cl)) {
-            framing = 'length';
-            remaining = Number(cl);
-          } else framing = 'close';
+          else {
+            const cl = contentLength(r.rawHeaders, where);
+            if (cl !== undefined) {
+              framing = 'length';
+              remaining = cl;
+            } else framing = 'close';
+          }
           if (framing === 'none' || (framing === 'length' && remaining === 0)) return finish(undefined, d.length === 0);
         }
         if (bodyBytes(d, 0)) finish(undefined, true);

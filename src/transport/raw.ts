@@ -5,7 +5,7 @@ import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSettings } from '../request/spec.js';
 import type { ParsedUrl } from '../request/url.js';
 import { mapNetworkError } from './errors.js';
-import { headerIn, maxHeadersError, parseResponseHead } from './head.js';
+import { contentLength, headerIn, maxHeadersError, parseResponseHead } from './head.js';
 import type { Hop, HopInfo, Timings } from './send.js';
 import { now } from '../clock.js';
 
@@ -138,15 +138,21 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
       timings.firstByte = now();
       const tooMany = maxHeadersError(response, settings, where);
       if (tooMany) return fail(tooMany);
-      const get = (n: string) => headerIn(response.rawHeaders, n);
-      const te = get('transfer-encoding');
-      const cl = get('content-length');
+      const te = headerIn(response.rawHeaders, 'transfer-encoding');
       if (request.method === 'HEAD' || response.status === 204 || response.status === 304) framing = 'none';
       else if (te && /chunked/i.test(te)) framing = 'chunked';
-      else if (cl !== undefined && /^\d+$/.test(cl.trim())) {
-        framing = 'length';
-        remaining = Number(cl.trim());
-      } else framing = 'close';
+      else {
+        let cl: number | undefined;
+        try {
+          cl = contentLength(response.rawHeaders, where);
+        } catch (e) {
+          return fail(e as Error);
+        }
+        if (cl !== undefined) {
+          framing = 'length';
+          remaining = cl;
+        } else framing = 'close';
+      }
       phase = 'body';
       socket.pause();
       settled = true;

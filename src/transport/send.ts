@@ -263,6 +263,7 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
       return;
     }
     let settled = false;
+    let answer: IncomingMessage | undefined;
     const hopInfo: HopInfo = { reused: false, proxy: proxy?.display, timings };
     const fail = (e: unknown) => {
       if (settled) return;
@@ -296,7 +297,13 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
       socket.once('connect', () => (timings.connect = now()));
       socket.once('secureConnect', () => (timings.tls = now()));
     });
-    req.on('error', fail);
+    req.on('error', (e: unknown) => {
+      // After the head: a connection reset while a body read until the close was arriving reaches
+      // the request, not the response, and node:http then ends that body as if complete. Handed to
+      // the response, it is a body cut short (exit 6) instead of a partial body with exit 0.
+      if (settled && answer && !answer.complete) answer.destroy(e as Error);
+      else fail(e);
+    });
     // 101 to the h2c offer: the server now speaks HTTP/2 on this connection (handled below).
     req.on('upgrade', (_res: IncomingMessage, socket: Socket) => {
       settled = true;
@@ -305,6 +312,7 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
     });
     req.on('response', (res: IncomingMessage) => {
       settled = true;
+      answer = res;
       timings.firstByte = now();
       const socket = res.socket as TLSSocket | null;
       const info = hopInfo;

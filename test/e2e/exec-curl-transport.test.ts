@@ -229,7 +229,7 @@ test('--http2 on http:// to a server that accepts h2c: a request with a body is 
   assert.equal(r.code, 6, r.stderr);
   assert.deepEqual(log, ['h1 POST /post HTTP/1.1 upgrade=true']);
   const lines = r.stderr.trim().split('\n');
-  assert.match(lines[0]!, /^sling: error: 127\.0\.0\.1:\d+ switched to HTTP\/2 \(101 Switching Protocols, accepting the h2c upgrade offer\): sling cannot go on with that connection and does not send a POST request with a body twice$/);
+  assert.match(lines[0]!, /^sling: error: c\.sh:1: 127\.0\.0\.1:\d+ switched to HTTP\/2 \(101 Switching Protocols, accepting the h2c upgrade offer\): sling cannot go on with that connection and does not send a POST request with a body twice$/);
   assert.equal(lines[1], "  hint: ask for HTTP/2 with prior knowledge: curl's --http2-prior-knowledge, or `HTTP/2 (Prior Knowledge)` at the end of a .http request line");
   assert.equal(lines.length, 2, r.stderr);
 });
@@ -278,14 +278,14 @@ test('HTTP/2 failures are one line and exit 6: refused, stream reset, GOAWAY, cl
     return { code: r.code, line: lines[0], count: lines.length, file: existsSync(join(d, 'out.bin')) };
   };
   const closed = await closedPort();
-  assert.deepEqual(await run('/x', `127.0.0.1:${closed}`), { code: 6, line: `sling: error: connection refused by 127.0.0.1:${closed}`, count: 2, file: false });
-  assert.deepEqual(await run('/rst'), { code: 6, line: `sling: error: ${where} reset the HTTP/2 stream (INTERNAL_ERROR)`, count: 1, file: false });
-  assert.deepEqual(await run('/noanswer'), { code: 6, line: `sling: error: ${where} closed the HTTP/2 stream without answering (NO_ERROR)`, count: 1, file: false });
-  assert.deepEqual(await run('/goaway'), { code: 6, line: `sling: error: ${where} closed the HTTP/2 connection (PROTOCOL_ERROR)`, count: 1, file: false });
+  assert.deepEqual(await run('/x', `127.0.0.1:${closed}`), { code: 6, line: `sling: error: c.sh:1: connection refused by 127.0.0.1:${closed}`, count: 2, file: false });
+  assert.deepEqual(await run('/rst'), { code: 6, line: `sling: error: c.sh:1: ${where} reset the HTTP/2 stream (INTERNAL_ERROR)`, count: 1, file: false });
+  assert.deepEqual(await run('/noanswer'), { code: 6, line: `sling: error: c.sh:1: ${where} closed the HTTP/2 stream without answering (NO_ERROR)`, count: 1, file: false });
+  assert.deepEqual(await run('/goaway'), { code: 6, line: `sling: error: c.sh:1: ${where} closed the HTTP/2 connection (PROTOCOL_ERROR)`, count: 1, file: false });
   for (const path of ['/cancel', '/dies']) {
     const r = await run(path);
     assert.equal(r.code, 6, path);
-    assert.match(r.line, new RegExp(`^sling: error: the response body from ${where.replace(/\./g, '\\.')} was cut short \\(Content-Length was 100\\): `), path);
+    assert.match(r.line, new RegExp(`^sling: error: c\\.sh:1: the response body from ${where.replace(/\./g, '\\.')} was cut short \\(Content-Length was 100\\): `), path);
     assert.deepEqual([r.count, r.file], [1, false], path);
   }
   // And the same server answers a good request.

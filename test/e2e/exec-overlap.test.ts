@@ -94,7 +94,7 @@ test('exec to a file with 2>&1: statuses, failed tests and errors stay next to t
     /^### GET http:\/\/127\.0\.0\.1:\d+\/four  \(line 15\)$/,
     /^body four$/,
     /^### GET http:\/\/127\.0\.0\.1:\d+\/five  \(line 18\)$/,
-    /^sling: error: connection refused by 127\.0\.0\.1:\d+$/,
+    /^sling: error: \S*t\.http:18: connection refused by 127\.0\.0\.1:\d+$/,
     /^  hint: /,
     /^### GET http:\/\/127\.0\.0\.1:\d+\/six  \(line 21\)$/,
     /^body six$/,

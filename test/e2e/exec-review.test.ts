@@ -5,7 +5,7 @@
 // the setting that gave the limit.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type net from 'node:net';
@@ -133,4 +133,72 @@ test('a timeout names where its limit came from: # @timeout, curl --max-time, sl
   assertError(b, 2, /within 0\.3s \(--max-time\)/);
   const c = await runSling(['exec', '--timeout', '0.3', 'slow.http'], { cwd: dir });
   assertError(c, 2, /within 0\.3s \(--timeout\)/);
+});
+
+/** A raw server answering every request on a connection with `head` + `body` (kept alive). */
+function answering(head: string, body = 'ok') {
+  return (socket: net.Socket) => {
+    const reply = () => socket.write(`${head}\r\n\r\n${body}`);
+    reply();
+    socket.on('data', reply);
+  };
+}
+
+test('a Content-Length that is not a number, or two that disagree, is a malformed response (exit 6), not a hang: exec and -o', async (t) => {
+  const bad = await rawServer(t, answering('HTTP/1.1 200 OK\r\nContent-Length: abc'));
+  const two = await rawServer(t, answering('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5'));
+  const list = await rawServer(t, answering('HTTP/1.1 200 OK\r\nContent-Length: 2, 2'));
+  const dir = workdir({ 'cl.http': `GET ${bad.url}/a\n\n###\nGET ${two.url}/b\n\n###\nGET ${list.url}/c\n` });
+  const r = await runSling(['exec', 'cl.http'], { cwd: dir, timeoutMs: 10000 });
+  assertError(r, 6);
+  assert.match(r.stderr, /^sling: error: cl\.http:1: 127\.0\.0\.1:\d+ sent a malformed HTTP response \(Content-Length 'abc'\)$/m);
+  assert.match(r.stderr, /^sling: error: cl\.http:4: 127\.0\.0\.1:\d+ sent a malformed HTTP response \(Content-Length 2 and 5 disagree\)$/m);
+  assert.equal(r.stdout.match(/^HTTP\/1\.1 200 OK$/gm)?.length, 1, `only the third (a list of equal lengths) is an answer${show(r)}`);
+  const d = await runSling(['-o', 'x.out', `${bad.url}/a`], { cwd: dir, timeoutMs: 10000 });
+  assertError(d, 6, /malformed HTTP response \(Content-Length 'abc'\)/);
+  assert.equal(existsSync(join(dir, 'x.out')), false, 'no file that looks complete');
+});
+
+test('curl files: set -e stops after a command that failed on the network, as bash does', async (t) => {
+  const ok = await httpServer(t, (_q, res) => res.end('ok'));
+  const dead = await rawServer(t, (socket) => socket.destroy());
+  const dir = workdir({ 'sete.sh': `set -e\ncurl ${ok.url}/first\ncurl ${dead.url}/dies\ncurl ${ok.url}/never\n` });
+  const r = await runSling(['exec', 'sete.sh'], { cwd: dir });
+  assertError(r, 6, /sete\.sh:3: connection reset by 127\.0\.0\.1/);
+  assert.match(r.stderr, /sete\.sh:4:1: skipped: set -e, and a command before it failed/);
+  assert.deepEqual(ok.requests.map((q) => q.url), ['/first']);
+});
+
+test('curl files: a number option that is not a number is an error naming the place, as curl refuses it; nothing is sent', async (t) => {
+  const srv = await httpServer(t, (_q, res) => res.end('ok'));
+  for (const [opt, v] of [['-m', 'abc'], ['--max-time', '1x'], ['--connect-timeout', 'x'], ['--retry', '2.5'], ['--retry-delay', 'x'], ['--max-redirs', 'many']]) {
+    const dir = workdir({ 'n.sh': `curl ${srv.url}/a\ncurl ${opt} ${v} ${srv.url}/b\n` });
+    const r = await runSling(['exec', 'n.sh'], { cwd: dir });
+    assertError(r, 1, new RegExp(`n\\.sh:2:6: option ${opt === '-m' ? '--max-time' : opt}: expected a proper numerical parameter, got '${v}'`));
+  }
+  const fine = workdir({ 'n.sh': `curl -m 2.5 --connect-timeout .5 --retry 0 --max-redirs -1 ${srv.url}/c\n` });
+  assertExit(await runSling(['exec', 'n.sh'], { cwd: fine }), 0);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/c']);
+});
+
+test('curl files: -f on an HTTP error and an -o file that cannot be written are error lines, also under -qq', async (t) => {
+  const srv = await httpServer(t, (q, res) => {
+    res.writeHead(q.url === '/404' ? 404 : 200);
+    res.end('body');
+  });
+  const dir = workdir({ 'f.sh': `curl -f ${srv.url}/404\n`, 'o.sh': `curl -o nodir/x ${srv.url}/ok\n` });
+  const f = await runSling(['exec', 'f.sh'], { cwd: dir });
+  assertError(f, 4, /^sling: error: f\.sh:1:1: the requested URL returned error: 404 Not Found \(-f\)$/m);
+  const o = await runSling(['exec', '-qq', 'o.sh'], { cwd: dir });
+  assertError(o, 1, /^sling: error: o\.sh:1:1: cannot write 'nodir\/x': ENOENT$/m);
+});
+
+test('exec: --max-headers applies to every request of the file', async (t) => {
+  const srv = await httpServer(t, (_q, res) => {
+    for (let i = 0; i < 20; i++) res.setHeader(`X-H${i}`, 'v');
+    res.end('ok');
+  });
+  const dir = workdir({ 'h.http': `GET ${srv.url}/a\n` });
+  assertError(await runSling(['exec', '--max-headers', '10', 'h.http'], { cwd: dir }), 6, /sent \d+ headers, more than --max-headers 10/);
+  assertExit(await runSling(['exec', 'h.http'], { cwd: dir }), 0);
 });

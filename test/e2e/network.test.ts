@@ -265,3 +265,13 @@ test('a 1 MiB body arrives complete on stdout', async (t) => {
   assert.equal(r.stdoutBytes.length, big.length);
   assert.ok(r.stdoutBytes.equals(big));
 });
+
+test('a body read until the connection closes, then a reset: cut short, exit 6 (not the partial body with exit 0)', async (t) => {
+  const { rawServer } = await import('../helpers/assert.js');
+  const srv = await rawServer(t, (socket) => {
+    socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\npartial');
+    setTimeout(() => socket.resetAndDestroy(), 50);
+  });
+  const r = await runSling(['-b', `${srv.url}/x`]);
+  assertError(r, 6, /the response body from 127\.0\.0\.1:\d+ was cut short: connection closed/);
+});

@@ -161,6 +161,17 @@ const BOOLS: Record<string, BoolField> = {
   'disallow-username-in-url': 'disallowUsername',
 };
 
+/** Options whose value must be a number: seconds (decimals allowed) or a count (--max-redirs -1: no limit). */
+const SECONDS = /^(\d+(\.\d*)?|\.\d+)$/;
+const NUMBERS: Record<string, RegExp> = {
+  'max-time': SECONDS,
+  'connect-timeout': SECONDS,
+  'retry-delay': SECONDS,
+  'retry-max-time': SECONDS,
+  retry: /^\d+$/,
+  'max-redirs': /^-?\d+$/,
+};
+
 /** Options that accumulate. */
 const LISTS: Record<string, ListField> = { header: 'headers', 'url-query': 'urlQueries', resolve: 'resolve', 'connect-to': 'connectTo' };
 
@@ -183,6 +194,9 @@ function apply(opt: CurlOption, value: string | undefined, on: boolean, ops: Ope
     return;
   }
   if (opt.use === 'quiet' || NO_EFFECT.has(long)) return;
+  // curl refuses what is not a number here (exit 2, "expected a proper numerical parameter").
+  const number = NUMBERS[long];
+  if (number && !number.test(v.trim())) throw new CurlArgError(`option ${name}: expected a proper numerical parameter, got '${v}'`, at);
   if (long in STRINGS) (op[STRINGS[long]!] as string | undefined) = v;
   else if (long in BOOLS) (op[BOOLS[long]!] as boolean) = on;
   else if (long in LISTS) op[LISTS[long]!].push(v);

@@ -148,6 +148,9 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
       }
       if (!transfers.length) return null;
       state.status = ctx.offline ? 0 : 1;
+      // Under `set -e`, a command that never gets to its end (a network error, a body file that
+      // cannot be read) stops the script as its failure would in bash; after() clears it on success.
+      if (call.errexit && !ctx.offline) state.stopped = true;
       pending = transfers.length;
       failed = false;
       const stdin = () => {
@@ -192,13 +195,14 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
         stdoutStarted,
         warn: (m) => ctx.warn(`${at}: ${m}`),
       });
+      if (result.errors) result.errors = result.errors.map((m) => `${at}: ${m}`);
       if (result.exitCode) failed = true;
       if (--pending === 0) {
         // The command is over: write the cookie jar (-c) and settle its exit status.
         const jarOp = ops.find((o) => o.cookieJar !== undefined);
         if (jarOp && builder?.jar) writeJar(resolve(call.cwd, jarOp.cookieJar!), builder.jar.toNetscape(), ctx.warn);
         state.status = call.countsStatus && failed ? 1 : 0;
-        if (failed && call.errexit) state.stopped = true;
+        state.stopped = failed && call.errexit;
       }
       return result;
     },

@@ -64,7 +64,11 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
   const result: AfterResult = { failures: [] };
   const status = c.response.status;
   const failed = (op.fail || op.failWithBody) && status >= 400;
-  if (failed) result.exitCode = exitCodeForStatus(status);
+  if (failed) {
+    result.exitCode = exitCodeForStatus(status);
+    // curl: "(22) The requested URL returned error: 404".
+    result.errors = [`the requested URL returned error: ${status}${c.response.reason ? ' ' + c.response.reason : ''} (${op.failWithBody ? '--fail-with-body' : '-f'})`];
+  }
 
   // Where the body goes.
   let outFile: string | undefined;
@@ -91,7 +95,7 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
       if (op.continueAt !== undefined && status === 206) appendFileSync(path, bodyBytes);
       else writeFileSync(path, bodyBytes);
     } catch (e) {
-      ctx.warn(`cannot write '${outFile}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      (result.errors ??= []).push(`cannot write '${outFile}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
       result.exitCode ??= 1;
     }
   } else if (outFile === undefined && ctx.stdout?.kind === 'file' && writeBody) {
