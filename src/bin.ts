@@ -27,8 +27,9 @@ export function start(defaultScheme: 'http' | 'https') {
   };
   const stdout = fdWriterFor(1, realStdout, stdoutFailed) ?? realStdout();
   process.on('SIGINT', () => {
-    process.stderr.write('\nsling: interrupted\n');
-    runInterruptHooks();
+    // The line break ends whatever was on the terminal's line (^C, a progress bar).
+    process.stderr.write('\n');
+    if (!runInterruptHooks()) process.stderr.write('sling: interrupted\n');
     process.exit(130);
   });
 

@@ -69,10 +69,18 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
     let size = 0;
     const body = await decodedBody(hop);
     body.on('data', (c: Buffer) => (size += c.length));
+    let streamFailed = false;
+    body.once('error', () => (streamFailed = true));
     try {
       await printer.responseBody(hop.response, body);
     } catch (e) {
-      throw e instanceof CliError ? e : bodyError(hop, e, size);
+      if (e instanceof CliError) throw e;
+      // The body arrived whole but the formatter gave up on it (a document nested too deep or
+      // too large to lay out): not a network failure.
+      if (!streamFailed && !hop.info.timedOut && e instanceof RangeError) {
+        throw new CliError(`the response body (${size} bytes) could not be formatted: ${e.message}`, ExitCode.ERROR, 'print it as it came with --pretty=none');
+      }
+      throw bodyError(hop, e, size);
     }
     if (hop.info.timedOut) throw bodyError(hop, new Error('timeout'), size);
     await printer.meta(hop.response, hop.info, size, hop.request);

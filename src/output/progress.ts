@@ -5,7 +5,8 @@
  */
 import { now as clock } from '../clock.js';
 export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
+  // Whole bytes (a rate is a fraction: 59.5 B/s shows as 60 B).
+  if (n < 1024) return `${Math.round(n)} B`;
   const units = ['kB', 'MB', 'GB', 'TB'];
   let v = n;
   let u = -1;

@@ -69,6 +69,10 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
   if (explicitPath && !existsSync(dirname(explicitPath))) {
     throw new UsageError(`cannot write '${inv.output}': the folder '${dirname(inv.output!)}' does not exist`);
   }
+  // Found before anything is sent (a directory's size is no offset to resume from).
+  if (explicitPath && existsSync(explicitPath) && statSync(explicitPath).isDirectory()) {
+    throw new UsageError(`cannot write '${inv.output}': it is a directory`, 'name a file: --output DIR/NAME');
+  }
   if (inv.resume && explicitPath && existsSync(explicitPath)) {
     offset = statSync(explicitPath).size;
     if (offset > 0) spec = { ...spec, headers: [...spec.headers.filter(([n]) => n.toLowerCase() !== 'range'), ['Range', `bytes=${offset}-`]] };
@@ -162,7 +166,9 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
   const resumeHint = () => (fd === 1 ? undefined : `resume with: ${resumeCommand(io.argv, name)}`);
   const removeHook = onInterrupt(() => {
     progress.finish();
-    if (fd !== 1) io.stderr.write(`sling: interrupted; '${name}' keeps ${formatBytes(written)}\n  hint: ${resumeHint()}\n`);
+    if (fd === 1) return false;
+    io.stderr.write(`sling: interrupted; '${name}' keeps ${formatBytes(written)}\n  hint: ${resumeHint()}\n`);
+    return true;
   });
 
   const sink = (buf: Buffer) => {

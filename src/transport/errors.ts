@@ -11,6 +11,9 @@ export function mapNetworkError(err: unknown, where: string, via?: string): CliE
   // node:http2 wraps the socket's own error (a pending stream canceled because the connection failed).
   const cause = (e as { cause?: NodeJS.ErrnoException }).cause;
   if (code === 'ERR_HTTP2_STREAM_CANCEL' && cause?.code) return mapNetworkError(cause, where, via);
+  // node:http's (and the raw lanes') word for a connection that closed before any answer; its code
+  // is ECONNRESET although nothing was reset.
+  if (e.message === 'socket hang up') return new NetworkError(`${where} closed the connection without answering${through}`, undefined, { cause: err });
   switch (code) {
     case 'ERR_HTTP2_STREAM_ERROR':
       return new NetworkError(`${where} reset the HTTP/2 stream (${h2Code(e.message)})${through}`, undefined, { cause: err });
@@ -48,7 +51,6 @@ export function mapNetworkError(err: unknown, where: string, via?: string): CliE
       { cause: err },
     );
   }
-  if (e.message === 'socket hang up') return new NetworkError(`${where} closed the connection without answering${through}`, undefined, { cause: err });
   return new NetworkError(`request to ${where} failed: ${e.message ?? String(err)}`, undefined, { cause: err });
 }
 

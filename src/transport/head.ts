@@ -73,3 +73,8 @@ export function contentLength(raw: string[], where: string): number | undefined 
   }
   return length;
 }
+
+/** The connection closed after bytes that never made a complete response head (HTTP/0.9, a head cut off). */
+export function incompleteHead(where: string): NetworkError {
+  return new NetworkError(`${where} sent a malformed HTTP response (the connection closed before a complete status line and headers)`);
+}

@@ -5,7 +5,7 @@ import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSettings } from '../request/spec.js';
 import type { ParsedUrl } from '../request/url.js';
 import { mapNetworkError } from './errors.js';
-import { contentLength, headerIn, maxHeadersError, parseResponseHead } from './head.js';
+import { contentLength, headerIn, incompleteHead, maxHeadersError, parseResponseHead } from './head.js';
 import type { Hop, HopInfo, ResponseHead, Timings } from './send.js';
 import { now } from '../clock.js';
 
@@ -379,6 +379,8 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
           const cut = Object.assign(new Error(`aborted after ${size} bytes`), { code: 'ECONNRESET' });
           return finish(new NetworkError(`the response body from ${url.hostHeader} was cut short: connection closed`, undefined, { cause: err ?? cut }));
         }
+        // Bytes that never made a head (an HTTP/0.9 answer, a head cut off by the close).
+        if (pending?.length && !err) return finish(incompleteHead(where));
         finish(mapNetworkError(err ?? hangUp(), where));
       },
     };

@@ -5,7 +5,7 @@ import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSettings } from '../request/spec.js';
 import type { ParsedUrl } from '../request/url.js';
 import { mapNetworkError } from './errors.js';
-import { contentLength, headerIn, maxHeadersError, parseResponseHead } from './head.js';
+import { contentLength, headerIn, incompleteHead, maxHeadersError, parseResponseHead } from './head.js';
 import type { Hop, HopInfo, Timings } from './send.js';
 import { now } from '../clock.js';
 
@@ -237,7 +237,7 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
       fail(e);
     });
     socket.on('close', () => {
-      if (phase === 'head') fail(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+      if (phase === 'head') fail(head.length ? incompleteHead(where) : Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
       else if (phase === 'body') {
         if (framing === 'close') end();
         else end(Object.assign(new Error(`aborted after ${received} bytes`), { code: 'ECONNRESET' }));

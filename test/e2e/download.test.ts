@@ -4,13 +4,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { runSling, SLING_PATH, baseEnv } from '../helpers/cli.js';
-import { httpServer, proxyServer, rawServer } from '../helpers/assert.js';
+import { assertError, httpServer, proxyServer, rawServer } from '../helpers/assert.js';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const tmp = () => mkdtempSync(join(tmpdir(), 'sling-dl-'));
@@ -259,6 +259,7 @@ test('Ctrl-C during a download keeps the partial file, prints the resume command
   assert.equal(code, 130);
   assert.equal(statSync(join(dir, 'c.bin')).size, 4000);
   assert.match(stderr, /resume with: sling .*c\.bin.*--continue/);
+  assert.equal(stderr.match(/interrupted/g)?.length, 1, `one line says it was interrupted: ${stderr}`);
 });
 
 test('gzip: decoded when only the transfer was compressed, kept for a .gz file', async (t) => {
@@ -294,6 +295,17 @@ test('a file that cannot be written (a full device) is exit 1 naming it, not a n
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stderr, /^sling: error: cannot write '\/dev\/full': ENOSPC: no space left on device; '\/dev\/full' keeps the 0 B that arrived$/m);
   assert.doesNotMatch(r.stderr, /reading the response body/);
+});
+
+test('-o naming a directory (with or without -C) is exit 1 before anything is sent', async (t) => {
+  const srv = await httpServer(t, rangeHandler(randomBytes(1024)));
+  const dir = tmp();
+  mkdirSync(join(dir, 'adir'));
+  for (const extra of [[], ['-C']]) {
+    const r = await runSling(['-o', 'adir', ...extra, `${srv.url}/f.bin`], { cwd: dir });
+    assertError(r, 1, /^sling: error: cannot write 'adir': it is a directory$/m);
+  }
+  assert.equal(srv.requests.length, 0);
 });
 
 test('-C without a file to write is exit 1', async () => {

@@ -138,3 +138,16 @@ test('--style: a known style is accepted, an unknown one names the choices', asy
   assert.match(bad.stderr, /unknown --style 'rainbow'/);
   assert.match(bad.stderr, /monokai, solarized, fruity/);
 });
+
+test('a body the formatter cannot lay out (XML nested 100,000 deep) is exit 1 with a hint, not a network error', async (t) => {
+  const s = await httpServer(t, (_q, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/xml' });
+    res.end('<a>'.repeat(100000) + '</a>'.repeat(100000));
+  });
+  const r = await runSling(['--pretty=format', `${s.url}/deep`]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /^sling: error: the response body \(700000 bytes\) could not be formatted: Invalid string length\n {2}hint: print it as it came with --pretty=none\n$/);
+  const raw = await runSling(['--pretty=none', '-b', `${s.url}/deep`]);
+  assert.equal(raw.code, 0, raw.stderr);
+  assert.equal(raw.stdout.length, 700000);
+});

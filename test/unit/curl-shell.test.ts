@@ -37,6 +37,11 @@ function words(text: string, vars: Record<string, string> = {}): string[] {
   return items[0]!.pipeline.commands[0]!.words.flatMap((w) => expandWord(w, e)).map(t);
 }
 
+test('a backslash that ends the file is dropped, as bash drops it when it reads a script', () => {
+  assert.deepEqual(curlArgs('curl -s http://h/ok \\'), [['-s', 'http://h/ok']]);
+  assert.deepEqual(curlArgs('curl http://h/a\\'), [['http://h/a']]);
+});
+
 test('quoting: single, double, backslashes, concatenation', () => {
   const table: [string, string[]][] = [
     [`curl a 'b c' "d e"`, ['curl', 'a', 'b c', 'd e']],

@@ -110,3 +110,11 @@ test('XML indentation keeps text and refuses mismatched tags', () => {
   assert.equal(indentXml('<a><b>x y</b><c/></a>', 2), '<a>\n  <b>x y</b>\n  <c/>\n</a>');
   assert.equal(indentXml('<a><b></a>', 2), null);
 });
+
+test('formatBytes: whole bytes below 1 kB (a rate of 59.5 B/s shows as 60 B), then kB, MB', async () => {
+  const { formatBytes } = await import('../../src/output/progress.js');
+  assert.equal(formatBytes(59.54738981788344), '60 B');
+  assert.equal(formatBytes(1023), '1023 B');
+  assert.equal(formatBytes(1536), '1.50 kB');
+  assert.equal(formatBytes(5 * 1024 * 1024), '5.00 MB');
+});

@@ -322,7 +322,7 @@ class Reader {
         if (n === '\n') this.pos += 2;
         else if (n === '\r' && this.peek(2) === '\n') this.pos += 3;
         else if (n === '') {
-          lit += '\\';
+          // A backslash that ends the file: bash reading a script drops it (`bash -c` would keep it).
           this.pos++;
         } else {
           flush();

@@ -128,14 +128,12 @@ class Loader {
       }
       const msg = `run #${item.name}: no request is named ${item.name}${imported.length ? ' here or in the imported files' : ''}`;
       if (!importFailed) throw new UsageError(`${where}: ${msg}`);
-      this.opts.warn(`${where}: ${msg} (an import failed)`);
-      return [failing(item, `${where}: ${msg}`)];
+      // Reported once, as an error when its turn comes (the failed import was warned about).
+      return [failing(item, `${where}: ${msg} (an import failed)`)];
     }
     const f = this.load(file, item.path!);
-    if (typeof f === 'string') {
-      this.opts.warn(`${where}: run: ${f}`);
-      return [failing(item, `${where}: run: ${f}`)];
-    }
+    // A file that cannot be read: one error when its turn comes (the rest of the file runs).
+    if (typeof f === 'string') return [failing(item, `${where}: run: ${f}`)];
     const key = resolvePath(file.dir, item.path!);
     if (stack.includes(key)) throw new UsageError(`${where}: run ${item.path}: the files run each other in a loop`);
     return this.entries(f, overrides, [...stack, key]);
