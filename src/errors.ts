@@ -38,6 +38,9 @@ export class UsageError extends CliError {
 
 /** Connection refused or reset, DNS, TLS, proxy, body cut short: exit 6. */
 export class NetworkError extends CliError {
+  /** What arrived of a response whose body was cut short (sling exec prints it before the error, as the main command does). */
+  partial?: { response: import('./transport/send.js').ResponseHead; body: Buffer; info: import('./transport/send.js').HopInfo };
+
   constructor(message: string, hint?: string, options?: { cause?: unknown }) {
     super(message, ExitCode.NETWORK, hint, options);
     this.name = 'NetworkError';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Invocation } from '../cli/invocation.js';
-import { CliError, UsageError, oneLine } from '../errors.js';
+import { CliError, NetworkError, UsageError, oneLine } from '../errors.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { Reporter, stdoutSink, type Io } from '../main.js';
 import { makePlan, printParts, type OutputPlan } from '../output/plan.js';
@@ -265,12 +265,15 @@ class Run {
     }
     let stop = false;
     let print: (() => Promise<void> | undefined) | undefined;
+    let hop: Hop | undefined;
+    let bodyRead = false;
     try {
-      const hop = await this.send(spec, printer);
+      hop = await this.send(spec, printer);
       // What goes to stderr about this response (a status, a failed test) waits for its printing
       // (on a terminal too: response handlers now run before the response is printed).
       this.stderr.hold();
       const body = this.wholeBody!(hop) ?? (await this.readBody!(hop));
+      bodyRead = true;
       if (inv.checkStatus) this.checkStatus(entry, hop.response, rc);
       let lines: string[] | undefined;
       if (entry.after) {
@@ -279,10 +282,19 @@ class Run {
         lines = this.afterResult(entry, result, plan, body, rc);
         if (result.stop) stop = true;
       }
-      print = () => printResponse(printer, sink, hop, body, lines);
+      const done = hop;
+      print = () => printResponse(printer, sink, done, body, lines);
     } catch (e) {
       if (!(e instanceof CliError)) throw e;
       await this.settle();
+      // A body cut short: what arrived of the response (head, and the bytes the lane kept) is
+      // printed before the error, as the main command prints it.
+      const partial = e instanceof NetworkError ? e.partial : undefined;
+      const head = partial?.response ?? (bodyRead ? undefined : hop?.response);
+      if (head && inv.quiet === 0) {
+        const waiting = printer.response(head, partial?.body ?? EMPTY, partial?.info ?? hop!.info, hop?.request);
+        if (waiting) await waiting;
+      }
       await sink.flush();
       // Which request failed, also in a log of stderr alone: `api.http:12: connection reset by ...`.
       const src = spec.source;
@@ -373,6 +385,7 @@ function withSession(s: RequestSpec, sessions: Sessions): RequestSpec {
 }
 
 const noop = () => {};
+const EMPTY = Buffer.alloc(0);
 
 function hasKeys(o: object): boolean {
   for (const _ in o) return true;

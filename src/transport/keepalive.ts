@@ -377,7 +377,12 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
         if (!err && response && framing === 'close') return finish();
         if (response) {
           const cut = Object.assign(new Error(`aborted after ${size} bytes`), { code: 'ECONNRESET' });
-          return finish(new NetworkError(`the response body from ${url.hostHeader} was cut short: connection closed`, undefined, { cause: err ?? cut }));
+          const length = headerIn(response.rawHeaders, 'content-length');
+          const e = new NetworkError(`the response body from ${url.hostHeader} was cut short${length ? ` (Content-Length was ${length})` : ''}: connection closed`, undefined, { cause: err ?? cut });
+          // The head and, when they need no decoding, the bytes that arrived: printed before the error.
+          timings.end = now();
+          e.partial = { response, body: headerIn(response.rawHeaders, 'content-encoding') ? Buffer.alloc(0) : Buffer.concat(chunks, size), info };
+          return finish(e);
         }
         // Bytes that never made a head (an HTTP/0.9 answer, a head cut off by the close).
         if (pending?.length && !err) return finish(incompleteHead(where));

@@ -111,8 +111,10 @@ test('lane: a body cut short is exit 6; the next request still runs', async (t) 
   const ok = await httpServer(t, (_req, res) => res.end('fine'));
   const { dir } = file(`GET ${srv.url}/cut\n###\nGET ${ok.url}/next\n`);
   const r = await runSling(['exec', 't.http'], { cwd: dir });
-  assertError(r, 6, /cut short/);
+  assertError(r, 6, /^sling: error: t\.http:1: the response body from 127\.0\.0\.1:\d+ was cut short \(Content-Length was 50\): connection closed$/m);
   assert.equal(ok.requests.length, 1);
+  // What arrived is printed before the error, as the main command prints it.
+  assert.match(r.stdout, /\(line 1\)\nHTTP\/1\.1 200 OK\nContent-Length: 50\n\nshort\n/, show(r));
 });
 
 test('lane: --timeout is the longest silence (exit 2), a refused connection is exit 6, a bad status line is exit 6', async (t) => {
