@@ -52,6 +52,8 @@ const CASES: [string, string, string[]][] = [
   ['multi-line URL, JetBrains indentation', 'GET http://h:8080\n    /api\n    /get\n    ?id=1\n    &v=2', ['1: GET http://h:8080/api/get?id=1&v=2']],
   ['multi-line query, REST Client ? and & lines', 'GET http://h/x\n?a=1\n&b=2\nAccept: */*', ['1: GET http://h/x?a=1&b=2 | Accept: */*']],
   ['leading comment lines of a body are not body', 'POST http://h/\n\n// CreateTodo\n{"a": 1}', ['1: POST http://h/ | body="{\\"a\\": 1}"']],
+  ['# lines before JSON are comments, before other text the body\'s own', 'POST http://h/j\n\n# note\n// CreateTodo\n[1]\n###\nPOST http://h/m\nContent-Type: text/markdown\n\n# Title\n\ntext\n#!/bin/sh line', ['1: POST http://h/j | body="[1]"', '7: POST http://h/m | Content-Type: text/markdown | body="# Title\\n\\ntext\\n#!/bin/sh line"']],
+  ['comment lines between requests separated by a blank line belong to the next one', 'GET http://h/a\n\n# @name second\n// a note\nGET http://h/b\n\n# trailing note', ['1: GET http://h/a', '5: GET http://h/b name=second']],
   ['trailing comments after a blank line are not body', 'POST http://h/\n\n{"a": 1}\n\n# note about it', ['1: POST http://h/ | body="{\\"a\\": 1}"']],
   ['file includes', 'POST http://h/\n\n< ./a.json\n<@ ./b.txt', ['1: POST http://h/ | body="< ./a.json\\n<@ ./b.txt"']],
   ['XML bodies are not includes', 'POST http://h/\n\n<a>\n<b/></a>', ['1: POST http://h/ | body="<a>\\n<b/></a>"']],

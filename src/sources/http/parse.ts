@@ -74,6 +74,13 @@ class Parser {
   private urlOpen = false;
   private blankBefore = false;
   private bodyStarted = false;
+  /**
+   * `#` / `//` lines after the blank line that opens the body, before any content (their line
+   * indexes): not body before JSON or XML (Visual Studio's `// CreateTodo`), body before other text
+   * (a Markdown `# Title`), the next request's lines when a request line follows (httpyac's
+   * `# @name` between requests separated by a blank line only).
+   */
+  private leadComments?: number[];
 
   constructor(text: string) {
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -426,9 +433,19 @@ class Parser {
 
   /** An httpyac request that follows a blank line inside the current one. */
   private startNextRequest(line: string) {
+    const comments = this.leadComments;
     this.endRequest();
     this.blockHasRequest = false;
     this.state = 'pre';
+    if (comments) {
+      // The comment lines between the two requests belong to the next one (`# @name second`).
+      const at = this.i;
+      for (const k of comments) {
+        this.i = k;
+        this.pre(this.lines[k]!);
+      }
+      this.i = at;
+    }
     this.pre(line);
   }
 
@@ -504,6 +521,7 @@ class Parser {
     const ln = this.i + 1;
     if (line.trim() === '') {
       if (this.bodyStarted) req.body.push({ kind: 'text', t: '', raw: '', eol: this.eol(this.i), line: ln });
+      else this.leadComments?.push(this.i);
       this.blankBefore = true;
       return;
     }
@@ -542,9 +560,24 @@ class Parser {
       }
     }
     this.blankBefore = false;
-    // Comment lines before the body content (Visual Studio's `// CreateTodoListCommand`).
-    if (!this.bodyStarted && (line.startsWith('#') || line.startsWith('//'))) return;
+    if (!this.bodyStarted && (line.startsWith('#') || line.startsWith('//'))) {
+      (this.leadComments ??= []).push(this.i);
+      return;
+    }
     const inc = line.charCodeAt(0) === 60 /* < */ ? /^<(@?)\s+(\S.*?)\s*$/.exec(line) : null;
+    if (this.leadComments) {
+      const comments = this.leadComments;
+      this.leadComments = undefined;
+      // Before text that is not JSON or XML, `#` lines are the body's own (Markdown, YAML, a shell script).
+      const c = line.charCodeAt(0);
+      if (!inc && c !== 123 /* { */ && c !== 91 /* [ */ && c !== 60 /* < */) {
+        for (const k of comments) {
+          const text = this.lines[k]!;
+          if (text.startsWith('//')) continue;
+          req.body.push({ kind: 'text', t: text.trim() === '' ? '' : this.template(text, k + 1, 1, false), raw: text.trim() === '' ? '' : text, eol: this.eol(k), line: k + 1 });
+        }
+      }
+    }
     if (inc) {
       const col = line.indexOf(inc[2]!) + 1;
       req.body.push({ kind: 'file', path: this.template(inc[2]!, ln, col, true), vars: inc[1] === '@', eol: this.eol(this.i), line: ln, col });
@@ -605,6 +638,8 @@ class Parser {
   private endRequest() {
     const req = this.req;
     this.req = undefined;
+    // Comment lines with no body after them: not body (trailing comments, orders.http).
+    this.leadComments = undefined;
     if (!req) return;
     this.urlOpen = false;
     // Trailing blank lines, and comments after a blank line at the end (orders.http), are not body.
