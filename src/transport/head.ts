@@ -7,8 +7,8 @@ const STATUS = /^HTTP\/(\d(?:\.\d)?)[ \t]+(\d{3})(?:[ \t](.*))?$/;
 /**
  * A response head as received (status line and header lines, without the blank line after them),
  * read leniently as node:http does: LF or CRLF line ends, `HTTP/1.1` or `HTTP/2`, blanks around
- * names and values dropped, lines without a colon skipped. Shared by the raw lanes (keepalive.ts,
- * raw.ts).
+ * names and values dropped, folded lines skipped; a header line without a colon is a malformed
+ * response. Shared by the raw lanes (keepalive.ts, raw.ts).
  */
 export function parseResponseHead(text: string, where: string): ResponseHead {
   let nl = text.indexOf('\n');
@@ -22,7 +22,14 @@ export function parseResponseHead(text: string, where: string): ResponseHead {
     nl = text.indexOf('\n', from);
     const end = nl === -1 ? text.length : nl;
     const colon = text.indexOf(':', from);
-    if (colon === -1 || colon >= end || colon === from) continue;
+    if (colon === -1 || colon >= end || colon === from) {
+      // A folded continuation line (obsolete, starts with a blank) is skipped; any other line
+      // without a name and a colon makes the head malformed, as node:http and curl ("Header
+      // without colon") treat it.
+      const line = text.slice(from, end).replace(/\r$/, '');
+      if (line === '' || isBlank(line.charCodeAt(0))) continue;
+      throw new NetworkError(`${where} sent a malformed HTTP response (a header line without a colon: '${line.slice(0, 60)}')`);
+    }
     // Name and value without the blanks around them (and the CR before the LF).
     let a = from;
     let b = colon;

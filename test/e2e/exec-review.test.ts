@@ -202,3 +202,15 @@ test('exec: --max-headers applies to every request of the file', async (t) => {
   assertError(await runSling(['exec', '--max-headers', '10', 'h.http'], { cwd: dir }), 6, /sent \d+ headers, more than --max-headers 10/);
   assertExit(await runSling(['exec', 'h.http'], { cwd: dir }), 0);
 });
+
+test('a header line without a colon is a malformed response (exit 6), as curl ("Header without colon") and the main command treat it', async (t) => {
+  const srv = await rawServer(t, answering('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nBadHeaderLine'));
+  const folded = await rawServer(t, answering('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-A: one\r\n  folded'));
+  const dir = workdir({ 'h.http': `GET ${srv.url}/a\n\n###\nGET ${folded.url}/b\n` });
+  const r = await runSling(['exec', 'h.http'], { cwd: dir });
+  assertError(r, 6, /^sling: error: h\.http:1: 127\.0\.0\.1:\d+ sent a malformed HTTP response \(a header line without a colon: 'BadHeaderLine'\)$/m);
+  assert.equal(r.stdout.match(/^HTTP\/1\.1 200 OK$/gm)?.length, 1, `an obsolete folded line is not an error${show(r)}`);
+  const d = await runSling(['-o', 'x.out', `${srv.url}/a`], { cwd: dir });
+  assertError(d, 6, /a header line without a colon/);
+  assert.equal(existsSync(join(dir, 'x.out')), false);
+});

@@ -299,7 +299,7 @@ test('scripts: a pre-request script sees the request: URL, headers and body, sub
   assert.deepEqual(entries[0]!.before!(spec), [
     'url {{base}}/p?who={{who}} http://h/p?who=ada',
     'body {"who": "{{who}}"} {"who": "ada"}',
-    'header X-Who {{who}} ada 4',
+    'header X-Who {{who}} ada 2',
     'later {{sig}}',
   ]);
   assert.equal(headerOf(spec.headers, 'X-Sig'), 'S1');

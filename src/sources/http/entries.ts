@@ -151,7 +151,8 @@ class HttpEntry implements ExecEntry {
       method: spec?.method ?? node.method,
       url: spec ? formatUrl(spec.url) : rawText(node.url),
       urlRaw: rawText(node.url),
-      headers: done ? done.request.headers : (spec?.headers ?? []),
+      // Before sending (a pre-request script): the file's headers, not the defaults sling adds.
+      headers: done ? done.request.headers : (spec?.headers ?? []).filter(([n]) => node.headers.some((h) => (h.lower ?? rawText(h.name).toLowerCase()) === n.toLowerCase())),
       headersRaw: node.headers.map((h): [string, string] => [typeof h.name === 'string' ? h.name : rawText(h.name), typeof h.value === 'string' ? h.value : rawText(h.value)]),
       body: done ? done.request.body.toString('utf8') : spec && spec.body.kind === 'bytes' ? spec.body.data.toString('utf8') : '',
       bodyRaw: p.built?.bodyText ?? '',
