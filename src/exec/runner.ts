@@ -168,7 +168,9 @@ class Run {
     if (waiting) await waiting;
   }
 
-  fail(code: number) {
+  fail(code: number, entry?: ExecEntry) {
+    // `curl -f URL || true`: the file handles that failure itself (reported, not the run's exit code).
+    if (entry?.failureHandled) return;
     if (this.firstFailure === ExitCode.OK && code !== ExitCode.OK) this.firstFailure = code;
   }
 
@@ -190,7 +192,7 @@ class Run {
       await this.settle();
       this.rep.error(e);
       this.report?.error(entry, e.message);
-      this.fail(e.exitCode);
+      this.fail(e.exitCode, entry);
       return !this.inv.exec!.failFast;
     }
     for (const spec of specs) if (!(await this.request(entry, spec))) return false;
@@ -301,7 +303,7 @@ class Run {
       if (src && !e.message.startsWith(`${src.file}:`)) e.message = `${src.file}:${src.line}: ${e.message}`;
       this.rep.error(e);
       if (rc) rc.error = e.message;
-      this.fail(e.exitCode);
+      this.fail(e.exitCode, entry);
       if (inv.exec!.failFast) stop = true;
     }
     if (rc) this.report!.end(rc);
@@ -341,7 +343,7 @@ class Run {
     const what = `HTTP ${response.status} ${response.reason}`.trimEnd();
     if (!this.io.stdout.isTTY) this.rep.warn(`${entry.name ?? entry.label}: ${what}`);
     rc?.failures.push(what);
-    this.fail(code);
+    this.fail(code, entry);
   }
 
   /** Records an after-hook's result; returns the lines to print after the response. */
@@ -355,8 +357,8 @@ class Run {
     }
     for (const f of result.failures) this.stderr.write(`sling: test failed: ${entry.name ?? entry.label}: ${oneLine(f)}\n`);
     for (const e of result.errors ?? []) this.stderr.write(`sling: error: ${oneLine(e)}\n`);
-    if (result.failures.length) this.fail(ExitCode.ERROR);
-    if (result.exitCode) this.fail(result.exitCode);
+    if (result.failures.length) this.fail(ExitCode.ERROR, entry);
+    if (result.exitCode) this.fail(result.exitCode, entry);
     return lines;
   }
 }

@@ -83,6 +83,8 @@ export interface ExecEntry {
   after?(done: Completed, ctx: ExecContext): AfterResult | Promise<AfterResult>;
   /** This entry needs these named entries to run first (for --name / --line). */
   dependsOn?: string[];
+  /** A failure of this entry is reported but does not decide the run's exit code (a curl command followed by `||`). */
+  failureHandled?: boolean;
   /** Extra per-entry output settings. */
   output?: { print?: string; noLog?: boolean };
 }

@@ -158,6 +158,7 @@ export function parseCmdScript(text: string, env: ShellEnv): CurlCall[] {
       when: 'always',
       countsStatus: true,
       errexit: false,
+      handled: false,
     });
   }
   return calls;

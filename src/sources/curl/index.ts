@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
@@ -136,6 +136,7 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
   return {
     line,
     label,
+    failureHandled: call.handled || undefined,
     async build(ctx) {
       for (const b of call.before) if (runs(b, state.status)) state.status = 0;
       if (state.stopped) {
@@ -151,6 +152,18 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
       // Under `set -e`, a command that never gets to its end (a network error, a body file that
       // cannot be read) stops the script as its failure would in bash; after() clears it on success.
       if (call.errexit && !ctx.offline) state.stopped = true;
+      // `> file` is opened by the shell before curl starts: emptied (or made) even when the command
+      // then fails, and a file that cannot be opened means the command never runs.
+      const out = call.stdout;
+      if (out?.kind === 'file' && !ctx.offline) {
+        try {
+          if (out.append) appendFileSync(out.path, '');
+          else writeFileSync(out.path, '');
+          stdoutStarted.value = true;
+        } catch (e) {
+          throw new UsageError(`${at}: cannot open '${out.path}' for the command's output: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; the command is not run (as in bash)`);
+        }
+      }
       pending = transfers.length;
       failed = false;
       const stdin = () => {

@@ -34,24 +34,18 @@ function headerValue(c: Completed, name: string): string | undefined {
   return undefined;
 }
 
-/** -O: the last segment of the URL path; -J: Content-Disposition's filename when there is one. */
-function remoteName(url: CurlUrl, c: Completed, op: Operation): string {
+/**
+ * -O: the last segment of the URL path, as it is in the URL (curl 7.88 does not decode `%20`);
+ * -J: Content-Disposition's filename when there is one (`fromHeader`).
+ */
+function remoteName(url: CurlUrl, c: Completed, op: Operation): { name: string; fromHeader: boolean } {
   if (op.remoteHeaderName) {
     const cd = headerValue(c, 'content-disposition');
     const m = cd && /filename\s*=\s*(?:"([^"]*)"|([^;\s]+))/i.exec(cd);
     const name = m ? (m[1] ?? m[2])! : undefined;
-    if (name) return name.replace(/^.*[/\\]/, '');
+    if (name) return { name: name.replace(/^.*[/\\]/, ''), fromHeader: true };
   }
-  const seg = url.path.slice(url.path.lastIndexOf('/') + 1);
-  return decodeURIComponentSafe(seg);
-}
-
-function decodeURIComponentSafe(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
+  return { name: url.path.slice(url.path.lastIndexOf('/') + 1), fromHeader: false };
 }
 
 /** `#1`, `#2`... in -o names: the text the URL's globs matched. */
@@ -72,31 +66,57 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
 
   // Where the body goes.
   let outFile: string | undefined;
+  let nameFromHeader = false;
   if (t.output !== undefined && t.output !== '-') outFile = globName(t.output, t.globMatches);
   else if (t.remoteName && t.output === undefined) {
-    outFile = remoteName(url, c, op);
+    const r = remoteName(url, c, op);
+    nameFromHeader = r.fromHeader;
+    outFile = r.name || undefined;
     if (!outFile) {
-      ctx.warn('-O: the URL has no file name to save to (curl fails here with "Remote file name has no length")');
-      outFile = undefined;
+      (result.errors ??= []).push('-O: the URL has no file name to save to (curl: "Remote file name has no length")');
+      result.exitCode ??= 1;
     }
   }
   const includeHead = op.include ? headerText(c) : '';
   const bodyBytes = Buffer.concat([Buffer.from(includeHead, 'latin1'), c.body]);
-  const writeBody = !(op.fail && !op.failWithBody && failed);
+  // -f writes no body on an HTTP error; --remove-on-error leaves no file after one.
+  const writeBody = !(op.fail && !op.failWithBody && failed) && !(failed && op.removeOnError);
+  // -C: the request asked for a range.
+  const ranged = op.continueAt !== undefined && c.request.headers.some(([n]) => n.toLowerCase() === 'range');
+  const fail = (message: string) => {
+    (result.errors ??= []).push(message);
+    result.exitCode ??= 1;
+  };
   if (outFile !== undefined && writeBody && outFile !== '/dev/null') {
     let path = resolve(ctx.cwd, op.outputDir ? resolve(ctx.cwd, op.outputDir, outFile) : outFile);
-    if (op.createDirs || op.outputDir) mkdirSync(dirname(path), { recursive: true });
+    // curl makes missing folders only with --create-dirs (--output-dir alone fails: "Failed to open").
+    let noFolder = false;
+    try {
+      if (op.createDirs) mkdirSync(dirname(path), { recursive: true });
+    } catch (e) {
+      noFolder = true;
+      fail(`cannot create the folder of '${outFile}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
     if (op.noClobber && existsSync(path)) {
       let n = 1;
       while (existsSync(`${path}.${n}`) && n < 100) n++;
       path = `${path}.${n}`;
     }
-    try {
-      if (op.continueAt !== undefined && status === 206) appendFileSync(path, bodyBytes);
-      else writeFileSync(path, bodyBytes);
-    } catch (e) {
-      (result.errors ??= []).push(`cannot write '${outFile}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-      result.exitCode ??= 1;
+    if (noFolder) {
+      // reported above
+    } else if (ranged && status === 416) {
+      // The file is complete already (curl: nothing to resume): left as it is.
+    } else if (ranged && status >= 200 && status < 300 && status !== 206) {
+      fail(`the server ignored the range request (HTTP ${status}): cannot resume (curl: "HTTP server doesn't seem to support byte ranges"); '${outFile}' is left as it was`);
+    } else if (nameFromHeader && !op.noClobber && existsSync(path)) {
+      fail(`-J: '${outFile}' exists and is not overwritten (curl: "File exists")`);
+    } else {
+      try {
+        if (ranged && status === 206) appendFileSync(path, bodyBytes);
+        else writeFileSync(path, bodyBytes);
+      } catch (e) {
+        fail(`cannot write '${outFile}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      }
     }
   } else if (outFile === undefined && ctx.stdout?.kind === 'file' && writeBody) {
     writeStdout(ctx, bodyBytes);
@@ -105,11 +125,22 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
   if (op.dumpHeader !== undefined) {
     const text = headerText(c);
     if (op.dumpHeader === '-') result.log = [...(result.log ?? []), ...text.replace(/\r\n$/, '').split('\r\n')];
-    else if (op.dumpHeader !== '/dev/null') writeFileSync(resolve(ctx.cwd, op.dumpHeader), text, 'latin1');
+    else if (op.dumpHeader !== '/dev/null') {
+      try {
+        if (op.createDirs) mkdirSync(dirname(resolve(ctx.cwd, op.dumpHeader)), { recursive: true });
+        writeFileSync(resolve(ctx.cwd, op.dumpHeader), text, 'latin1');
+      } catch (e) {
+        fail(`-D: cannot write '${op.dumpHeader}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      }
+    }
   }
   if (op.etagSave !== undefined) {
     const etag = headerValue(c, 'etag');
-    if (etag !== undefined) writeFileSync(resolve(ctx.cwd, op.etagSave), etag + '\n');
+    try {
+      if (etag !== undefined) writeFileSync(resolve(ctx.cwd, op.etagSave), etag + '\n');
+    } catch (e) {
+      fail(`--etag-save: cannot write '${op.etagSave}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
   }
 
   if (op.writeOut !== undefined) {

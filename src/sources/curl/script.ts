@@ -26,8 +26,10 @@ export interface CurlCall {
   when: Condition;
   /** Its exit status is the pipeline's (false when a command after it in a pipe decides). */
   countsStatus: boolean;
-  /** `set -e` was on: a failure stops the script. */
+  /** `set -e` was on: a failure stops the script (unless the command is followed by && or ||, as bash exempts it). */
   errexit: boolean;
+  /** Followed by `||`: the script deals with its failure (it does not make the script's status). */
+  handled: boolean;
 }
 
 export interface WalkContext {
@@ -88,7 +90,9 @@ export function walkScript(items: ListItem[], ctx: WalkContext): CurlCall[] {
           before,
           when: pipelineHasCurl ? 'always' : when,
           countsStatus: last,
-          errexit,
+          // bash: a command before && or || does not trigger set -e (`curl -f URL || true`).
+          errexit: errexit && item.next !== '&&' && item.next !== '||',
+          handled: last && item.next === '||',
         };
         before = [];
         if (i > 0) call.stdin = { kind: 'data', data: pipedIn ?? '' };
@@ -99,6 +103,8 @@ export function walkScript(items: ListItem[], ctx: WalkContext): CurlCall[] {
             throw new ShellSyntaxError(`piping curl's output into '${nextName}' is not supported: sling does not run other programs${nextName === 'jq' ? ' (it formats JSON itself)' : ''}`, stages[i + 1]!.offset);
           }
           if (nextName !== 'cat') call.stdout ??= { kind: 'discard' };
+          // `curl ... | cat > file`: cat copies curl's output, so its redirection is curl's.
+          else if (i + 1 === stages.length - 1 && stages[i + 1]!.words.length === 1) applyRedirects(stages[i + 1]!, call, env);
         }
         calls.push(call);
         pipelineHasCurl = true;

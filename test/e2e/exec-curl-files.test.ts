@@ -1,0 +1,103 @@
+// curl files: what a command leaves on disk and how the script goes on, as bash running curl 7.88
+// would: resumes (-C -), -J names, --remove-on-error, `> file`, set -e with && / ||, -D files,
+// -O names and --output-dir. Against a loopback server; the expected results are what real curl did.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { runSling } from '../helpers/cli.js';
+import { assertError, assertExit, httpServer, show } from '../helpers/assert.js';
+
+const FULL = Buffer.from('0123456789'.repeat(100));
+
+function routes(req: IncomingMessage, res: ServerResponse) {
+  const url = req.url ?? '/';
+  if (url.startsWith('/big')) {
+    // Range-aware: 416 past the end, 206 for a range, 200 otherwise.
+    const m = /bytes=(\d+)-/.exec(req.headers.range ?? '');
+    if (m && Number(m[1]) >= FULL.length) {
+      res.writeHead(416, { 'Content-Range': `bytes */${FULL.length}` });
+      res.end();
+    } else if (m) {
+      res.writeHead(206, { 'Content-Range': `bytes ${m[1]}-${FULL.length - 1}/${FULL.length}` });
+      res.end(FULL.subarray(Number(m[1])));
+    } else res.end(FULL);
+  } else if (url.startsWith('/norange')) res.end('whole body');
+  else if (url.startsWith('/cd')) {
+    res.writeHead(200, { 'Content-Disposition': 'attachment; filename="exist.txt"' });
+    res.end('from the server');
+  } else if (url.startsWith('/404')) {
+    res.writeHead(404);
+    res.end('not here');
+  } else res.end('hello');
+}
+
+function dir(files: Record<string, string | Buffer> = {}): string {
+  const d = mkdtempSync(join(tmpdir(), 'sling-curl-files-'));
+  for (const [n, c] of Object.entries(files)) writeFileSync(join(d, n), c);
+  return d;
+}
+
+test('-C -: a complete file (416) is left as it is; a server that ignores ranges does not overwrite it', async (t) => {
+  const s = await httpServer(t, routes);
+  const d = dir({ 'full.bin': FULL, 'p.txt': 'partial', 'half.bin': FULL.subarray(0, 400) });
+  writeFileSync(join(d, 'a.sh'), `curl -s -C - -o full.bin ${s.url}/big\ncurl -s -C - -o half.bin ${s.url}/big\n`);
+  assertExit(await runSling(['exec', 'a.sh'], { cwd: d }), 0);
+  assert.deepEqual(readFileSync(join(d, 'full.bin')), FULL, '416: untouched');
+  assert.deepEqual(readFileSync(join(d, 'half.bin')), FULL, '206: appended');
+  writeFileSync(join(d, 'b.sh'), `curl -s -C - -o p.txt ${s.url}/norange\n`);
+  const r = await runSling(['exec', 'b.sh'], { cwd: d });
+  assertError(r, 1, /b\.sh:1:1: the server ignored the range request \(HTTP 200\): cannot resume/);
+  assert.equal(readFileSync(join(d, 'p.txt'), 'utf8'), 'partial');
+});
+
+test('-J -O does not overwrite an existing file; --fail-with-body --remove-on-error leaves no file', async (t) => {
+  const s = await httpServer(t, routes);
+  const d = dir({ 'exist.txt': 'mine' });
+  writeFileSync(join(d, 'c.sh'), `curl -s -J -O ${s.url}/cd\ncurl -s --fail-with-body --remove-on-error -o roe.txt ${s.url}/404\ncurl -s --fail-with-body -o kept.txt ${s.url}/404\n`);
+  const r = await runSling(['exec', 'c.sh'], { cwd: d });
+  assertError(r, 1, /c\.sh:1:1: -J: 'exist\.txt' exists and is not overwritten/);
+  assert.equal(readFileSync(join(d, 'exist.txt'), 'utf8'), 'mine');
+  assert.equal(existsSync(join(d, 'roe.txt')), false, show(r));
+  assert.equal(readFileSync(join(d, 'kept.txt'), 'utf8'), 'not here');
+});
+
+test('`> file` is emptied when the command starts, also when it fails; a file that cannot be opened stops the command before it is sent', async (t) => {
+  const s = await httpServer(t, routes);
+  const d = dir({ 'out.txt': 'old content' });
+  writeFileSync(join(d, 'r.sh'), `curl -sf ${s.url}/404 > out.txt\ncurl -s ${s.url}/never > /nonexistent-dir/x\ncurl -s ${s.url}/piped | cat > piped.txt\n`);
+  const r = await runSling(['exec', 'r.sh'], { cwd: d });
+  assert.equal(readFileSync(join(d, 'out.txt'), 'utf8'), '', show(r));
+  assert.match(r.stderr, /r\.sh:2:1: cannot open '\/nonexistent-dir\/x' for the command's output: ENOENT; the command is not run/);
+  assert.ok(!s.requests.some((q) => q.url === '/never'), 'not sent');
+  assert.equal(readFileSync(join(d, 'piped.txt'), 'utf8'), 'hello', '| cat > file writes curl\'s output');
+  assert.equal(r.code, 4, 'the first failure: -f on a 404');
+});
+
+test('set -e: a command followed by || or && does not stop the script, and a || failure is not the exit code', async (t) => {
+  const s = await httpServer(t, routes);
+  const d = dir();
+  writeFileSync(join(d, 'e.sh'), `set -e\ncurl -sf ${s.url}/404 || true\ncurl -sf ${s.url}/404 && curl -s ${s.url}/skipped\ncurl -s ${s.url}/last\n`);
+  const r = await runSling(['exec', 'e.sh'], { cwd: d });
+  assert.deepEqual(s.requests.map((q) => q.url), ['/404', '/404', '/last'], show(r));
+  // The && list's failure is the script's status in bash too (set -e exempts it, the status stays).
+  assert.equal(r.code, 4, show(r));
+  writeFileSync(join(d, 'f.sh'), `set -e\ncurl -sf ${s.url}/404 || true\ncurl -s ${s.url}/ok\n`);
+  assertExit(await runSling(['exec', 'f.sh'], { cwd: d }), 0);
+});
+
+test('-D to a file that cannot be written is an error line naming the command; the rest runs. -O keeps %20; -O without a name fails; --output-dir needs the folder', async (t) => {
+  const s = await httpServer(t, routes);
+  const d = dir();
+  writeFileSync(join(d, 'd.sh'), `curl -s -D /nonexistent-dir/h -o /dev/null ${s.url}/first\ncurl -s -O ${s.url}/files/a%20b.bin\ncurl -s -O ${s.url}/\ncurl -s --output-dir od -o x.txt ${s.url}/x\ncurl -s --create-dirs --output-dir od2 -o y.txt ${s.url}/y\n`);
+  const r = await runSling(['exec', 'd.sh'], { cwd: d });
+  assert.match(r.stderr, /^sling: error: d\.sh:1:1: -D: cannot write '\/nonexistent-dir\/h': ENOENT$/m, show(r));
+  assert.equal(readFileSync(join(d, 'a%20b.bin'), 'utf8'), 'hello');
+  assert.match(r.stderr, /^sling: error: d\.sh:3:1: -O: the URL has no file name to save to/m);
+  assert.match(r.stderr, /^sling: error: d\.sh:4:1: cannot write 'x\.txt': ENOENT$/m);
+  assert.equal(existsSync(join(d, 'od')), false);
+  assert.equal(readFileSync(join(d, 'od2', 'y.txt'), 'utf8'), 'hello');
+  assert.equal(r.code, 1);
+});
