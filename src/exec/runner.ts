@@ -274,7 +274,8 @@ class Run {
       // What goes to stderr about this response (a status, a failed test) waits for its printing
       // (on a terminal too: response handlers now run before the response is printed).
       this.stderr.hold();
-      const body = this.wholeBody!(hop) ?? (await this.readBody!(hop));
+      const keep = spec.settings.keepEncoding;
+      const body = this.wholeBody!(hop, keep) ?? (await this.readBody!(hop, keep));
       bodyRead = true;
       if (inv.checkStatus) this.checkStatus(entry, hop.response, rc);
       let lines: string[] | undefined;

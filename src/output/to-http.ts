@@ -30,6 +30,9 @@ export function httpRequest(spec: RequestSpec, prepared: PreparedRequest, title:
     lines.push(`${name}: ${value}`);
   }
   if (spec.settings.digest) lines.push(`Authorization: Digest ${spec.settings.digest.user} ${spec.settings.digest.password}`);
+  if (spec.settings.follow && spec.settings.maxRedirects < 30) problems.push(`a limit of ${spec.settings.maxRedirects} redirects has no place in a .http file (runners follow up to 30)`);
+  // .http runners read {{...}} as a placeholder; there is no way to write it literally.
+  if (lines.some((l, i) => i > 0 && l.includes('{{')) || prepared.body.includes('{{')) problems.push("'{{' would be read as a variable placeholder by a .http runner, not sent as written");
   // .http runners add these when the file has none; say what sling would send instead.
   if (!has(prepared.headers, 'accept-encoding')) problems.push('a .http runner adds Accept-Encoding');
   const body = prepared.body;
@@ -44,6 +47,11 @@ export function httpRequest(spec: RequestSpec, prepared: PreparedRequest, title:
       if (safe.join('\n') !== text) problems.push('body lines starting with ### or < were indented');
       lines.push('', safe.join('\n').replace(/\r\n/g, '\n'));
       if (text.includes('\r\n')) problems.push('CRLF line ends in the body become the file\'s line ends');
+      if (/\n$/.test(text)) problems.push("the body's final line break is dropped (a .http body cannot end with one)");
+      if (/^multipart\//i.test(prepared.headers.find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '') && /\n\r?\n--/.test(text)) {
+        problems.push('a multipart part that ends with a line break loses it (a .http runner drops blank lines at the end of a part)');
+      }
+      if (/^(#|\/\/)/.test(text)) problems.push('body lines starting with # or // at the start of the body may be read as comments');
     }
   }
   return { text: lines.join('\n') + '\n', problems };

@@ -52,6 +52,8 @@ export interface RequestSettings {
   /** Deflate the body: 1 when smaller, 2 always. */
   compress: number;
   chunked: boolean;
+  /** The response body as it came, not decoded (curl without --compressed: it did not ask for an encoding, so it keeps one it gets). */
+  keepEncoding?: boolean;
   /** Give up when the response has more header lines than this. */
   maxHeaders?: number;
   /**

@@ -40,19 +40,22 @@ export async function decodedBody(hop: Hop): Promise<Readable> {
   return decoded;
 }
 
-/** The body keepalive.ts has read already, when there is nothing to decode (no stream, no await). */
-export function wholeBody(hop: Hop): Buffer | undefined {
+/**
+ * The body keepalive.ts has read already, when there is nothing to decode (no stream, no await).
+ * `keepEncoding`: the bytes as they came, encoded or not (curl without --compressed).
+ */
+export function wholeBody(hop: Hop, keepEncoding = false): Buffer | undefined {
   const whole = (hop as Hop & { whole?: Buffer }).whole;
-  if (whole && (hop.request.method === 'HEAD' || headerValue(hop.response.rawHeaders, 'content-encoding') === undefined)) return whole;
+  if (whole && (keepEncoding || hop.request.method === 'HEAD' || headerValue(hop.response.rawHeaders, 'content-encoding') === undefined)) return whole;
   return undefined;
 }
 
-/** Reads the whole (decoded) body. */
-export async function readBody(hop: Hop): Promise<Buffer> {
+/** Reads the whole body: decoded, or with `keepEncoding` as it came (curl without --compressed saves gzip as gzip). */
+export async function readBody(hop: Hop, keepEncoding = false): Promise<Buffer> {
   // keepalive.ts has read the whole body already: no stream to go through unless it is encoded.
-  const whole = wholeBody(hop);
+  const whole = wholeBody(hop, keepEncoding);
   if (whole) return whole;
-  const stream = await decodedBody(hop);
+  const stream = keepEncoding ? hop.body : await decodedBody(hop);
   const chunks: Buffer[] = [];
   let received = 0;
   try {

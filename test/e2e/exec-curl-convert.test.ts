@@ -94,3 +94,25 @@ test('sling exec --to curl and --to http: converted files send the same requests
   const key = (q: RawRequest) => `${q.method} ${q.target} ${q.body.toString('latin1')}`;
   assert.deepEqual(viaHttp.map(key).filter((k) => k.includes('/g?') || k.includes('/json')), original.map(key).filter((k) => k.includes('/g?') || k.includes('/json')));
 });
+
+test('sling exec --to http warns about what a .http file cannot hold: a final line break, a literal {{, a redirect limit', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-curl-conv-'));
+  writeFileSync(join(dir, 'up.txt'), 'upload content\n');
+  writeFileSync(
+    join(dir, 'c.sh'),
+    [
+      `curl --data-binary $'a\\n' http://127.0.0.1:9/nl`,
+      `curl -g 'http://127.0.0.1:9/t?q={{x}}'`,
+      `curl -L --max-redirs 1 http://127.0.0.1:9/r`,
+      `curl -F g=@up.txt http://127.0.0.1:9/f`,
+      `curl -d 'x=1' http://127.0.0.1:9/fine`,
+    ].join('\n'),
+  );
+  const r = await runSling(['exec', '--to', 'http', 'c.sh'], { cwd: dir, env: { HOME: home } });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /\/nl \(line 1\): the body's final line break is dropped/);
+  assert.match(r.stderr, /\(line 2\): '\{\{' would be read as a variable placeholder/);
+  assert.match(r.stderr, /\/r \(line 3\): a limit of 1 redirects has no place in a \.http file/);
+  assert.match(r.stderr, /\/f \(line 4\): a multipart part that ends with a line break loses it/);
+  assert.doesNotMatch(r.stderr, /\/fine \(line 5\): (?!a \.http runner adds Accept-Encoding)/);
+});

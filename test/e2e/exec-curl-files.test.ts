@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { runSling } from '../helpers/cli.js';
 import { assertError, assertExit, httpServer, show } from '../helpers/assert.js';
 
@@ -100,4 +101,17 @@ test('-D to a file that cannot be written is an error line naming the command; t
   assert.equal(existsSync(join(d, 'od')), false);
   assert.equal(readFileSync(join(d, 'od2', 'y.txt'), 'utf8'), 'hello');
   assert.equal(r.code, 1);
+});
+
+test('a gzip body curl did not ask for is saved as it came; with --compressed it is decoded', async (t) => {
+  const gz = gzipSync(Buffer.from('plain text inside'));
+  const s = await httpServer(t, (_q, res) => {
+    res.writeHead(200, { 'Content-Encoding': 'gzip', 'Content-Type': 'text/plain' });
+    res.end(gz);
+  });
+  const d = dir();
+  writeFileSync(join(d, 'g.sh'), `curl -s -o raw.gz ${s.url}/\ncurl -s --compressed -o plain.txt ${s.url}/\n`);
+  assertExit(await runSling(['exec', 'g.sh'], { cwd: d }), 0);
+  assert.deepEqual(readFileSync(join(d, 'raw.gz')), gz);
+  assert.equal(readFileSync(join(d, 'plain.txt'), 'utf8'), 'plain text inside');
 });

@@ -284,6 +284,7 @@ export class CommandBuilder {
       maxRedirects: this.maxRedirects(op),
       timeoutMs: this.timeout(op),
       timeoutFrom: timeoutFrom(op),
+      keepEncoding: !op.compressed,
       tls: {
         verify: op.insecure ? false : op.cacert ? op.cacert : true,
         ...certSettings(op),
