@@ -137,7 +137,10 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
       }
     }
     const location = headerValue(hop.response.rawHeaders, 'location');
-    if (!spec.settings.follow || !REDIRECTS.has(hop.response.status) || location === undefined) return hop;
+    if (!spec.settings.follow || !REDIRECTS.has(hop.response.status) || location === undefined) {
+      if (hops > 0) hop.info.redirects = hops;
+      return hop;
+    }
     if (hops >= spec.settings.maxRedirects) {
       hop.body.resume();
       throw new TooManyRedirectsError(`too many redirects: more than ${spec.settings.maxRedirects} (last: ${hop.response.status} to ${location})`);

@@ -39,6 +39,8 @@ export interface HopInfo {
   /** Set when --timeout fired (also while the body was streaming). */
   timedOut?: boolean;
   timings: Timings;
+  /** On the final hop of a request whose redirects were followed: how many (curl's %{num_redirects}). */
+  redirects?: number;
 }
 
 export interface Hop {

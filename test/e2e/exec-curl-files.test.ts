@@ -115,3 +115,18 @@ test('a gzip body curl did not ask for is saved as it came; with --compressed it
   assert.deepEqual(readFileSync(join(d, 'raw.gz')), gz);
   assert.equal(readFileSync(join(d, 'plain.txt'), 'utf8'), 'plain text inside');
 });
+
+test('-w after -L: %{num_redirects} and %{url_effective} are the final ones; %{redirect_url} is absolute', async (t) => {
+  const s = await httpServer(t, (q, res) => {
+    const m = /^\/redir\/(\d+)$/.exec(q.url ?? '');
+    if (m) {
+      res.writeHead(302, { Location: Number(m[1]) > 0 ? `/redir/${Number(m[1]) - 1}` : '/end' });
+      res.end();
+    } else res.end('end');
+  });
+  const d = dir();
+  writeFileSync(join(d, 'w.sh'), `curl -s -L -o /dev/null -w '%{num_redirects} %{url_effective}\\n' ${s.url}/redir/2 > w1.txt\ncurl -s -o /dev/null -w '%{redirect_url} %{num_redirects}\\n' ${s.url}/redir/0 > w2.txt\n`);
+  assertExit(await runSling(['exec', 'w.sh'], { cwd: d }), 0);
+  assert.equal(readFileSync(join(d, 'w1.txt'), 'utf8'), `3 ${s.url}/end\n`);
+  assert.equal(readFileSync(join(d, 'w2.txt'), 'utf8'), `${s.url}/end 0\n`);
+});

@@ -5,6 +5,7 @@ import type { AfterResult, Completed } from '../../exec/types.js';
 import type { Operation } from './args.js';
 import type { Transfer } from './build.js';
 import { formatCurlUrl, type CurlUrl } from './url.js';
+import { formatUrl } from '../../request/url.js';
 import { now } from '../../clock.js';
 
 /**
@@ -174,6 +175,19 @@ function writeStdout(ctx: OutputContext, data: Buffer) {
   }
 }
 
+/** %{redirect_url}: the Location of a redirect that was not followed, made absolute as curl does. */
+function absoluteLocation(c: Completed): string {
+  const location = headerValue(c, 'location');
+  if (location === undefined || !REDIRECT_STATUS.has(c.response.status)) return '';
+  try {
+    return new URL(location, formatUrl(c.url)).href;
+  } catch {
+    return location;
+  }
+}
+
+const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
+
 /** -w: curl's write-out variables sling can fill in, with \n \t \r \\ and %% escapes. */
 export function writeOut(format: string, t: Transfer, url: CurlUrl, c: Completed, outFile: string | undefined, exitCode: number): string {
   const timings = c.info.timings;
@@ -182,7 +196,8 @@ export function writeOut(format: string, t: Transfer, url: CurlUrl, c: Completed
     http_code: String(c.response.status).padStart(3, '0'),
     response_code: String(c.response.status).padStart(3, '0'),
     http_version: c.response.httpVersion === '1.1' ? '1.1' : c.response.httpVersion,
-    url_effective: formatCurlUrl(url),
+    // After followed redirects: where the last one led (as curl reports it).
+    url_effective: c.info.redirects ? formatUrl(c.url) : formatCurlUrl(url),
     url: t.urlText,
     content_type: headerValue(c, 'content-type') ?? '',
     size_download: String(c.body.length),
@@ -194,7 +209,7 @@ export function writeOut(format: string, t: Transfer, url: CurlUrl, c: Completed
     remote_ip: c.info.remoteAddress ?? '',
     remote_port: String(c.info.remotePort ?? ''),
     num_connects: c.info.reused ? '0' : '1',
-    redirect_url: headerValue(c, 'location') ?? '',
+    redirect_url: absoluteLocation(c),
     filename_effective: outFile ?? '',
     exitcode: String(exitCode),
     errormsg: '',
@@ -205,7 +220,7 @@ export function writeOut(format: string, t: Transfer, url: CurlUrl, c: Completed
     time_pretransfer: secs(timings.tls ?? timings.connect),
     time_starttransfer: secs(timings.firstByte),
     time_redirect: '0.000000',
-    num_redirects: '0',
+    num_redirects: String(c.info.redirects ?? 0),
     ssl_verify_result: '0',
   };
   let out = '';
