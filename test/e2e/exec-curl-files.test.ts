@@ -130,3 +130,16 @@ test('-w after -L: %{num_redirects} and %{url_effective} are the final ones; %{r
   assert.equal(readFileSync(join(d, 'w1.txt'), 'utf8'), `3 ${s.url}/end\n`);
   assert.equal(readFileSync(join(d, 'w2.txt'), 'utf8'), `${s.url}/end 0\n`);
 });
+
+test('-w: %{json} has numbers as numbers; only \\n \\t \\r are escapes (a doubled backslash stays)', async (t) => {
+  const s = await httpServer(t, (_q, res) => res.end('ok'));
+  const d = dir();
+  writeFileSync(join(d, 'j.sh'), `curl -s -o /dev/null -w '%{json}' ${s.url}/j > j.json\ncurl -s -o /dev/null -w 'A\\\\nB\\tC' ${s.url}/k > k.txt\n`);
+  assertExit(await runSling(['exec', 'j.sh'], { cwd: d }), 0);
+  const j = JSON.parse(readFileSync(join(d, 'j.json'), 'utf8'));
+  assert.equal(j.http_code, 200);
+  assert.equal(typeof j.size_download, 'number');
+  assert.equal(typeof j.time_total, 'number');
+  assert.equal(j.url_effective, `${s.url}/j`);
+  assert.equal(readFileSync(join(d, 'k.txt'), 'utf8'), 'A\\\\nB\tC');
+});

@@ -175,6 +175,13 @@ function writeStdout(ctx: OutputContext, data: Buffer) {
   }
 }
 
+/** %{json}: numbers as numbers (`"http_code":200`), as curl writes them. */
+function jsonVars(vars: Record<string, string>): string {
+  const out: Record<string, string | number> = {};
+  for (const [k, v] of Object.entries(vars)) out[k] = /^(http_code|response_code|size_|time_|num_|exitcode|remote_port|ssl_verify_result)/.test(k) && /^\d+(\.\d+)?$/.test(v) ? Number(v) : v;
+  return JSON.stringify(out);
+}
+
 /** %{redirect_url}: the Location of a redirect that was not followed, made absolute as curl does. */
 function absoluteLocation(c: Completed): string {
   const location = headerValue(c, 'location');
@@ -228,12 +235,11 @@ export function writeOut(format: string, t: Transfer, url: CurlUrl, c: Completed
     const ch = format[i]!;
     if (ch === '\\' && i + 1 < format.length) {
       const n = format[i + 1]!;
-      const map: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\' };
-      if (n in map) {
-        out += map[n];
-        i++;
-        continue;
-      }
+      // curl knows these three; any other backslash is written as it is (`\\n` stays `\\n`).
+      const map: Record<string, string> = { n: '\n', t: '\t', r: '\r' };
+      out += n in map ? map[n] : ch + n;
+      i++;
+      continue;
     }
     if (ch === '%' && format[i + 1] === '%') {
       out += '%';
@@ -254,7 +260,7 @@ export function writeOut(format: string, t: Transfer, url: CurlUrl, c: Completed
           i = close;
           continue;
         }
-        if (name === 'json') out += JSON.stringify(vars);
+        if (name === 'json') out += jsonVars(vars);
         else if (name in vars) out += vars[name];
         i = close;
         continue;
