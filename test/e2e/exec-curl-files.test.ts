@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { runSling } from '../helpers/cli.js';
+import { header } from '../helpers/servers.js';
 import { assertError, assertExit, httpServer, show } from '../helpers/assert.js';
 
 const FULL = Buffer.from('0123456789'.repeat(100));
@@ -142,4 +143,17 @@ test('-w: %{json} has numbers as numbers; only \\n \\t \\r are escapes (a double
   assert.equal(typeof j.time_total, 'number');
   assert.equal(j.url_effective, `${s.url}/j`);
   assert.equal(readFileSync(join(d, 'k.txt'), 'utf8'), 'A\\\\nB\tC');
+});
+
+test('-b NAME=VALUE goes with every hop of -L, to another host too, as curl sends it', async (t) => {
+  const s = await httpServer(t, (q, res) => {
+    if (q.url === '/start') {
+      res.writeHead(302, { Location: `http://localhost:${s.port}/next` });
+      res.end();
+    } else res.end('ok');
+  });
+  const d = dir();
+  writeFileSync(join(d, 'b.sh'), `curl -s -L -b k=v ${s.url}/start\n`);
+  assertExit(await runSling(['exec', 'b.sh'], { cwd: d }), 0);
+  assert.deepEqual(s.requests.map((q) => [q.url, header(q, 'cookie')]), [['/start', 'k=v'], ['/next', 'k=v']]);
 });

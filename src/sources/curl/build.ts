@@ -255,7 +255,8 @@ export class CommandBuilder {
     const cookieHost = hostCustom?.value !== undefined && (!hop.follow || sameHost) ? hostCustom.value.replace(/:\d*$/, '') : undefined;
     const fromJar = this.jar?.cookieHeader(cookieUrl(cookieHost !== undefined ? { ...url, host: cookieHost } : url));
     if (fromJar) cookieParts.push(fromJar);
-    if (op.cookies.length && !has('cookie') && trusted) cookieParts.push(op.cookies.join(';'));
+    // curl sends -b strings on every hop, to other hosts too (unlike a -H Cookie header).
+    if (op.cookies.length && !has('cookie')) cookieParts.push(op.cookies.join(';'));
     if (cookieParts.length) headers.push(['Cookie', cookieParts.join('; ')]);
 
     const cond = this.timeCondition(op);
