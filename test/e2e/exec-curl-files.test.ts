@@ -157,3 +157,17 @@ test('-b NAME=VALUE goes with every hop of -L, to another host too, as curl send
   assertExit(await runSling(['exec', 'b.sh'], { cwd: d }), 0);
   assert.deepEqual(s.requests.map((q) => [q.url, header(q, 'cookie')]), [['/start', 'k=v'], ['/next', 'k=v']]);
 });
+
+test('-c - writes the cookie jar to the command\'s output (here a file); -c to a folder that does not exist is an error line', async (t) => {
+  const s = await httpServer(t, (_q, res) => {
+    res.writeHead(200, { 'Set-Cookie': 'sid=abc; Path=/' });
+    res.end('body\n');
+  });
+  const d = dir();
+  writeFileSync(join(d, 'c.sh'), `curl -s -c - ${s.url}/login > jar.txt\ncurl -s -c /nonexistent-dir/jar ${s.url}/login\n`);
+  const r = await runSling(['exec', 'c.sh'], { cwd: d });
+  const jar = readFileSync(join(d, 'jar.txt'), 'utf8');
+  assert.match(jar, /^body\n# Netscape HTTP Cookie File/, jar);
+  assert.match(jar, /\tsid\tabc\n?$/m);
+  assertError(r, 1, /^sling: error: c\.sh:2:1: -c: cannot write the cookie jar '\/nonexistent-dir\/jar': ENOENT$/m);
+});

@@ -213,22 +213,34 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
       if (--pending === 0) {
         // The command is over: write the cookie jar (-c) and settle its exit status.
         const jarOp = ops.find((o) => o.cookieJar !== undefined);
-        if (jarOp && builder?.jar) writeJar(resolve(call.cwd, jarOp.cookieJar!), builder.jar.toNetscape(), ctx.warn);
+        if (jarOp && builder?.jar) {
+          const text = builder.jar.toNetscape();
+          if (jarOp.cookieJar === '-') {
+            // `-c -`: the jar goes to the command's standard output, after the body.
+            const out = call.stdout;
+            if (out?.kind === 'file') {
+              try {
+                appendFileSync(out.path, text);
+              } catch (e) {
+                (result.errors ??= []).push(`${at}: cannot write '${out.path}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+              }
+            } else if (out?.kind !== 'discard') result.log = [...(result.log ?? []), ...text.replace(/\n$/, '').split('\n')];
+          } else {
+            try {
+              writeFileSync(resolve(call.cwd, jarOp.cookieJar!), text);
+            } catch (e) {
+              (result.errors ??= []).push(`${at}: -c: cannot write the cookie jar '${jarOp.cookieJar}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+              result.exitCode ??= 1;
+            }
+          }
+        }
+        if (result.exitCode) failed = true;
         state.status = call.countsStatus && failed ? 1 : 0;
         state.stopped = failed && call.errexit;
       }
       return result;
     },
   };
-}
-
-function writeJar(path: string, text: string, warn: (m: string) => void) {
-  if (path === '-' || path.endsWith('/-')) return;
-  try {
-    writeFileSync(path, text);
-  } catch {
-    warn(`cannot write the cookie jar '${path}'`);
-  }
 }
 
 function guessMethod(t: Transfer): string {
