@@ -270,7 +270,7 @@ class Run {
     let hop: Hop | undefined;
     let bodyRead = false;
     try {
-      hop = await this.send(spec, printer);
+      hop = await this.send(spec, printer, entry);
       // What goes to stderr about this response (a status, a failed test) waits for its printing
       // (on a terminal too: response handlers now run before the response is printed).
       this.stderr.hold();
@@ -326,16 +326,30 @@ class Run {
    * Starts the exchange. A response still waiting to be printed is printed as soon as this
    * request is on the wire (or has failed), and always before this one's answer is looked at.
    */
-  private async send(spec: RequestSpec, printer: Printer): Promise<Hop> {
+  private async send(spec: RequestSpec, printer: Printer, entry: ExecEntry): Promise<Hop> {
     const plan = printer.plan;
     // Nothing of the request or of intermediate hops is printed (the usual case): shared options.
     const quiet = !plan.requestHeaders && !plan.requestBody && !plan.intermediate;
-    if (!this.deferred) return this.exchange!(spec, quiet ? this.hopOptions : { ...this.hopOptions, ...printingHops(printer) });
-    try {
-      return await this.exchange!(spec, quiet ? this.hopOptionsSent : { ...this.hopOptionsSent, ...printingHops(printer) });
-    } finally {
-      await this.settle();
+    const base = this.deferred ? this.hopOptionsSent : this.hopOptions;
+    let opts = quiet ? base : { ...base, ...printingHops(printer) };
+    // The heads of the hops before the last (redirects, a digest challenge), for an entry that
+    // writes them (curl's -D and -i after -L write every hop's headers).
+    const earlier: ResponseHead[] | undefined = entry.wantsEarlierHeads && spec.settings.follow ? [] : undefined;
+    if (earlier) {
+      const inner = opts.onRedirect;
+      opts = { ...opts, onRedirect: (hop, body) => (earlier.push(hop.response), inner?.(hop, body)) };
     }
+    let hop: Hop;
+    if (!this.deferred) hop = await this.exchange!(spec, opts);
+    else {
+      try {
+        hop = await this.exchange!(spec, opts);
+      } finally {
+        await this.settle();
+      }
+    }
+    if (earlier?.length) hop.info.earlierHeads = earlier;
+    return hop;
   }
 
   private checkStatus(entry: ExecEntry, response: ResponseHead, rc: ReportCase | undefined) {

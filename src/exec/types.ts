@@ -85,6 +85,8 @@ export interface ExecEntry {
   dependsOn?: string[];
   /** A failure of this entry is reported but does not decide the run's exit code (a curl command followed by `||`). */
   failureHandled?: boolean;
+  /** after() gets the heads of the hops before the last in `info.earlierHeads` (curl's -D and -i after -L). */
+  wantsEarlierHeads?: boolean;
   /** Extra per-entry output settings. */
   output?: { print?: string; noLog?: boolean };
 }

@@ -41,6 +41,8 @@ export interface HopInfo {
   timings: Timings;
   /** On the final hop of a request whose redirects were followed: how many (curl's %{num_redirects}). */
   redirects?: number;
+  /** The response heads of the hops before the final one, when the caller asked for them (curl's -D and -i after -L). */
+  earlierHeads?: ResponseHead[];
 }
 
 export interface Hop {

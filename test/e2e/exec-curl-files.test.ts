@@ -171,3 +171,20 @@ test('-c - writes the cookie jar to the command\'s output (here a file); -c to a
   assert.match(jar, /\tsid\tabc\n?$/m);
   assertError(r, 1, /^sling: error: c\.sh:2:1: -c: cannot write the cookie jar '\/nonexistent-dir\/jar': ENOENT$/m);
 });
+
+test('-D and -i after -L write every hop\'s headers, as curl does', async (t) => {
+  const s = await httpServer(t, (q, res) => {
+    if (q.url === '/a') {
+      res.writeHead(302, { Location: '/b', 'X-Hop': 'a' });
+      res.end('moving');
+    } else res.end('final');
+  });
+  const d = dir();
+  writeFileSync(join(d, 'h.sh'), `curl -s -L -D hdrs.txt -o /dev/null ${s.url}/a\ncurl -s -L -i ${s.url}/a > inc.txt\n`);
+  assertExit(await runSling(['exec', 'h.sh'], { cwd: d }), 0);
+  const hdrs = readFileSync(join(d, 'hdrs.txt'), 'latin1');
+  assert.match(hdrs, /^HTTP\/1\.1 302 Found\r\n(?:.*\r\n)*X-Hop: a\r\n(?:.*\r\n)*\r\nHTTP\/1\.1 200 OK\r\n/, hdrs);
+  const inc = readFileSync(join(d, 'inc.txt'), 'latin1');
+  assert.match(inc, /^HTTP\/1\.1 302 Found\r\n[\s\S]*\r\n\r\nHTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\nfinal$/, inc);
+  assert.doesNotMatch(inc, /moving/, 'a redirect\'s body is not written');
+});

@@ -22,11 +22,20 @@ export interface OutputContext {
   warn(message: string): void;
 }
 
-function headerText(c: Completed): string {
-  const r = c.response;
+function headText(r: Completed['response']): string {
   let out = `HTTP/${r.httpVersion} ${r.status}${r.reason ? ' ' + r.reason : ''}\r\n`;
   for (let i = 0; i < r.rawHeaders.length; i += 2) out += `${r.rawHeaders[i]}: ${r.rawHeaders[i + 1]}\r\n`;
   return out + '\r\n';
+}
+
+/** The final response's head. */
+function headerText(c: Completed): string {
+  return headText(c.response);
+}
+
+/** -D and -i: every hop's head, as curl writes them after -L (redirects, a digest challenge), then the final one. */
+function allHeads(c: Completed): string {
+  return (c.info.earlierHeads ?? []).map(headText).join('') + headText(c.response);
 }
 
 function headerValue(c: Completed, name: string): string | undefined {
@@ -78,7 +87,7 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
       result.exitCode ??= 1;
     }
   }
-  const includeHead = op.include ? headerText(c) : '';
+  const includeHead = op.include ? allHeads(c) : '';
   const bodyBytes = Buffer.concat([Buffer.from(includeHead, 'latin1'), c.body]);
   // -f writes no body on an HTTP error; --remove-on-error leaves no file after one.
   const writeBody = !(op.fail && !op.failWithBody && failed) && !(failed && op.removeOnError);
@@ -124,7 +133,7 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
   }
 
   if (op.dumpHeader !== undefined) {
-    const text = headerText(c);
+    const text = allHeads(c);
     if (op.dumpHeader === '-') result.log = [...(result.log ?? []), ...text.replace(/\r\n$/, '').split('\r\n')];
     else if (op.dumpHeader !== '/dev/null') {
       try {
@@ -208,7 +217,7 @@ export function writeOut(format: string, t: Transfer, url: CurlUrl, c: Completed
     url: t.urlText,
     content_type: headerValue(c, 'content-type') ?? '',
     size_download: String(c.body.length),
-    size_header: String(Buffer.byteLength(headerText(c), 'latin1')),
+    size_header: String(Buffer.byteLength(allHeads(c), 'latin1')),
     size_request: String(c.request.body.length + Buffer.byteLength(`${c.request.method} ${c.request.target} HTTP/1.1\r\n` + c.request.headers.map(([n, v]) => `${n}: ${v}\r\n`).join('') + '\r\n')),
     size_upload: String(c.request.body.length),
     method: c.request.method,
