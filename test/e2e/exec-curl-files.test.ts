@@ -188,3 +188,15 @@ test('-D and -i after -L write every hop\'s headers, as curl does', async (t) =>
   assert.match(inc, /^HTTP\/1\.1 302 Found\r\n[\s\S]*\r\n\r\nHTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\nfinal$/, inc);
   assert.doesNotMatch(inc, /moving/, 'a redirect\'s body is not written');
 });
+
+test('-I writes the headers as the command\'s output (to > file, or to -o)', async (t) => {
+  const s = await httpServer(t, (_q, res) => {
+    res.writeHead(200, { 'X-Seen': 'yes', 'Content-Length': '5' });
+    res.end();
+  });
+  const d = dir();
+  writeFileSync(join(d, 'i.sh'), `curl -s -I ${s.url}/h > head.txt\ncurl -s -I -o head2.txt ${s.url}/h\n`);
+  assertExit(await runSling(['exec', 'i.sh'], { cwd: d }), 0);
+  for (const f of ['head.txt', 'head2.txt']) assert.match(readFileSync(join(d, f), 'latin1'), /^HTTP\/1\.1 200 OK\r\n(?:.*\r\n)*X-Seen: yes\r\n(?:.*\r\n)*\r\n$/, f);
+  assert.deepEqual(s.requests.map((q) => q.method), ['HEAD', 'HEAD']);
+});

@@ -137,7 +137,7 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
     line,
     label,
     failureHandled: call.handled || undefined,
-    wantsEarlierHeads: ops.some((o) => o.dumpHeader !== undefined || o.include) || undefined,
+    wantsEarlierHeads: ops.some((o) => o.dumpHeader !== undefined || o.include || o.noBody) || undefined,
     async build(ctx) {
       for (const b of call.before) if (runs(b, state.status)) state.status = 0;
       if (state.stopped) {

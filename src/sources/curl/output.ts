@@ -87,7 +87,8 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
       result.exitCode ??= 1;
     }
   }
-  const includeHead = op.include ? allHeads(c) : '';
+  // -i, and -I (which shows the headers as its output): the heads go before the body.
+  const includeHead = op.include || op.noBody ? allHeads(c) : '';
   const bodyBytes = Buffer.concat([Buffer.from(includeHead, 'latin1'), c.body]);
   // -f writes no body on an HTTP error; --remove-on-error leaves no file after one.
   const writeBody = !(op.fail && !op.failWithBody && failed) && !(failed && op.removeOnError);
