@@ -28,11 +28,6 @@ function headText(r: Completed['response']): string {
   return out + '\r\n';
 }
 
-/** The final response's head. */
-function headerText(c: Completed): string {
-  return headText(c.response);
-}
-
 /** -D and -i: every hop's head, as curl writes them after -L (redirects, a digest challenge), then the final one. */
 function allHeads(c: Completed): string {
   return (c.info.earlierHeads ?? []).map(headText).join('') + headText(c.response);
@@ -66,6 +61,10 @@ function globName(name: string, matches: string[]): string {
 export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: OutputContext): AfterResult {
   const op = t.op;
   const result: AfterResult = { failures: [] };
+  const fail = (message: string) => {
+    (result.errors ??= []).push(message);
+    result.exitCode ??= 1;
+  };
   const status = c.response.status;
   const failed = (op.fail || op.failWithBody) && status >= 400;
   if (failed) {
@@ -82,10 +81,7 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
     const r = remoteName(url, c, op);
     nameFromHeader = r.fromHeader;
     outFile = r.name || undefined;
-    if (!outFile) {
-      (result.errors ??= []).push('-O: the URL has no file name to save to (curl: "Remote file name has no length")');
-      result.exitCode ??= 1;
-    }
+    if (!outFile) fail('-O: the URL has no file name to save to (curl: "Remote file name has no length")');
   }
   // -i, and -I (which shows the headers as its output): the heads go before the body.
   const includeHead = op.include || op.noBody ? allHeads(c) : '';
@@ -94,28 +90,14 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
   const writeBody = !(op.fail && !op.failWithBody && failed) && !(failed && op.removeOnError);
   // -C: the request asked for a range.
   const ranged = op.continueAt !== undefined && c.request.headers.some(([n]) => n.toLowerCase() === 'range');
-  const fail = (message: string) => {
-    (result.errors ??= []).push(message);
-    result.exitCode ??= 1;
-  };
   if (outFile !== undefined && writeBody && outFile !== '/dev/null') {
     let path = resolve(ctx.cwd, op.outputDir ? resolve(ctx.cwd, op.outputDir, outFile) : outFile);
-    // curl makes missing folders only with --create-dirs (--output-dir alone fails: "Failed to open").
-    let noFolder = false;
-    try {
-      if (op.createDirs) mkdirSync(dirname(path), { recursive: true });
-    } catch (e) {
-      noFolder = true;
-      fail(`cannot create the folder of '${outFile}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-    }
     if (op.noClobber && existsSync(path)) {
       let n = 1;
       while (existsSync(`${path}.${n}`) && n < 100) n++;
       path = `${path}.${n}`;
     }
-    if (noFolder) {
-      // reported above
-    } else if (ranged && status === 416) {
+    if (ranged && status === 416) {
       // The file is complete already (curl: nothing to resume): left as it is.
     } else if (ranged && status >= 200 && status < 300 && status !== 206) {
       fail(`the server ignored the range request (HTTP ${status}): cannot resume (curl: "HTTP server doesn't seem to support byte ranges"); '${outFile}' is left as it was`);
@@ -123,6 +105,8 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
       fail(`-J: '${outFile}' exists and is not overwritten (curl: "File exists")`);
     } else {
       try {
+        // curl makes missing folders only with --create-dirs (--output-dir alone fails: "Failed to open").
+        if (op.createDirs) mkdirSync(dirname(path), { recursive: true });
         if (ranged && status === 206) appendFileSync(path, bodyBytes);
         else writeFileSync(path, bodyBytes);
       } catch (e) {

@@ -194,7 +194,6 @@ class HttpEntry implements ExecEntry {
     let logs = NO_LOGS;
     if (node.pre.length) {
       logs = [];
-      let preview: BuiltRequest | undefined;
       for (const s of node.pre) {
         if (s.lua) {
           rt.warnOnce(`${file.path}:${s.line}`, `${file.path}:${s.line}: Lua scripts (rest.nvim, kulala) are not run`);
@@ -203,8 +202,7 @@ class HttpEntry implements ExecEntry {
         // What the script sees as `request` (url, headers, body): the request with what is known
         // so far substituted, and what is not yet known (a variable the script itself sets) as
         // written, as JetBrains' tryGetSubstituted() does. Built again after each script.
-        preview = this.preview(res);
-        const r = await this.runScript(s, { res, built: preview, iteration: 0 });
+        const r = await this.runScript(s, { res, built: this.preview(res), iteration: 0 });
         logs.push(...r.logs);
         if (r.error) {
           const msg = `${file.path}:${s.line}: the pre-request script failed: ${r.error}`;
