@@ -42,14 +42,18 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
   const type = detectType(file, text, ex.type);
   reporter.debug(`exec: ${file} as ${type}`);
   const parser: SourceParser = type === 'curl' ? (await import('../sources/curl/index.js')).parseCurlFile : (await import('../sources/http/index.js')).parseHttpFile;
+  // The parser's messages: straight to stderr while the file is read; once the run has started
+  // (a variable resolved when its request is built), through the run, which shows them under the
+  // request's title and in order with what stdout holds.
+  let run: Run | undefined;
   const script: Script = await parser(text, {
     file,
     dir: file === '-' ? io.cwd : dirname(resolve(io.cwd, file)),
     env: io.env,
     envName: ex.envName,
     envFile: ex.envFile,
-    warn: (m) => reporter.warn(m),
-    debug: (m) => reporter.debug(m),
+    warn: (m) => (run ? run.warn(m) : reporter.warn(m)),
+    debug: (m) => (run ? run.debug(m) : reporter.debug(m)),
   });
 
   const entries = select(script.entries, ex.names, ex.lines);
@@ -60,10 +64,10 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
     await (await import('./convert.js')).convertEntries(entries, ex.to, ctx, (text) => out.write(text), (s) => applyFlags(s, inv));
     return ExitCode.OK;
   }
-  const run = new Run(inv, io, reporter, ctx, file === '-' ? '<stdin>' : file);
+  run = new Run(inv, io, reporter, ctx, file === '-' ? '<stdin>' : file);
   await run.start();
   try {
-    for (const entry of entries) if (!(await run.entry(entry))) break;
+    for (const entry of entries) if (!(await run!.entry(entry))) break;
     await run.settle();
   } finally {
     (await import('../transport/send.js')).closeConnections();
@@ -99,6 +103,12 @@ type Sessions = import('../transport/session.js').SessionStore;
 class Run {
   readonly stderr: HeldWriter;
   private readonly rep: Reporter;
+  /** The same, writing at once even while stderr is held (messages shown under a title). */
+  private readonly repNow: Reporter;
+  /** Messages about the request being built (a variable shown as written, --debug resolution), shown under its title. */
+  private building?: Note[];
+  /** The output of the request being sent: messages of its exchange (--debug, a retry) go there, under its title. */
+  private live?: RequestSink;
   private readonly out: Sink;
   /** stdout gathered across requests (a pipe or a file). */
   private readonly batch?: OutputBatch;
@@ -137,8 +147,10 @@ class Run {
     const repIo = Object.create(io, { stderr: { value: this.stderr } }) as Io;
     const rep = new Reporter(repIo, reporter.quiet, reporter.debugOn);
     this.rep = rep;
-    ctx.warn = (m) => rep.warn(m);
-    ctx.debug = (m) => rep.debug(m);
+    const nowIo = Object.create(io, { stderr: { value: { write: (chunk: string) => this.stderr.now(chunk) } } }) as Io;
+    this.repNow = new Reporter(nowIo, reporter.quiet, reporter.debugOn);
+    ctx.warn = (m) => this.warn(m);
+    ctx.debug = (m) => this.debug(m);
     ctx.debugging = rep.debugOn;
     this.env = { ...io.env };
     if (inv.exec!.report === 'junit') this.report = new JUnitReport(display);
@@ -168,6 +180,28 @@ class Run {
     if (waiting) await waiting;
   }
 
+  warn(message: string) {
+    if (this.building) this.building.push({ warn: true, message });
+    else if (this.live) this.live.write(() => this.repNow.warn(message));
+    else this.rep.warn(message);
+  }
+
+  debug(message: string) {
+    if (!this.rep.debugOn) return;
+    if (this.building) this.building.push({ warn: false, message });
+    else if (this.live) this.live.write(() => this.repNow.debug(message));
+    else this.rep.debug(message);
+  }
+
+  /** Messages of a build, now (to stderr in order with what stdout holds, even while stderr is held back) or through the held stream. */
+  private showNotes(notes: Note[], now: boolean) {
+    const r = now ? this.repNow : this.rep;
+    for (const n of notes) {
+      if (n.warn) r.warn(n.message);
+      else r.debug(n.message);
+    }
+  }
+
   fail(code: number, entry?: ExecEntry) {
     // `curl -f URL || true`: the file handles that failure itself (reported, not the run's exit code).
     if (entry?.failureHandled) return;
@@ -181,21 +215,28 @@ class Run {
   /** Runs an entry; false when the run stops here. */
   async entry(entry: ExecEntry): Promise<boolean> {
     let specs: RequestSpec[];
+    const notes: Note[] = (this.building = []);
     try {
       let built = entry.build(this.ctx);
       if (built instanceof Promise) built = await built;
-      if (built === null) return true;
+      this.building = undefined;
+      if (built === null) {
+        if (notes.length) this.showNotes(notes, false);
+        return true;
+      }
       specs = Array.isArray(built) ? built.map((s) => applyFlags(s, this.inv)) : [applyFlags(built, this.inv)];
       if (this.sessions) specs = specs.map((s) => withSession(s, this.sessions!));
     } catch (e) {
+      this.building = undefined;
       if (!(e instanceof CliError)) throw e;
       await this.settle();
+      if (notes.length) this.showNotes(notes, false);
       this.rep.error(e);
       this.report?.error(entry, e.message);
       this.fail(e.exitCode, entry);
       return !this.inv.exec!.failFast;
     }
-    for (const spec of specs) if (!(await this.request(entry, spec))) return false;
+    for (let i = 0; i < specs.length; i++) if (!(await this.request(entry, specs[i]!, i === 0 && notes.length ? notes : undefined))) return false;
     return !this.failFast;
   }
 
@@ -243,7 +284,7 @@ class Run {
   };
 
   /** Sends one request and prints it (or defers the printing); false when the run stops here. */
-  private async request(entry: ExecEntry, spec: RequestSpec): Promise<boolean> {
+  private async request(entry: ExecEntry, spec: RequestSpec, notes?: Note[]): Promise<boolean> {
     const { inv } = this;
     const plan = this.planFor(spec.method, entry.output?.print);
     const sink = new RequestSink(this.out, this.buffered);
@@ -254,9 +295,11 @@ class Run {
     if (inv.quiet === 0) {
       sink.write((this.printedAny ? '\n' : '') + title(entry, spec, plan.colors) + '\n');
       this.printedAny = true;
+      // Under the title: stderr written when the sink reaches this point (after the title on stdout).
+      if (notes) sink.write(() => this.showNotes(notes, true));
       const before = entry.before?.(spec);
       if (before?.length) sink.write(before.join('\n') + '\n');
-    }
+    } else if (notes) this.showNotes(notes, false);
     if (inv.offline) {
       const jar = spec.settings.cookieJar;
       await printer.request(await prepareRequest(jar ? withJarCookies(spec, jar) : spec));
@@ -270,7 +313,13 @@ class Run {
     let hop: Hop | undefined;
     let bodyRead = false;
     try {
-      hop = await this.send(spec, printer, entry);
+      // A title was written: what the exchange has to say goes under it.
+      if (inv.quiet === 0) this.live = sink;
+      try {
+        hop = await this.send(spec, printer, entry);
+      } finally {
+        this.live = undefined;
+      }
       // What goes to stderr about this response (a status, a failed test) waits for its printing
       // (on a terminal too: response handlers now run before the response is printed).
       this.stderr.hold();
@@ -399,6 +448,12 @@ function withSession(s: RequestSpec, sessions: Sessions): RequestSpec {
   if (auth.type === 'digest') return { ...applied.spec, settings: { ...applied.spec.settings, digest: { user: auth.user, password: auth.password ?? '' } } };
   const value = auth.type === 'bearer' ? `Bearer ${auth.user}` : 'Basic ' + Buffer.from(`${auth.user}:${auth.password ?? ''}`, 'utf8').toString('base64');
   return { ...applied.spec, headers: [...applied.spec.headers, ['Authorization', value] as [string, string]] };
+}
+
+/** A message about a request, made while it was built. */
+interface Note {
+  warn: boolean;
+  message: string;
 }
 
 const noop = () => {};

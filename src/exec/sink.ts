@@ -71,15 +71,16 @@ export class OutputBatch implements Sink {
  * handed on as a whole. On a terminal every piece is written at once.
  */
 export class RequestSink implements Sink {
-  private chunks: (string | Buffer)[] | undefined;
+  private chunks: (string | Buffer | (() => void))[] | undefined;
 
   constructor(
     private readonly out: Sink,
     private readonly buffered: boolean,
   ) {}
 
-  write(chunk: string | Buffer): void | Promise<void> {
-    if (!this.buffered) return this.out.write(chunk);
+  /** A function is something for stderr, run when the output before it has been handed on. */
+  write(chunk: string | Buffer | (() => void)): void | Promise<void> {
+    if (!this.buffered) return typeof chunk === 'function' ? chunk() : this.out.write(chunk);
     (this.chunks ??= []).push(chunk);
   }
 
@@ -88,7 +89,10 @@ export class RequestSink implements Sink {
     if (!chunks) return;
     this.chunks = undefined;
     let waiting: void | Promise<void> = undefined;
-    for (const c of chunks) waiting = this.out.write(c) ?? waiting;
+    for (const c of chunks) {
+      if (typeof c === 'function') c();
+      else waiting = this.out.write(c) ?? waiting;
+    }
     return waiting;
   }
 }
@@ -142,6 +146,12 @@ export class HeldWriter {
       this.out.write(chunk);
     }
     return true;
+  }
+
+  /** Writes at once, held or not (after what stdout holds). */
+  now(chunk: string) {
+    this.before?.();
+    this.out.write(chunk);
   }
 
   hold() {

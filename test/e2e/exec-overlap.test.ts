@@ -227,3 +227,39 @@ test('exec to a pipe: a body of several megabytes comes whole, after its title a
   assert.match(lines[4]!, /\/b  \(line 7\)$/);
   assert.equal(lines[5], 'small /b');
 });
+
+test('exec --offline to a file with 2>&1: a warning about a request is under its title, after the requests before it', async () => {
+  const { dir, path } = httpFile(['GET http://127.0.0.1:9/one', '', '###', 'GET http://127.0.0.1:9/two', '', '###', 'GET http://127.0.0.1:9/three?x={{missing}}', ''].join('\n'));
+  const r = await runMerged(['exec', '--offline', path], dir);
+  assert.equal(r.code, 0);
+  const lines = r.text.split('\n');
+  const warning = lines.findIndex((l) => l.startsWith('sling: warning:'));
+  assert.match(lines[warning]!, /t\.http:7:\d+: unknown variable \{\{missing\}\}; shown as written/);
+  assert.match(lines[warning - 1]!, /^### GET http:\/\/127\.0\.0\.1:9\/three\?x=\{\{missing\}\}  \(line 7\)$/);
+  assert.equal(lines[warning + 1], 'GET /three?x={{missing}} HTTP/1.1');
+  assert.equal(lines.filter((l) => l.startsWith('sling: warning:')).length, 1);
+});
+
+test('exec --debug to a file with 2>&1: variable resolution and the exchange line are under their request title', async (t) => {
+  const srv = await httpServer(t, (req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.end(`body ${req.url!.slice(1)}\n`);
+  });
+  const { dir, path } = httpFile([`@base = ${srv.url}`, '', '### first', 'GET {{base}}/one', '', '### second', 'GET {{base}}/two', ''].join('\n'));
+  const r = await runMerged(['exec', '--debug', '--print=b', path], dir);
+  assert.equal(r.code, 0, r.text);
+  const lines = r.text.split('\n').filter((l) => !l.includes('debug: invocation') && !l.includes('debug: exec:'));
+  const at = (re: RegExp) => {
+    const i = lines.findIndex((l) => re.test(l));
+    assert.notEqual(i, -1, `no line ${re} in:\n${r.text}`);
+    return i;
+  };
+  const title2 = at(/^### second: GET /);
+  const resolved2 = at(/^sling: debug: .*t\.http:7:\d+: \{\{base\}\} = http/);
+  const sent2 = at(/^sling: debug: GET .*\/two → 200 \(reused connection\)$/);
+  const body1 = at(/^body one$/);
+  const body2 = at(/^body two$/);
+  assert.ok(at(/^### first: GET /) < at(/^sling: debug: .*t\.http:4:\d+: \{\{base\}\}/), r.text);
+  assert.ok(at(/^sling: debug: GET .*\/one → 200/) < body1, r.text);
+  assert.ok(body1 < title2 && title2 < resolved2 && resolved2 < sent2 && sent2 < body2, r.text);
+});
