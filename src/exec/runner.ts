@@ -348,6 +348,8 @@ class Run {
         if (waiting) await waiting;
       }
       await sink.flush();
+      // What the entry still writes about the failure (curl's -w: 000, curl's exit code, the message as it is).
+      const after = entry.failed?.(spec, e, this.ctx);
       // Which request failed, also in a log of stderr alone: `api.http:12: connection reset by ...`.
       const src = spec.source;
       if (src && !e.message.startsWith(`${src.file}:`)) e.message = `${src.file}:${src.line}: ${e.message}`;
@@ -355,6 +357,12 @@ class Run {
       if (rc) rc.error = e.message;
       this.fail(e.exitCode, entry);
       if (inv.exec!.failFast) stop = true;
+      if (after) {
+        const lines = this.afterResult(entry, after, plan, EMPTY, undefined);
+        if (lines) sink.write(lines.join('\n') + '\n');
+        await sink.flush();
+        this.stderr.release();
+      }
     }
     if (rc) this.report!.end(rc);
     if (print) {
@@ -419,6 +427,7 @@ class Run {
       // A body that does not end its line would run into the log (on a terminal the printer ends it).
       lines = plan.responseBody && !plan.terminal && body.length && body[body.length - 1] !== 10 ? ['', ...log] : log;
     }
+    if (result.stderrText) this.stderr.write(result.stderrText);
     for (const f of result.failures) this.stderr.write(`sling: test failed: ${entry.name ?? entry.label}: ${oneLine(f)}\n`);
     for (const e of result.errors ?? []) this.stderr.write(`sling: error: ${oneLine(e)}\n`);
     if (result.failures.length) this.fail(ExitCode.ERROR, entry);

@@ -60,6 +60,8 @@ export interface AfterResult {
   errors?: string[];
   /** A failure exit code decided by the entry (curl's -f on a 4xx, say); 0 or undefined: none. */
   exitCode?: number;
+  /** Text for stderr as it is (curl's -w after %{stderr}). */
+  stderrText?: string;
   /** Script tests by name (for --report junit); a failed one is also in `failures`. */
   tests?: { name: string; failure?: string }[];
 }
@@ -81,6 +83,8 @@ export interface ExecEntry {
   before?(spec: RequestSpec): string[] | undefined;
   /** Runs after each response (and is not called under --offline). */
   after?(done: Completed, ctx: ExecContext): AfterResult | Promise<AfterResult>;
+  /** Runs after a request of the entry failed without a response (the error is reported already): what is still written then (curl's -w). */
+  failed?(spec: RequestSpec, error: Error, ctx: ExecContext): AfterResult | undefined;
   /** This entry needs these named entries to run first (for --name / --line). */
   dependsOn?: string[];
   /** A failure of this entry is reported but does not decide the run's exit code (a curl command followed by `||`). */

@@ -33,7 +33,7 @@ export function bodyError(hop: Hop, err: unknown, received: number): Error {
 export async function decodedBody(hop: Hop): Promise<Readable> {
   const raw = hop.body;
   let received = 0;
-  raw.on('data', (c: Buffer) => (received += c.length));
+  raw.on('data', (c: Buffer) => (hop.info.bodyBytes = received += c.length));
   const encoding = hop.request.method === 'HEAD' ? undefined : headerValue(hop.response.rawHeaders, 'content-encoding');
   const decoded = await decodeBody(raw, encoding);
   if (decoded !== raw) raw.on('error', (e) => decoded.destroy(bodyError(hop, e, received)));

@@ -129,6 +129,8 @@ export async function sendH2(url: ParsedUrl, request: PreparedRequest, settings:
       const socket = s.socket as TLSSocket | undefined;
       info.remoteAddress = socket?.remoteAddress;
       info.remotePort = socket?.remotePort;
+      info.localAddress = socket?.localAddress;
+      info.localPort = socket?.localPort;
       if (socket && typeof socket.getProtocol === 'function') {
         info.tlsProtocol = socket.getProtocol() ?? undefined;
         info.tlsCipher = socket.getCipher()?.name;

@@ -227,6 +227,8 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
   const sock = c.socket;
   info.remoteAddress = sock.remoteAddress;
   info.remotePort = sock.remotePort;
+  info.localAddress = sock.localAddress;
+  info.localPort = sock.localPort;
 
   return new Promise<Hop>((resolve, reject) => {
     let pending: Buffer | undefined;

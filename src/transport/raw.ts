@@ -218,6 +218,8 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
       timings.connect = now();
       info.remoteAddress = socket.remoteAddress;
       info.remotePort = socket.remotePort;
+      info.localAddress = socket.localAddress;
+      info.localPort = socket.localPort;
       let text = `${request.method} ${request.target} HTTP/1.1\r\n`;
       for (const [n, v] of request.headers) text += `${n}: ${/[^\x00-\x7f]/.test(v) ? Buffer.from(v, 'utf8').toString('latin1') : v}\r\n`;
       socket.write(Buffer.from(text + '\r\n', 'latin1'));

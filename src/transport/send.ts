@@ -32,10 +32,15 @@ export interface Timings {
 export interface HopInfo {
   remoteAddress?: string;
   remotePort?: number;
+  /** This end of the connection (curl's %{local_ip} and %{local_port}). */
+  localAddress?: string;
+  localPort?: number;
   tlsProtocol?: string;
   tlsCipher?: string;
   reused: boolean;
   proxy?: string;
+  /** The body's bytes as they came, when it was decoded (curl's %{size_download} counts these). */
+  bodyBytes?: number;
   /** Set when --timeout fired (also while the body was streaming). */
   timedOut?: boolean;
   timings: Timings;
@@ -322,6 +327,8 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
       const info = hopInfo;
       info.remoteAddress = socket?.remoteAddress;
       info.remotePort = socket?.remotePort;
+      info.localAddress = socket?.localAddress;
+      info.localPort = socket?.localPort;
       info.reused = Boolean((req as ClientRequest & { reusedSocket?: boolean }).reusedSocket);
       if (socket && typeof socket.getProtocol === 'function') {
         info.tlsProtocol = socket.getProtocol() ?? undefined;

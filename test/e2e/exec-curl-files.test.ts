@@ -111,10 +111,14 @@ test('a gzip body curl did not ask for is saved as it came; with --compressed it
     res.end(gz);
   });
   const d = dir();
-  writeFileSync(join(d, 'g.sh'), `curl -s -o raw.gz ${s.url}/\ncurl -s --compressed -o plain.txt ${s.url}/\n`);
-  assertExit(await runSling(['exec', 'g.sh'], { cwd: d }), 0);
+  // %{size_download} counts the bytes that came, before --compressed decoded them (as curl does).
+  writeFileSync(join(d, 'g.sh'), `curl -s -o raw.gz ${s.url}/\ncurl -s --compressed -o plain.txt -w 'size=%{size_download}\\n' ${s.url}/\n`);
+  const r = await runSling(['exec', 'g.sh'], { cwd: d });
+  assertExit(r, 0);
   assert.deepEqual(readFileSync(join(d, 'raw.gz')), gz);
   assert.equal(readFileSync(join(d, 'plain.txt'), 'utf8'), 'plain text inside');
+  assert.match(r.stdout, new RegExp(`^size=${gz.length}$`, 'm'));
+  assert.notEqual(gz.length, 'plain text inside'.length);
 });
 
 test('-w after -L: %{num_redirects} and %{url_effective} are the final ones; %{redirect_url} is absolute', async (t) => {

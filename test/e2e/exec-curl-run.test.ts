@@ -127,3 +127,49 @@ test('exec curl: an unset variable expands to nothing, with a warning', async (t
   assert.match(r.stderr, /c\.curl:1:16: \$NOT_SET_ANYWHERE is not set/);
   assert.equal(srv.requests[0]!.headers.find(([n]) => n === 'X-T')?.[1], '[]');
 });
+
+test('exec curl: -w after a failed connection writes 000, curl\'s exit code and the reason; -c still writes its jar', async (t) => {
+  const { closedPort } = await import('../helpers/servers.js');
+  const dead = await closedPort();
+  const dir = workdir({
+    'w.sh': [
+      `curl -s -o out.txt -c jar.txt -w 'code=%{http_code} exit=%{exitcode} f=%{filename_effective} v=%{http_version} m=%{method} un=%{urlnum} err=%{errormsg}\\n' http://127.0.0.1:${dead}/x`,
+      `curl -s -w '%{onerror}failed: %{exitcode} %{json}\\n' -X POST http://127.0.0.1:${dead}/y`,
+    ].join('\n'),
+  });
+  const r = await exec(dir, ['w.sh']);
+  assert.equal(r.code, 6, r.stderr);
+  assert.match(r.stdout, new RegExp(`^code=000 exit=7 f=out\\.txt v=0 m=GET un=0 err=connection refused by 127\\.0\\.0\\.1:${dead}$`, 'm'));
+  const json = JSON.parse(/^failed: 7 (\{.*\})$/m.exec(r.stdout)?.[1] ?? 'null');
+  assert.equal(json.http_code, 0);
+  assert.equal(json.exitcode, 7);
+  assert.equal(json.method, 'POST');
+  assert.equal(existsSync(join(dir, 'out.txt')), false);
+  assert.match(readFileSync(join(dir, 'jar.txt'), 'utf8'), /^# Netscape HTTP Cookie File/);
+  assert.equal((r.stderr.match(/sling: error: w\.sh:\d: connection refused/g) ?? []).length, 2, r.stderr);
+});
+
+test('exec curl: -w %{onerror}, %{stderr}, %{num_headers}, %{header_json}, %{local_port}, %{referer}, %{urlnum}; -D - goes to > file', async (t) => {
+  const srv = await server(t);
+  const dir = workdir({
+    'w.sh': [
+      `curl -s -o /dev/null -w 'n=%{num_headers} lp=%{local_port} li=%{local_ip}%{onerror} not shown\\n' ${srv.url}/a`,
+      `curl -s -o /dev/null -e http://ref.test/ -w 'ref=%{referer} un=%{urlnum}\\n' ${srv.url}/b ${srv.url}/c`,
+      `curl -s -o /dev/null -w 'out%{stderr}to stderr\\n' ${srv.url}/d`,
+      `curl -s -o /dev/null -w '%{header_json}\\n' ${srv.url}/set-cookie`,
+      `curl -s -D - ${srv.url}/e > both.txt`,
+    ].join('\n'),
+  });
+  const r = await exec(dir, ['w.sh']);
+  assert.equal(r.code, 0, r.stderr);
+  const m = /^n=2 lp=(\d+) li=127\.0\.0\.1$/m.exec(r.stdout);
+  assert.ok(m && Number(m[1]) > 0 && Number(m[1]) !== srv.port, r.stdout);
+  assert.doesNotMatch(r.stdout, /not shown/);
+  assert.match(r.stdout, /^ref=http:\/\/ref\.test\/ un=0$/m);
+  assert.match(r.stdout, /^ref=http:\/\/ref\.test\/ un=1$/m);
+  assert.match(r.stdout, /^out$/m);
+  assert.match(r.stderr, /^to stderr$/m);
+  assert.doesNotMatch(r.stdout, /to stderr/);
+  assert.match(r.stdout, /^\{"content-type":\["application\/json"\],\n"content-length":\["\d+"\],\n"set-cookie":\["sid=abc; Path=\/"\]\n\}$/m);
+  assert.match(readFileSync(join(dir, 'both.txt'), 'latin1'), /^HTTP\/1\.1 200 X\r\nContent-Type: application\/json\r\nContent-Length: \d+\r\n\r\n\{"ok":true,"n":6\}\n$/);
+});

@@ -2,13 +2,14 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
-import type { AfterResult, ExecEntry, Script, SourceOptions, SourceParser } from '../../exec/types.js';
+import type { AfterResult, ExecContext, ExecEntry, Script, SourceOptions, SourceParser } from '../../exec/types.js';
+import { now } from '../../clock.js';
 import { loadEnvironment } from '../http/env.js';
 import { CurlArgError, parseCurlArgs, type Operation } from './args.js';
 import { CurlBuildError, CommandBuilder, planTransfers, storeResponseCookies, type Transfer } from './build.js';
 import { looksLikeCmd, parseCmdScript } from './cmd.js';
 import type { ShellEnv } from './expand.js';
-import { afterTransfer } from './output.js';
+import { afterFailedTransfer, afterTransfer, curlExitCode, type OutputContext } from './output.js';
 import { walkScript, type Condition, type CurlCall } from './script.js';
 import { parseShell, position, ShellSyntaxError } from './shell.js';
 import { CurlUrlError } from './url.js';
@@ -132,6 +133,7 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
   let builder: CommandBuilder | undefined;
   let pending = 0;
   let failed = false;
+  let started = 0;
   const stdoutStarted = { value: false };
   return {
     line,
@@ -167,6 +169,7 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
       }
       pending = transfers.length;
       failed = false;
+      started = now();
       const stdin = () => {
         if (!call.stdin) return processStdin();
         if (call.stdin.kind === 'data') return call.stdin.data;
@@ -203,45 +206,56 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
       const run = builder?.runs.get(done.spec.source!);
       if (!run) return { failures: [] };
       if (run.jar) storeResponseCookies(run.jar, done.response, run.url);
-      const result = afterTransfer(run.transfer, run.url, done, {
-        cwd: call.cwd,
-        stdout: call.stdout,
-        stdoutStarted,
-        warn: (m) => ctx.warn(`${at}: ${m}`),
-      });
+      const result = afterTransfer(run.transfer, run.url, done, outputContext(ctx));
       if (result.errors) result.errors = result.errors.map((m) => `${at}: ${m}`);
       if (result.exitCode) failed = true;
-      if (--pending === 0) {
-        // The command is over: write the cookie jar (-c) and settle its exit status.
-        const jarOp = ops.find((o) => o.cookieJar !== undefined);
-        if (jarOp && builder?.jar) {
-          const text = builder.jar.toNetscape();
-          if (jarOp.cookieJar === '-') {
-            // `-c -`: the jar goes to the command's standard output, after the body.
-            const out = call.stdout;
-            if (out?.kind === 'file') {
-              try {
-                appendFileSync(out.path, text);
-              } catch (e) {
-                (result.errors ??= []).push(`${at}: cannot write '${out.path}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-              }
-            } else if (out?.kind !== 'discard') result.log = [...(result.log ?? []), ...text.replace(/\n$/, '').split('\n')];
-          } else {
-            try {
-              writeFileSync(resolve(call.cwd, jarOp.cookieJar!), text);
-            } catch (e) {
-              (result.errors ??= []).push(`${at}: -c: cannot write the cookie jar '${jarOp.cookieJar}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-              result.exitCode ??= 1;
-            }
-          }
-        }
-        if (result.exitCode) failed = true;
-        state.status = call.countsStatus && failed ? 1 : 0;
-        state.stopped = failed && call.errexit;
-      }
-      return result;
+      return commandDone(result);
+    },
+    failed(spec, error, ctx): AfterResult | undefined {
+      const run = builder?.runs.get(spec.source!);
+      if (!run) return undefined;
+      failed = true;
+      const result = afterFailedTransfer(run.transfer, run.url, { method: spec.method, exitCode: curlExitCode(error), message: error.message, started }, outputContext(ctx));
+      return commandDone(result);
     },
   };
+
+  function outputContext(ctx: ExecContext): OutputContext {
+    return { cwd: call.cwd, stdout: call.stdout, stdoutStarted, warn: (m) => ctx.warn(`${at}: ${m}`) };
+  }
+
+  /** After each transfer: when it was the command's last, the cookie jar (-c) is written and the command's exit status settled. */
+  function commandDone(result: AfterResult): AfterResult {
+    if (--pending === 0) {
+      // The command is over: write the cookie jar (-c) and settle its exit status.
+      const jarOp = ops.find((o) => o.cookieJar !== undefined);
+      if (jarOp && builder?.jar) {
+        const text = builder.jar.toNetscape();
+        if (jarOp.cookieJar === '-') {
+          // `-c -`: the jar goes to the command's standard output, after the body.
+          const out = call.stdout;
+          if (out?.kind === 'file') {
+            try {
+              appendFileSync(out.path, text);
+            } catch (e) {
+              (result.errors ??= []).push(`${at}: cannot write '${out.path}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+            }
+          } else if (out?.kind !== 'discard') result.log = [...(result.log ?? []), ...text.replace(/\n$/, '').split('\n')];
+        } else {
+          try {
+            writeFileSync(resolve(call.cwd, jarOp.cookieJar!), text);
+          } catch (e) {
+            (result.errors ??= []).push(`${at}: -c: cannot write the cookie jar '${jarOp.cookieJar}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+            result.exitCode ??= 1;
+          }
+        }
+      }
+      if (result.exitCode) failed = true;
+      state.status = call.countsStatus && failed ? 1 : 0;
+      state.stopped = failed && call.errexit;
+    }
+    return result;
+  }
 }
 
 function guessMethod(t: Transfer): string {

@@ -7,6 +7,7 @@ import type { Transfer } from './build.js';
 import { formatCurlUrl, type CurlUrl } from './url.js';
 import { formatUrl } from '../../request/url.js';
 import { now } from '../../clock.js';
+import { TimeoutError, TooManyRedirectsError } from '../../errors.js';
 
 /**
  * What curl does with a response once it has arrived: -o/-O/-J files (with --output-dir,
@@ -113,14 +114,16 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
         fail(`cannot write '${outFile}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
       }
     }
-  } else if (outFile === undefined && ctx.stdout?.kind === 'file' && writeBody) {
-    writeStdout(ctx, bodyBytes);
   }
+  // -D -: the heads go to the command's standard output, before the body (as they arrive in curl).
+  if (op.dumpHeader === '-' && ctx.stdout?.kind === 'file') writeStdout(ctx, Buffer.from(allHeads(c), 'latin1'));
+  if (outFile === undefined && ctx.stdout?.kind === 'file' && writeBody) writeStdout(ctx, bodyBytes);
 
   if (op.dumpHeader !== undefined) {
     const text = allHeads(c);
-    if (op.dumpHeader === '-') result.log = [...(result.log ?? []), ...text.replace(/\r\n$/, '').split('\r\n')];
-    else if (op.dumpHeader !== '/dev/null') {
+    if (op.dumpHeader === '-') {
+      if (!ctx.stdout) result.log = [...(result.log ?? []), ...text.replace(/\r\n$/, '').split('\r\n')];
+    } else if (op.dumpHeader !== '/dev/null') {
       try {
         if (op.createDirs) mkdirSync(dirname(resolve(ctx.cwd, op.dumpHeader)), { recursive: true });
         writeFileSync(resolve(ctx.cwd, op.dumpHeader), text, 'latin1');
@@ -138,24 +141,44 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
     }
   }
 
-  if (op.writeOut !== undefined) {
-    let format = op.writeOut;
-    if (format.startsWith('@')) {
-      try {
-        format = readFileSync(resolve(ctx.cwd, format.slice(1)), 'latin1');
-      } catch {
-        ctx.warn(`-w: cannot read the format file '${format.slice(1)}'`);
-        format = '';
-      }
-    }
-    const text = writeOut(format, t, url, c, outFile, result.exitCode ?? 0);
-    if (ctx.stdout?.kind === 'file') writeStdout(ctx, Buffer.from(text, 'latin1'));
-    else if (ctx.stdout?.kind !== 'discard' && text) {
-      const lines = Buffer.from(text, 'latin1').toString('utf8').replace(/\n$/, '').split('\n');
-      result.log = [...(result.log ?? []), ...lines];
-    }
-  }
+  if (op.writeOut !== undefined) putWriteOut(result, ctx, writeOut(writeOutFormat(op.writeOut, ctx), t, url, c, outFile, result.exitCode ?? 0));
   return result;
+}
+
+/**
+ * What curl still writes for a transfer that failed before a response: -w (`%{http_code}` is 000,
+ * `%{exitcode}` curl's code, `%{errormsg}` the reason). No output file is made.
+ */
+export function afterFailedTransfer(t: Transfer, url: CurlUrl, failed: FailedTransfer, ctx: OutputContext): AfterResult {
+  const result: AfterResult = { failures: [] };
+  const op = t.op;
+  if (op.writeOut === undefined) return result;
+  let outFile: string | undefined;
+  if (t.output !== undefined && t.output !== '-') outFile = globName(t.output, t.globMatches);
+  putWriteOut(result, ctx, writeOut(writeOutFormat(op.writeOut, ctx), t, url, undefined, outFile, failed.exitCode, failed));
+  return result;
+}
+
+/** -w @file reads the format from a file. */
+function writeOutFormat(format: string, ctx: OutputContext): string {
+  if (!format.startsWith('@')) return format;
+  try {
+    return readFileSync(resolve(ctx.cwd, format.slice(1)), 'latin1');
+  } catch {
+    ctx.warn(`-w: cannot read the format file '${format.slice(1)}'`);
+    return '';
+  }
+}
+
+/** -w's text: stdout's part to the command's `> file` or under the response, stderr's part to stderr. */
+function putWriteOut(result: AfterResult, ctx: OutputContext, text: WriteOutText) {
+  if (ctx.stdout?.kind === 'file') {
+    if (text.out) writeStdout(ctx, Buffer.from(text.out, 'latin1'));
+  } else if (ctx.stdout?.kind !== 'discard' && text.out) {
+    const lines = Buffer.from(text.out, 'latin1').toString('utf8').replace(/\n$/, '').split('\n');
+    result.log = [...(result.log ?? []), ...lines];
+  }
+  if (text.err) result.stderrText = Buffer.from(text.err, 'latin1').toString('utf8');
 }
 
 function writeStdout(ctx: OutputContext, data: Buffer) {
@@ -172,8 +195,23 @@ function writeStdout(ctx: OutputContext, data: Buffer) {
 /** %{json}: numbers as numbers (`"http_code":200`), as curl writes them. */
 function jsonVars(vars: Record<string, string>): string {
   const out: Record<string, string | number> = {};
-  for (const [k, v] of Object.entries(vars)) out[k] = /^(http_code|response_code|size_|time_|num_|exitcode|remote_port|ssl_verify_result)/.test(k) && /^\d+(\.\d+)?$/.test(v) ? Number(v) : v;
+  for (const [k, v] of Object.entries(vars)) {
+    if (k === 'header_json') continue;
+    out[k] = /^(http_code|http_connect|response_code|size_|speed_|time_|num_|exitcode|remote_port|local_port|urlnum|ssl_verify_result|proxy_ssl_verify_result)/.test(k) && /^\d+(\.\d+)?$/.test(v) ? Number(v) : v;
+  }
   return JSON.stringify(out);
+}
+
+/** %{header_json}: the response's headers by lower-case name, each with its values in order, one name a line (curl 7.88's layout). */
+function headerJson(raw: string[]): string {
+  const byName = new Map<string, string[]>();
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    const list = byName.get(name);
+    if (list) list.push(raw[i + 1]!);
+    else byName.set(name, [raw[i + 1]!]);
+  }
+  return '{' + [...byName].map(([n, v]) => `${JSON.stringify(n)}:${JSON.stringify(v)}`).join(',\n') + '\n}';
 }
 
 /** %{redirect_url}: the Location of a redirect that was not followed, made absolute as curl does. */
@@ -189,19 +227,110 @@ function absoluteLocation(c: Completed): string {
 
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 
-/** -w: curl's write-out variables sling can fill in, with \n \t \r \\ and %% escapes. */
-export function writeOut(format: string, t: Transfer, url: CurlUrl, c: Completed, outFile: string | undefined, exitCode: number): string {
+/** A transfer that got no response: what -w still reports about it. */
+export interface FailedTransfer {
+  method: string;
+  /** curl's exit code for the failure (curlExitCode). */
+  exitCode: number;
+  message: string;
+  /** When the command started (clock.ts `now()`), for %{time_total}. */
+  started: number;
+}
+
+/**
+ * curl's exit code for a failure sling reports in its own words (for -w's %{exitcode}): 6 host not
+ * resolved, 7 could not connect, 18 body cut short, 28 timeout, 35 TLS, 47 too many redirects, 52
+ * closed without an answer, 56 any other failure while receiving, 60 certificate not trusted.
+ */
+export function curlExitCode(e: Error): number {
+  if (e instanceof TimeoutError) return 28;
+  if (e instanceof TooManyRedirectsError) return 47;
+  const code = ((e as { cause?: { code?: string } }).cause ?? {}).code ?? '';
+  const m = e.message;
+  if (code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EADDRNOTAVAIL') return 7;
+  if (code.startsWith('EAI_') || code === 'ENOTFOUND') return 6;
+  if (/ was cut short/.test(m)) return 18;
+  if (/closed the connection without answering/.test(m)) return 52;
+  if (/^TLS handshake/.test(m)) return /certificate|CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ALTNAME|HOSTNAME/.test(m + code) ? 60 : 35;
+  if (/malformed|could not be decoded/.test(m)) return /could not be decoded/.test(m) ? 61 : 8;
+  return 56;
+}
+
+/** -w's output: for stdout and, after %{stderr}, for stderr. */
+export interface WriteOutText {
+  out: string;
+  err: string;
+}
+
+/** -w: curl's write-out variables sling can fill in, with \n \t \r and %% escapes; `c` is undefined when the transfer failed. */
+export function writeOut(format: string, t: Transfer, url: CurlUrl, c: Completed | undefined, outFile: string | undefined, exitCode: number, failed?: FailedTransfer): WriteOutText {
+  const vars = c ? doneVars(t, url, c, outFile, exitCode) : failedVars(t, url, failed!, outFile);
+  const text: WriteOutText = { out: '', err: '' };
+  let toErr = false;
+  const put = (s: string) => {
+    if (toErr) text.err += s;
+    else text.out += s;
+  };
+  for (let i = 0; i < format.length; i++) {
+    const ch = format[i]!;
+    if (ch === '\\' && i + 1 < format.length) {
+      const n = format[i + 1]!;
+      // curl knows these three; any other backslash is written as it is (`\\n` stays `\\n`).
+      put(n === 'n' ? '\n' : n === 't' ? '\t' : n === 'r' ? '\r' : ch + n);
+      i++;
+      continue;
+    }
+    if (ch === '%' && format[i + 1] === '%') {
+      put('%');
+      i++;
+      continue;
+    }
+    if (ch === '%' && format[i + 1] === '{') {
+      const close = format.indexOf('}', i);
+      if (close !== -1) {
+        const name = format.slice(i + 2, close);
+        const hm = /^header\{(.*)$/.exec(name);
+        if (hm && format[close + 1] === '}') {
+          if (c) put(headerValue(c, hm[1]!.toLowerCase()) ?? '');
+          i = close + 1;
+          continue;
+        }
+        i = close;
+        if (name === 'stdout') toErr = false;
+        else if (name === 'stderr') toErr = true;
+        // The rest is written only when the transfer failed.
+        else if (name === 'onerror') {
+          if (vars.exitcode === '0') break;
+        } else if (name === 'json') put(jsonVars(vars));
+        else if (name in vars) put(vars[name]!);
+        continue;
+      }
+    }
+    put(ch);
+  }
+  return text;
+}
+
+function doneVars(t: Transfer, url: CurlUrl, c: Completed, outFile: string | undefined, exitCode: number): Record<string, string> {
   const timings = c.info.timings;
   const secs = (to?: number) => (to === undefined ? '0.000000' : ((to - timings.start) / 1000).toFixed(6));
-  const vars: Record<string, string> = {
+  const total = ((timings.end ?? now()) - timings.start) / 1000;
+  const downloaded = c.info.bodyBytes ?? c.body.length;
+  // Bytes per second, whole, as curl writes them.
+  const speed = (bytes: number) => String(total > 0 ? Math.round(bytes / total) : 0);
+  return {
     http_code: String(c.response.status).padStart(3, '0'),
     response_code: String(c.response.status).padStart(3, '0'),
     http_version: c.response.httpVersion === '1.1' ? '1.1' : c.response.httpVersion,
     // After followed redirects: where the last one led (as curl reports it).
     url_effective: c.info.redirects ? formatUrl(c.url) : formatCurlUrl(url),
     url: t.urlText,
+    urlnum: String(t.urlnum),
     content_type: headerValue(c, 'content-type') ?? '',
-    size_download: String(c.body.length),
+    // The bytes that came, before --compressed decoded them.
+    size_download: String(downloaded),
+    speed_download: speed(downloaded),
+    speed_upload: speed(c.request.body.length),
     size_header: String(Buffer.byteLength(allHeads(c), 'latin1')),
     size_request: String(c.request.body.length + Buffer.byteLength(`${c.request.method} ${c.request.target} HTTP/1.1\r\n` + c.request.headers.map(([n, v]) => `${n}: ${v}\r\n`).join('') + '\r\n')),
     size_upload: String(c.request.body.length),
@@ -209,8 +338,14 @@ export function writeOut(format: string, t: Transfer, url: CurlUrl, c: Completed
     scheme: url.scheme.toUpperCase(),
     remote_ip: c.info.remoteAddress ?? '',
     remote_port: String(c.info.remotePort ?? ''),
+    local_ip: c.info.localAddress ?? '',
+    local_port: String(c.info.localPort ?? '0'),
     num_connects: c.info.reused ? '0' : '1',
+    num_headers: String(c.response.rawHeaders.length / 2),
+    header_json: headerJson(c.response.rawHeaders),
     redirect_url: absoluteLocation(c),
+    // -e: the Referer curl set (not one given with -H).
+    referer: t.op.referer === undefined ? '' : (c.request.headers.find(([n]) => n.toLowerCase() === 'referer')?.[1] ?? ''),
     filename_effective: outFile ?? '',
     exitcode: String(exitCode),
     errormsg: '',
@@ -223,44 +358,54 @@ export function writeOut(format: string, t: Transfer, url: CurlUrl, c: Completed
     time_redirect: '0.000000',
     num_redirects: String(c.info.redirects ?? 0),
     ssl_verify_result: '0',
+    proxy_ssl_verify_result: '0',
+    http_connect: '000',
+    num_certs: '0',
   };
-  let out = '';
-  for (let i = 0; i < format.length; i++) {
-    const ch = format[i]!;
-    if (ch === '\\' && i + 1 < format.length) {
-      const n = format[i + 1]!;
-      // curl knows these three; any other backslash is written as it is (`\\n` stays `\\n`).
-      const map: Record<string, string> = { n: '\n', t: '\t', r: '\r' };
-      out += n in map ? map[n] : ch + n;
-      i++;
-      continue;
-    }
-    if (ch === '%' && format[i + 1] === '%') {
-      out += '%';
-      i++;
-      continue;
-    }
-    if (ch === '%' && format[i + 1] === '{') {
-      const close = format.indexOf('}', i);
-      if (close !== -1) {
-        const name = format.slice(i + 2, close);
-        const hm = /^header\{(.*)$/.exec(name);
-        if (hm && format[close + 1] === '}') {
-          out += headerValue(c, hm[1]!.toLowerCase()) ?? '';
-          i = close + 1;
-          continue;
-        }
-        if (name === 'stdout' || name === 'stderr') {
-          i = close;
-          continue;
-        }
-        if (name === 'json') out += jsonVars(vars);
-        else if (name in vars) out += vars[name];
-        i = close;
-        continue;
-      }
-    }
-    out += ch;
-  }
-  return out;
+}
+
+/** What curl 7.88 reports for a transfer that got no response (`000`, its exit code and message). */
+function failedVars(t: Transfer, url: CurlUrl, f: FailedTransfer, outFile: string | undefined): Record<string, string> {
+  const zero = '0.000000';
+  return {
+    http_code: '000',
+    response_code: '000',
+    http_version: '0',
+    url_effective: formatCurlUrl(url),
+    url: t.urlText,
+    urlnum: String(t.urlnum),
+    content_type: '',
+    size_download: '0',
+    speed_download: '0',
+    speed_upload: '0',
+    size_header: '0',
+    size_request: '0',
+    size_upload: '0',
+    method: f.method,
+    scheme: '',
+    remote_ip: '',
+    remote_port: '0',
+    local_ip: '',
+    local_port: '0',
+    num_connects: '0',
+    num_headers: '0',
+    header_json: '{\n}',
+    redirect_url: '',
+    referer: t.op.referer === undefined ? '' : t.op.referer.replace(/;auto$/, ''),
+    filename_effective: outFile ?? '',
+    exitcode: String(f.exitCode),
+    errormsg: f.message,
+    time_total: ((now() - f.started) / 1000).toFixed(6),
+    time_namelookup: zero,
+    time_connect: zero,
+    time_appconnect: zero,
+    time_pretransfer: zero,
+    time_starttransfer: zero,
+    time_redirect: zero,
+    num_redirects: '0',
+    ssl_verify_result: '0',
+    proxy_ssl_verify_result: '0',
+    http_connect: '000',
+    num_certs: '0',
+  };
 }

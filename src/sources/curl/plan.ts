@@ -17,11 +17,14 @@ export interface Transfer {
   output?: string;
   remoteName: boolean;
   upload?: string;
+  /** Which URL of the command this is, from 0 (curl's %{urlnum}; the URLs a glob makes share their pattern's). */
+  urlnum: number;
 }
 
 /** Plans the transfers of a command's operations: URLs globbed and checked, outputs paired. */
 export function planTransfers(ops: Operation[]): Transfer[] {
   const out: Transfer[] = [];
+  let urlnum = 0;
   for (const op of ops) {
     if (op.info) continue;
     const nodes = op.nodes.filter((n) => n.url !== undefined);
@@ -38,8 +41,10 @@ export function planTransfers(ops: Operation[]): Transfer[] {
           output: node.output,
           remoteName: Boolean(node.remoteName) || (op.remoteNameAll && node.output === undefined),
           upload: node.upload,
+          urlnum,
         });
       }
+      urlnum++;
     }
   }
   return out;
