@@ -85,6 +85,13 @@ test('parse: file variables keep every definition with its line', () => {
   assert.deepEqual(p.vars.get('a')!.map((d) => [d.line, rawText(d.value)]), [[1, '1'], [5, '2']]);
 });
 
+test('parse: httpyac lazy variables (@name := value) are file variables', () => {
+  const p = parseHttp('@foo := foo{{bar}}\n@colon:=x\nGET http://h/{{foo}}');
+  assert.deepEqual([...p.vars.keys()], ['foo', 'colon']);
+  assert.equal(rawText(p.vars.get('foo')![0]!.value), 'foo{{bar}}');
+  assert.equal(rawText(p.vars.get('colon')![0]!.value), 'x');
+});
+
 test('parse: a commented-out variable is neither a variable nor a warning', () => {
   const p = parseHttp('# @myhost = example.net\nGET http://h/');
   assert.equal(p.vars.size, 0);

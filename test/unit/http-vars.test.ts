@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { compile, rawText } from '../../src/sources/http/template.js';
-import { checkDynamic, evalDynamic, formatDate } from '../../src/sources/http/dynamic.js';
+import { checkDynamic, evalDynamic, formatDate, projectRoot } from '../../src/sources/http/dynamic.js';
 import { jsonPath } from '../../src/sources/http/jsonpath.js';
 import { loadEnvironment, parseDotenv } from '../../src/sources/http/env.js';
 
@@ -65,7 +65,15 @@ test('property: a template always renders back to its text', () => {
 
 // ---- dynamic variables ---------------------------------------------------------------------------
 
-const env = { env: { HOME_X: '/h', NAME_OF: 'HOME_X' }, dotenv: () => ({ SECRET: 's3' }), variable: (n: string) => (n === 'which' ? 'HOME_X' : undefined), now: () => new Date('2024-02-29T13:04:05.006Z') };
+const warnings: string[] = [];
+const env = {
+  env: { HOME_X: '/h', NAME_OF: 'HOME_X' },
+  dotenv: () => ({ SECRET: 's3' }),
+  variable: (n: string) => (n === 'which' ? 'HOME_X' : undefined),
+  projectRoot: () => '/p',
+  warn: (m: string) => warnings.push(m),
+  now: () => new Date('2024-02-29T13:04:05.006Z'),
+};
 
 const DYNAMIC: [string, string[], RegExp | string][] = [
   ['uuid', [], /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/],
@@ -84,11 +92,19 @@ const DYNAMIC: [string, string[], RegExp | string][] = [
   ['random.email', [], /^[a-z]+@[a-z]+\.com$/],
   ['datetime', ['rfc1123'], 'Thu, 29 Feb 2024 13:04:05 GMT'],
   ['datetime', ['iso8601'], '2024-02-29T13:04:05.006Z'],
-  ['datetime', ['iso8601', '1', 'y'], '2025-03-01T13:04:05.006Z'],
+  // Day.js (REST Client): a year or month later stops at the month's last day.
+  ['datetime', ['iso8601', '1', 'y'], '2025-02-28T13:04:05.006Z'],
+  ['datetime', ['iso8601', '-1', 'M'], '2024-01-29T13:04:05.006Z'],
+  ['datetime', ['iso8601', '12', 'M'], '2025-02-28T13:04:05.006Z'],
+  ['timestamp', ['1', 'M'], String(Date.UTC(2024, 2, 29, 13, 4, 5) / 1000)],
   ['datetime', ['DD.MM.YYYY HH:mm', '2', 'd'], '02.03.2024 13:04'],
   ['datetime', ['YYYY-MM-DD[T]HH:mm:ss.SSS dddd MMM A X'], '2024-02-29T13:04:05.006 Thursday Feb PM 1709211845'],
   ['processEnv', ['HOME_X'], '/h'],
   ['processEnv', ['%which'], '/h'],
+  // %NAME with no variable NAME: the name as written (REST Client).
+  ['processEnv', ['%HOME_X'], '/h'],
+  ['projectRoot', [], '/p'],
+  ['historyFolder', [], '/p/.idea/httpRequests'],
   ['env.HOME_X', [], '/h'],
   ['dotenv', ['SECRET'], 's3'],
   ['dotenv.SECRET', [], 's3'],
@@ -117,7 +133,32 @@ test('dynamic: unknown names and bad arguments are reported, other runners flagg
   assert.match(checkDynamic('datetime', [])!, /needs a format/);
   assert.match(checkDynamic('aadToken', [])!, /^unsupported:/);
   assert.match(checkDynamic('random.address.city', [])!, /^unsupported:/);
-  assert.throws(() => evalDynamic('processEnv', ['NOT_SET_ANYWHERE'], env), /not set/);
+});
+
+test('dynamic: an unset $processEnv variable is empty, with a warning (REST Client sends the request)', () => {
+  warnings.length = 0;
+  assert.equal(evalDynamic('processEnv', ['NOT_SET_ANYWHERE'], env), '');
+  assert.deepEqual(warnings, ['the environment variable NOT_SET_ANYWHERE is not set: {{$processEnv NOT_SET_ANYWHERE}} is empty']);
+});
+
+test('dynamic: month offsets from the 31st stop at the last day of the month', () => {
+  const at = (iso: string) => ({ ...env, now: () => new Date(iso) });
+  assert.equal(evalDynamic('datetime', ['iso8601', '1', 'M'], at('2024-01-31T12:00:00.000Z')), '2024-02-29T12:00:00.000Z');
+  assert.equal(evalDynamic('datetime', ['iso8601', '1', 'M'], at('2023-01-31T12:00:00.000Z')), '2023-02-28T12:00:00.000Z');
+  assert.equal(evalDynamic('datetime', ['iso8601', '3', 'M'], at('2024-01-31T12:00:00.000Z')), '2024-04-30T12:00:00.000Z');
+  assert.equal(evalDynamic('datetime', ['iso8601', '-1', 'y'], at('2024-02-29T00:00:00.000Z')), '2023-02-28T00:00:00.000Z');
+});
+
+test('dynamic: $localDatetime iso8601 has no milliseconds (Day.js format()), $datetime iso8601 has them', () => {
+  assert.match(evalDynamic('localDatetime', ['iso8601'], env), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/);
+  assert.equal(evalDynamic('datetime', ['iso8601'], env), '2024-02-29T13:04:05.006Z');
+});
+
+test('projectRoot: the nearest folder up with .idea or .git, else the file\'s folder', () => {
+  const have = new Set(['/w/app/.git', '/w/.idea']);
+  assert.equal(projectRoot('/w/app/api/http', (p) => have.has(p)), '/w/app');
+  assert.equal(projectRoot('/w/other', (p) => have.has(p)), '/w');
+  assert.equal(projectRoot('/x/y', () => false), '/x/y');
 });
 
 test('formatDate: local time carries its offset', () => {
@@ -160,6 +201,14 @@ test('environment: selected env over $shared, public over private, found in a pa
   assert.throws(() => loadEnvironment(sub, 'qa', undefined, sub), /no such environment/);
 });
 
+test('environment: an empty public value is a placeholder the private file fills in (JetBrains docs example)', () => {
+  const root = mkdtempSync(join(tmpdir(), 'sling-env-'));
+  writeFileSync(join(root, 'http-client.env.json'), JSON.stringify({ development: { username: '', password: '', host: 'h' }, $shared: { token: '' } }));
+  writeFileSync(join(root, 'http-client.private.env.json'), JSON.stringify({ development: { username: 'dev-user', password: 'dev-password', host: 'private-h' }, $shared: { token: 't' } }));
+  const e = loadEnvironment(root, 'development', undefined, root);
+  assert.deepEqual(Object.fromEntries(e.vars), { username: 'dev-user', password: 'dev-password', host: 'h', token: 't' });
+});
+
 test('environment: --env-file names the file (and brings its private sibling)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sling-env-'));
   writeFileSync(join(dir, 'ci.env.json'), JSON.stringify({ ci: { host: 'h' } }));
@@ -188,4 +237,18 @@ test('pickDef: the last definition above the line, else the first below (propert
       assert.equal(pickDef(defs, at), want);
     }),
   );
+});
+
+test('dynamic: $localDatetime day, week and month offsets keep the clock time across a daylight-saving change', () => {
+  const before = process.env.TZ;
+  process.env.TZ = 'Europe/Berlin';
+  try {
+    const at = { ...env, now: () => new Date('2026-03-28T12:00:00.000Z') }; // 13:00 CET, the day before summer time
+    assert.equal(evalDynamic('localDatetime', ['iso8601', '1', 'd'], at), '2026-03-29T13:00:00+02:00');
+    assert.equal(evalDynamic('localDatetime', ['iso8601', '1', 'w'], at), '2026-04-04T13:00:00+02:00');
+    assert.equal(evalDynamic('localDatetime', ['iso8601', '24', 'h'], at), '2026-03-29T14:00:00+02:00');
+  } finally {
+    if (before === undefined) delete process.env.TZ;
+    else process.env.TZ = before;
+  }
 });

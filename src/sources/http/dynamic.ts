@@ -9,6 +9,7 @@
  * REST Client: $guid, $randomInt min max, $timestamp [offset unit], $datetime rfc1123|iso8601|"fmt"
  *   [offset unit], $localDatetime ..., $processEnv [%]NAME, $dotenv [%]NAME.
  * kulala: $date (YYYY-MM-DD).
+ * JetBrains paths: $projectRoot, $historyFolder (for `>> {{$projectRoot}}/out.json`, `> {{$projectRoot}}/h.js`).
  */
 export interface DynamicEnv {
   /** Process environment ($processEnv, $env.NAME). */
@@ -17,6 +18,10 @@ export interface DynamicEnv {
   dotenv(): Record<string, string>;
   /** A variable's value, for the `%name` indirection of $processEnv / $dotenv. */
   variable(name: string): string | undefined;
+  /** The project's root folder ($projectRoot): see projectRoot(). */
+  projectRoot(): string;
+  /** Something worth a warning (an unset $processEnv variable). */
+  warn?(message: string): void;
   now?: () => Date;
 }
 
@@ -68,6 +73,8 @@ const SIMPLE: Record<string, (args: string[]) => string | null> = {
   datetime: dateArgs('datetime'),
   localDatetime: dateArgs('localDatetime'),
   processEnv: envArgs('processEnv'),
+  projectRoot: none('projectRoot'),
+  historyFolder: none('historyFolder'),
   dotenv: envArgs('dotenv'),
 };
 
@@ -95,7 +102,7 @@ export function evalDynamic(name: string, args: string[], ctx: DynamicEnv): stri
     case 'guid':
       return globalThis.crypto.randomUUID();
     case 'timestamp': {
-      const d = withOffset(now(), args, 0);
+      const d = withOffset(now(), args, 0, false);
       return String(Math.floor(d.getTime() / 1000));
     }
     case 'isoTimestamp':
@@ -125,18 +132,27 @@ export function evalDynamic(name: string, args: string[], ctx: DynamicEnv): stri
     case 'datetime':
     case 'localDatetime': {
       const local = name === 'localDatetime';
-      const d = withOffset(now(), args, 1);
+      const d = withOffset(now(), args, 1, local);
       const fmt = args[0]!;
       if (fmt === 'rfc1123') return local ? formatDate(d, 'ddd, DD MMM YYYY HH:mm:ss ZZ', true) : d.toUTCString();
-      if (fmt === 'iso8601') return local ? formatDate(d, 'YYYY-MM-DDTHH:mm:ss.SSSZ', true) : d.toISOString();
+      // REST Client: toISOString() in UTC, Day.js' default format (no milliseconds) in local time.
+      if (fmt === 'iso8601') return local ? formatDate(d, 'YYYY-MM-DDTHH:mm:ssZ', true) : d.toISOString();
       return formatDate(d, fmt, local);
     }
     case 'processEnv': {
+      // REST Client: a variable that is not set gives an empty value (and the request is sent).
       const key = indirect(args[0]!, ctx);
       const v = ctx.env[key];
-      if (v === undefined) throw new DynamicError(`the environment variable ${key} is not set`);
+      if (v === undefined) {
+        ctx.warn?.(`the environment variable ${key} is not set: {{$processEnv ${args[0]}}} is empty`);
+        return '';
+      }
       return v;
     }
+    case 'projectRoot':
+      return ctx.projectRoot();
+    case 'historyFolder':
+      return `${ctx.projectRoot()}/.idea/httpRequests`;
     case 'dotenv': {
       const key = indirect(args[0]!, ctx);
       const v = ctx.dotenv()[key];
@@ -157,30 +173,32 @@ export function evalDynamic(name: string, args: string[], ctx: DynamicEnv): stri
   throw new DynamicError(`{{$${name}}} is not supported`);
 }
 
-/** `%name`: the name of the environment variable is itself a variable (REST Client). */
+/** `%name`: the name of the environment variable is itself a variable (REST Client; no such variable: the name as written). */
 function indirect(arg: string, ctx: DynamicEnv): string {
   if (!arg.startsWith('%')) return arg;
-  const v = ctx.variable(arg.slice(1));
-  if (v === undefined) throw new DynamicError(`unknown variable ${arg.slice(1)} (named by ${arg})`);
-  return v;
+  return ctx.variable(arg.slice(1)) ?? arg.slice(1);
 }
 
-function withOffset(d: Date, args: string[], from: number): Date {
+/**
+ * The date moved by an offset as Day.js (REST Client) moves it: months and years keep the day but
+ * stop at the month's last one (Jan 31 + 1 M = Feb 29), days and weeks keep the clock time (in
+ * local time across a daylight-saving change too), hours and less are exact.
+ */
+function withOffset(d: Date, args: string[], from: number, local: boolean): Date {
   if (args.length < from + 2) return d;
   const n = Number(args[from]);
   const unit = args[from + 1]!;
   const r = new Date(d.getTime());
   switch (unit) {
     case 'y':
-      r.setUTCFullYear(r.getUTCFullYear() + n);
-      break;
+      return addMonths(r, n * 12, local);
     case 'M':
-      r.setUTCMonth(r.getUTCMonth() + n);
-      break;
+      return addMonths(r, n, local);
     case 'w':
-      return new Date(d.getTime() + n * 7 * 86400000);
     case 'd':
-      return new Date(d.getTime() + n * 86400000);
+      if (local) r.setDate(r.getDate() + n * (unit === 'w' ? 7 : 1));
+      else r.setUTCDate(r.getUTCDate() + n * (unit === 'w' ? 7 : 1));
+      return r;
     case 'h':
       return new Date(d.getTime() + n * 3600000);
     case 'm':
@@ -191,6 +209,33 @@ function withOffset(d: Date, args: string[], from: number): Date {
       return new Date(d.getTime() + n);
   }
   return r;
+}
+
+function addMonths(r: Date, n: number, local: boolean): Date {
+  const day = local ? r.getDate() : r.getUTCDate();
+  if (local) {
+    r.setDate(1);
+    r.setMonth(r.getMonth() + n);
+    r.setDate(Math.min(day, new Date(r.getFullYear(), r.getMonth() + 1, 0).getDate()));
+  } else {
+    r.setUTCDate(1);
+    r.setUTCMonth(r.getUTCMonth() + n);
+    r.setUTCDate(Math.min(day, new Date(Date.UTC(r.getUTCFullYear(), r.getUTCMonth() + 1, 0)).getUTCDate()));
+  }
+  return r;
+}
+
+/**
+ * JetBrains' $projectRoot outside an IDE: the nearest folder from the .http file's up that holds
+ * `.idea` or `.git`, else the file's own folder.
+ */
+export function projectRoot(dir: string, exists: (path: string) => boolean): string {
+  for (let d = dir; ; ) {
+    if (exists(`${d}/.idea`) || exists(`${d}/.git`)) return d;
+    const up = d.replace(/[/\\][^/\\]*$/, '');
+    if (up === d || up === '') return dir;
+    d = up;
+  }
 }
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];

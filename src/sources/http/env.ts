@@ -7,7 +7,7 @@ import { UsageError } from '../../errors.js';
  * `http-client.private.env.json`, next to the .http file or in the nearest parent folder that has
  * one, each `{ "envName": { "var": "value" }, "$shared": { ... } }`. The selected environment's
  * variables win over `$shared`; between the two files the JetBrains documentation gives the public
- * file precedence over the private one, and so does sling.
+ * file precedence over the private one, and so does sling, except over an empty public value.
  */
 export interface Environment {
   name?: string;
@@ -81,9 +81,21 @@ export function loadEnvironment(dir: string, envName: string | undefined, envFil
       }
     }
   }
-  const put = (values: Record<string, unknown> | undefined) => {
-    if (!values || typeof values !== 'object') return;
-    for (const [k, v] of Object.entries(values)) if (!vars.has(k) && k !== 'Security') vars.set(k, text(v));
+  // One level (the selected environment, then $shared) of every file, public first. An empty public
+  // value is a placeholder the private file fills in (the JetBrains documentation's own example:
+  // `"password": ""` in the public file, the real one in the private file).
+  const put = (level: unknown[]) => {
+    const placeholders = new Set<string>();
+    for (const values of level) {
+      if (!values || typeof values !== 'object') continue;
+      for (const [k, v] of Object.entries(values)) {
+        if (k === 'Security' || (vars.has(k) && !placeholders.has(k))) continue;
+        const t = text(v);
+        vars.set(k, t);
+        if (t === '') placeholders.add(k);
+        else placeholders.delete(k);
+      }
+    }
   };
   if (envName !== undefined) {
     const known = new Set(parsed.flatMap((d) => Object.keys(d).filter((k) => k !== '$shared')));
@@ -91,9 +103,9 @@ export function loadEnvironment(dir: string, envName: string | undefined, envFil
     if (!known.has(envName)) {
       throw new UsageError(`--env ${envName}: no such environment in ${files.join(', ')}`, `environments: ${[...known].join(', ') || '(none)'}`);
     }
-    for (const d of parsed) put(d[envName]);
+    put(parsed.map((d) => d[envName]));
   }
-  for (const d of parsed) put(d.$shared);
+  put(parsed.map((d) => d.$shared));
   return { name: envName, vars, files, definedIn };
 }
 

@@ -240,7 +240,8 @@ class Parser {
   }
 
   private fileVar(t: string, ln: number, col: number) {
-    const m = /^@([^\s=]+)\s*=\s*(.*?)\s*$/.exec(t);
+    // httpyac's lazy `@name := value` is read like `=`: sling works out a file variable when a request uses it.
+    const m = /^@([^\s=:]+)\s*:?=\s*(.*?)\s*$/.exec(t);
     if (!m) this.fail(ln, col, `a file variable is written '@name = value', got '${clip(t)}'`);
     const name = m[1]!;
     if (!VAR_NAME.test(name)) this.fail(ln, col + 1, `'${name}' is not a valid variable name (letters, digits, _ - . only)`);

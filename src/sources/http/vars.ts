@@ -1,8 +1,9 @@
+import { existsSync } from 'node:fs';
 import { UsageError } from '../../errors.js';
 import type { SourceOptions } from '../../exec/types.js';
 import type { CookieJar } from '../../transport/cookies.js';
 import type { ParsedHttp, VarDef } from './ast.js';
-import { DynamicError, evalDynamic, type DynamicEnv } from './dynamic.js';
+import { DynamicError, evalDynamic, projectRoot, type DynamicEnv } from './dynamic.js';
 import { loadDotenv, type Environment } from './env.js';
 import { asText, jsonPath, JsonPathError } from './jsonpath.js';
 import { compile, type Expr, type Template } from './template.js';
@@ -73,6 +74,12 @@ export class Runtime {
 
   dotenv(): Record<string, string> {
     return (this.dotenvValues ??= loadDotenv(this.rootDir));
+  }
+
+  private root?: string;
+  /** $projectRoot: see dynamic.ts. */
+  projectRoot(): string {
+    return (this.root ??= projectRoot(this.rootDir, existsSync));
   }
 
   warnOnce(key: string, message: string) {
@@ -328,6 +335,8 @@ export class Resolution {
       env: this.rt.opts.env,
       dotenv: () => this.rt.dotenv(),
       variable: (n) => this.lookup(n),
+      projectRoot: () => this.rt.projectRoot(),
+      warn: this.silent ? undefined : (m) => this.rt.warnOnce(m, `${this.file.path}: ${m}`),
     };
   }
 }
