@@ -10,6 +10,7 @@ import { prepareRequest } from '../request/prepare.js';
 import { withJarCookies } from '../transport/cookies.js';
 import type { RequestSpec } from '../request/spec.js';
 import { detectType } from './detect.js';
+import { dependencyOrder } from './order.js';
 import { JUnitReport, type ReportCase } from './report.js';
 import { HeldWriter, OutputBatch, RequestSink } from './sink.js';
 import { onInterrupt } from '../interrupt.js';
@@ -510,7 +511,9 @@ function select(entries: ExecEntry[], names: string[], lines: number[]): ExecEnt
     chosen.add(e);
   }
   for (const line of lines) {
-    const e = [...entries].reverse().find((x) => x.line <= line);
+    // The request whose block holds the line (its `###`, scripts, headers, body, handlers).
+    let e: ExecEntry | undefined;
+    for (const x of entries) if (!x.file && (x.start ?? x.line) <= line && (!e || (x.start ?? x.line) >= (e.start ?? e.line))) e = x;
     if (!e) throw new UsageError(`--line: no request starts at or before line ${line}`);
     chosen.add(e);
   }
@@ -525,5 +528,5 @@ function select(entries: ExecEntry[], names: string[], lines: number[]): ExecEnt
     }
   };
   for (const e of chosen) visit(e);
-  return entries.filter((e) => need.has(e));
+  return dependencyOrder(entries, need);
 }

@@ -71,6 +71,8 @@ export interface ExecEntry {
   name?: string;
   /** Where the request starts in the file (1-based). */
   line: number;
+  /** The first line that belongs to it (its `###`, scripts and comments before the request line), for --line; `line` when not given. */
+  start?: number;
   /** The request's name for the title line when `name` is not set (a request reached through `run`). */
   shownName?: string;
   /** The file the request is in, for the title line, when it is not the file being run (`run ./other.http`). */

@@ -240,6 +240,41 @@ test('exec http: --name runs a request and what it depends on; --line picks by l
   assert.deepEqual(srv.requests.slice(2).map((q) => q.url), ['/other']);
 });
 
+test('exec http: a request referred to from above runs first (once); --line picks the request whose block holds the line', async (t) => {
+  const srv = await httpServer(t, api);
+  const text = [
+    '### use', // 1
+    '# @ref login', // 2
+    `GET ${srv.url}/use?t={{login.response.body.token}}`, // 3
+    '', // 4
+    '### other', // 5
+    '< {% client.log("pre other") %}', // 6
+    `GET ${srv.url}/other`, // 7
+    '', // 8
+    '> {% client.log("after other") %}', // 9
+    '', // 10
+    '### login', // 11
+    '# @name login', // 12
+    `POST ${srv.url}/login`, // 13
+  ].join('\n');
+  const dir = workdir({ 'd.http': text });
+  const r = await exec(dir, ['d.http']);
+  assertExit(r, 0);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/login', '/use?t=tok-123', '/other']);
+  for (const [line, want] of [
+    [1, ['/login', '/use?t=tok-123']],
+    [5, ['/other']],
+    [6, ['/other']],
+    [9, ['/other']],
+    [11, ['/login']],
+  ] as const) {
+    const before = srv.requests.length;
+    const rl = await exec(dir, ['--line', String(line), 'd.http']);
+    assertExit(rl, 0);
+    assert.deepEqual(srv.requests.slice(before).map((q) => q.url), want, `--line ${line}`);
+  }
+});
+
 test('exec http: redirects are followed unless # @no-redirect; directives apply per request', async (t) => {
   const srv = await httpServer(t, api);
   const dir = workdir({ 'r.http': `GET ${srv.url}/moved\n###\n# @no-redirect\nGET ${srv.url}/moved` });
@@ -302,16 +337,66 @@ test('exec http: multipart with a file part, form bodies over lines, GraphQL, >>
   assert.ok(existsSync(join(dir, 'out', 'saved-1.json')), '>> keeps the existing file');
 });
 
-test('exec http: client.exit() stops the run; a response handler file; a BOM and no final newline', async (t) => {
+test('exec http: client.exit() ends only its script (JetBrains); a response handler file; a BOM and no final newline', async (t) => {
   const srv = await httpServer(t, api);
   const dir = workdir({
-    'check.js': 'client.test("from a file", () => client.assert(response.body.path === "/a"));\nclient.exit();\n',
-    's.http': `\uFEFFGET ${srv.url}/a\n\n> ./check.js\n\n###\nGET ${srv.url}/b`,
+    'check.js': 'client.test("from a file", () => client.assert(response.body.path === "/a"));\nclient.exit();\nclient.log("never");\n',
+    's.http': [
+      `\uFEFFGET ${srv.url}/a\n\n> ./check.js\n\n###`,
+      `< {% client.log("pre b"); client.exit(); client.log("never either"); %}\nGET ${srv.url}/b\n\n###`,
+      `GET ${srv.url}/c`,
+    ].join('\n'),
   });
   const r = await exec(dir, ['s.http']);
   assertExit(r, 0);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/a']);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/a', '/b', '/c']);
   assert.match(r.stdout, /^✓ from a file$/m, show(r));
+  assert.match(r.stdout, /^### GET .*\/b  \(line \d+\)\npre b$/m, show(r));
+  assert.doesNotMatch(r.stdout, /never/);
+});
+
+test('exec http: tests run after the handler; request.url() / body() and header value() in handlers; client.global.headers.set; a body in its charset', async (t) => {
+  const srv = await httpServer(t, (req, res) => {
+    if (req.url === '/latin') {
+      res.writeHead(200, { 'Content-Type': 'text/plain; charset=ISO-8859-1' });
+      res.end(Buffer.from([0x63, 0x61, 0x66, 0xe9]));
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ path: req.url, global: req.headers['x-global'] ?? null }));
+  });
+  const dir = workdir({
+    's.http': [
+      `POST ${srv.url}/a?q=1`,
+      'X-One: one',
+      '',
+      'hello',
+      '',
+      '> {%',
+      '  var x = 1;',
+      '  client.test("sees the handler\'s end", function () { client.assert(x === 2, "x is " + x); });',
+      '  client.log(request.url(), request.body(), request.headers.findByName("X-One").value());',
+      '  client.global.headers.set("X-Global", "g1");',
+      '  x = 2;',
+      '%}',
+      '',
+      '###',
+      `GET ${srv.url}/latin`,
+      '',
+      '> {% client.log("text", response.body, response.contentType.charset); %}',
+      '',
+      '###',
+      `GET ${srv.url}/b`,
+      '',
+      '> {% client.test("global header", () => client.assert(response.body.global === "g1", String(response.body.global))); %}',
+    ].join('\n'),
+  });
+  const r = await exec(dir, ['s.http']);
+  assertExit(r, 0);
+  assert.match(r.stdout, /^✓ sees the handler's end$/m, show(r));
+  assert.match(r.stdout, new RegExp(`^${srv.url}/a\\?q=1 hello one$`, 'm'), show(r));
+  assert.match(r.stdout, /^text café ISO-8859-1$/m, show(r));
+  assert.match(r.stdout, /^✓ global header$/m, show(r));
 });
 
 test('exec http: httpyac ?? assertions are checked: a line per assertion, a failure is exit 1 after all requests', async (t) => {

@@ -271,7 +271,7 @@ test('scripts: client.global, tests, log, request variables, exit', async () => 
   assert.equal(formatUrl(spec2.url), 'http://h/T/2/%7B%22n%22:1%7D');
   assert.deepEqual(entries[1]!.before!(spec2), ['file-value'], 'pre-request logs go under the title, before the request');
   const r2 = await entries[1]!.after!(done(spec2, 200, {}, ''), ctx);
-  assert.equal(r2.stop, true);
+  assert.equal(r2.stop, undefined, 'client.exit() ends the handler, not the run');
   assert.deepEqual(r2.log, [], 'and are not printed again with the response');
 });
 

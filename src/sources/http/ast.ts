@@ -60,6 +60,8 @@ export interface RequestNode {
   /** The request line (1-based) and the column of its URL. */
   line: number;
   urlCol: number;
+  /** Where its block starts: its `###` line (the file's first line for the first block), else its request line. */
+  start: number;
   /** `# @name x`. */
   atName?: string;
   /** The text after `###`. */

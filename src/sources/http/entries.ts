@@ -91,6 +91,7 @@ const NOTHING_AFTER: AfterResult = Object.freeze({ failures: Object.freeze([]) a
 class HttpEntry implements ExecEntry {
   readonly name?: string;
   readonly line: number;
+  readonly start?: number;
   readonly shownName?: string;
   readonly file?: string;
   readonly output?: { noLog?: boolean };
@@ -107,6 +108,7 @@ class HttpEntry implements ExecEntry {
     if (!o.named && this.storeAs !== undefined) this.shownName = this.storeAs;
     if (o.shownFile !== undefined) this.file = o.shownFile;
     this.line = node.line;
+    this.start = o.shownFile === undefined ? node.start : undefined;
     if (node.directives.noLog) this.output = { noLog: true };
   }
 
@@ -145,6 +147,7 @@ class HttpEntry implements ExecEntry {
       fileVar: (n) => p.res.fileValue(n),
       lookup: (n) => p.res.lookup(n),
       setRequestVar: (n, t, j) => p.res.requestVars.set(n, { text: t, json: j }),
+      setGlobalHeader: (n, v) => rt.globalHeaders.set(n.toLowerCase(), [n, v]),
     };
     const spec = p.built?.spec;
     const request = {
@@ -158,12 +161,13 @@ class HttpEntry implements ExecEntry {
       bodyRaw: p.built?.bodyText ?? '',
       iteration: p.iteration,
     };
+    const contentType = done ? (pairs(done.response.rawHeaders).find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '') : '';
     const response = done
       ? {
           status: done.response.status,
           headers: pairs(done.response.rawHeaders),
-          body: done.body.toString('utf8'),
-          contentType: pairs(done.response.rawHeaders).find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '',
+          body: decodeText(done.body, contentType),
+          contentType,
         }
       : undefined;
     return host.run(code!, filename, line, hooks, request, response);
@@ -210,7 +214,7 @@ class HttpEntry implements ExecEntry {
           if (!ctx.offline) throw new UsageError(msg);
           ctx.warn(msg);
         }
-        if (r.exit) return null;
+        // client.exit() ends that script; the request is still sent (JetBrains).
       }
     }
     return this.buildWith(ctx, res, logs);
@@ -239,6 +243,7 @@ class HttpEntry implements ExecEntry {
     }
     if (count === 1) {
       const built = buildSpec(node, opts);
+      if (rt.globalHeaders.size) addGlobalHeaders(built.spec, rt.globalHeaders);
       this.pending = [{ built, res, iteration: 0, logs }];
       return built.spec;
     }
@@ -246,7 +251,9 @@ class HttpEntry implements ExecEntry {
     for (let i = 0; i < count; i++) {
       const r = i === 0 ? res : res.sibling();
       r.iteration = i;
-      all.push({ built: buildSpec(node, { ...opts, res: r }), res: r, iteration: i, logs: i === 0 ? logs : NO_LOGS });
+      const built = buildSpec(node, { ...opts, res: r });
+      if (rt.globalHeaders.size) addGlobalHeaders(built.spec, rt.globalHeaders);
+      all.push({ built, res: r, iteration: i, logs: i === 0 ? logs : NO_LOGS });
     }
     this.pending = all;
     return all.map((b) => b.built.spec);
@@ -319,10 +326,7 @@ class HttpEntry implements ExecEntry {
       result.log!.push(...r.logs);
       for (const [name, failure] of r.tests) record(result, name, failure);
       if (r.error) result.failures.push(`${file.path}:${s.line}: the response handler failed: ${r.error}`);
-      if (r.exit) {
-        result.stop = true;
-        break;
-      }
+      // client.exit() ended that handler only; the next ones and the rest of the run go on (JetBrains).
     }
     for (const out of node.outputs) {
       try {
@@ -352,6 +356,23 @@ function safeCount(res: Resolution, path: string): number {
     return res.requestPathAll(path).length;
   } catch {
     return 1;
+  }
+}
+
+/** client.global.headers.set: each header the request does not give itself. */
+function addGlobalHeaders(spec: RequestSpec, globals: Map<string, [string, string]>) {
+  for (const [lower, header] of globals) if (!spec.headers.some(([n]) => n.toLowerCase() === lower)) spec.headers.push([header[0], header[1]]);
+}
+
+/** A body as text in the charset its Content-Type names (UTF-8 when it names none or one Node does not know). */
+function decodeText(body: Buffer, contentType: string): string {
+  const m = /charset\s*=\s*"?([^";\s]+)/i.exec(contentType);
+  const charset = m ? m[1]!.toLowerCase() : 'utf-8';
+  if (charset === 'utf-8' || charset === 'utf8') return body.toString('utf8');
+  try {
+    return new TextDecoder(charset).decode(body);
+  } catch {
+    return body.toString('utf8');
   }
 }
 

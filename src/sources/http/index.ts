@@ -5,6 +5,7 @@ import type { ExecEntry, Script, SourceOptions, SourceParser } from '../../exec/
 import { CookieJar } from '../../transport/cookies.js';
 import type { RequestNode, RunNode } from './ast.js';
 import { makeEntry, requestName } from './entries.js';
+import { dependencyOrder } from '../../exec/order.js';
 import { loadEnvironment } from './env.js';
 import { HttpParseError, parseHttp } from './parse.js';
 import { Runtime, type FileCtx } from './vars.js';
@@ -25,6 +26,8 @@ export const parseHttpFile: SourceParser = async (text: string, opts: SourceOpti
   const loader = new Loader(rt, opts);
   loader.report(root);
   const entries = loader.entries(root, undefined, [join(opts.dir, opts.file === '-' ? '\0stdin' : basename(opts.file))]);
+  // A request that refers to a later one: that one runs first (only worked out when some request is referred to).
+  for (const n of rt.referenced) if (rt.requestNames.has(n)) return { entries: dependencyOrder(entries) };
   return { entries };
 };
 

@@ -69,6 +69,8 @@ class Parser {
   private title?: string;
   private pending: Pending = freshPending();
   private blockHasRequest = false;
+  /** The line of the last `###` (1 before the first). */
+  private blockStart = 1;
   private req?: RequestNode;
   /** URL continuation lines are still possible (right after the request line). */
   private urlOpen = false;
@@ -118,6 +120,7 @@ class Parser {
       const line = lines[this.i]!;
       if (line.startsWith('###')) {
         this.endRequest();
+        this.blockStart = this.i + 1;
         this.newBlock(line.slice(3).trim());
         continue;
       }
@@ -407,6 +410,7 @@ class Parser {
       kind: 'request',
       line: ln,
       urlCol,
+      start: this.blockHasRequest ? ln : Math.min(this.blockStart, ln),
       atName: p.atName,
       title: this.title,
       method,

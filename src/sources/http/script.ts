@@ -24,6 +24,8 @@ export interface ScriptHooks {
   /** request.variables.get for names no script set: any variable the request sees. */
   lookup(name: string): string | undefined;
   setRequestVar(name: string, text: string, json: string | undefined): void;
+  /** client.global.headers.set: a header for this request (from a pre-request script) and every later one. */
+  setGlobalHeader(name: string, value: string): void;
 }
 
 export interface ScriptRequest {
@@ -62,6 +64,8 @@ const BOOTSTRAP = String.raw`(function (bridge) {
   const EXIT = { exit: true };
   let state;
   let requestVars;
+  // client.test bodies, run after the script (JetBrains: "All tests are executed after the response handler script").
+  let tests = [];
   const json = (v) => { try { return JSON.stringify(v); } catch (e) { return undefined; } };
   const text = (v) => (typeof v === 'string' ? v : v === undefined || v === null ? String(v) : (typeof v === 'object' ? (json(v) ?? String(v)) : String(v)));
   const message = (e) => {
@@ -84,15 +88,24 @@ const BOOTSTRAP = String.raw`(function (bridge) {
       isEmpty() { return Object.keys(store).length === 0 && bridge.globalsEmpty(); },
       clear(name) { delete store[String(name)]; bridge.clearGlobal(String(name)); },
       clearAll() { for (const k of Object.keys(store)) delete store[k]; bridge.clearAll(); },
+      headers: {
+        set(name, value) { bridge.setGlobalHeader(String(name), text(value)); },
+      },
     },
-    test(name, fn) {
-      try { fn(); state.tests.push([String(name), null]); }
-      catch (e) { if (e === EXIT) throw e; state.tests.push([String(name), message(e)]); }
-    },
+    test(name, fn) { tests.push([String(name), fn]); },
     assert,
     log(...args) { state.logs.push(args.map((a) => (typeof a === 'string' ? a : text(a))).join(' ')); },
+    // Ends the script that calls it (its tests still run); the run goes on.
     exit() { state.exit = true; throw EXIT; },
   };
+  function runTests() {
+    const list = tests;
+    tests = [];
+    for (const [name, fn] of list) {
+      try { if (typeof fn === 'function') fn(); state.tests.push([name, null]); }
+      catch (e) { if (e === EXIT) continue; state.tests.push([name, message(e)]); }
+    }
+  }
   function headersOf(list, rawList) {
     // A request header's raw value is the file's text (placeholders as written), when the file gives it.
     const raw = (h) => {
@@ -101,7 +114,13 @@ const BOOTSTRAP = String.raw`(function (bridge) {
       const r = rawList.find((x) => x[0].toLowerCase() === n);
       return r ? r[1] : h[1];
     };
-    const header = (h) => ({ name: h[0], value: h[1], getRawValue: () => raw(h), tryGetSubstitutedValue: () => h[1] });
+    // value() in response handlers (JetBrains), usable as text too.
+    const header = (h) => {
+      const value = () => h[1];
+      value.toString = value;
+      value.valueOf = value;
+      return { name: h[0], value, getRawValue: () => raw(h), tryGetSubstitutedValue: () => h[1] };
+    };
     return {
       valueOf(name) { const n = String(name).toLowerCase(); const h = list.find((x) => x[0].toLowerCase() === n); return h ? h[1] : null; },
       valuesOf(name) { const n = String(name).toLowerCase(); return list.filter((x) => x[0].toLowerCase() === n).map((x) => x[1]); },
@@ -131,10 +150,20 @@ const BOOTSTRAP = String.raw`(function (bridge) {
       state = { tests: [], logs: [], exit: false };
       requestVars = Object.create(null);
       const rq = p.request;
+      // request.url() and request.body() in response handlers; .getRaw() / .tryGetSubstituted() before the request.
+      const callable = (now, raw) => {
+        const f = () => now;
+        f.getRaw = () => raw;
+        f.tryGetSubstituted = () => now;
+        f.toString = () => now;
+        f.valueOf = () => now;
+        return f;
+      };
+      tests = [];
       globalThis.request = {
         method: rq.method,
-        url: { getRaw: () => rq.urlRaw, tryGetSubstituted: () => rq.url, toString: () => rq.url },
-        body: { getRaw: () => rq.bodyRaw, tryGetSubstituted: () => rq.body },
+        url: callable(rq.url, rq.urlRaw),
+        body: callable(rq.body, rq.bodyRaw),
         headers: headersOf(rq.headers, rq.headersRaw),
         environment: { get(name) { const v = bridge.env(String(name)); return v === undefined ? null : v; } },
         variables: {
@@ -159,6 +188,7 @@ const BOOTSTRAP = String.raw`(function (bridge) {
         delete globalThis.response;
       }
     },
+    runTests,
     fail(e) {
       if (e === EXIT) return;
       let where = '';
@@ -208,6 +238,7 @@ export class ScriptHost {
         }
       },
       setRequestVar: (n: string, t: string, j: string | undefined) => this.hooks?.setRequestVar(n, t, j),
+      setGlobalHeader: (n: string, v: string) => this.hooks?.setGlobalHeader(n, v),
       jsonPath: (doc: string, path: string) => {
         try {
           return JSON.stringify(jsonPathImpl(JSON.parse(doc), path));
@@ -218,7 +249,7 @@ export class ScriptHost {
     };
     const boot = new vm.Script(BOOTSTRAP, { filename: 'sling-bootstrap' }).runInContext(this.context) as (b: typeof bridge) => Bootstrapped;
     this.context.__sling = boot(bridge);
-    new vm.Script('globalThis.__sling_run = (f) => { try { f(); } catch (e) { __sling.fail(e); } };').runInContext(this.context);
+    new vm.Script('globalThis.__sling_run = (f) => { try { f(); } catch (e) { __sling.fail(e); } __sling.runTests(); };').runInContext(this.context);
   }
 
   run(code: string, filename: string, line: number, hooks: ScriptHooks, request: ScriptRequest, response?: ScriptResponse): ScriptResult {

@@ -28,6 +28,8 @@ export interface Stored {
 export class Runtime {
   /** client.global values as text (what {{name}} gives). */
   readonly globals = new Map<string, string>();
+  /** client.global.headers.set: lower-case name to [name, value], added to every request built after. */
+  readonly globalHeaders = new Map<string, [string, string]>();
   readonly responses = new Map<string, Stored>();
   /** Every request name of the run (@name, titles), to tell references from unknown variables. */
   readonly requestNames = new Set<string>();

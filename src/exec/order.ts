@@ -1,0 +1,23 @@
+import type { ExecEntry } from './types.js';
+
+/**
+ * The entries in file order, except that a request another one refers to (`{{login.response...}}`,
+ * httpyac's `# @ref login`) and that comes later in the file runs first, once. `keep`: only these.
+ */
+export function dependencyOrder(entries: ExecEntry[], keep?: Set<ExecEntry>): ExecEntry[] {
+  const byName = new Map<string, ExecEntry>();
+  for (const e of entries) if (e.name !== undefined && !byName.has(e.name)) byName.set(e.name, e);
+  const out: ExecEntry[] = [];
+  const seen = new Set<ExecEntry>();
+  const visit = (e: ExecEntry) => {
+    if (seen.has(e)) return;
+    seen.add(e);
+    for (const dep of e.dependsOn ?? []) {
+      const d = byName.get(dep);
+      if (d && (!keep || keep.has(d))) visit(d);
+    }
+    if (!keep || keep.has(e)) out.push(e);
+  };
+  for (const e of entries) visit(e);
+  return out;
+}
