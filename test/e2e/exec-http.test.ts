@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -275,6 +275,20 @@ test('exec http: a request referred to from above runs first (once); --line pick
   }
 });
 
+test('exec http: >> to a folder writes a file in it named by time, status and type', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({ 'o.http': `GET ${srv.url}/a\n\n>> saved/\n\n###\nGET ${srv.url}/missing\n\n>> {{$projectRoot}}/there\n` });
+  mkdirSync(join(dir, 'there'));
+  const r = await exec(dir, ['o.http']);
+  assertExit(r, 0);
+  const saved = readdirSync(join(dir, 'saved'));
+  assert.equal(saved.length, 1, show(r));
+  assert.match(saved[0]!, /^\d{4}-\d\d-\d\dT\d{6}\.200\.json$/);
+  assert.equal(readFileSync(join(dir, 'saved', saved[0]!), 'utf8'), '{"path":"/a"}');
+  const there = readdirSync(join(dir, 'there'));
+  assert.match(there[0] ?? '', /^\d{4}-\d\d-\d\dT\d{6}\.404\.json$/, show(r));
+});
+
 test('exec http: redirects are followed unless # @no-redirect; directives apply per request', async (t) => {
   const srv = await httpServer(t, api);
   const dir = workdir({ 'r.http': `GET ${srv.url}/moved\n###\n# @no-redirect\nGET ${srv.url}/moved` });
@@ -310,6 +324,8 @@ test('exec http: multipart with a file part, form bodies over lines, GraphQL, >>
       '',
       'a=1',
       '&b=two',
+      '&name = hello world',
+      '&city=Zürich&pct=50%25&raw=100%',
       '',
       '###',
       `GRAPHQL ${srv.url}/graphql`,
@@ -329,7 +345,8 @@ test('exec http: multipart with a file part, form bodies over lines, GraphQL, >>
     Buffer.from('\r\n--WebAppBoundary--\r\n'),
   ]);
   assert.deepEqual(srv.requests[0]!.body, expected);
-  assert.equal(srv.requests[1]!.body.toString(), 'a=1&b=two');
+  // REST Client's default encoding: what a URL cannot carry is percent-encoded, escapes stay.
+  assert.equal(srv.requests[1]!.body.toString(), 'a=1&b=two&name=hello%20world&city=Z%C3%BCrich&pct=50%25&raw=100%25');
   assert.deepEqual(JSON.parse(srv.requests[2]!.body.toString()), { query: 'query Q { me { id } }', operationName: 'Q', variables: { x: 1 } });
   assert.equal(header(srv.requests[2]!, 'content-type'), 'application/json');
   assert.equal(readFileSync(join(dir, 'out', 'saved.json'), 'utf8'), '{"path":"/graphql"}');

@@ -26,6 +26,35 @@ function readInclude(line: BodyLine & { kind: 'file' }, o: BuildOptions): Buffer
   return o.res.resolve(compile(data.toString('utf8'), line.line, line.col));
 }
 
+/**
+ * A url-encoded body as REST Client sends it by default (`formParamEncodingStrategy: automatic`):
+ * what a URL cannot carry (spaces, non-ASCII, quotes, a `%` that starts no escape) is
+ * percent-encoded as UTF-8; `=`, `&`, `+` and escapes already written stay as they are.
+ */
+export function encodeForm(s: string): string {
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x25) {
+      out += /^[0-9A-Fa-f]{2}$/.test(s.slice(i + 1, i + 3)) ? '%' : '%25';
+      continue;
+    }
+    if (c < 0x80 && FORM_KEEP.test(s[i]!)) {
+      out += s[i];
+      continue;
+    }
+    // A whole code point (a surrogate pair is one character), as UTF-8 bytes.
+    const cp = s.codePointAt(i)!;
+    const ch = String.fromCodePoint(cp);
+    if (cp > 0xffff) i++;
+    for (const b of Buffer.from(ch, 'utf8')) out += '%' + b.toString(16).toUpperCase().padStart(2, '0');
+  }
+  return out;
+}
+
+/** The characters encodeurl (REST Client) leaves alone. */
+const FORM_KEEP = /[!#-;=?-_a-z|~]/;
+
 export function bodyBytes(node: RequestNode, o: BuildOptions, contentType: string | undefined): Buffer {
   const lines = node.body;
   if (lines.length === 0) return Buffer.alloc(0);
@@ -38,7 +67,7 @@ export function bodyBytes(node: RequestNode, o: BuildOptions, contentType: strin
     // Several lines make one form (REST Client: `&key=value` lines); spaces around = and & go.
     let s = '';
     for (const l of lines) s += o.res.resolve((l as { t: Template }).t).trim();
-    return Buffer.from(s.replace(/\s*&\s*/g, '&').replace(/\s*=\s*/g, '='), 'utf8');
+    return Buffer.from(encodeForm(s.replace(/\s*&\s*/g, '&').replace(/\s*=\s*/g, '=')), 'latin1');
   }
   if (lines.length === 1 && lines[0]!.kind === 'text') return Buffer.from(o.res.resolve(lines[0]!.t), 'utf8');
   const chunks: Buffer[] = [];

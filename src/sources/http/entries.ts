@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, extname, resolve as resolvePath } from 'node:path';
 import { UsageError } from '../../errors.js';
 import type { AfterResult, Completed, ExecContext, ExecEntry } from '../../exec/types.js';
@@ -330,7 +330,11 @@ class HttpEntry implements ExecEntry {
     }
     for (const out of node.outputs) {
       try {
-        const path = writeOutput(resolvePath(file.dir, p.res.resolve(out.path)), done.body, out.overwrite);
+        const written = p.res.resolve(out.path);
+        let full = resolvePath(file.dir, written);
+        // A folder (`>> out/`, or one that exists): a file in it named as JetBrains names its response history.
+        if (/[/\\]$/.test(written) || isDirectory(full)) full = resolvePath(full, historyName(done));
+        const path = writeOutput(full, done.body, out.overwrite);
         result.log!.push(`response saved to ${path}`);
       } catch (e) {
         result.failures.push(`${file.path}:${out.line}: cannot save the response: ${(e as Error).message}`);
@@ -380,6 +384,24 @@ function pairs(raw: string[]): [string, string][] {
   const out: [string, string][] = [];
   for (let i = 0; i < raw.length; i += 2) out.push([raw[i]!, raw[i + 1]!]);
   return out;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** `2026-11-25T061530.200.json`: the response's time, status and a file type from its Content-Type. */
+function historyName(done: Completed): string {
+  const d = new Date();
+  const p = (n: number) => String(n).padStart(2, '0');
+  const stamp = `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+  const type = (pairs(done.response.rawHeaders).find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '').split(';')[0]!.trim().toLowerCase();
+  const ext = /[/+]json$/.test(type) ? 'json' : /[/+]xml$/.test(type) ? 'xml' : type === 'text/html' ? 'html' : type.startsWith('text/') ? 'txt' : 'bin';
+  return `${stamp}.${done.response.status}.${ext}`;
 }
 
 /** `>> file` keeps an existing file and writes `name-1.ext` instead; `>>! file` overwrites. */
