@@ -7,6 +7,8 @@ import { ExitCode } from './exit.js';
 export class CliError extends Error {
   readonly exitCode: ExitCode;
   readonly hint?: string;
+  /** What arrived of a response that then failed (cut short, timed out): sling exec prints it before the error, as the main command does. */
+  partial?: { response: import('./transport/send.js').ResponseHead; body: Buffer; info: import('./transport/send.js').HopInfo };
   constructor(message: string, exitCode: ExitCode = ExitCode.ERROR, hint?: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'CliError';
@@ -38,9 +40,6 @@ export class UsageError extends CliError {
 
 /** Connection refused or reset, DNS, TLS, proxy, body cut short: exit 6. */
 export class NetworkError extends CliError {
-  /** What arrived of a response whose body was cut short (sling exec prints it before the error, as the main command does). */
-  partial?: { response: import('./transport/send.js').ResponseHead; body: Buffer; info: import('./transport/send.js').HopInfo };
-
   constructor(message: string, hint?: string, options?: { cause?: unknown }) {
     super(message, ExitCode.NETWORK, hint, options);
     this.name = 'NetworkError';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Invocation } from '../cli/invocation.js';
-import { CliError, NetworkError, UsageError, oneLine } from '../errors.js';
+import { CliError, UsageError, oneLine } from '../errors.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { Reporter, stdoutSink, type Io } from '../main.js';
 import { makePlan, printParts, type OutputPlan } from '../output/plan.js';
@@ -120,12 +120,14 @@ class Run {
   readonly report?: JUnitReport;
   firstFailure: number = ExitCode.OK;
   private printedAny = false;
+  private warnedVerify = false;
   private readonly plans = new Map<string, OutputPlan>();
   /** The previous response's printing, while it waits for the next request to be written. */
   private deferred?: () => Promise<void> | undefined;
   /** That printing, once started. */
   private printing?: Promise<void>;
   private exchange?: Exchange;
+  private transport?: typeof import('../transport/inflight.js');
   private readBody?: ReadBody;
   private wholeBody?: typeof import('../transport/body.js').wholeBody;
   sessions?: Sessions;
@@ -143,7 +145,7 @@ class Run {
     this.buffered = !io.stdout.isTTY;
     this.out = this.buffered ? (this.batch = new OutputBatch(stdoutSink(io.stdout))) : stdoutSink(io.stdout);
     // io.stderr is read at the first write: the stream is made only if something is written.
-    this.stderr = new HeldWriter({ write: (chunk: string) => io.stderr.write(chunk) }, this.batch ? () => void this.batch!.flush() : undefined);
+    this.stderr = new HeldWriter({ write: (chunk: string) => io.stderr.write(chunk) }, this.batch ? () => this.closeLine() : undefined);
     // The same Io with stderr replaced (not spread: that would create the stdin stream).
     const repIo = Object.create(io, { stderr: { value: this.stderr } }) as Io;
     const rep = new Reporter(repIo, reporter.quiet, reporter.debugOn);
@@ -161,6 +163,7 @@ class Run {
     const inv = this.inv;
     if (!inv.offline) {
       this.exchange = (await import('../transport/exchange.js')).exchange;
+      this.transport = await import('../transport/inflight.js');
       const body = await import('../transport/body.js');
       this.readBody = body.readBody;
       this.wholeBody = body.wholeBody;
@@ -168,9 +171,39 @@ class Run {
     this.hopOptions = { env: this.env, keepAliveLane: true, debug: this.rep.debugOn ? this.ctx.debug : undefined, warn: this.ctx.warn };
     this.hopOptionsSent = { ...this.hopOptions, onSent: this.startPrinting };
     // Ctrl-C: what stdout holds is written before the process exits.
-    if (this.batch) this.stopOnInterrupt = onInterrupt(() => void this.batch!.flush());
+    this.stopOnInterrupt = onInterrupt(() => this.interrupted());
     // --session: one store for the run; each request uses (and updates) the session of its host.
     if (inv.session !== undefined) this.sessions = new (await import('../transport/session.js')).SessionStore(inv.session, this.io.env, this.io.cwd, inv.sessionReadOnly);
+  }
+
+  /** The request being sent or read: its printer and output, for Ctrl-C. */
+  private sending?: { printer: Printer; sink: RequestSink; request?: import('../request/prepare.js').PreparedRequest };
+
+  /**
+   * Ctrl-C (synchronous, the process exits next): the response waiting to be printed, what arrived
+   * of the one being read (head and bytes so far), then everything stdout holds.
+   */
+  private interrupted() {
+    try {
+      this.startPrinting();
+      const s = this.sending;
+      const got = s && this.transport?.arriving();
+      if (s && got && this.inv.quiet === 0) {
+        void s.printer.response(got.response, got.body, got.info, s.request);
+        void s.sink.flush();
+      } else if (s) void s.sink.flush();
+    } finally {
+      void this.batch?.flush();
+    }
+  }
+
+  /** Before anything goes to stderr: what stdout holds goes out; true when its last line is open (then the line is taken as ended). */
+  private closeLine(): boolean {
+    const batch = this.batch!;
+    void batch.flush();
+    const open = batch.lineOpen;
+    batch.lineOpen = false;
+    return open;
   }
 
   /** The end of the run: what stdout still holds, then what stderr held back. */
@@ -231,6 +264,12 @@ class Run {
       this.building = undefined;
       if (!(e instanceof CliError)) throw e;
       await this.settle();
+      // The request's title (as written: it could not be built), then what its building said, then why.
+      if (this.inv.quiet === 0) {
+        const w = this.out.write((this.printedAny ? '\n' : '') + titleText(entry, entry.label, this.planFor('GET', entry.output?.print).colors) + '\n');
+        if (w) await w;
+        this.printedAny = true;
+      }
       if (notes.length) this.showNotes(notes, false);
       this.rep.error(e);
       this.report?.error(entry, e.message);
@@ -316,33 +355,41 @@ class Run {
     try {
       // A title was written: what the exchange has to say goes under it.
       if (inv.quiet === 0) this.live = sink;
+      const sending: NonNullable<Run['sending']> = (this.sending = { printer, sink });
+      if (!this.warnedVerify && spec.settings.tls.verify === false && spec.url.scheme === 'https') {
+        this.warnedVerify = true;
+        this.warn(`${inv.verify === false ? '--verify=no' : '# @no-reject-unauthorized'}: server certificates are not checked`);
+      }
       try {
         hop = await this.send(spec, printer, entry);
       } finally {
         this.live = undefined;
       }
+      sending.request = hop.request;
       // What goes to stderr about this response (a status, a failed test) waits for its printing
       // (on a terminal too: response handlers now run before the response is printed).
       this.stderr.hold();
       const keep = spec.settings.keepEncoding;
       const body = this.wholeBody!(hop, keep) ?? (await this.readBody!(hop, keep));
       bodyRead = true;
-      if (inv.checkStatus) this.checkStatus(entry, hop.response, rc);
+      this.sending = undefined;
+      if (inv.checkStatus) this.checkStatus(entry, spec, hop.response, rc);
       let lines: string[] | undefined;
       if (entry.after) {
         let result = entry.after({ spec, request: hop.request, url: hop.url, response: hop.response, body, info: hop.info }, this.ctx);
         if (result instanceof Promise) result = await result;
-        lines = this.afterResult(entry, result, plan, body, rc);
+        lines = this.afterResult(entry, spec, result, plan, body, rc);
         if (result.stop) stop = true;
       }
       const done = hop;
       print = () => printResponse(printer, sink, done, body, lines);
     } catch (e) {
+      this.sending = undefined;
       if (!(e instanceof CliError)) throw e;
       await this.settle();
       // A body cut short: what arrived of the response (head, and the bytes the lane kept) is
       // printed before the error, as the main command prints it.
-      const partial = e instanceof NetworkError ? e.partial : undefined;
+      const partial = e.partial;
       const head = partial?.response ?? (bodyRead ? undefined : hop?.response);
       if (head && inv.quiet === 0) {
         const waiting = printer.response(head, partial?.body ?? EMPTY, partial?.info ?? hop!.info, hop?.request);
@@ -359,7 +406,7 @@ class Run {
       this.fail(e.exitCode, entry);
       if (inv.exec!.failFast) stop = true;
       if (after) {
-        const lines = this.afterResult(entry, after, plan, EMPTY, undefined);
+        const lines = this.afterResult(entry, spec, after, plan, EMPTY, undefined);
         if (lines) sink.write(lines.join('\n') + '\n');
         await sink.flush();
         this.stderr.release();
@@ -410,17 +457,17 @@ class Run {
     return hop;
   }
 
-  private checkStatus(entry: ExecEntry, response: ResponseHead, rc: ReportCase | undefined) {
+  private checkStatus(entry: ExecEntry, spec: RequestSpec, response: ResponseHead, rc: ReportCase | undefined) {
     const code = exitCodeForStatus(response.status);
     if (code === ExitCode.OK) return;
     const what = `HTTP ${response.status} ${response.reason}`.trimEnd();
-    if (!this.io.stdout.isTTY) this.rep.warn(`${entry.name ?? entry.label}: ${what}`);
+    if (!this.io.stdout.isTTY) this.rep.warn(`${at(entry, spec)}: ${what}`);
     rc?.failures.push(what);
     this.fail(code, entry);
   }
 
   /** Records an after-hook's result; returns the lines to print after the response. */
-  private afterResult(entry: ExecEntry, result: AfterResult, plan: OutputPlan, body: Buffer, rc: ReportCase | undefined): string[] | undefined {
+  private afterResult(entry: ExecEntry, spec: RequestSpec, result: AfterResult, plan: OutputPlan, body: Buffer, rc: ReportCase | undefined): string[] | undefined {
     if (rc) this.report!.after(rc, result);
     let lines: string[] | undefined;
     const log = result.log ?? [];
@@ -429,7 +476,7 @@ class Run {
       lines = plan.responseBody && !plan.terminal && body.length && body[body.length - 1] !== 10 ? ['', ...log] : log;
     }
     if (result.stderrText) this.stderr.write(result.stderrText);
-    for (const f of result.failures) this.stderr.write(`sling: test failed: ${entry.name ?? entry.label}: ${oneLine(f)}\n`);
+    for (const f of result.failures) this.stderr.write(`sling: test failed: ${at(entry, spec)}: ${oneLine(f)}\n`);
     for (const e of result.errors ?? []) this.stderr.write(`sling: error: ${oneLine(e)}\n`);
     if (result.failures.length) this.fail(ExitCode.ERROR, entry);
     if (result.exitCode) this.fail(result.exitCode, entry);
@@ -494,10 +541,21 @@ function applyFlags(spec: RequestSpec, inv: Invocation): RequestSpec {
   return { ...spec, settings: s };
 }
 
+/** Which request a line on stderr is about, also in a log of stderr alone: `api.http:12 (login)`. */
+function at(entry: ExecEntry, spec: RequestSpec): string {
+  const src = spec.source;
+  const where = src ? `${src.file}:${src.line}` : entry.label;
+  return entry.name ? `${where} (${entry.name})` : where;
+}
+
 function title(entry: ExecEntry, spec: RequestSpec, colors: boolean): string {
   const where = `${spec.url.scheme}://${spec.url.hostHeader}${spec.url.path}${spec.url.query ? '?' + spec.url.query : ''}`;
+  return titleText(entry, `${spec.method} ${where}`, colors);
+}
+
+function titleText(entry: ExecEntry, request: string, colors: boolean): string {
   const name = entry.name ?? entry.shownName;
-  const text = `### ${name ? name + ': ' : ''}${spec.method} ${where}  (${entry.file ? entry.file + ' ' : ''}line ${entry.line})`;
+  const text = `### ${name ? name + ': ' : ''}${request}  (${entry.file ? entry.file + ' ' : ''}line ${entry.line})`;
   return colors ? `\x1b[1;33m${text}\x1b[0m` : text;
 }
 

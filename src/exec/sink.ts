@@ -14,6 +14,8 @@ export class OutputBatch implements Sink {
   private timer?: ReturnType<typeof setTimeout>;
   /** A write that asked to wait (a full pipe): the next writer waits for it. */
   private waiting?: Promise<void>;
+  /** What went out last does not end its line (a body without a final newline). */
+  lineOpen = false;
 
   constructor(
     private readonly out: Sink,
@@ -22,6 +24,7 @@ export class OutputBatch implements Sink {
 
   write(chunk: string | Buffer): void | Promise<void> {
     if (chunk.length === 0) return this.takeWaiting();
+    this.lineOpen = (typeof chunk === 'string' ? chunk.charCodeAt(chunk.length - 1) : chunk[chunk.length - 1]) !== 10;
     this.chunks.push(chunk);
     this.size += chunk.length;
     if (this.size >= 64 * 1024) return this.flush();
@@ -129,29 +132,27 @@ function join(chunks: (string | Buffer)[]): string | Buffer {
  * stderr while a response waits to be printed (runner.ts prints response N once request N+1 is on
  * the wire): messages are held and written after that response, so stdout and stderr keep the
  * order they would have had without the overlap. `before` runs before anything reaches stderr
- * (it writes out what stdout holds).
+ * (it writes out what stdout holds); it says true when stdout's last line is open (a body without
+ * a final newline), and the message then starts on a line of its own, as HTTPie's do, so that
+ * `> out.txt 2>&1` keeps `sling: error:` at the start of a line.
  */
 export class HeldWriter {
   private held: string[] | undefined;
 
   constructor(
     private readonly out: { write(chunk: string): unknown },
-    private readonly before?: () => void,
+    private readonly before?: () => boolean,
   ) {}
 
   write(chunk: string): boolean {
     if (this.held) this.held.push(chunk);
-    else {
-      this.before?.();
-      this.out.write(chunk);
-    }
+    else this.now(chunk);
     return true;
   }
 
   /** Writes at once, held or not (after what stdout holds). */
   now(chunk: string) {
-    this.before?.();
-    this.out.write(chunk);
+    this.out.write(this.before?.() ? '\n' + chunk : chunk);
   }
 
   hold() {
@@ -161,9 +162,6 @@ export class HeldWriter {
   release() {
     const held = this.held;
     this.held = undefined;
-    if (held?.length) {
-      this.before?.();
-      this.out.write(held.join(''));
-    }
+    if (held?.length) this.now(held.join(''));
   }
 }

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { NetworkError, TimeoutError } from '../errors.js';
 import { decodeBody } from './decode.js';
 import { h2Code } from './errors.js';
+import { setArriving } from './inflight.js';
 import type { Hop } from './send.js';
 
 export function headerValue(rawHeaders: string[], name: string): string | undefined {
@@ -58,6 +59,8 @@ export async function readBody(hop: Hop, keepEncoding = false): Promise<Buffer> 
   const stream = keepEncoding ? hop.body : await decodedBody(hop);
   const chunks: Buffer[] = [];
   let received = 0;
+  // Ctrl-C while the body comes: `sling exec` prints what arrived.
+  setArriving(() => ({ response: hop.response, body: Buffer.concat(chunks, received), info: hop.info }));
   try {
     for await (const c of stream) {
       chunks.push(c as Buffer);
@@ -65,6 +68,8 @@ export async function readBody(hop: Hop, keepEncoding = false): Promise<Buffer> 
     }
   } catch (e) {
     throw e instanceof NetworkError || e instanceof TimeoutError ? e : bodyError(hop, e, received);
+  } finally {
+    setArriving(undefined);
   }
   if (hop.info.timedOut) throw bodyError(hop, new TimeoutError('timeout'), received);
   return Buffer.concat(chunks);

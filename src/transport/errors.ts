@@ -21,6 +21,8 @@ export function mapNetworkError(err: unknown, where: string, via?: string): CliE
     case 'ERR_HTTP2_GOAWAY_SESSION':
       return new NetworkError(`${where} closed the HTTP/2 connection (${h2Code(e.message)})${through}`, undefined, { cause: err });
     case 'ECONNREFUSED':
+      // Through a proxy, the proxy is the only thing sling connects to.
+      if (via) return new NetworkError(`connection refused by proxy ${via} (sending to ${where})`, 'is the proxy running on that port?', { cause: err });
       return new NetworkError(`connection refused by ${where}${through}`, 'is the server running on that port?', { cause: err });
     case 'ECONNRESET':
     case 'EPIPE':

@@ -8,6 +8,7 @@ import { mapNetworkError } from './errors.js';
 import { contentLength, headerIn, incompleteHead, maxHeadersError, parseResponseHead } from './head.js';
 import type { Hop, HopInfo, ResponseHead, Timings } from './send.js';
 import { now } from '../clock.js';
+import { setArriving } from './inflight.js';
 
 /**
  * The `sling exec` lane for plain HTTP without a proxy: a minimal HTTP/1.1 client on kept-alive
@@ -244,6 +245,7 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
     const finish = (err?: Error, reusable = false) => {
       if (done) return;
       done = true;
+      if (arrivingSet) setArriving(undefined);
       if (settings.timeoutMs) sock.setTimeout(0);
       if (err) {
         c.current = undefined;
@@ -318,6 +320,7 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
 
     /** Some byte of the answer arrived (a connection that answered is not retried). */
     let answered = false;
+    let arrivingSet = false;
     const data = (incoming: Buffer) => {
       if (done) return;
       answered = true;
@@ -347,6 +350,9 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
           const tooMany = maxHeadersError(r, settings, where);
           if (tooMany) return finish(tooMany);
           response = r;
+          // Ctrl-C from here on: the head and the bytes so far are printed (when they need no decoding).
+          arrivingSet = true;
+          setArriving(() => ({ response: r, body: headerIn(r.rawHeaders, 'content-encoding') ? Buffer.alloc(0) : Buffer.concat(chunks, size), info }));
           const te = headerIn(r.rawHeaders, 'transfer-encoding');
           if (request.method === 'HEAD' || r.status === 204 || r.status === 304) framing = 'none';
           else if (te && /chunked/i.test(te)) framing = 'chunked';
@@ -394,7 +400,13 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
     if (settings.timeoutMs) {
       c.current.timeout = () => {
         info.timedOut = true;
-        finish(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (${settings.timeoutFrom ?? '--timeout'})`));
+        const from = settings.timeoutFrom ?? '--timeout';
+        if (!response) return finish(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (${from})`));
+        // The head came, then the body stalled: what arrived is printed before the error.
+        const e = new TimeoutError(`${url.hostHeader} stopped sending the response body for longer than ${settings.timeoutMs! / 1000}s (${from}) after ${size} bytes`);
+        timings.end = now();
+        e.partial = { response, body: headerIn(response.rawHeaders, 'content-encoding') ? Buffer.alloc(0) : Buffer.concat(chunks, size), info };
+        finish(e);
       };
       sock.setTimeout(settings.timeoutMs);
     }

@@ -103,7 +103,7 @@ export class SessionStore {
     const names = new Set(file.headers.map(([n]) => n.toLowerCase()));
     const headers: Header[] = spec.headers.filter(([n]) => explicit.has(n.toLowerCase()) || !names.has(n.toLowerCase()));
     for (const [n, v] of file.headers) if (!explicit.has(n.toLowerCase())) headers.push([n, v]);
-    return { spec: { ...spec, headers, settings: { ...spec.settings, cookieJar: this.jar } }, auth: hasAuth ? undefined : file.auth };
+    return { spec: { ...spec, headers, settings: { ...spec.settings, cookieJar: spec.settings.noCookies ? undefined : this.jar } }, auth: hasAuth ? undefined : file.auth };
   }
 
   /** Remembers the headers the user gave (and credentials), to be saved with the cookies. */

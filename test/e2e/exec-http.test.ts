@@ -478,7 +478,7 @@ test('exec http: httpyac ?? assertions are checked: a line per assertion, a fail
   ], show(r));
   assert.match(r.stdout, /^✗ user\.name == Bob: got "Ada"$/m, show(r));
   assert.match(r.stdout, /^✗ nope\.x == 1: the expression failed: nope is not defined$/m, show(r));
-  assert.match(r.stderr, /^sling: test failed: json: user\.name == Bob: got "Ada"$/m, show(r));
+  assert.match(r.stderr, /^sling: test failed: \S*a\.http:\d+ \(json\): user\.name == Bob: got "Ada"$/m, show(r));
   assert.equal(r.stderr.split('\n').filter((l) => l.startsWith('sling: test failed')).length, 2, show(r));
   assert.doesNotMatch(r.stderr, /warning/, show(r));
   const xml = readFileSync(join(dir, 'j.xml'), 'utf8');

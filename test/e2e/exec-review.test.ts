@@ -214,3 +214,80 @@ test('a header line without a colon is a malformed response (exit 6), as curl ("
   assertError(d, 6, /a header line without a colon/);
   assert.equal(existsSync(join(dir, 'x.out')), false);
 });
+
+test('exec: a body that stalls after its head under --timeout prints the head and the bytes that came, then exit 2', async (t) => {
+  const srv = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '100' });
+    res.write('start\n');
+  });
+  const dir = workdir({ 't.http': `GET ${srv.url}/stall\n` });
+  const r = await runSling(['exec', '--timeout', '0.5', 't.http'], { cwd: dir });
+  assertError(r, 2, /t\.http:1: 127\.0\.0\.1:\d+ stopped sending the response body for longer than 0\.5s \(--timeout\) after 6 bytes/);
+  assert.match(r.stdout, /^HTTP\/1\.1 200 OK$/m, show(r));
+  assert.match(r.stdout, /^start$/m, show(r));
+});
+
+test('exec: # @no-cookie-jar holds with --session too (neither sends nor stores cookies)', async (t) => {
+  const seen: (string | undefined)[] = [];
+  const srv = await httpServer(t, (req, res) => {
+    seen.push(req.headers.cookie);
+    const v = /v=(\w+)/.exec(req.url ?? '')?.[1];
+    res.writeHead(200, v ? { 'Set-Cookie': `sid=${v}; Path=/` } : {});
+    res.end('ok');
+  });
+  const home = mkdtempSync(join(tmpdir(), 'sling-session-home-'));
+  const dir = workdir({ 's.http': [`GET ${srv.url}/set?v=j1`, '###', '# @no-cookie-jar', `GET ${srv.url}/nojar?v=j2`, '###', `GET ${srv.url}/after`].join('\n') });
+  const r = await runSling(['exec', '--session', 'work', 's.http'], { cwd: dir, env: { HOME: home, SLING_CONFIG_DIR: join(home, 'cfg') } });
+  assertExit(r, 0);
+  assert.deepEqual(seen, [undefined, undefined, 'sid=j1']);
+});
+
+test('exec: --check-status warnings and failed tests name FILE:LINE; a message after a body without a final newline starts its own line', async (t) => {
+  const srv = await httpServer(t, (req, res) => {
+    res.writeHead(req.url === '/missing' ? 404 : 200, { 'Content-Type': 'text/plain' });
+    res.end('no newline');
+  });
+  const dir = workdir({
+    'c.http': [`GET ${srv.url}/missing`, '', '###', '# @name checked', `GET ${srv.url}/ok`, '', '> {% client.test("wants 201", () => client.assert(response.status === 201, "got " + response.status)); %}'].join('\n'),
+  });
+  const out = join(dir, 'merged.txt');
+  const { openSync, closeSync, readFileSync } = await import('node:fs');
+  const { spawn } = await import('node:child_process');
+  const { baseEnv, SLING_PATH } = await import('../helpers/cli.js');
+  const fd = openSync(out, 'w');
+  const code = await new Promise<number | null>((resolve) => {
+    const child = spawn(process.execPath, [SLING_PATH, 'exec', '--check-status', '--print=b', 'c.http'], { cwd: dir, env: baseEnv(), stdio: ['ignore', fd, fd] });
+    child.on('close', resolve);
+  });
+  closeSync(fd);
+  const text = readFileSync(out, 'utf8');
+  assert.equal(code, 4, text);
+  assert.match(text, /^no newline\nsling: warning: c\.http:1: HTTP 404 Not Found$/m, text);
+  assert.match(text, /^sling: test failed: c\.http:5 \(checked\): wants 201: got 200$/m, text);
+});
+
+test('exec: a request that cannot be built still gets its title (as written); an unknown variable in the URL is the one named', async (t) => {
+  const srv = await httpServer(t, (_req, res) => res.end('ok'));
+  const dir = workdir({ 'u.http': [`GET ${srv.url}/first`, '', '###', `POST ${srv.url}/{{zero}}`, 'X-A: {{first}}', '', '###', `GET ${srv.url}/last`].join('\n') });
+  const r = await runSling(['exec', '--print=b', 'u.http'], { cwd: dir });
+  assertError(r, 1, /^sling: error: u\.http:4:\d+: unknown variable \{\{zero\}\}$/m);
+  assert.match(r.stdout, /^### POST http:\/\/127\.0\.0\.1:\d+\/\{\{zero\}\}  \(line 4\)$/m, show(r));
+  assert.match(r.stdout, /^### GET http:\/\/127\.0\.0\.1:\d+\/last  \(line 8\)\nok/m, show(r));
+});
+
+test('exec: a refused connection through a proxy names the proxy', async () => {
+  const { closedPort } = await import('../helpers/servers.js');
+  const dead = await closedPort();
+  const dir = workdir({ 'p.http': 'GET http://127.0.0.1:9/x\n' });
+  const r = await runSling(['exec', '--proxy', `http:http://127.0.0.1:${dead}`, 'p.http'], { cwd: dir });
+  assertError(r, 6, new RegExp(`connection refused by proxy http://127\\.0\\.0\\.1:${dead} \\(sending to 127\\.0\\.0\\.1:9\\)`));
+  assert.match(r.stderr, /hint: is the proxy running on that port\?/);
+});
+
+test('exec: --verify=no warns once that certificates are not checked', { skip: certs ? undefined : certsUnavailableReason() }, async (t) => {
+  const srv = await httpsServer(t, (_req, res) => res.end('ok'), { cert: 'bad' });
+  const dir = workdir({ 'v.http': `GET ${srv.url}/a\n\n###\nGET ${srv.url}/b\n` });
+  const r = await runSling(['exec', '--verify=no', 'v.http'], { cwd: dir });
+  assertExit(r, 0);
+  assert.equal((r.stderr.match(/--verify=no: server certificates are not checked/g) ?? []).length, 1, show(r));
+});

@@ -53,13 +53,19 @@ test('stdin that stays silent for 2 seconds gets a hint naming --ignore-stdin', 
 });
 
 test('Ctrl-C (SIGINT) exits 130', async (t) => {
+  // Ctrl-C once the request has arrived (sling is running, its handler in place), not at a fixed
+  // time: on a loaded machine, start-up alone can take longer than any fixed delay.
+  let arrived!: () => void;
+  const requested = new Promise<void>((r) => (arrived = r));
   const s = await rawServer(t, () => {
-    /* accept and never answer */
+    arrived(); // accept and never answer
   });
   const child = spawn(process.execPath, [SLING_PATH, s.url + '/'], { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c));
-  setTimeout(() => child.kill('SIGINT'), 700);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  void requested.then(() => child.kill('SIGINT'));
+  t.after(() => clearTimeout(timer));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   assert.equal(code, 130);
   assert.match(stderr, /interrupted/);

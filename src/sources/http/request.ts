@@ -34,6 +34,8 @@ export interface BuiltRequest {
 export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
   const { res, file } = o;
   const at = (line: number, col: number) => `${file.path}:${line}:${col}`;
+  // The URL's placeholders first (file order: an unknown variable in the URL is the one reported).
+  let urlText = res.resolve(node.url).trim();
   const headers: Header[] = [];
   let hostIndex = -1;
   let hasAuth = false;
@@ -79,7 +81,6 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
 
   // The URL: absolute, scheme-less (`localhost:9999`, http), or origin-form (`/path` + Host header,
   // or httpyac's `host` variable).
-  let urlText = res.resolve(node.url).trim();
   if (urlText.startsWith('/')) {
     let base: string | undefined;
     if (hostIndex !== -1) {
@@ -179,6 +180,7 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
       compress: 0,
       chunked: false,
       cookieJar: d.noCookieJar ? undefined : o.jar,
+      noCookies: d.noCookieJar || undefined,
       digest,
       // `HTTP/2` (httpyac's `HTTP/2.0` too): h2 offered with ALPN over TLS, an h2c upgrade offer over
       // http:// (curl's --http2); `HTTP/2 (Prior Knowledge)`: h2 from the first byte.
