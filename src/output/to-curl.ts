@@ -77,7 +77,8 @@ export function curlCommand(spec: RequestSpec, prepared: PreparedRequest): strin
   for (const [name, value] of headers) {
     const lower = name.toLowerCase();
     if (lower === 'host' && value === spec.url.hostHeader) continue;
-    if (lower === 'content-length' && !has(headers, 'transfer-encoding')) continue;
+    // curl works the length out from the body; without one (a DELETE) it sends none, sling `Content-Length: 0`.
+    if (lower === 'content-length' && !has(headers, 'transfer-encoding') && hasBody) continue;
     header(value === '' ? `${name};` : `${name}: ${value}`);
   }
   // Take away curl's defaults that sling does not send.

@@ -9,6 +9,8 @@ import { UsageError } from '../errors.js';
  *    (uppercased) unless one `%` is not an escape, then every `%` is encoded (urllib3);
  *  - escapes of unreserved characters are decoded (`%41` → `A`, requests' requote_uri);
  *  - `.` and `..` segments are removed unless `--path-as-is`; the fragment is never sent.
+ * `asWritten` (.http files, as REST Client's encodeurl and JetBrains' Java URI do): escapes stay
+ * exactly as written, a `%` that starts no escape alone becomes `%25`, nothing is decoded.
  */
 export interface ParsedUrl {
   scheme: 'http' | 'https';
@@ -42,6 +44,26 @@ function encodeInvalid(component: string, allowed: Set<string>): string {
   for (const ch of normalised) {
     if ((ch === '%' && keepPercent) || allowed.has(ch)) out += ch;
     else for (const b of Buffer.from(ch, 'utf8')) out += '%' + b.toString(16).toUpperCase().padStart(2, '0');
+  }
+  return out;
+}
+
+/** encodeurl: what may not stand raw is percent-encoded (UTF-8); escapes stay as written, a lone `%` becomes `%25`. */
+function encodeAsWritten(component: string, allowed: Set<string>): string {
+  let out = '';
+  for (let i = 0; i < component.length; i++) {
+    const ch = component[i]!;
+    if (ch === '%') {
+      out += /^[0-9A-Fa-f]{2}$/.test(component.slice(i + 1, i + 3)) ? '%' : '%25';
+      continue;
+    }
+    if (allowed.has(ch)) {
+      out += ch;
+      continue;
+    }
+    const cp = component.codePointAt(i)!;
+    if (cp > 0xffff) i++;
+    for (const b of Buffer.from(String.fromCodePoint(cp), 'utf8')) out += '%' + b.toString(16).toUpperCase().padStart(2, '0');
   }
   return out;
 }
@@ -113,7 +135,7 @@ type Origin = Pick<ParsedUrl, 'scheme' | 'hostname' | 'port' | 'hostHeader' | 'u
 /** `http://host:port` prefixes already parsed (a file of requests names the same few hosts). */
 const origins = new Map<string, Origin>();
 
-export function parseUrl(input: string, defaultScheme = 'http', pathAsIs = false): ParsedUrl {
+export function parseUrl(input: string, defaultScheme = 'http', pathAsIs = false, asWritten = false): ParsedUrl {
   // The common case, `http(s)://host[:port]/...` seen before: only the path and query are new.
   const slash = input.startsWith('http://') ? 7 : input.startsWith('https://') ? 8 : -1;
   if (slash !== -1) {
@@ -124,7 +146,7 @@ export function parseUrl(input: string, defaultScheme = 'http', pathAsIs = false
       end++;
     }
     const known = origins.get(input.slice(0, end));
-    if (known) return withTarget(known, input.slice(end), pathAsIs);
+    if (known) return withTarget(known, input.slice(end), pathAsIs, asWritten);
   }
   const url = expandUrl(input, defaultScheme);
   const bad = (why: string) => new UsageError(`invalid URL '${input}': ${why}`);
@@ -184,18 +206,18 @@ export function parseUrl(input: string, defaultScheme = 'http', pathAsIs = false
   const origin: Origin = { scheme, hostname, port, hostHeader, username, password };
   // Remembered under the prefix the fast path looks up (the input started `http://` or `https://`).
   if (slash !== -1 && origins.size < 256) origins.set(input.slice(0, slash + authority.length), origin);
-  return withTarget(origin, rest, pathAsIs);
+  return withTarget(origin, rest, pathAsIs, asWritten);
 }
 
 /** The URL of an origin with a path and query (`rest`: from the first `/`, `?` or `#`). */
-function withTarget(o: Origin, rest: string, pathAsIs: boolean): ParsedUrl {
+function withTarget(o: Origin, rest: string, pathAsIs: boolean, asWritten = false): ParsedUrl {
   const hashAt = rest.indexOf('#');
   if (hashAt !== -1) rest = rest.slice(0, hashAt);
   const q = rest.indexOf('?');
   let path = q === -1 ? rest : rest.slice(0, q);
   const query = q === -1 ? '' : rest.slice(q + 1);
   if (!pathAsIs) path = removeDotSegments(path);
-  if (!PATH_PLAIN.test(path)) path = unquoteUnreserved(encodeInvalid(path, PATH_OK));
+  if (!PATH_PLAIN.test(path)) path = asWritten ? encodeAsWritten(path, PATH_OK) : unquoteUnreserved(encodeInvalid(path, PATH_OK));
   if (!path) path = '/';
   else if (path.charCodeAt(0) !== 47) path = '/' + path;
   return {
@@ -204,7 +226,7 @@ function withTarget(o: Origin, rest: string, pathAsIs: boolean): ParsedUrl {
     port: o.port,
     hostHeader: o.hostHeader,
     path,
-    query: QUERY_PLAIN.test(query) ? query : unquoteUnreserved(encodeInvalid(query, QUERY_OK)),
+    query: QUERY_PLAIN.test(query) ? query : asWritten ? encodeAsWritten(query, QUERY_OK) : unquoteUnreserved(encodeInvalid(query, QUERY_OK)),
     username: o.username,
     password: o.password,
   };

@@ -28,6 +28,8 @@ test('sling --curl: the printed command sends the request sling sends (with curl
     ['-f', 'PUT', `${srv.url}/form`, 'a=b c', 'q==x y', 'Accept:', 'X-E;'],
     ['--raw', 'it\'s "raw"\r\n\ttabbed', `${srv.url}/raw`],
     ['HEAD', `${srv.url}/head`],
+    // No body: sling states `Content-Length: 0` (as HTTPie), curl only when told.
+    ['DELETE', `${srv.url}/gone`],
     ['PATCH', `${srv.url}/odd/{x}/[y]`, 'multi:=["a",1]'],
     ['-a', 'user:pa ss', `${srv.url}/auth`, 'User-Agent:agent/1'],
   ];

@@ -539,3 +539,89 @@ test('# @timeout limits the wait for the response; # @connection-timeout only th
   assert.match(r.stdout, /late/, 'the first request outlived its 0.3 s connection timeout');
   assert.match(r.stderr, /no answer from 127\.0\.0\.1:\d+ within 0\.3s \(# @timeout\)/, 'the message names the directive, not a flag that was not given');
 });
+
+test('exec http: bytes on the wire as REST Client / JetBrains send them (review of the syntax)', async (t) => {
+  const { startCurlCapture } = await import('../helpers/curl-capture.js');
+  const srv = await startCurlCapture();
+  t.after(() => srv.close());
+  const u = srv.url;
+  const dir = workdir({
+    'latin.txt': Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x7b, 0x7b, 0x76, 0x7d, 0x7d]) as unknown as string,
+    'w.http': [
+      '@v = V',
+      `POST ${u}/cl`, // 2: a Content-Length of the file's is not sent as written
+      'Content-Length: 2',
+      '',
+      'abcdef',
+      '',
+      '###',
+      `GET ${u}/a?q=a%20b&r=%&s=%41`, // 8: escapes as written, a lone % alone encoded
+      '',
+      '###',
+      `POST ${u}/nd`,
+      'Content-Type: application/x-ndjson',
+      '',
+      '{"a":1}',
+      '{"b":2}',
+      '',
+      '###',
+      `POST ${u}/form`,
+      'Content-Type: application/x-www-form-urlencoded',
+      '',
+      'a=1',
+      'b=2',
+      '&c=3',
+      '',
+      '###',
+      `POST ${u}/latin`,
+      '',
+      '<@latin1 ./latin.txt',
+      '',
+      '###',
+      `POST ${u}/json`,
+      'Content-Type: application/json',
+      '',
+      '{',
+      '# "x": 1,',
+      '  // "y": 2,',
+      '"z": 3}',
+      '',
+      '# @name second',
+      `GET ${u}/second`,
+      '',
+      '# @name third',
+      '###',
+      `GET ${u}/third?from={{second.response.body.$.n}}`,
+    ].join('\n'),
+  });
+  const r = await exec(dir, ['w.http']);
+  assertExit(r, 0);
+  const q = srv.requests;
+  assert.deepEqual(q.map((x) => x.target), ['/cl', '/a?q=a%20b&r=%25&s=%41', '/nd', '/form', '/latin', '/json', '/second', '/third?from=7']);
+  const h = (i: number, n: string) => q[i]!.headers.find(([k]) => k.toLowerCase() === n)?.[1];
+  assert.equal(h(0, 'content-length'), '6');
+  assert.equal(q[0]!.body.toString(), 'abcdef');
+  assert.equal(q[2]!.body.toString(), '{"a":1}\n{"b":2}\n');
+  assert.equal(q[3]!.body.toString(), 'a=1%0Ab=2&c=3');
+  assert.equal(q[4]!.body.toString('utf8'), 'café V');
+  assert.equal(q[5]!.body.toString(), '{\n"z": 3}');
+  assert.match(r.stdout, /^### second: GET /m, show(r));
+  assert.match(r.stdout, /^### third: GET /m, show(r));
+});
+
+test('exec http: a broken literal URL is a parse error: nothing is sent, also not the requests above it', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({ 'b.http': `GET ${srv.url}/first\n\n###\nGET http://127.0.0.1:99999/x\n` });
+  const r = await exec(dir, ['b.http']);
+  assertError(r, 1, /b\.http:4:5: invalid URL 'http:\/\/127\.0\.0\.1:99999\/x': '99999' is not a valid port/);
+  assert.equal(srv.requests.length, 0);
+  const off = await exec(dir, ['--offline', 'b.http']);
+  assertError(off, 1, /b\.http:4:5: invalid URL/);
+});
+
+test('exec http: origin-form with Host on port 8443 goes to https (REST Client)', async () => {
+  const dir = workdir({ 'h.http': 'GET /x\nHost: example.test:8443\n' });
+  const r = await exec(dir, ['--offline', 'h.http']);
+  assertExit(r, 0);
+  assert.match(r.stdout, /^### GET https:\/\/example\.test:8443\/x  \(line 1\)$/m, show(r));
+});

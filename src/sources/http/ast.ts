@@ -28,7 +28,7 @@ export interface AssertNode {
 export type BodyLine =
   | { kind: 'text'; t: Template; raw: string; eol: string; line: number }
   /** `< ./file` (raw bytes) or `<@ ./file` (text with {{variables}} substituted). */
-  | { kind: 'file'; path: Template; vars: boolean; eol: string; line: number; col: number };
+  | { kind: 'file'; path: Template; vars: boolean; eol: string; line: number; col: number; encoding?: string };
 
 export interface HeaderNode {
   name: Template;

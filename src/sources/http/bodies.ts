@@ -19,11 +19,12 @@ function readInclude(line: BodyLine & { kind: 'file' }, o: BuildOptions): Buffer
     const where = `${o.file.path}:${line.line}:${line.col}`;
     if (!o.lenient) throw new UsageError(`${where}: cannot read '${path}': ${why}`);
     o.warn(`${where}: cannot read '${path}': ${why}; shown as written`);
-    return `<${line.vars ? '@' : ''} ${path}`;
+    return `<${line.vars ? '@' + (line.encoding ?? '') : ''} ${path}`;
   }
   if (!line.vars) return data;
-  // `<@ file`: the file's text with its {{variables}} substituted.
-  return o.res.resolve(compile(data.toString('utf8'), line.line, line.col));
+  // `<@ file`: the file's text (in the encoding `<@latin1 file` names) with its {{variables}} substituted.
+  const text = line.encoding ? new TextDecoder(line.encoding).decode(data) : data.toString('utf8');
+  return o.res.resolve(compile(text, line.line, line.col));
 }
 
 /**
@@ -64,11 +65,26 @@ export function bodyBytes(node: RequestNode, o: BuildOptions, contentType: strin
     if (multipart) return multipart;
   }
   if (ct.startsWith('application/x-www-form-urlencoded') && lines.every((l) => l.kind === 'text')) {
-    // Several lines make one form (REST Client: `&key=value` lines); spaces around = and & go.
+    // Several lines make one form (REST Client: `&key=value` lines); spaces around = and & go. A
+    // line that does not start with `&` keeps its line break (REST Client sends it, as %0A).
     let s = '';
-    for (const l of lines) s += o.res.resolve((l as { t: Template }).t).trim();
-    return Buffer.from(encodeForm(s.replace(/\s*&\s*/g, '&').replace(/\s*=\s*/g, '=')), 'latin1');
+    for (const l of lines) {
+      const t = o.res.resolve((l as { t: Template }).t).trim();
+      if (t === '') continue;
+      s += s === '' || t.startsWith('&') || s.endsWith('&') ? t : '\n' + t;
+    }
+    return Buffer.from(encodeForm(s.replace(/[ \t]*&[ \t]*/g, '&').replace(/[ \t]*=[ \t]*/g, '=')), 'latin1');
   }
+  // NDJSON ends every line, the last one too (REST Client, httpyac; Elasticsearch's _bulk needs it).
+  if (ct.startsWith('application/x-ndjson')) {
+    const body = textBody(lines, o);
+    return body.length && body[body.length - 1] !== 10 ? Buffer.concat([body, Buffer.from('\n')]) : body;
+  }
+  return textBody(lines, o);
+}
+
+/** The body lines as written, `< file` includes read. */
+function textBody(lines: BodyLine[], o: BuildOptions): Buffer {
   if (lines.length === 1 && lines[0]!.kind === 'text') return Buffer.from(o.res.resolve(lines[0]!.t), 'utf8');
   const chunks: Buffer[] = [];
   let text = '';

@@ -4,6 +4,8 @@ import { checkDynamic } from './dynamic.js';
 import { directive } from './directives.js';
 import { jsonPathProblem } from './jsonpath.js';
 import { badHeaderChar, compile, concat, expressions, lastCompile, rawText, type Expr, type Template } from './template.js';
+import { parseUrl } from '../../request/url.js';
+import { CliError } from '../../errors.js';
 
 /**
  * The .http / .rest parser: one pass over the lines, a small state machine per request block
@@ -80,9 +82,12 @@ class Parser {
    * `#` / `//` lines after the blank line that opens the body, before any content (their line
    * indexes): not body before JSON or XML (Visual Studio's `// CreateTodo`), body before other text
    * (a Markdown `# Title`), the next request's lines when a request line follows (httpyac's
-   * `# @name` between requests separated by a blank line only).
+   * `# @name` between requests separated by a blank line only). Also such lines after a blank
+   * line later in the body, until a line shows whose they are.
    */
   private leadComments?: number[];
+  /** Comment lines at the end of a request's block (line indexes): their directives (`# @name`) go to the next request. */
+  private carried?: number[];
 
   constructor(text: string) {
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -150,11 +155,27 @@ class Parser {
   }
 
   private newBlock(title: string) {
-    // `# @name x` and `< {% %}` placed before `###` belong to the next request (vp.http, kulala).
+    // `# @name x` and `< {% %}` placed before `###` belong to the next request (vp.http, kulala),
+    // also when they come after a request, at the end of its block.
     if (this.blockHasRequest) this.pending = freshPending();
     this.title = title || undefined;
     this.blockHasRequest = false;
     this.state = 'pre';
+    this.replayCarried();
+  }
+
+  /** The comment lines carried from the end of the last block, read as lines before the next request. */
+  private replayCarried() {
+    const carried = this.carried;
+    this.carried = undefined;
+    if (!carried) return;
+    const at = this.i;
+    for (const k of carried) {
+      const t = this.lines[k]!.trim();
+      this.i = k;
+      this.comment(t, k + 1, this.lines[k]!.indexOf(t) + 1);
+    }
+    this.i = at;
   }
 
   // ------------------------------------------------------------------ before the request line --
@@ -439,9 +460,11 @@ class Parser {
   /** An httpyac request that follows a blank line inside the current one. */
   private startNextRequest(line: string) {
     const comments = this.leadComments;
+    this.leadComments = undefined;
     this.endRequest();
     this.blockHasRequest = false;
     this.state = 'pre';
+    this.replayCarried();
     if (comments) {
       // The comment lines between the two requests belong to the next one (`# @name second`).
       const at = this.i;
@@ -525,8 +548,8 @@ class Parser {
     const req = this.req!;
     const ln = this.i + 1;
     if (line.trim() === '') {
-      if (this.bodyStarted) req.body.push({ kind: 'text', t: '', raw: '', eol: this.eol(this.i), line: ln });
-      else this.leadComments?.push(this.i);
+      if (this.leadComments) this.leadComments.push(this.i);
+      else if (this.bodyStarted) req.body.push({ kind: 'text', t: '', raw: '', eol: this.eol(this.i), line: ln });
       this.blankBefore = true;
       return;
     }
@@ -564,12 +587,15 @@ class Parser {
         return;
       }
     }
-    this.blankBefore = false;
-    if (!this.bodyStarted && (line.startsWith('#') || line.startsWith('//'))) {
+    // A comment line before the body, or after a blank line in it: whose it is shows later (the
+    // body's, the next request's, or nobody's at the end of the block).
+    if ((!this.bodyStarted || this.blankBefore || this.leadComments) && (line.startsWith('#') || line.startsWith('//'))) {
       (this.leadComments ??= []).push(this.i);
       return;
     }
-    const inc = line.charCodeAt(0) === 60 /* < */ ? /^<(@?)\s+(\S.*?)\s*$/.exec(line) : null;
+    this.blankBefore = false;
+    // `< file`, `<@ file`, and REST Client's `<@latin1 file` (the file's encoding).
+    const inc = line.charCodeAt(0) === 60 /* < */ ? /^<(@([\w-]+)?)?\s+(\S.*?)\s*$/.exec(line) : null;
     if (this.leadComments) {
       const comments = this.leadComments;
       this.leadComments = undefined;
@@ -584,8 +610,9 @@ class Parser {
       }
     }
     if (inc) {
-      const col = line.indexOf(inc[2]!) + 1;
-      req.body.push({ kind: 'file', path: this.template(inc[2]!, ln, col, true), vars: inc[1] === '@', eol: this.eol(this.i), line: ln, col });
+      const col = line.indexOf(inc[3]!, 1 + (inc[1]?.length ?? 0)) + 1;
+      if (inc[2] && !isEncoding(inc[2])) this.fail(ln, 3, `'${inc[2]}' is not an encoding sling knows (<@latin1 ./file, <@utf-8 ./file)`);
+      req.body.push({ kind: 'file', path: this.template(inc[3]!, ln, col, true), vars: inc[1] !== undefined, eol: this.eol(this.i), line: ln, col, encoding: inc[2] });
     } else {
       req.body.push({ kind: 'text', t: this.template(line, ln, 1, false), raw: line, eol: this.eol(this.i), line: ln });
     }
@@ -631,6 +658,8 @@ class Parser {
     if (t.startsWith('#') || t.startsWith('//')) {
       const m = /^(?:#|\/\/)\s*@lang\s*=?\s*lua\b/i.exec(t);
       if (m) this.pending.lua = true;
+      // `# @name next` after the handlers, before `###`: for the next request.
+      else if (t.includes('@')) (this.carried ??= []).push(this.i);
       return;
     }
     if (this.handlerLine(line, ln)) return;
@@ -643,10 +672,23 @@ class Parser {
   private endRequest() {
     const req = this.req;
     this.req = undefined;
-    // Comment lines with no body after them: not body (trailing comments, orders.http).
+    // Comment lines with no body after them: not body (trailing comments, orders.http); a
+    // directive among them (`# @name next` before `###`) is for the next request.
+    if (this.leadComments) {
+      for (const k of this.leadComments) if (this.lines[k]!.includes('@')) (this.carried ??= []).push(k);
+    }
     this.leadComments = undefined;
     if (!req) return;
     this.urlOpen = false;
+    // A URL with no placeholders is checked now: a file with a broken one sends nothing.
+    if (typeof req.url === 'string' && !req.url.startsWith('/')) {
+      try {
+        parseUrl(req.url.trim(), 'http', false, true);
+      } catch (e) {
+        if (!(e instanceof CliError)) throw e;
+        this.fail(req.line, req.urlCol, e.message);
+      }
+    }
     // Trailing blank lines, and comments after a blank line at the end (orders.http), are not body.
     const body = req.body;
     const blank = (b: BodyLine) => b.kind === 'text' && b.raw.trim() === '';
@@ -660,14 +702,30 @@ class Parser {
       else break;
     }
     if (end < body.length) body.length = end;
-    if (body.length) body[body.length - 1]!.eol = '';
+    // A JSON body cannot hold a line starting with # or //: such lines are comments (REST Client
+    // drops every comment line of the block), as are the blank lines JSON does not need.
+    const first = body.find((b) => b.kind === 'text' && b.raw.trim() !== '');
+    if (first && first.kind === 'text' && /^\s*[[{]/.test(first.raw) && body.some((b) => b.kind === 'text' && /^\s*(#|\/\/)/.test(b.raw))) {
+      req.body = body.filter((b) => !(b.kind === 'text' && /^\s*(#|\/\/)/.test(b.raw)));
+    }
+    if (req.body.length) req.body[req.body.length - 1]!.eol = '';
     // httpyac: a JSON-typed body that starts with a GraphQL operation is a GraphQL request.
-    if (!req.graphql && body.length && body[0]!.kind === 'text' && /^(query|mutation|subscription|fragment)\b/.test(body[0]!.raw)) {
+    if (!req.graphql && req.body.length && req.body[0]!.kind === 'text' && /^(query|mutation|subscription|fragment)\b/.test(req.body[0]!.raw)) {
       const ct = req.headers.find((h) => /^content-type$/i.test(rawText(h.name)));
       if (!ct || /json/i.test(rawText(ct.value))) req.graphql = true;
     }
     this.out.items.push(req);
     this.state = 'pre';
+  }
+}
+
+/** A file encoding TextDecoder knows (`latin1`, `utf-16le`, `windows-1252`, ...). */
+function isEncoding(label: string): boolean {
+  try {
+    new TextDecoder(label);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -52,6 +52,9 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
       if (!TOKEN.test(name) && !(o.lenient && name.includes('{{'))) throw new UsageError(`${at(h.line, h.col)}: '${name}' is not a valid header name`);
       lower = name.toLowerCase();
     }
+    // The length is the body's, worked out when it is sent (REST Client drops the file's too): a
+    // wrong one would cut the body or hang the connection.
+    if (lower === 'content-length') continue;
     let value: string;
     if (typeof h.value === 'string') value = h.value;
     else {
@@ -88,7 +91,7 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
       // the path goes in front of the request's, the header on the wire is only host[:port].
       const m = /^(?:(https?):\/\/)?([^/?#]*)([^?#]*)/i.exec(headers[hostIndex]![1])!;
       const authority = m[2]!;
-      const scheme = m[1] ? m[1].toLowerCase() : /:443$/.test(authority) ? 'https' : 'http';
+      const scheme = m[1] ? m[1].toLowerCase() : /:(443|8443)$/.test(authority) ? 'https' : 'http';
       base = `${scheme}://${authority}${m[3]!.replace(/\/+$/, '')}`;
       headers[hostIndex] = [headers[hostIndex]![0], authority];
     } else {
@@ -111,7 +114,7 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
   else if (o.lenient && urlText.includes('{{')) url = looseUrl(urlText);
   else {
     try {
-      url = parseUrl(urlText, 'http', false);
+      url = parseUrl(urlText, 'http', false, true);
       if (cache !== NO_CACHE) {
         cache.urlText = urlText;
         cache.url = url;
@@ -211,7 +214,7 @@ class Built implements BuiltRequest {
   }
 
   get bodyText(): string {
-    return this.node.body.map((b) => (b.kind === 'text' ? b.raw : `<${b.vars ? '@' : ''} ${rawText(b.path)}`) + b.eol).join('');
+    return this.node.body.map((b) => (b.kind === 'text' ? b.raw : `<${b.vars ? '@' + (b.encoding ?? '') : ''} ${rawText(b.path)}`) + b.eol).join('');
   }
 }
 
