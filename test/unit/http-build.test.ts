@@ -360,3 +360,10 @@ test('encodeForm: what a URL cannot carry is percent-encoded as UTF-8; escapes, 
   assert.equal(encodeForm('p=%41%zz%'), 'p=%41%25zz%25');
   assert.equal(encodeForm('t={x}|~!'), 't=%7Bx%7D|~!');
 });
+
+test('GraphQL: X-REQUEST-TYPE (REST Client) sends "variables": {} when there are none; GRAPHQL (JetBrains) leaves them out', async () => {
+  const { graphqlBody } = await import('../../src/sources/http/bodies.js');
+  assert.deepEqual(JSON.parse(graphqlBody('mutation M { a }', undefined, undefined, true).toString()), { query: 'mutation M { a }', operationName: 'M', variables: {} });
+  assert.deepEqual(JSON.parse(graphqlBody('mutation M { a }').toString()), { query: 'mutation M { a }', operationName: 'M' });
+  assert.deepEqual(JSON.parse(graphqlBody('query { a }\n\n{"x": 1}', undefined, undefined, true).toString()), { query: 'query { a }', variables: { x: 1 } });
+});

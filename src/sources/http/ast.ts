@@ -74,6 +74,8 @@ export interface RequestNode {
   body: BodyLine[];
   /** `GRAPHQL url` (JetBrains) or `X-REQUEST-TYPE: GraphQL` (REST Client). */
   graphql: boolean;
+  /** REST Client's `X-REQUEST-TYPE: GraphQL`: `"variables": {}` goes out also when the file gives none. */
+  graphqlVariables?: boolean;
   /** httpyac `gql NAME < ./query.gql`: the operation name (else it is read from the query). */
   operationName?: string;
   /** The file's httpyac GraphQL fragments (shared by its requests; filled as the file is parsed). */

@@ -168,7 +168,7 @@ function multipartBody(node: RequestNode, o: BuildOptions, contentType: string):
  * bodies): the query, then optionally a blank line and the variables as JSON, sent as
  * `{"query": ..., "operationName": ..., "variables": ...}`.
  */
-export function graphqlBody(text: string, fragments?: Map<string, string>, operationName?: string): Buffer {
+export function graphqlBody(text: string, fragments?: Map<string, string>, operationName?: string, emptyVariables = false): Buffer {
   let query = text;
   let variables: unknown;
   const blanks = /\r?\n[ \t]*\r?\n/g;
@@ -194,6 +194,7 @@ export function graphqlBody(text: string, fragments?: Map<string, string>, opera
   if (operationName !== undefined) doc.operationName = operationName;
   else if (op) doc.operationName = op[2];
   if (variables !== undefined) doc.variables = variables;
+  else if (emptyVariables) doc.variables = {};
   return Buffer.from(JSON.stringify(doc), 'utf8');
 }
 

@@ -537,6 +537,7 @@ class Parser {
     if (typeof nameT === 'string') header.lower = nameT.toLowerCase();
     if (name.length === 14 && /^x-request-type$/i.test(name) && /^graphql$/i.test(valueText)) {
       req.graphql = true;
+      req.graphqlVariables = true;
       return;
     }
     req.headers.push(header);

@@ -154,7 +154,7 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
   if (cache.body && cache.ct === contentType) body = cache.body;
   else {
     body = bodyBytes(node, o, contentType);
-    if (node.graphql) body = graphqlBody(body.toString('utf8'), node.fragments, node.operationName);
+    if (node.graphql) body = graphqlBody(body.toString('utf8'), node.fragments, node.operationName, node.graphqlVariables);
     if (cache !== NO_CACHE && literalBody(node)) {
       cache.body = body;
       cache.ct = contentType;
