@@ -251,8 +251,20 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
     if (proxy.authorization) headers.push('Proxy-Authorization', proxy.authorization);
     options = { ...base, host: proxy.url.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.url.port || 80), path: `http://${url.hostHeader}${request.target}`, agent: await agentFor('http', `proxy:${proxy.url.host}`) };
   } else if (proxy) {
-    const sock = await tunnel(proxy, url, settings, timings);
-    options = { ...base, createConnection: (() => sock) as unknown as RequestOptions['createConnection'] };
+    // HTTPS through a proxy: a kept-alive pool of tunnels (CONNECT, then TLS) per proxy, origin and
+    // TLS settings, so a file of requests reuses one tunnel as it reuses direct connections.
+    const key = `tunnel:${proxy.display}:${url.hostHeader}:${JSON.stringify(settings.tls)}`;
+    let agent = agents.get(key);
+    if (!agent) {
+      agent = new http.Agent({ keepAlive: true });
+      // Node's agent takes a socket made later through the callback; the request's own timings come in its options.
+      (agent as unknown as { createConnection: unknown }).createConnection = (o: { slingTimings?: Timings }, done: (err: Error | null, s?: Socket) => void) => {
+        tunnel(proxy, url, settings, o.slingTimings ?? timings).then((s) => done(null, s), (e: Error) => done(e));
+        return undefined;
+      };
+      agents.set(key, agent);
+    }
+    options = { ...base, host: url.hostname, port: url.port, agent, slingTimings: timings } as RequestOptions;
   } else if (url.scheme === 'https') {
     const tls = tlsOptions(settings, url.hostname);
     const key = `https:${JSON.stringify(settings.tls)}`;

@@ -2,7 +2,8 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runSling } from '../helpers/cli.js';
 import { certsUnavailableReason, closedPort, header, makeCerts, type Certs } from '../helpers/servers.js';
@@ -145,6 +146,19 @@ test('--proxy https:http://PROXY tunnels https through CONNECT', async (t) => {
   assert.equal(proxy.plainRequests.length, 0);
   assert.equal(srv.requests.length, 1);
   assert.equal(srv.requests[0].url, '/t');
+});
+
+test('exec: HTTPS through a proxy reuses one tunnel for the requests of a file', async (t) => {
+  const c = needCerts(t);
+  if (!c) return;
+  const srv = await httpsServer(t, secretText('again'), { cert: 'good' });
+  const proxy = await proxyServer(t);
+  const dir = mkdtempSync(join(tmpdir(), 'sling-tunnel-'));
+  writeFileSync(join(dir, 't.http'), `GET ${srv.url}/1\n\n###\nGET ${srv.url}/2\n\n###\nGET ${srv.url}/3\n`);
+  const r = await runSling(['exec', `--verify=${c.caCert}`, '--proxy', `https:${proxy.url}`, '--print=b', 't.http'], { cwd: dir });
+  assertExit(r, 0);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/1', '/2', '/3'], show(r));
+  assert.deepEqual(proxy.connects, [`127.0.0.1:${srv.port}`], 'one CONNECT for three requests');
 });
 
 test('HTTPS_PROXY from the environment is used for https', async (t) => {
