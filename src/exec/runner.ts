@@ -68,7 +68,12 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
   run = new Run(inv, io, reporter, ctx, file === '-' ? '<stdin>' : file);
   await run.start();
   try {
-    for (const entry of entries) if (!(await run!.entry(entry))) break;
+    for (let i = 0; i < entries.length; i++) {
+      if (await run.entry(entries[i]!)) continue;
+      // --fail-fast stopped the run: the requests not run are still in the report, skipped.
+      for (const rest of entries.slice(i + 1)) run.report?.notRun(rest, 'not run: the run stopped at an earlier failure (--fail-fast)');
+      break;
+    }
     await run.settle();
   } finally {
     (await import('../transport/send.js')).closeConnections();

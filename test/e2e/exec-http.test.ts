@@ -199,9 +199,13 @@ test('exec http: an unknown variable fails that request only; the rest run; exit
   assertExit(r, 1);
   assert.deepEqual(srv.requests.map((q) => q.url), ['/1', '/3']);
   assert.match(r.stderr, /^sling: error: u\.http:3:\d+: unknown variable \{\{nope\}\}$/m, show(r));
-  const ff = await exec(dir, ['--fail-fast', 'u.http']);
+  const ff = await exec(dir, ['--fail-fast', '--report', 'junit', '--report-file', 'ff.xml', 'u.http']);
   assertExit(ff, 1);
   assert.deepEqual(srv.requests.map((q) => q.url), ['/1', '/3', '/1']);
+  // The report still lists the request --fail-fast did not run, as skipped.
+  const xml = readFileSync(join(dir, 'ff.xml'), 'utf8');
+  assert.match(xml, /tests="3" failures="0" errors="1" skipped="1"/, xml);
+  assert.match(xml, /<skipped message="not run: the run stopped at an earlier failure \(--fail-fast\)"\/>/, xml);
 });
 
 test('exec http: environments (--env, private file, $shared, --env-file) and $dotenv / $processEnv', async (t) => {
