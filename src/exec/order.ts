@@ -12,9 +12,15 @@ export function dependencyOrder(entries: ExecEntry[], keep?: Set<ExecEntry>): Ex
   const visit = (e: ExecEntry) => {
     if (seen.has(e)) return;
     seen.add(e);
+    const ranBefore = e.forceDependsOn ? new Set(out) : undefined;
     for (const dep of e.dependsOn ?? []) {
       const d = byName.get(dep);
       if (d && (!keep || keep.has(d))) visit(d);
+    }
+    // `# @forceRef login`: login again, right before this one, when it ran earlier already.
+    for (const dep of e.forceDependsOn ?? []) {
+      const d = byName.get(dep);
+      if (d && d !== e && ranBefore!.has(d)) out.push(d);
     }
     if (!keep || keep.has(e)) out.push(e);
   };

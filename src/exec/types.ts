@@ -89,6 +89,8 @@ export interface ExecEntry {
   failed?(spec: RequestSpec, error: Error, ctx: ExecContext): AfterResult | undefined;
   /** This entry needs these named entries to run first (for --name / --line). */
   dependsOn?: string[];
+  /** These run again right before this entry, even when they ran already (httpyac's `# @forceRef`). */
+  forceDependsOn?: string[];
   /** A failure of this entry is reported but does not decide the run's exit code (a curl command followed by `||`). */
   failureHandled?: boolean;
   /** after() gets the heads of the hops before the last in `info.earlierHeads` (curl's -D and -i after -L). */

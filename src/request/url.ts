@@ -10,7 +10,9 @@ import { UsageError } from '../errors.js';
  *  - escapes of unreserved characters are decoded (`%41` → `A`, requests' requote_uri);
  *  - `.` and `..` segments are removed unless `--path-as-is`; the fragment is never sent.
  * `asWritten` (.http files, as REST Client's encodeurl and JetBrains' Java URI do): escapes stay
- * exactly as written, a `%` that starts no escape alone becomes `%25`, nothing is decoded.
+ * exactly as written, a `%` that starts no escape alone becomes `%25`, nothing is decoded;
+ * `'raw'` (JetBrains' `# @no-auto-encoding`): only what cannot stand on a request line (blanks,
+ * control characters, non-ASCII) is encoded, everything else goes as written.
  */
 export interface ParsedUrl {
   scheme: 'http' | 'https';
@@ -48,12 +50,15 @@ function encodeInvalid(component: string, allowed: Set<string>): string {
   return out;
 }
 
+/** What cannot stand on a request line at all: blanks, control characters, non-ASCII (as UTF-8). */
+const RAW_OK = { has: (ch: string) => ch > ' ' && ch < '\x7f' };
+
 /** encodeurl: what may not stand raw is percent-encoded (UTF-8); escapes stay as written, a lone `%` becomes `%25`. */
-function encodeAsWritten(component: string, allowed: Set<string>): string {
+function encodeAsWritten(component: string, allowed: { has(ch: string): boolean }, raw = false): string {
   let out = '';
   for (let i = 0; i < component.length; i++) {
     const ch = component[i]!;
-    if (ch === '%') {
+    if (ch === '%' && !raw) {
       out += /^[0-9A-Fa-f]{2}$/.test(component.slice(i + 1, i + 3)) ? '%' : '%25';
       continue;
     }
@@ -135,7 +140,7 @@ type Origin = Pick<ParsedUrl, 'scheme' | 'hostname' | 'port' | 'hostHeader' | 'u
 /** `http://host:port` prefixes already parsed (a file of requests names the same few hosts). */
 const origins = new Map<string, Origin>();
 
-export function parseUrl(input: string, defaultScheme = 'http', pathAsIs = false, asWritten = false): ParsedUrl {
+export function parseUrl(input: string, defaultScheme = 'http', pathAsIs = false, asWritten: boolean | 'raw' = false): ParsedUrl {
   // The common case, `http(s)://host[:port]/...` seen before: only the path and query are new.
   const slash = input.startsWith('http://') ? 7 : input.startsWith('https://') ? 8 : -1;
   if (slash !== -1) {
@@ -210,14 +215,14 @@ export function parseUrl(input: string, defaultScheme = 'http', pathAsIs = false
 }
 
 /** The URL of an origin with a path and query (`rest`: from the first `/`, `?` or `#`). */
-function withTarget(o: Origin, rest: string, pathAsIs: boolean, asWritten = false): ParsedUrl {
+function withTarget(o: Origin, rest: string, pathAsIs: boolean, asWritten: boolean | 'raw' = false): ParsedUrl {
   const hashAt = rest.indexOf('#');
   if (hashAt !== -1) rest = rest.slice(0, hashAt);
   const q = rest.indexOf('?');
   let path = q === -1 ? rest : rest.slice(0, q);
   const query = q === -1 ? '' : rest.slice(q + 1);
   if (!pathAsIs) path = removeDotSegments(path);
-  if (!PATH_PLAIN.test(path)) path = asWritten ? encodeAsWritten(path, PATH_OK) : unquoteUnreserved(encodeInvalid(path, PATH_OK));
+  if (!PATH_PLAIN.test(path)) path = asWritten === 'raw' ? encodeAsWritten(path, RAW_OK, true) : asWritten ? encodeAsWritten(path, PATH_OK) : unquoteUnreserved(encodeInvalid(path, PATH_OK));
   if (!path) path = '/';
   else if (path.charCodeAt(0) !== 47) path = '/' + path;
   return {
@@ -226,7 +231,7 @@ function withTarget(o: Origin, rest: string, pathAsIs: boolean, asWritten = fals
     port: o.port,
     hostHeader: o.hostHeader,
     path,
-    query: QUERY_PLAIN.test(query) ? query : asWritten ? encodeAsWritten(query, QUERY_OK) : unquoteUnreserved(encodeInvalid(query, QUERY_OK)),
+    query: QUERY_PLAIN.test(query) ? query : asWritten === 'raw' ? encodeAsWritten(query, RAW_OK, true) : asWritten ? encodeAsWritten(query, QUERY_OK) : unquoteUnreserved(encodeInvalid(query, QUERY_OK)),
     username: o.username,
     password: o.password,
   };

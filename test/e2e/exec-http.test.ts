@@ -629,3 +629,41 @@ test('exec http: origin-form with Host on port 8443 goes to https (REST Client)'
   assertExit(r, 0);
   assert.match(r.stdout, /^### GET https:\/\/example\.test:8443\/x  \(line 1\)$/m, show(r));
 });
+
+test('exec http: httpyac directives: camelCase spellings, @forceRef runs again, @import, {{name}} is the body, @disabled false, @sleep {{var}}; @no-auto-encoding', async (t) => {
+  const { startCurlCapture } = await import('../helpers/curl-capture.js');
+  const srv = await startCurlCapture();
+  t.after(() => srv.close());
+  const u = srv.url;
+  const dir = workdir({
+    'lib.http': `@libvar = from-lib\n\n###\n# @name lib\nGET ${u}/lib\n`,
+    'h.http': [
+      '# @import ./lib.http',
+      '@delay = 10',
+      '# @name login',
+      '# @noRedirect',
+      `GET ${u}/redirect/1`,
+      '',
+      '###',
+      '# @forceRef login',
+      '# @sleep {{delay}}',
+      `POST ${u}/use?v={{libvar}}`,
+      'Content-Type: application/json',
+      '',
+      '{{login}}',
+      '',
+      '###',
+      '# @disabled false',
+      '# @no-auto-encoding',
+      `GET ${u}/raw?j={"a":1}&p=%zz`,
+    ].join('\n'),
+  });
+  const r = await exec(dir, ['h.http']);
+  assertExit(r, 0);
+  assert.deepEqual(srv.requests.map((q) => q.target), ['/redirect/1', '/redirect/1', '/use?v=from-lib', '/raw?j={"a":1}&p=%zz'], show(r));
+  assert.match(srv.requests[2]!.body.toString(), /^\{"ok":true,"n":2\}/);
+  assert.doesNotMatch(r.stderr, /unknown directive/, show(r));
+  const bad = workdir({ 'r.http': `# @ref nothere\nGET ${u}/never\n` });
+  const rb = await exec(bad, ['r.http']);
+  assertError(rb, 1, /r\.http:2: # @ref nothere: no request is named 'nothere'/);
+});

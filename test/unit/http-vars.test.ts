@@ -183,7 +183,20 @@ const PATHS: [string, unknown[]][] = [
   ['$.items.length', [2]],
 ];
 for (const [path, want] of PATHS) test(`jsonPath ${path}`, () => assert.deepEqual(jsonPath(DOC, path), want));
-test('jsonPath: filters are reported', () => assert.throws(() => jsonPath(DOC, '$.items[?(@.id==1)]'), /not supported/));
+test('jsonPath: filters keep the items their expression holds for', () => {
+  assert.deepEqual(jsonPath(DOC, '$.items[?(@.id==1)]'), [{ id: 1, tags: ['p'] }]);
+  assert.deepEqual(jsonPath(DOC, '$.items[?(@.id > 1)].id'), [2]);
+  assert.deepEqual(jsonPath(DOC, '$.items[?(@.tags)].id'), [1]);
+  assert.deepEqual(jsonPath(DOC, '$.items[?(!@.tags)].id'), [2]);
+  assert.deepEqual(jsonPath(DOC, "$.items[?(@.id >= 1 && (@.tags[0] == 'p' || @.id === 2))].id"), [1, 2]);
+  assert.deepEqual(jsonPath(DOC, '$.items[?(@.id != $.items[0].id)].id'), [2]);
+  assert.deepEqual(jsonPath(DOC, '$..[?(@.c)].c'), ['x']);
+  assert.deepEqual(jsonPath(DOC, '$.items[?(@.tags.length == 1)].id'), [1]);
+  assert.deepEqual(jsonPath(DOC, '$.items[?(@.id < "2")]'), [], 'a number and a string do not compare');
+  assert.throws(() => jsonPath(DOC, '$.items[?(@.id == )]'), /an operand is missing/);
+  assert.throws(() => jsonPath(DOC, '$.items[?(@.id.match(/x/))]'), /is not something sling reads|left over/);
+  assert.throws(() => jsonPath(DOC, '$.items[(@.length-1)]'), /not supported/);
+});
 
 // ---- environments --------------------------------------------------------------------------------
 

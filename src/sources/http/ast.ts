@@ -47,12 +47,18 @@ export interface Directives {
   noLog?: boolean;
   /** httpyac `# @ref name` / `# @forceRef name`. */
   refs: string[];
+  /** httpyac `# @forceRef name`: run again before this request every time (also in `refs`). */
+  forceRefs?: string[];
   /** httpyac `# @disabled`. */
   disabled?: boolean;
   /** httpyac `# @sleep ms`. */
   sleepMs?: number;
+  /** httpyac `# @sleep {{var}}`: worked out when the request is built. */
+  sleepText?: string;
   /** httpyac `# @no-reject-unauthorized`. */
   insecure?: boolean;
+  /** JetBrains `# @no-auto-encoding`: the URL goes as written. */
+  noAutoEncoding?: boolean;
 }
 
 export interface RequestNode {

@@ -15,10 +15,12 @@ export function directive(
   d: Directives,
   warn: (line: number, col: number, message: string) => void,
   fail: (line: number, col: number, message: string) => never,
-): { name?: string; lua?: boolean } | undefined {
+): { name?: string; lua?: boolean; import?: string } | undefined {
   const m = /^(?:#|\/\/)\s*@([A-Za-z][\w.-]*)(\s*=\s*|\s+|$)(.*)$/.exec(t);
   if (!m) return undefined;
-  const [, name, sep, rest] = m as unknown as [string, string, string, string];
+  const [, written, sep, rest] = m as unknown as [string, string, string, string];
+  // httpyac writes its directives in camelCase as well (`@noRedirect` is `@no-redirect`).
+  const name = written.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
   const value = rest.trim();
   const seconds = (what: string) => {
     const s = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/.exec(value);
@@ -46,22 +48,35 @@ export function directive(
       d.noLog = true;
       return undefined;
     case 'no-auto-encoding':
+      d.noAutoEncoding = true;
+      return undefined;
     case 'note':
     case 'title':
     case 'description':
       return undefined;
     case 'ref':
-    case 'forceRef':
-      if (!value) fail(ln, col, `# @${name} needs a request name`);
+    case 'force-ref':
+      if (!value) fail(ln, col, `# @${written} needs a request name`);
       d.refs.push(value);
+      if (name === 'force-ref') (d.forceRefs ??= []).push(value);
       return undefined;
     case 'disabled':
-      d.disabled = true;
+      // httpyac: disabled when the value is true (none is true); it evaluates JavaScript, sling reads literals.
+      if (value === '' || /^(true|1)$/i.test(value)) d.disabled = true;
+      else if (!/^(false|0)$/i.test(value)) {
+        warn(ln, col, `# @disabled ${value}: sling does not evaluate JavaScript (httpyac does); the request is taken as disabled`);
+        d.disabled = true;
+      }
       return undefined;
     case 'sleep':
-      if (!/^\d+$/.test(value)) fail(ln, col, `# @sleep needs milliseconds, got '${value}'`);
-      d.sleepMs = Number(value);
+      if (/^\d+$/.test(value)) d.sleepMs = Number(value);
+      else if (value.includes('{{')) d.sleepText = value;
+      else warn(ln, col, `# @sleep needs milliseconds, got '${value}': not waited`);
       return undefined;
+    case 'import':
+      // httpyac's `# @import ./lib.http`: JetBrains' `import ./lib.http`.
+      if (!value) fail(ln, col, '# @import needs a file');
+      return { import: value.replace(/^(['"])(.*)\1$/, '$2') };
     case 'no-reject-unauthorized':
       d.insecure = true;
       return undefined;

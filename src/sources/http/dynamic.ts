@@ -63,6 +63,7 @@ const SIMPLE: Record<string, (args: string[]) => string | null> = {
   'random.email': none('random.email'),
   date: none('date'),
   timestamp: offsetArgs('timestamp', 0),
+  // A reversed range (`-50 -100`, in httpyac's own examples) is read as the range between the two.
   randomInt: ints('randomInt', [0, 2]),
   'random.integer': ints('random.integer', [0, 1, 2]),
   'random.float': ints('random.float', [0, 1, 2]),

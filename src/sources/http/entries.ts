@@ -8,7 +8,7 @@ import type { AssertNode, RequestNode, ScriptNode } from './ast.js';
 import { jsonPath } from './jsonpath.js';
 import { buildSpec, type BuiltRequest } from './request.js';
 import type { ScriptHooks, ScriptHost, ScriptResult } from './script.js';
-import { expressions, rawText, type Template } from './template.js';
+import { compile, expressions, rawText, type Template } from './template.js';
 import { pickDef, Resolution, type FileCtx, type Runtime } from './vars.js';
 
 /** One request of a file → one ExecEntry (a `run #Name` line makes another one of the same request). */
@@ -60,6 +60,8 @@ export function dependencies(node: RequestNode, file: FileCtx, names: Set<string
       seen.add(e.name);
       const first = e.name.split('.')[0]!;
       if (e.name.includes('.') && names.has(first)) deps.add(first);
+      // `{{login}}` (httpyac: the whole response) when no variable has that name.
+      else if (!e.name.includes('.') && names.has(e.name) && !file.parsed.vars.has(e.name)) deps.add(e.name);
       const defs = file.parsed.vars.get(e.name);
       if (defs) visit(pickDef(defs, node.line).value);
     }
@@ -114,6 +116,10 @@ class HttpEntry implements ExecEntry {
 
   get label(): string {
     return this.o.label ?? `${this.o.node.method} ${rawText(this.o.node.url)}`;
+  }
+
+  get forceDependsOn(): string[] | undefined {
+    return this.o.node.directives.forceRefs;
   }
 
   get dependsOn(): string[] {
@@ -177,7 +183,8 @@ class HttpEntry implements ExecEntry {
   build(ctx: ExecContext): RequestSpec | RequestSpec[] | null | Promise<RequestSpec | RequestSpec[] | null> {
     const { node } = this.o;
     const d = node.directives;
-    if (d.disabled || d.sleepMs || this.o.overrides || node.pre.length) return this.buildAsync(ctx);
+    for (const r of d.refs) if (!this.o.rt.requestNames.has(r)) throw new UsageError(`${this.o.file.path}:${node.line}: # @ref ${r}: no request is named '${r}'`);
+    if (d.disabled || d.sleepMs || d.sleepText || this.o.overrides || node.pre.length) return this.buildAsync(ctx);
     const res = new Resolution(this.o.rt, this.o.file, node.line, undefined, ctx.offline);
     return this.buildWith(ctx, res, NO_LOGS);
   }
@@ -189,7 +196,14 @@ class HttpEntry implements ExecEntry {
       ctx.warn(`${file.path}:${node.line}: # @disabled: not sent`);
       return null;
     }
-    if (d.sleepMs && !ctx.offline) await new Promise((r) => setTimeout(r, d.sleepMs));
+    let sleepMs = d.sleepMs;
+    if (d.sleepText !== undefined) {
+      // `# @sleep {{delay}}`: a number once the variables are in (httpyac); anything else is not waited.
+      const text = new Resolution(rt, file, node.line, undefined, true).resolve(compile(d.sleepText, node.line, 1)).trim();
+      if (/^\d+$/.test(text)) sleepMs = Number(text);
+      else ctx.warn(`${file.path}:${node.line}: # @sleep ${d.sleepText} is '${text}', not milliseconds: not waited`);
+    }
+    if (sleepMs && !ctx.offline) await new Promise((r) => setTimeout(r, sleepMs));
     if (this.o.overrides && !this.overrides) {
       const base = new Resolution(rt, file, node.line, undefined, ctx.offline);
       this.overrides = new Map(this.o.overrides.map(([k, t]) => [k, base.resolve(t)]));
@@ -267,6 +281,12 @@ class HttpEntry implements ExecEntry {
     const logs = p.logs;
     p.logs = NO_LOGS;
     return logs;
+  }
+
+  /** No response came: a reference to this request says it failed (not that it has not run). */
+  failed(): undefined {
+    if (this.storeAs !== undefined) this.o.rt.failed.add(this.storeAs);
+    return undefined;
   }
 
   /** Synchronous when nothing runs after the response (no handler, no `>> file`). */

@@ -108,6 +108,7 @@ class Loader {
         this.opts.warn(`${file.path}:${imp.line}:${imp.col}: import: ${f}`);
       } else imported.push(f);
     }
+    if (imported.length) file.imported = imported;
     const out: ExecEntry[] = [];
     const main = stack.length === 1;
     if (main) this.root = file;

@@ -1,7 +1,10 @@
 /**
  * The JSONPath subset request references and `jsonPath()` need: `$`, `.name`, `['name']`,
- * `[0]`, `[-1]`, `[*]`, `.*`, `[1,2]`, `[0:2]`, and `..name` (recursive descent). Filters
- * (`[?(...)]`) are reported as unsupported.
+ * `[0]`, `[-1]`, `[*]`, `.*`, `[1,2]`, `[0:2]`, `..name` (recursive descent), and filters
+ * `[?(@.price < 10 && @.tags)]`: comparisons (`==`, `!=`, `<`, `<=`, `>`, `>=`, `===`, `!==`) of
+ * `@.path`, `$.path`, numbers, strings, `true`, `false` and `null`, with `&&`, `||`, `!` and
+ * parentheses; `@.path` alone tests that the field is there and truthy. Filters are read, not run
+ * as JavaScript (jsonpath-plus, which REST Client uses, evaluates them as JavaScript).
  */
 export class JsonPathError extends Error {}
 
@@ -9,7 +12,137 @@ type Step =
   | { kind: 'child'; names: (string | number)[] }
   | { kind: 'wild' }
   | { kind: 'slice'; start?: number; end?: number }
-  | { kind: 'deep'; name: string | null };
+  | { kind: 'deep'; name: string | null }
+  | { kind: 'filter'; test: Filter };
+
+/** A filter expression: true for the items it keeps (`at`: the item, `root`: the document). */
+type Filter = (at: unknown, root: unknown) => unknown;
+
+/** Reads a filter expression into a function (a small recursive-descent parser; no eval). */
+function parseFilter(src: string, path: string): Filter {
+  let i = 0;
+  const fail = (why: string): never => {
+    throw new JsonPathError(`'${path}': ${why} in the filter '${src}'`);
+  };
+  const ws = () => {
+    while (i < src.length && /\s/.test(src[i]!)) i++;
+  };
+  const eat = (t: string) => {
+    ws();
+    if (src.startsWith(t, i)) {
+      i += t.length;
+      return true;
+    }
+    return false;
+  };
+  const or = (): Filter => {
+    let left = and();
+    while (eat('||')) {
+      const l = left;
+      const r = and();
+      left = (a, root) => l(a, root) || r(a, root);
+    }
+    return left;
+  };
+  const and = (): Filter => {
+    let left = unary();
+    while (eat('&&')) {
+      const l = left;
+      const r = unary();
+      left = (a, root) => l(a, root) && r(a, root);
+    }
+    return left;
+  };
+  const unary = (): Filter => {
+    if (eat('!') && !src.startsWith('=', i)) {
+      const inner = unary();
+      return (a, root) => !inner(a, root);
+    }
+    return compare();
+  };
+  const compare = (): Filter => {
+    const left = operand();
+    ws();
+    const m = /^(===|!==|==|!=|<=|>=|<|>)/.exec(src.slice(i));
+    if (!m) return left;
+    i += m[0].length;
+    const right = operand();
+    const op = m[1]!;
+    return (a, root) => {
+      const x = left(a, root);
+      const y = right(a, root);
+      switch (op) {
+        case '==':
+        case '===':
+          return x === y || (x == null && y == null);
+        case '!=':
+        case '!==':
+          return !(x === y || (x == null && y == null));
+        case '<':
+          return typeof x === typeof y && (x as number) < (y as number);
+        case '<=':
+          return typeof x === typeof y && (x as number) <= (y as number);
+        case '>':
+          return typeof x === typeof y && (x as number) > (y as number);
+        default:
+          return typeof x === typeof y && (x as number) >= (y as number);
+      }
+    };
+  };
+  const operand = (): Filter => {
+    ws();
+    const c = src[i];
+    if (c === '(') {
+      i++;
+      const inner = or();
+      if (!eat(')')) fail("a ')' is missing");
+      return inner;
+    }
+    if (c === '@' || c === '$') {
+      i++;
+      const start = i;
+      while (i < src.length) {
+        const ch = src[i]!;
+        if (ch === '[') {
+          const close = findClose(src, i);
+          if (close === -1) fail("'[' without ']'");
+          i = close + 1;
+        } else if (/[\w.$-]/.test(ch) && !(ch === '-' && src[i + 1] === '=')) i++;
+        else break;
+      }
+      const sub = src.slice(start, i);
+      const steps = sub ? parse('$' + sub) : [];
+      const self = c === '@';
+      return (a, root) => {
+        const found = evaluate(self ? a : root, steps, root);
+        return found.length ? found[0] : undefined;
+      };
+    }
+    const str = /^(['"])((?:\\.|(?!\1).)*)\1/.exec(src.slice(i));
+    if (str) {
+      i += str[0].length;
+      const v = str[2]!.replace(/\\(.)/g, '$1');
+      return () => v;
+    }
+    const num = /^-?\d+(\.\d+)?([eE][-+]?\d+)?/.exec(src.slice(i));
+    if (num) {
+      i += num[0].length;
+      const v = Number(num[0]);
+      return () => v;
+    }
+    for (const [word, v] of [['true', true], ['false', false], ['null', null]] as const) {
+      if (src.startsWith(word, i) && !/\w/.test(src[i + word.length] ?? '')) {
+        i += word.length;
+        return () => v;
+      }
+    }
+    return fail(c === undefined ? 'an operand is missing' : `'${src.slice(i)}' is not something sling reads (@.path, $.path, a number, a string, true, false, null)`);
+  };
+  const test = or();
+  ws();
+  if (i < src.length) fail(`'${src.slice(i)}' is left over`);
+  return test;
+}
 
 function parse(path: string): Step[] {
   let p = path.trim();
@@ -43,7 +176,11 @@ function parse(path: string): Step[] {
       const inner = p.slice(i + 1, close).trim();
       i = close + 1;
       if (inner === '*') steps.push({ kind: 'wild' });
-      else if (inner.startsWith('?') || inner.startsWith('(')) throw new JsonPathError(`'${path}': filter expressions are not supported`);
+      else if (inner.startsWith('?')) {
+        const m = /^\?\s*\((.*)\)\s*$/s.exec(inner);
+        if (!m) throw new JsonPathError(`'${path}': a filter is written [?(expression)]`);
+        steps.push({ kind: 'filter', test: parseFilter(m[1]!, path) });
+      } else if (inner.startsWith('(')) throw new JsonPathError(`'${path}': script expressions [(...)] are not supported`);
       else if (/^-?\d*:-?\d*$/.test(inner)) {
         const [a, b] = inner.split(':');
         steps.push({ kind: 'slice', start: a ? Number(a) : undefined, end: b ? Number(b) : undefined });
@@ -65,12 +202,18 @@ function parse(path: string): Step[] {
 
 function findClose(p: string, open: number): number {
   let quote = '';
+  let depth = 0;
   for (let j = open + 1; j < p.length; j++) {
     const c = p[j];
     if (quote) {
-      if (c === quote) quote = '';
+      if (c === '\\') j++;
+      else if (c === quote) quote = '';
     } else if (c === '"' || c === "'") quote = c;
-    else if (c === ']') return j;
+    else if (c === '[') depth++;
+    else if (c === ']') {
+      if (depth === 0) return j;
+      depth--;
+    }
   }
   return -1;
 }
@@ -101,8 +244,12 @@ export function jsonPathProblem(path: string): string | undefined {
 
 /** Every value the path selects, in document order. */
 export function jsonPath(doc: unknown, path: string): unknown[] {
+  return evaluate(doc, parse(path), doc);
+}
+
+function evaluate(doc: unknown, steps: Step[], root: unknown): unknown[] {
   let current: unknown[] = [doc];
-  for (const step of parse(path)) {
+  for (const step of steps) {
     const next: unknown[] = [];
     for (const v of current) {
       switch (step.kind) {
@@ -114,6 +261,9 @@ export function jsonPath(doc: unknown, path: string): unknown[] {
           break;
         case 'slice':
           if (Array.isArray(v)) next.push(...v.slice(step.start, step.end));
+          break;
+        case 'filter':
+          for (const c of children(v)) if (step.test(c, root)) next.push(c);
           break;
         case 'deep': {
           const walk = (x: unknown) => {

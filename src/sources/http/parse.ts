@@ -247,6 +247,7 @@ class Parser {
     if (!t.includes('@')) return;
     const d = directive(t, ln, col, this.pending.directives, this.onWarn, this.onFail);
     if (d?.name !== undefined) this.pending.atName = d.name;
+    if (d?.import !== undefined) this.out.imports.push({ path: d.import, line: ln, col });
     if (d?.lua) this.pending.lua = true;
   }
 

@@ -114,7 +114,7 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
   else if (o.lenient && urlText.includes('{{')) url = looseUrl(urlText);
   else {
     try {
-      url = parseUrl(urlText, 'http', false, true);
+      url = parseUrl(urlText, 'http', false, node.directives.noAutoEncoding ? 'raw' : true);
       if (cache !== NO_CACHE) {
         cache.urlText = urlText;
         cache.url = url;

@@ -15,6 +15,8 @@ export interface FileCtx {
   path: string;
   /** Folder that relative paths are resolved against. */
   dir: string;
+  /** The files it imports (`import ./lib.http`, httpyac's `# @import`): their file variables are seen here too. */
+  imported?: FileCtx[];
 }
 
 /** A finished exchange, kept under the request's name for references and scripts. */
@@ -33,6 +35,8 @@ export class Runtime {
   readonly responses = new Map<string, Stored>();
   /** Every request name of the run (@name, titles), to tell references from unknown variables. */
   readonly requestNames = new Set<string>();
+  /** Named requests that failed without a response (for the message of a reference to them). */
+  readonly failed = new Set<string>();
   /**
    * Names some placeholder may read a response of (`name.response...`, httpyac's `name.field`).
    * Only those responses are kept: a run of 10,000 named requests does not hold 10,000 bodies.
@@ -62,7 +66,8 @@ export class Runtime {
     for (const p of t) {
       if (typeof p === 'string') continue;
       if (p.kind === 'ref') this.referenced.add(p.name);
-      else if (p.kind === 'var' && p.name.includes('.')) this.referenced.add(p.name.slice(0, p.name.indexOf('.')));
+      // `{{login.token}}` and `{{login}}` (httpyac: a named response's field, its whole body).
+      else if (p.kind === 'var') this.referenced.add(p.name.includes('.') ? p.name.slice(0, p.name.indexOf('.')) : p.name);
     }
   }
 
@@ -198,11 +203,22 @@ export class Resolution {
   }
 
   private fileVar(name: string): string | undefined {
-    const defs = this.file.parsed.vars.get(name);
+    let defs = this.file.parsed.vars.get(name);
+    let line = this.line;
+    if (!defs && this.file.imported) {
+      // An imported file's variable (its last definition), as httpyac's `# @import` gives them.
+      for (const f of this.file.imported) {
+        defs = f.parsed.vars.get(name);
+        if (defs) {
+          line = Number.MAX_SAFE_INTEGER;
+          break;
+        }
+      }
+    }
     if (!defs) return undefined;
     const cached = this.fileCache?.get(name);
     if (cached !== undefined) return cached;
-    const def = pickDef(defs, this.line);
+    const def = pickDef(defs, line);
     const v = this.nested(def.value);
     (this.fileCache ??= new Map()).set(name, v);
     return v;
@@ -263,10 +279,10 @@ export class Resolution {
 
   private unknownWhy(name: string): string {
     const dot = name.indexOf('.');
-    const request = name.slice(0, dot);
-    if (dot !== -1 && this.rt.requestNames.has(request)) {
+    const request = dot === -1 ? name : name.slice(0, dot);
+    if (this.rt.requestNames.has(request)) {
       const stored = this.rt.responses.get(request);
-      if (!stored) return `{{${name}}}: request ${request} has no response yet`;
+      if (!stored) return `{{${name}}}: ${this.rt.failed.has(request) ? `request ${request} failed, so there is no response` : `request ${request} has no response yet`}`;
       if (storedJson(stored) === undefined) return `{{${name}}}: the response body of ${request} is not JSON`;
       return `{{${name}}}: the response body of ${request} has no ${name.slice(dot + 1)}`;
     }
@@ -277,7 +293,11 @@ export class Resolution {
   private special(name: string): string | undefined {
     if (name.startsWith('process.env.')) return this.rt.opts.env[name.slice(12)];
     const dot = name.indexOf('.');
-    if (dot === -1) return undefined;
+    if (dot === -1) {
+      // httpyac: a named request's name alone is its response body.
+      const whole = this.rt.responses.get(name);
+      return whole ? whole.response.body.toString('utf8') : undefined;
+    }
     const stored = this.rt.responses.get(name.slice(0, dot));
     if (!stored) return undefined;
     const doc = storedJson(stored);
@@ -294,7 +314,11 @@ export class Resolution {
     if (plain !== undefined) return { v: plain, why: '' };
     const stored = this.rt.responses.get(e.name);
     if (!stored) {
-      const why = this.rt.requestNames.has(e.name) ? `${e.raw}: request ${e.name} has no response yet (it must run before this one)` : `${e.raw}: no request is named ${e.name}`;
+      const why = !this.rt.requestNames.has(e.name)
+        ? `${e.raw}: no request is named ${e.name}`
+        : this.rt.failed.has(e.name)
+          ? `${e.raw}: request ${e.name} failed, so there is no response`
+          : `${e.raw}: request ${e.name} has no response yet (it must run before this one)`;
       return { v: undefined, why };
     }
     const side = which === 'response' ? stored.response : stored.request;
