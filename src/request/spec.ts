@@ -61,6 +61,8 @@ export interface RequestSettings {
    * command gets one when it uses -b/-c). Undefined: no cookie engine, headers go as given.
    */
   cookieJar?: import('../transport/cookies.js').CookieJar;
+  /** The environment proxies are taken from (http_proxy, NO_PROXY...) when not the process's: a curl command's own, with the file's `export`s and `VAR=x curl` prefixes. */
+  proxyEnv?: NodeJS.ProcessEnv;
   /** The request neither sends nor stores cookies, not even a --session's (`# @no-cookie-jar`). */
   noCookies?: boolean;
   /** Digest authentication: answered by the transport when the server asks (401 + WWW-Authenticate: Digest). */

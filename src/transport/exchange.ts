@@ -107,7 +107,7 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
       if (printed) await printed;
     }
     const st = spec.settings;
-    const direct = (opts.fastLane || opts.keepAliveLane) && spec.url.scheme === 'http' && !st.unixSocket && !st.family && !st.http2 && !pickProxy(spec.url, st.proxies, opts.env);
+    const direct = (opts.fastLane || opts.keepAliveLane) && spec.url.scheme === 'http' && !st.unixSocket && !st.family && !st.http2 && !pickProxy(spec.url, st.proxies, st.proxyEnv ?? opts.env);
     const hop = direct
       ? opts.fastLane
         ? await sendRaw(spec.url, prepared, spec.settings)

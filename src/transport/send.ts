@@ -208,7 +208,7 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
   if (url.scheme === 'https' && settings.tls.cert) tlsMod ??= await import('node:tls');
   const timings: Timings = { start: now() };
   const where = url.hostHeader.includes(':') ? url.hostHeader : `${url.hostHeader}:${url.port}`;
-  const proxyText = pickProxy(url, settings.proxies, opts.env);
+  const proxyText = pickProxy(url, settings.proxies, settings.proxyEnv ?? opts.env);
   let proxy: ProxyTarget | undefined;
   if (proxyText) {
     try {
@@ -249,6 +249,12 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
   } else if (proxy && url.scheme === 'http') {
     // Plain HTTP through a proxy: the absolute URL goes on the request line.
     if (proxy.authorization) headers.push('Proxy-Authorization', proxy.authorization);
+    if (settings.curlFraming && !headers.some((h, i) => i % 2 === 0 && /^proxy-connection$/i.test(h))) {
+      // curl's own line to the proxy, after its default headers, before the user's.
+      let at = 0;
+      for (let i = 0; i < headers.length; i += 2) if (/^(host|user-agent|accept)$/i.test(headers[i]!)) at = i + 2;
+      headers.splice(at, 0, 'Proxy-Connection', 'Keep-Alive');
+    }
     options = { ...base, host: proxy.url.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.url.port || 80), path: `http://${url.hostHeader}${request.target}`, agent: await agentFor('http', `proxy:${proxy.url.host}`) };
   } else if (proxy) {
     // HTTPS through a proxy: a kept-alive pool of tunnels (CONNECT, then TLS) per proxy, origin and

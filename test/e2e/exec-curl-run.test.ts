@@ -2,15 +2,18 @@
 // && and ||, --offline, errors with positions (nothing sent), warnings, --env variables.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { runSling, type RunOptions } from '../helpers/cli.js';
 import { startCurlCapture } from '../helpers/curl-capture.js';
 
 function workdir(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'sling-exec-curl-'));
-  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+  for (const [name, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), content);
+  }
   return dir;
 }
 
@@ -172,4 +175,52 @@ test('exec curl: -w %{onerror}, %{stderr}, %{num_headers}, %{header_json}, %{loc
   assert.doesNotMatch(r.stdout, /to stderr/);
   assert.match(r.stdout, /^\{"content-type":\["application\/json"\],\n"content-length":\["\d+"\],\n"set-cookie":\["sid=abc; Path=\/"\]\n\}$/m);
   assert.match(readFileSync(join(dir, 'both.txt'), 'latin1'), /^HTTP\/1\.1 200 X\r\nContent-Type: application\/json\r\nContent-Length: \d+\r\n\r\n\{"ok":true,"n":6\}\n$/);
+});
+
+test('exec curl: shell and curl details as bash and curl 7.88 have them (review)', async (t) => {
+  const srv = await server(t);
+  const u = srv.url;
+  const dir = workdir({
+    'k.cfg': `url = "${u}/cfg"\n--data-raw="eq"\n`,
+    'sub/.keep': '',
+    'r.sh': [
+      `curl -s -o /dev/null -w '[%header{content-type}][%{nope}]\\n' ${u}/w`,
+      `curl -s -K - <<E\nurl = "${u}/heredoc"\nE`,
+      `curl -s -K k.cfg`,
+      `cd sub`,
+      `curl -s -d "$PWD|$OLDPWD" ${u}/pwd`,
+      `cd ..`,
+      `curl -s -d \${V:-a ${u}/split2} ${u}/split`,
+      `export http_proxy=${u}`,
+      `curl -s http://example.test/viaproxy`,
+      `unset http_proxy`,
+      `set -e`,
+      `curl -sf ${u}/status/404 | cat`,
+      `curl -s ${u}/after-pipe`,
+    ].join('\n'),
+  });
+  const r = await exec(dir, ['r.sh']);
+  assert.deepEqual(srv.requests.map((q) => q.target), ['/w', '/heredoc', '/cfg', '/pwd', '/split2', '/split', 'http://example.test/viaproxy', '/status/404', '/after-pipe'], r.stderr);
+  assert.match(r.stdout, /^\[application\/json\]\[\]$/m);
+  assert.match(r.stderr, /unknown --write-out variable: 'nope'/);
+  assert.match(r.stderr, /--data-raw="eq": not a curl option \(in a config file, curl warns and goes on\): ignored/);
+  assert.equal(srv.requests[2]!.body.length, 0, 'the unknown config line adds no body');
+  assert.equal(srv.requests[3]!.body.toString(), `${join(dir, 'sub')}|${dir}`);
+  assert.equal(srv.requests[4]!.body.toString(), 'a', 'unquoted ${V:-a URL} is two words: -d a, and a URL');
+  assert.equal(srv.requests[5]!.body.toString(), 'a');
+  const proxied = srv.requests[6]!;
+  assert.deepEqual(proxied.headers.find(([n]) => n.toLowerCase() === 'proxy-connection'), ['Proxy-Connection', 'Keep-Alive']);
+});
+
+test('exec curl: -O with a URL that names no file sends nothing; an empty {} glob is a parse error', async (t) => {
+  const srv = await server(t);
+  const dir = workdir({ 'o.sh': `curl -s -O ${srv.url}/dir/\ncurl -s ${srv.url}/next\n`, 'g.sh': `curl -s "${srv.url}/c/{}"\n` });
+  const r = await exec(dir, ['o.sh']);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /o\.sh:1:\d+: -O: the URL has no file name to save to/);
+  assert.deepEqual(srv.requests.map((q) => q.target), ['/next']);
+  const g = await exec(dir, ['g.sh']);
+  assert.equal(g.code, 1);
+  assert.match(g.stderr, /empty braces/);
+  assert.deepEqual(srv.requests.map((q) => q.target), ['/next']);
 });

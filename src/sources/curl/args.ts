@@ -43,7 +43,7 @@ export function parseCurlArgs(args: string[], ctx: ParseContext, preamble?: stri
   return { operations: ops };
 }
 
-function parseInto(args: string[], ops: Operation[], state: { stillOptions: boolean }, ctx: ParseContext, index: (i: number) => number, depth: number) {
+function parseInto(args: string[], ops: Operation[], state: { stillOptions: boolean; config?: boolean }, ctx: ParseContext, index: (i: number) => number, depth: number) {
   for (let i = 0; i < args.length; i++) {
     const word = args[i]!;
     const at = index(i);
@@ -53,6 +53,11 @@ function parseInto(args: string[], ops: Operation[], state: { stillOptions: bool
     }
     if (state.stillOptions && word.startsWith('--') && word.length > 2) {
       const m = matchLong(word.slice(2));
+      if ('error' in m && state.config) {
+        // A config file's unknown option: curl warns and goes on.
+        ops[ops.length - 1]!.warnings.push({ option: word, why: 'not a curl option (in a config file, curl warns and goes on): ignored', argIndex: at });
+        continue;
+      }
       if ('error' in m) throw new CurlArgError(m.error, at);
       let value: string | undefined;
       if (m.option.arg === 'value') {
@@ -286,5 +291,5 @@ function special(long: string, v: string, on: boolean, ops: Operation[], op: Ope
 
 function applyConfig(text: string, ops: Operation[], ctx: ParseContext, at: number, depth: number) {
   // URLs in a config file only come from `url = ...`; everything there is an option.
-  parseInto(parseConfigText(text), ops, { stillOptions: true }, ctx, () => at, depth);
+  parseInto(parseConfigText(text), ops, { stillOptions: true, config: true }, ctx, () => at, depth);
 }

@@ -105,6 +105,12 @@ export class CommandBuilder {
   build(): RequestSpec[] {
     const specs: RequestSpec[] = [];
     const files = this.files();
+    // -O with a URL that names no file: curl stops before it sends anything.
+    for (const t of this.transfers) {
+      if (!t.remoteName || t.output !== undefined || t.op.remoteHeaderName) continue;
+      const path = t.urlText.replace(/[?#].*$/, '').replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '');
+      if (path.slice(path.lastIndexOf('/') + 1) === '') throw new CurlBuildError('-O: the URL has no file name to save to (curl: "Remote file name has no length"); nothing is sent');
+    }
     // The cookie engine is per curl process: -b FILE or -c turns it on for every transfer.
     const engine = this.transfers.some((t) => t.op.cookieFiles.length || t.op.cookieJar !== undefined);
     if (engine) {
@@ -291,6 +297,7 @@ export class CommandBuilder {
         ...certSettings(op),
       },
       proxies: proxy ? { [url.scheme]: proxy.url } : {},
+      proxyEnv: this.rt.env,
       compress: 0,
       chunked: hop.chunked && !has('transfer-encoding') && !has('content-length'),
       digest,

@@ -9,7 +9,8 @@ export function parseConfigText(text: string): string[] {
   for (let line of text.split(/\r?\n/)) {
     line = line.replace(/^[ \t]+/, '');
     if (!line || line.startsWith('#')) continue;
-    const m = /^([^\s=:]+)/.exec(line);
+    // With dashes (`--data-raw=x`) only a blank ends the name, as in curl: `=` and `:` separate after a bare name.
+    const m = (line.startsWith('-') ? /^(\S+)/ : /^([^\s=:]+)/).exec(line);
     if (!m) continue;
     let name = m[1]!;
     let rest = line.slice(name.length);

@@ -89,7 +89,13 @@ function partSegments(part: Part, env: ShellEnv): Segment[] {
 
 /** The word of ${NAME:-word}: its own quotes hold, and inside "${...}" nothing is split. */
 function argSegments(arg: Word, env: ShellEnv, quoted: boolean): Segment[] {
-  return segmentsOf(arg, env).map((s) => ({ text: s.text, split: s.split && !quoted }));
+  // Unquoted `${V:-a b}`: the word's own unquoted text is split into fields too, as bash does.
+  const out: Segment[] = [];
+  for (const part of arg.parts) {
+    if (part.kind === 'lit') out.push({ text: part.text, split: !quoted && !part.quoted });
+    else for (const s of partSegments(part, env)) out.push({ text: s.text, split: s.split && !quoted });
+  }
+  return out;
 }
 
 /** Expands a word into fields (zero or more arguments). */

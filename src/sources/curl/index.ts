@@ -79,7 +79,11 @@ export const parseCurlFile: SourceParser = async (text: string, opts: SourceOpti
     let ops: Operation[];
     let transfers: Transfer[];
     try {
-      ops = parseCurlArgs(call.argv, { readConfig: (p) => (p === '-' ? processStdin() : readFileSync(resolve(call.cwd, p)).toString('latin1')) }, curlrc).operations;
+      // `-K -`: the config comes from the command's standard input (a here-document, a pipe, `< file`).
+      const configStdin = () => (call.stdin?.kind === 'data' ? call.stdin.data : call.stdin?.kind === 'file' ? readFileSync(resolve(call.cwd, call.stdin.path)).toString('latin1') : processStdin());
+      // A CURL_HOME or HOME the file sets for curl (`export`, `HOME=/d curl ...`) moves its .curlrc.
+      const rc = call.env.CURL_HOME !== undefined || call.env.HOME !== undefined || call.env.XDG_CONFIG_HOME !== undefined ? readCurlrc({ ...opts.env, ...call.env }) : curlrc;
+      ops = parseCurlArgs(call.argv, { readConfig: (p) => (p === '-' ? configStdin() : readFileSync(resolve(call.cwd, p)).toString('latin1')) }, rc).operations;
       transfers = planTransfers(ops);
     } catch (e) {
       if (e instanceof CurlArgError) fail(argAt(e.argIndex), e.message);
@@ -154,7 +158,8 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
       state.status = ctx.offline ? 0 : 1;
       // Under `set -e`, a command that never gets to its end (a network error, a body file that
       // cannot be read) stops the script as its failure would in bash; after() clears it on success.
-      if (call.errexit && !ctx.offline) state.stopped = true;
+      // (Not in a pipe whose last command decides its status: `curl -f URL | cat` does not stop bash.)
+      if (call.errexit && call.countsStatus && !ctx.offline) state.stopped = true;
       // `> file` is opened by the shell before curl starts: emptied (or made) even when the command
       // then fails, and a file that cannot be opened means the command never runs.
       const out = call.stdout;
@@ -252,7 +257,7 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
       }
       if (result.exitCode) failed = true;
       state.status = call.countsStatus && failed ? 1 : 0;
-      state.stopped = failed && call.errexit;
+      state.stopped = failed && call.errexit && call.countsStatus;
     }
     return result;
   }

@@ -141,7 +141,7 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
     }
   }
 
-  if (op.writeOut !== undefined) putWriteOut(result, ctx, writeOut(writeOutFormat(op.writeOut, ctx), t, url, c, outFile, result.exitCode ?? 0));
+  if (op.writeOut !== undefined) putWriteOut(result, ctx, writeOut(writeOutFormat(op.writeOut, ctx), t, url, c, outFile, result.exitCode ?? 0, undefined, ctx.warn));
   return result;
 }
 
@@ -155,7 +155,7 @@ export function afterFailedTransfer(t: Transfer, url: CurlUrl, failed: FailedTra
   if (op.writeOut === undefined) return result;
   let outFile: string | undefined;
   if (t.output !== undefined && t.output !== '-') outFile = globName(t.output, t.globMatches);
-  putWriteOut(result, ctx, writeOut(writeOutFormat(op.writeOut, ctx), t, url, undefined, outFile, failed.exitCode, failed));
+  putWriteOut(result, ctx, writeOut(writeOutFormat(op.writeOut, ctx), t, url, undefined, outFile, failed.exitCode, failed, ctx.warn));
   return result;
 }
 
@@ -263,7 +263,7 @@ export interface WriteOutText {
 }
 
 /** -w: curl's write-out variables sling can fill in, with \n \t \r and %% escapes; `c` is undefined when the transfer failed. */
-export function writeOut(format: string, t: Transfer, url: CurlUrl, c: Completed | undefined, outFile: string | undefined, exitCode: number, failed?: FailedTransfer): WriteOutText {
+export function writeOut(format: string, t: Transfer, url: CurlUrl, c: Completed | undefined, outFile: string | undefined, exitCode: number, failed?: FailedTransfer, warn?: (message: string) => void): WriteOutText {
   const vars = c ? doneVars(t, url, c, outFile, exitCode) : failedVars(t, url, failed!, outFile);
   const text: WriteOutText = { out: '', err: '' };
   let toErr = false;
@@ -285,16 +285,19 @@ export function writeOut(format: string, t: Transfer, url: CurlUrl, c: Completed
       i++;
       continue;
     }
+    // `%header{name}` (curl 7.84): a response header's value.
+    if (ch === '%' && format.startsWith('header{', i + 1)) {
+      const close = format.indexOf('}', i);
+      if (close !== -1) {
+        if (c) put(headerValue(c, format.slice(i + 8, close).toLowerCase()) ?? '');
+        i = close;
+        continue;
+      }
+    }
     if (ch === '%' && format[i + 1] === '{') {
       const close = format.indexOf('}', i);
       if (close !== -1) {
         const name = format.slice(i + 2, close);
-        const hm = /^header\{(.*)$/.exec(name);
-        if (hm && format[close + 1] === '}') {
-          if (c) put(headerValue(c, hm[1]!.toLowerCase()) ?? '');
-          i = close + 1;
-          continue;
-        }
         i = close;
         if (name === 'stdout') toErr = false;
         else if (name === 'stderr') toErr = true;
@@ -303,6 +306,8 @@ export function writeOut(format: string, t: Transfer, url: CurlUrl, c: Completed
           if (vars.exitcode === '0') break;
         } else if (name === 'json') put(jsonVars(vars));
         else if (name in vars) put(vars[name]!);
+        // As curl 7.88 says it (and writes nothing for it).
+        else warn?.(`-w: unknown --write-out variable: '${name}'`);
         continue;
       }
     }

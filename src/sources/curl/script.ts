@@ -48,6 +48,8 @@ export function walkScript(items: ListItem[], ctx: WalkContext): CurlCall[] {
   let prevNext: ListItem['next'] = ';';
   let errexit = false;
   let prevDir = env.cwd;
+  /** What `export` gave the commands' environment (proxies, CURL_HOME), as bash passes it to curl. */
+  const exported: Record<string, string> = {};
 
   for (const item of items) {
     const when: Condition = prevNext === '&&' ? 'ok' : prevNext === '||' ? 'failed' : 'always';
@@ -63,8 +65,11 @@ export function walkScript(items: ListItem[], ctx: WalkContext): CurlCall[] {
       let fields: { text: string; offset: number }[] = [];
       for (const w of cmd.words) for (const text of expandWord(w, env)) fields.push({ text, offset: w.offset });
       if (!fields.length) {
-        // NAME=value alone sets a shell variable.
-        for (const [n, v] of assigns) env.assign(n, v);
+        // NAME=value alone sets a shell variable (and the exported value, once it is exported).
+        for (const [n, v] of assigns) {
+          env.assign(n, v);
+          if (n in exported) exported[n] = v;
+        }
         if (!last) pipedIn = '';
         continue;
       }
@@ -86,7 +91,7 @@ export function walkScript(items: ListItem[], ctx: WalkContext): CurlCall[] {
           argOffsets: fields.slice(1).map((f) => f.offset),
           offset: cmd.offset,
           cwd: env.cwd,
-          env: prefixEnv,
+          env: { ...exported, ...prefixEnv },
           before,
           when: pipelineHasCurl ? 'always' : when,
           countsStatus: last,
@@ -117,13 +122,24 @@ export function walkScript(items: ListItem[], ctx: WalkContext): CurlCall[] {
         const target = args[0] === undefined ? env.home : args[0] === '-' ? prevDir : resolve(env.cwd, args[0]);
         prevDir = env.cwd;
         env.cwd = target;
+        // As bash keeps them: $PWD and $OLDPWD follow `cd`.
+        env.assign('OLDPWD', prevDir);
+        env.assign('PWD', target);
       } else if (name === 'export' || name === 'declare' || name === 'typeset' || name === 'local' || name === 'readonly') {
         for (const a of args) {
           const eq = a.indexOf('=');
           if (eq > 0 && /^[A-Za-z_][A-Za-z0-9_]*$/.test(a.slice(0, eq))) env.assign(a.slice(0, eq), a.slice(eq + 1));
+          if (name !== 'export') continue;
+          const n = eq > 0 ? a.slice(0, eq) : a;
+          const v = eq > 0 ? a.slice(eq + 1) : env.lookup(a);
+          if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(n) && v !== undefined) exported[n] = v;
         }
       } else if (name === 'unset') {
-        for (const a of args) if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(a)) env.assign(a, undefined);
+        for (const a of args) {
+          if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(a)) continue;
+          env.assign(a, undefined);
+          delete exported[a];
+        }
       } else if (name === 'set') {
         for (let k = 0; k < args.length; k++) {
           const a = args[k]!;

@@ -167,6 +167,7 @@ export function expandGlob(text: string): { url: string; matches: string[] }[] {
       if (close === -1) bad("unmatched '{'");
       const body = text.slice(i + 1, close);
       if (body.includes('{')) bad('nested braces are not supported');
+      if (body === '') bad('empty braces (curl: "empty string within braces")');
       if (lit) pieces.push(lit);
       lit = '';
       pieces.push(body.split(','));
