@@ -224,3 +224,23 @@ test('exec curl: -O with a URL that names no file sends nothing; an empty {} glo
   assert.match(g.stderr, /empty braces/);
   assert.deepEqual(srv.requests.map((q) => q.target), ['/next']);
 });
+
+test('exec curl: -o /dev/stdout and -D /dev/stdout are the command\'s output (its > file), never sling\'s own stdout reopened', async (t) => {
+  const srv = await server(t);
+  const dir = workdir({ 's.sh': `curl -s -o /dev/stdout ${srv.url}/a > f.txt\ncurl -s -D /dev/stdout -o /dev/null ${srv.url}/b >> f.txt\n` });
+  const out = join(dir, 'sling-out.txt');
+  const { openSync, closeSync } = await import('node:fs');
+  const { spawn } = await import('node:child_process');
+  const { baseEnv, SLING_PATH } = await import('../helpers/cli.js');
+  const fd = openSync(out, 'w');
+  const code = await new Promise<number | null>((resolve) => {
+    const child = spawn(process.execPath, [SLING_PATH, 'exec', 's.sh'], { cwd: dir, env: { ...baseEnv(), HOME: home }, stdio: ['ignore', fd, 'pipe'] });
+    child.on('close', resolve);
+  });
+  closeSync(fd);
+  assert.equal(code, 0);
+  assert.match(readFileSync(join(dir, 'f.txt'), 'latin1'), /^\{"ok":true,"n":1\}\nHTTP\/1\.1 200 X\r\n/);
+  const printed = readFileSync(out, 'latin1');
+  assert.match(printed, /^### GET http:\/\/127\.0\.0\.1:\d+\/a  \(line 1\)\n/);
+  assert.doesNotMatch(printed, /\0/);
+});

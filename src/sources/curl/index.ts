@@ -9,7 +9,7 @@ import { CurlArgError, parseCurlArgs, type Operation } from './args.js';
 import { CurlBuildError, CommandBuilder, planTransfers, storeResponseCookies, type Transfer } from './build.js';
 import { looksLikeCmd, parseCmdScript } from './cmd.js';
 import type { ShellEnv } from './expand.js';
-import { afterFailedTransfer, afterTransfer, curlExitCode, type OutputContext } from './output.js';
+import { afterFailedTransfer, afterTransfer, curlExitCode, isStdout, type OutputContext } from './output.js';
 import { walkScript, type Condition, type CurlCall } from './script.js';
 import { parseShell, position, ShellSyntaxError } from './shell.js';
 import { CurlUrlError } from './url.js';
@@ -236,7 +236,7 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
       const jarOp = ops.find((o) => o.cookieJar !== undefined);
       if (jarOp && builder?.jar) {
         const text = builder.jar.toNetscape();
-        if (jarOp.cookieJar === '-') {
+        if (isStdout(jarOp.cookieJar!)) {
           // `-c -`: the jar goes to the command's standard output, after the body.
           const out = call.stdout;
           if (out?.kind === 'file') {

@@ -77,7 +77,7 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
   // Where the body goes.
   let outFile: string | undefined;
   let nameFromHeader = false;
-  if (t.output !== undefined && t.output !== '-') outFile = globName(t.output, t.globMatches);
+  if (t.output !== undefined && !isStdout(t.output)) outFile = globName(t.output, t.globMatches);
   else if (t.remoteName && t.output === undefined) {
     const r = remoteName(url, c, op);
     nameFromHeader = r.fromHeader;
@@ -116,19 +116,20 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
     }
   }
   // -D -: the heads go to the command's standard output, before the body (as they arrive in curl).
-  if (op.dumpHeader === '-' && ctx.stdout?.kind === 'file') writeStdout(ctx, Buffer.from(allHeads(c), 'latin1'));
+  const dumpHeader = op.dumpHeader !== undefined && isStdout(op.dumpHeader) ? '-' : op.dumpHeader;
+  if (dumpHeader === '-' && ctx.stdout?.kind === 'file') writeStdout(ctx, Buffer.from(allHeads(c), 'latin1'));
   if (outFile === undefined && ctx.stdout?.kind === 'file' && writeBody) writeStdout(ctx, bodyBytes);
 
-  if (op.dumpHeader !== undefined) {
+  if (dumpHeader !== undefined) {
     const text = allHeads(c);
-    if (op.dumpHeader === '-') {
+    if (dumpHeader === '-') {
       if (!ctx.stdout) result.log = [...(result.log ?? []), ...text.replace(/\r\n$/, '').split('\r\n')];
-    } else if (op.dumpHeader !== '/dev/null') {
+    } else if (dumpHeader !== '/dev/null') {
       try {
-        if (op.createDirs) mkdirSync(dirname(resolve(ctx.cwd, op.dumpHeader)), { recursive: true });
-        writeFileSync(resolve(ctx.cwd, op.dumpHeader), text, 'latin1');
+        if (op.createDirs) mkdirSync(dirname(resolve(ctx.cwd, dumpHeader)), { recursive: true });
+        writeFileSync(resolve(ctx.cwd, dumpHeader), text, 'latin1');
       } catch (e) {
-        fail(`-D: cannot write '${op.dumpHeader}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+        fail(`-D: cannot write '${dumpHeader}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
       }
     }
   }
@@ -154,7 +155,7 @@ export function afterFailedTransfer(t: Transfer, url: CurlUrl, failed: FailedTra
   const op = t.op;
   if (op.writeOut === undefined) return result;
   let outFile: string | undefined;
-  if (t.output !== undefined && t.output !== '-') outFile = globName(t.output, t.globMatches);
+  if (t.output !== undefined && !isStdout(t.output)) outFile = globName(t.output, t.globMatches);
   putWriteOut(result, ctx, writeOut(writeOutFormat(op.writeOut, ctx), t, url, undefined, outFile, failed.exitCode, failed, ctx.warn));
   return result;
 }
@@ -179,6 +180,11 @@ function putWriteOut(result: AfterResult, ctx: OutputContext, text: WriteOutText
     result.log = [...(result.log ?? []), ...lines];
   }
   if (text.err) result.stderrText = Buffer.from(text.err, 'latin1').toString('utf8');
+}
+
+/** `-o -`, and the names of the standard output itself (`-o /dev/stdout`): the command's output (a `> file`, or under the response). */
+export function isStdout(name: string): boolean {
+  return name === '-' || name === '/dev/stdout' || name === '/dev/fd/1' || name === '/proc/self/fd/1';
 }
 
 function writeStdout(ctx: OutputContext, data: Buffer) {
