@@ -31,6 +31,22 @@ function runMerged(args: string[], dir: string): Promise<{ code: number | null; 
   });
 }
 
+/** Runs sling with stdout to a file and sends it Ctrl-C once `when` settles; returns the exit code, the file and stderr. */
+async function interruptedToFile(args: string[], dir: string, when: Promise<void>): Promise<{ code: number | null; text: string; err: string }> {
+  const out = join(dir, 'out.txt');
+  const fd = openSync(out, 'w');
+  const child = spawn(process.execPath, [SLING_PATH, ...args], { env: baseEnv(), stdio: ['ignore', fd, 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await when;
+  child.kill('SIGINT');
+  const code = await new Promise<number | null>((r) => child.on('close', r));
+  clearTimeout(timer);
+  closeSync(fd);
+  return { code, text: readFileSync(out, 'utf8'), err };
+}
+
 /** Runs sling with stdout and stderr on pipes; returns what came out. */
 function runPiped(args: string[]): Promise<{ code: number | null; out: Buffer; err: string }> {
   const child = spawn(process.execPath, [SLING_PATH, ...args], { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
@@ -190,19 +206,8 @@ test('exec to a file, Ctrl-C while a request waits: the responses before it are 
     res.end(`answer ${req.url}\n`);
   });
   const { dir, path } = httpFile(`GET ${srv.url}/first\n\n###\nGET ${srv.url}/second\n`);
-  const out = join(dir, 'out.txt');
-  const fd = openSync(out, 'w');
-  const child = spawn(process.execPath, [SLING_PATH, 'exec', '--print=b', path], { env: baseEnv(), stdio: ['ignore', fd, 'pipe'] });
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await secondArrived;
-  child.kill('SIGINT');
-  const code = await new Promise<number | null>((r) => child.on('close', r));
-  clearTimeout(timer);
-  closeSync(fd);
+  const { code, text, err } = await interruptedToFile(['exec', '--print=b', path], dir, secondArrived);
   assert.equal(code, 130, err);
-  const text = readFileSync(out, 'utf8');
   // The waiting request's title is there too, as on a terminal; nothing of an answer it never got.
   assert.match(text, /^### GET http:\/\/127\.0\.0\.1:\d+\/first  \(line 1\)\nanswer \/first\n\n### GET http:\/\/127\.0\.0\.1:\d+\/second  \(line 4\)\n$/);
   assert.match(err, /interrupted/);
@@ -219,19 +224,8 @@ test('exec to a file, Ctrl-C while a body streams in: the head and the lines tha
     // never ended
   });
   const { dir, path } = httpFile(`GET ${srv.url}/stream\n`);
-  const out = join(dir, 'out.txt');
-  const fd = openSync(out, 'w');
-  const child = spawn(process.execPath, [SLING_PATH, 'exec', path], { env: baseEnv(), stdio: ['ignore', fd, 'pipe'] });
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await streaming;
-  child.kill('SIGINT');
-  const code = await new Promise<number | null>((r) => child.on('close', r));
-  clearTimeout(timer);
-  closeSync(fd);
+  const { code, text, err } = await interruptedToFile(['exec', path], dir, streaming);
   assert.equal(code, 130, err);
-  const text = readFileSync(out, 'utf8');
   assert.match(text, /^### GET http:\/\/127\.0\.0\.1:\d+\/stream  \(line 1\)\nHTTP\/1\.1 200 OK\n/);
   assert.match(text, /\n\nline 1\nline 2\n$/);
   assert.match(err, /interrupted/);
