@@ -89,7 +89,9 @@ export function curlCommand(spec: RequestSpec, prepared: PreparedRequest): strin
 
   if (hasBody) {
     const text = body.toString('utf8');
-    if (body.includes(0)) {
+    // NUL bytes cannot be an argument, and a body over 64 kB could pass the system's limit on one
+    // argument (128 kB on Linux): printf is a bash builtin, which has no such limit.
+    if (body.includes(0) || body.length > 64 * 1024) {
       prefix = `printf -- ${printfFormat(body)} | `;
       opts.push('--data-binary @-');
     } else if (Buffer.from(text, 'utf8').equals(body)) opts.push(`--data-raw ${shellWord(text)}`);

@@ -1,5 +1,6 @@
 import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSpec } from '../request/spec.js';
+import { parseUrl, requestTarget } from '../request/url.js';
 
 /**
  * A request as a JetBrains HTTP Client request (`sling exec --to http`): request line, the wire
@@ -19,6 +20,23 @@ export function httpRequest(spec: RequestSpec, prepared: PreparedRequest, title:
   const problems: string[] = [];
   const lines: string[] = [`### ${title}`];
   if (!spec.settings.follow) lines.push('# @no-redirect');
+  // A curl command without a cookie engine (no -b FILE, no -c) neither sends nor keeps cookies a
+  // response set; a .http file shares one jar between its requests.
+  if (!spec.settings.cookieJar) lines.push('# @no-cookie-jar');
+  // A target a .http runner would encode differently (`{`, `"`, a `%` that starts no escape, as
+  // curl -g sends them): JetBrains' `# @no-auto-encoding` keeps it as written.
+  const url = `${spec.url.scheme}://${spec.url.hostHeader}${prepared.target}`;
+  const readBack = (mode: boolean | 'raw') => {
+    try {
+      return requestTarget(parseUrl(url, 'http', false, mode));
+    } catch {
+      return undefined;
+    }
+  };
+  if (readBack(true) !== prepared.target) {
+    if (readBack('raw') === prepared.target) lines.push('# @no-auto-encoding');
+    else problems.push(`the target '${prepared.target}' cannot be written so that a .http runner sends it byte for byte`);
+  }
   if (spec.settings.timeoutMs !== undefined) lines.push(`# @timeout ${spec.settings.timeoutMs} ms`);
   if (spec.settings.tls.verify !== true) problems.push('TLS settings (-k, --cacert) have no place in a .http file');
   if (Object.keys(spec.settings.proxies).length) problems.push('the proxy has no place in a .http file');
@@ -52,6 +70,10 @@ export function httpRequest(spec: RequestSpec, prepared: PreparedRequest, title:
         problems.push('a multipart part that ends with a line break loses it (a .http runner drops blank lines at the end of a part)');
       }
       if (/^(#|\/\/)/.test(text)) problems.push('body lines starting with # or // at the start of the body may be read as comments');
+      else if (/^\s*[[{]/.test(text) && /\n\s*(#|\/\/)/.test(text)) problems.push('lines starting with # or // in a JSON body are read as comments by a .http runner');
+      if (/^multipart\//i.test(prepared.headers.find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '') && /(^|[^\r])\n/.test(text)) {
+        problems.push('line breaks inside multipart parts become CRLF (a .http runner writes every line of a multipart body with CRLF)');
+      }
     }
   }
   return { text: lines.join('\n') + '\n', problems };

@@ -118,3 +118,36 @@ test('sling exec --to http warns about what a .http file cannot hold: a final li
   assert.match(r.stderr, /\/f \(line 4\): a multipart part that ends with a line break loses it/);
   assert.doesNotMatch(r.stderr, /\/fine \(line 5\): (?!a \.http runner adds Accept-Encoding)/);
 });
+
+test('--to http keeps a curl -g target byte for byte (# @no-auto-encoding) and a command\'s cookies its own (# @no-cookie-jar); --curl pipes a large body through printf', async (t) => {
+  const srv = await startCurlCapture();
+  t.after(() => srv.close());
+  const dir = mkdtempSync(join(tmpdir(), 'sling-conv-'));
+  writeFileSync(join(dir, 'c.sh'), `curl -g '${srv.url}/set-cookie/{x}/"q"?t=%zz'\ncurl ${srv.url}/after\n`);
+  const direct = await runSling(['exec', 'c.sh'], { cwd: dir, env: { HOME: home } });
+  assert.equal(direct.code, 0, direct.stderr);
+  const sent = srv.requests.splice(0);
+  const conv = await runSling(['exec', '--to', 'http', 'c.sh'], { cwd: dir, env: { HOME: home } });
+  assert.equal(conv.code, 0, conv.stderr);
+  assert.match(conv.stdout, /# @no-auto-encoding\nGET [^\n]*\/set-cookie\/\{x\}\/"q"\?t=%zz\n/);
+  assert.equal((conv.stdout.match(/# @no-cookie-jar/g) ?? []).length, 2);
+  writeFileSync(join(dir, 'c.http'), conv.stdout);
+  const back = await runSling(['exec', 'c.http'], { cwd: dir, env: { HOME: home } });
+  assert.equal(back.code, 0, back.stderr);
+  const again = srv.requests.splice(0);
+  assert.deepEqual(again.map((q) => q.target), sent.map((q) => q.target));
+  assert.equal(again[1]!.headers.some(([n]) => n.toLowerCase() === 'cookie'), false, 'the cookie of the first command stays there');
+
+  writeFileSync(join(dir, 'big.txt'), 'a'.repeat(140_000));
+  const printed = await runSling(['--curl', 'POST', `${srv.url}/big`, '@big.txt'], { cwd: dir });
+  assert.equal(printed.code, 0, printed.stderr);
+  assert.match(printed.stdout, /^printf -- '/, 'not one --data-raw argument over the 128 kB limit');
+  writeFileSync(join(dir, 'big.sh'), printed.stdout);
+  const viaSling = await runSling(['exec', 'big.sh'], { cwd: dir, env: { HOME: home } });
+  assert.equal(viaSling.code, 0, viaSling.stderr);
+  assert.equal(srv.requests.splice(0)[0]!.body.length, 140_000);
+  if (!noCurl) {
+    assert.equal(await bash(dir, 'big.sh'), 0);
+    assert.equal(srv.requests.splice(0)[0]!.body.length, 140_000);
+  }
+});

@@ -349,8 +349,8 @@ test('exec http: multipart with a file part, form bodies over lines, GraphQL, >>
     Buffer.from('\r\n--WebAppBoundary--\r\n'),
   ]);
   assert.deepEqual(srv.requests[0]!.body, expected);
-  // REST Client's default encoding: what a URL cannot carry is percent-encoded, escapes stay.
-  assert.equal(srv.requests[1]!.body.toString(), 'a=1&b=two&name=hello%20world&city=Z%C3%BCrich&pct=50%25&raw=100%25');
+  // As written (JetBrains): lines joined, spaces around = and & dropped, nothing encoded.
+  assert.equal(srv.requests[1]!.body.toString(), 'a=1&b=two&name=hello world&city=Zürich&pct=50%25&raw=100%');
   assert.deepEqual(JSON.parse(srv.requests[2]!.body.toString()), { query: 'query Q { me { id } }', operationName: 'Q', variables: { x: 1 } });
   assert.equal(header(srv.requests[2]!, 'content-type'), 'application/json');
   assert.equal(readFileSync(join(dir, 'out', 'saved.json'), 'utf8'), '{"path":"/graphql"}');
@@ -606,7 +606,7 @@ test('exec http: bytes on the wire as REST Client / JetBrains send them (review 
   assert.equal(h(0, 'content-length'), '6');
   assert.equal(q[0]!.body.toString(), 'abcdef');
   assert.equal(q[2]!.body.toString(), '{"a":1}\n{"b":2}\n');
-  assert.equal(q[3]!.body.toString(), 'a=1%0Ab=2&c=3');
+  assert.equal(q[3]!.body.toString(), 'a=1\nb=2&c=3');
   assert.equal(q[4]!.body.toString('utf8'), 'café V');
   assert.equal(q[5]!.body.toString(), '{\n"z": 3}');
   assert.match(r.stdout, /^### second: GET /m, show(r));

@@ -352,15 +352,6 @@ test('run ./other.http and import', async () => {
   await assert.rejects(load('run #Nope\nGET http://h/'), /t\.http:1:1: run #Nope: no request is named Nope/);
 });
 
-test('encodeForm: what a URL cannot carry is percent-encoded as UTF-8; escapes, = & + stay (REST Client, encodeurl)', async () => {
-  const { encodeForm } = await import('../../src/sources/http/bodies.js');
-  assert.equal(encodeForm('a=1&b=x+y'), 'a=1&b=x+y');
-  assert.equal(encodeForm('q=a b"c<d>'), 'q=a%20b%22c%3Cd%3E');
-  assert.equal(encodeForm('e=é&s=😀'), 'e=%C3%A9&s=%F0%9F%98%80');
-  assert.equal(encodeForm('p=%41%zz%'), 'p=%41%25zz%25');
-  assert.equal(encodeForm('t={x}|~!'), 't=%7Bx%7D|~!');
-});
-
 test('GraphQL: X-REQUEST-TYPE (REST Client) sends "variables": {} when there are none; GRAPHQL (JetBrains) leaves them out', async () => {
   const { graphqlBody } = await import('../../src/sources/http/bodies.js');
   assert.deepEqual(JSON.parse(graphqlBody('mutation M { a }', undefined, undefined, true).toString()), { query: 'mutation M { a }', operationName: 'M', variables: {} });

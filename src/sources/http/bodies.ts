@@ -27,35 +27,6 @@ function readInclude(line: BodyLine & { kind: 'file' }, o: BuildOptions): Buffer
   return o.res.resolve(compile(text, line.line, line.col));
 }
 
-/**
- * A url-encoded body as REST Client sends it by default (`formParamEncodingStrategy: automatic`):
- * what a URL cannot carry (spaces, non-ASCII, quotes, a `%` that starts no escape) is
- * percent-encoded as UTF-8; `=`, `&`, `+` and escapes already written stay as they are.
- */
-export function encodeForm(s: string): string {
-  let out = '';
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 0x25) {
-      out += /^[0-9A-Fa-f]{2}$/.test(s.slice(i + 1, i + 3)) ? '%' : '%25';
-      continue;
-    }
-    if (c < 0x80 && FORM_KEEP.test(s[i]!)) {
-      out += s[i];
-      continue;
-    }
-    // A whole code point (a surrogate pair is one character), as UTF-8 bytes.
-    const cp = s.codePointAt(i)!;
-    const ch = String.fromCodePoint(cp);
-    if (cp > 0xffff) i++;
-    for (const b of Buffer.from(ch, 'utf8')) out += '%' + b.toString(16).toUpperCase().padStart(2, '0');
-  }
-  return out;
-}
-
-/** The characters encodeurl (REST Client) leaves alone. */
-const FORM_KEEP = /[!#-;=?-_a-z|~]/;
-
 export function bodyBytes(node: RequestNode, o: BuildOptions, contentType: string | undefined): Buffer {
   const lines = node.body;
   if (lines.length === 0) return Buffer.alloc(0);
@@ -66,14 +37,16 @@ export function bodyBytes(node: RequestNode, o: BuildOptions, contentType: strin
   }
   if (ct.startsWith('application/x-www-form-urlencoded') && lines.every((l) => l.kind === 'text')) {
     // Several lines make one form (REST Client: `&key=value` lines); spaces around = and & go. A
-    // line that does not start with `&` keeps its line break (REST Client sends it, as %0A).
+    // line that does not start with `&` keeps its line break. The text goes as written (JetBrains;
+    // REST Client would percent-encode it): a form the file wrote raw, or one `--to http` made
+    // from a curl command, keeps its bytes.
     let s = '';
     for (const l of lines) {
       const t = o.res.resolve((l as { t: Template }).t).trim();
       if (t === '') continue;
       s += s === '' || t.startsWith('&') || s.endsWith('&') ? t : '\n' + t;
     }
-    return Buffer.from(encodeForm(s.replace(/[ \t]*&[ \t]*/g, '&').replace(/[ \t]*=[ \t]*/g, '=')), 'latin1');
+    return Buffer.from(s.replace(/[ \t]*&[ \t]*/g, '&').replace(/[ \t]*=[ \t]*/g, '='), 'utf8');
   }
   // NDJSON ends every line, the last one too (REST Client, httpyac; Elasticsearch's _bulk needs it).
   if (ct.startsWith('application/x-ndjson')) {
