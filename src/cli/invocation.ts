@@ -91,7 +91,8 @@ function positiveSeconds(text: string, flag: string): number {
   if (!/^\s*(\d+(\.\d*)?|\.\d+)\s*$/.test(text) || !(Number(text) > 0)) {
     throw new UsageError(`${flag} needs a positive number of seconds, got '${text}'`);
   }
-  return Math.round(Number(text) * 1000);
+  // Node's timers hold at most 2^31-1 ms (24.8 days); a longer limit would fire at once.
+  return Math.min(Math.round(Number(text) * 1000), 2_147_483_647);
 }
 
 function nonNegativeInt(text: string, flag: string): number {

@@ -291,3 +291,24 @@ test('exec: --verify=no warns once that certificates are not checked', { skip: c
   assertExit(r, 0);
   assert.equal((r.stderr.match(/--verify=no: server certificates are not checked/g) ?? []).length, 1, show(r));
 });
+
+test('exec: robustness: a rejected promise in a script is a warning (the run goes on); $env.toString is no variable; a giant $random text is refused; a chain of 40 variables is no loop', async (t) => {
+  const srv = await httpServer(t, (_req, res) => res.end('ok'));
+  const chain = Array.from({ length: 40 }, (_, i) => `@v${i} = {{v${i + 1}}}`).join('\n') + '\n@v40 = end\n';
+  const dir = workdir({
+    'r.http': [`GET ${srv.url}/one`, '', '> {% Promise.reject(new Error("nobody catches me")) %}', '', '###', `GET ${srv.url}/two`].join('\n'),
+    'o.http': `GET ${srv.url}/{{$env.toString}}/{{$random.alphabetic(300000000)}}\n`,
+    'c.http': `${chain}GET ${srv.url}/{{v0}}\n`,
+  });
+  const r = await runSling(['exec', '--print=b', 'r.http'], { cwd: dir });
+  assertExit(r, 0);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/one', '/two']);
+  assert.match(r.stderr, /sling: warning: a script left a rejected promise that nothing handled: nobody catches me/);
+  const o = await runSling(['exec', '--offline', 'o.http'], { cwd: dir });
+  assertExit(o, 0);
+  assert.match(o.stderr, /\{\{\$env\.toString\}\}: the environment variable toString is not set/);
+  assert.match(o.stderr, /a random text of 300000000 characters is more than sling makes/);
+  const c = await runSling(['exec', '--print=b', 'c.http'], { cwd: dir });
+  assertExit(c, 0);
+  assert.equal(srv.requests.at(-1)!.url, '/end');
+});

@@ -464,7 +464,8 @@ export class CommandBuilder {
 
   private timeout(op: Operation): number | undefined {
     const values = [op.maxTime, op.connectTimeout].filter((v): v is string => v !== undefined).map(Number).filter((n) => n > 0);
-    return values.length ? Math.round(Math.min(...values) * 1000) : undefined;
+    // Node's timers hold at most 2^31-1 ms (24.8 days); a longer limit would fire at once.
+    return values.length ? Math.min(Math.round(Math.min(...values) * 1000), 2_147_483_647) : undefined;
   }
 }
 

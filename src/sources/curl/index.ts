@@ -38,7 +38,8 @@ export const parseCurlFile: SourceParser = async (text: string, opts: SourceOpti
   const shellEnv: ShellEnv = {
     lookup: (name) => {
       if (fileVars.has(name)) return fileVars.get(name);
-      const v = envVars.get(name) ?? opts.env[name];
+      // Own properties only: `$constructor` is a variable like any other, not Object.prototype's.
+      const v = envVars.get(name) ?? (Object.hasOwn(opts.env, name) ? opts.env[name] : undefined);
       return v === undefined ? undefined : Buffer.from(v, 'utf8').toString('latin1');
     },
     assign: (name, value) => void fileVars.set(name, value),

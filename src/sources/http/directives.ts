@@ -26,7 +26,8 @@ export function directive(
     const s = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/.exec(value);
     if (!s) fail(ln, col, `# @${what} needs a time such as 30, 30 s, 500 ms or 2 m, got '${value}'`);
     const n = Number(s[1]);
-    return s[2] === 'ms' ? n : s[2] === 'm' ? n * 60000 : n * 1000;
+    // Node's timers hold at most 2^31-1 ms (24.8 days); a longer limit would fire at once.
+    return Math.min(s[2] === 'ms' ? n : s[2] === 'm' ? n * 60000 : n * 1000, 2_147_483_647);
   };
   switch (name) {
     case 'name':

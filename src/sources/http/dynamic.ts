@@ -82,6 +82,7 @@ const SIMPLE: Record<string, (args: string[]) => string | null> = {
 const ALPHA = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const DIGITS = '0123456789';
 const randomText = (n: number, chars: string) => {
+  if (n > MAX_RANDOM_LENGTH) throw new DynamicError(`a random text of ${n} characters is more than sling makes (at most ${MAX_RANDOM_LENGTH.toLocaleString('en')})`);
   let s = '';
   for (let i = 0; i < n; i++) s += chars[Math.floor(Math.random() * chars.length)];
   return s;
@@ -143,7 +144,7 @@ export function evalDynamic(name: string, args: string[], ctx: DynamicEnv): stri
     case 'processEnv': {
       // REST Client: a variable that is not set gives an empty value (and the request is sent).
       const key = indirect(args[0]!, ctx);
-      const v = ctx.env[key];
+      const v = own(ctx.env, key);
       if (v === undefined) {
         ctx.warn?.(`the environment variable ${key} is not set: {{$processEnv ${args[0]}}} is empty`);
         return '';
@@ -156,23 +157,31 @@ export function evalDynamic(name: string, args: string[], ctx: DynamicEnv): stri
       return `${ctx.projectRoot()}/.idea/httpRequests`;
     case 'dotenv': {
       const key = indirect(args[0]!, ctx);
-      const v = ctx.dotenv()[key];
+      const v = own(ctx.dotenv(), key);
       if (v === undefined) throw new DynamicError(`${key} is not in the .env file`);
       return v;
     }
   }
   if (name.startsWith('env.')) {
-    const v = ctx.env[name.slice(4)];
+    const v = own(ctx.env, name.slice(4));
     if (v === undefined) throw new DynamicError(`the environment variable ${name.slice(4)} is not set`);
     return v;
   }
   if (name.startsWith('dotenv.')) {
-    const v = ctx.dotenv()[name.slice(7)];
+    const v = own(ctx.dotenv(), name.slice(7));
     if (v === undefined) throw new DynamicError(`${name.slice(7)} is not in the .env file`);
     return v;
   }
   throw new DynamicError(`{{$${name}}} is not supported`);
 }
+
+/** A variable of the environment or .env by name: own properties only (`toString` is not one). */
+function own(vars: Record<string, string | undefined>, name: string): string | undefined {
+  return Object.hasOwn(vars, name) ? vars[name] : undefined;
+}
+
+/** Texts of random characters are made in memory: a length past this is a typo, not test data. */
+const MAX_RANDOM_LENGTH = 1_000_000;
 
 /** `%name`: the name of the environment variable is itself a variable (REST Client; no such variable: the name as written). */
 function indirect(arg: string, ctx: DynamicEnv): string {

@@ -215,7 +215,17 @@ export class ScriptHost {
   private hooks?: ScriptHooks;
 
   constructor(jsonPathImpl: (doc: unknown, path: string) => unknown[]) {
-    this.context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false } });
+    // The context's own promise jobs run right after each script, inside its time limit: an endless
+    // `await` loop is stopped like an endless `for` loop (with Node's shared queue it ran forever).
+    this.context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false }, microtaskMode: 'afterEvaluate' });
+    // A promise a script rejects and leaves alone (`Promise.reject(1)`) would end the process the
+    // way Node ends one on an unhandled rejection: it is a script error, said as a warning.
+    process.on('unhandledRejection', (reason) => {
+      // An Error made inside the sandbox is not the host's Error: read its message as a plain property.
+      const message = reason !== null && typeof reason === 'object' ? (reason as { message?: unknown }).message : undefined;
+      const text = typeof message === 'string' ? message : String(reason);
+      process.stderr.write(`sling: warning: a script left a rejected promise that nothing handled: ${text.replace(/[\x00-\x1f]/g, ' ')}\n`);
+    });
     const bridge = {
       setGlobal: (n: string, t: string) => this.hooks?.setGlobal(n, t),
       getGlobal: (n: string) => this.hooks?.getGlobal(n),

@@ -120,7 +120,8 @@ function headerOf(raw: [string, string][] | string[], name: string): string | un
   return values.length ? values.join(', ') : undefined;
 }
 
-const MAX_DEPTH = 32;
+/** Nesting a chain of variables may reach (a loop is found by name before that). */
+const MAX_DEPTH = 200;
 
 /**
  * Resolves the placeholders of one request, at the moment it is built. Precedence (the JetBrains
@@ -202,6 +203,9 @@ export class Resolution {
     return this.fileVar(name);
   }
 
+  /** File variables being worked out: one that needs itself is a loop. */
+  private resolving?: Set<string>;
+
   private fileVar(name: string): string | undefined {
     let defs = this.file.parsed.vars.get(name);
     let line = this.line;
@@ -219,7 +223,15 @@ export class Resolution {
     const cached = this.fileCache?.get(name);
     if (cached !== undefined) return cached;
     const def = pickDef(defs, line);
-    const v = this.nested(def.value);
+    const resolving = (this.resolving ??= new Set());
+    if (resolving.has(name)) throw new UsageError(`${this.file.path}:${this.line}: variables refer to each other in a loop (${[...resolving, name].map((n) => `@${n}`).join(' → ')})`);
+    resolving.add(name);
+    let v: string;
+    try {
+      v = this.nested(def.value);
+    } finally {
+      resolving.delete(name);
+    }
     (this.fileCache ??= new Map()).set(name, v);
     return v;
   }
