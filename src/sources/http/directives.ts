@@ -70,7 +70,8 @@ export function directive(
       }
       return undefined;
     case 'sleep':
-      if (/^\d+$/.test(value)) d.sleepMs = Number(value);
+      // (Node's timers hold at most 2^31-1 ms.)
+      if (/^\d+$/.test(value)) d.sleepMs = Math.min(Number(value), 2_147_483_647);
       else if (value.includes('{{')) d.sleepText = value;
       else warn(ln, col, `# @sleep needs milliseconds, got '${value}': not waited`);
       return undefined;

@@ -200,7 +200,7 @@ class HttpEntry implements ExecEntry {
     if (d.sleepText !== undefined) {
       // `# @sleep {{delay}}`: a number once the variables are in (httpyac); anything else is not waited.
       const text = new Resolution(rt, file, node.line, undefined, true).resolve(compile(d.sleepText, node.line, 1)).trim();
-      if (/^\d+$/.test(text)) sleepMs = Number(text);
+      if (/^\d+$/.test(text)) sleepMs = Math.min(Number(text), 2_147_483_647);
       else ctx.warn(`${file.path}:${node.line}: # @sleep ${d.sleepText} is '${text}', not milliseconds: not waited`);
     }
     if (sleepMs && !ctx.offline) await new Promise((r) => setTimeout(r, sleepMs));
