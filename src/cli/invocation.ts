@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from '../clock.js';
 import { existsSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { parseItem, tryParseItem, type Item } from '../request/items.js';
@@ -91,8 +92,7 @@ function positiveSeconds(text: string, flag: string): number {
   if (!/^\s*(\d+(\.\d*)?|\.\d+)\s*$/.test(text) || !(Number(text) > 0)) {
     throw new UsageError(`${flag} needs a positive number of seconds, got '${text}'`);
   }
-  // Node's timers hold at most 2^31-1 ms (24.8 days); a longer limit would fire at once.
-  return Math.min(Math.round(Number(text) * 1000), 2_147_483_647);
+  return Math.min(Math.round(Number(text) * 1000), MAX_TIMER_MS);
 }
 
 function nonNegativeInt(text: string, flag: string): number {

@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from '../../clock.js';
 import { statSync } from 'node:fs';
 import { USER_AGENT } from '../../request/build.js';
 import type { Header, RequestSettings, RequestSpec } from '../../request/spec.js';
@@ -464,8 +465,7 @@ export class CommandBuilder {
 
   private timeout(op: Operation): number | undefined {
     const values = [op.maxTime, op.connectTimeout].filter((v): v is string => v !== undefined).map(Number).filter((n) => n > 0);
-    // Node's timers hold at most 2^31-1 ms (24.8 days); a longer limit would fire at once.
-    return values.length ? Math.min(Math.round(Math.min(...values) * 1000), 2_147_483_647) : undefined;
+    return values.length ? Math.min(Math.round(Math.min(...values) * 1000), MAX_TIMER_MS) : undefined;
   }
 }
 

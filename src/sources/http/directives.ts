@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from '../../clock.js';
 import type { Directives } from './ast.js';
 
 /**
@@ -26,8 +27,7 @@ export function directive(
     const s = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/.exec(value);
     if (!s) fail(ln, col, `# @${what} needs a time such as 30, 30 s, 500 ms or 2 m, got '${value}'`);
     const n = Number(s[1]);
-    // Node's timers hold at most 2^31-1 ms (24.8 days); a longer limit would fire at once.
-    return Math.min(s[2] === 'ms' ? n : s[2] === 'm' ? n * 60000 : n * 1000, 2_147_483_647);
+    return Math.min(s[2] === 'ms' ? n : s[2] === 'm' ? n * 60000 : n * 1000, MAX_TIMER_MS);
   };
   switch (name) {
     case 'name':
@@ -70,8 +70,7 @@ export function directive(
       }
       return undefined;
     case 'sleep':
-      // (Node's timers hold at most 2^31-1 ms.)
-      if (/^\d+$/.test(value)) d.sleepMs = Math.min(Number(value), 2_147_483_647);
+      if (/^\d+$/.test(value)) d.sleepMs = Math.min(Number(value), MAX_TIMER_MS);
       else if (value.includes('{{')) d.sleepText = value;
       else warn(ln, col, `# @sleep needs milliseconds, got '${value}': not waited`);
       return undefined;

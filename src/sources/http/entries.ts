@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from '../../clock.js';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, extname, resolve as resolvePath } from 'node:path';
 import { UsageError } from '../../errors.js';
@@ -200,7 +201,7 @@ class HttpEntry implements ExecEntry {
     if (d.sleepText !== undefined) {
       // `# @sleep {{delay}}`: a number once the variables are in (httpyac); anything else is not waited.
       const text = new Resolution(rt, file, node.line, undefined, true).resolve(compile(d.sleepText, node.line, 1)).trim();
-      if (/^\d+$/.test(text)) sleepMs = Math.min(Number(text), 2_147_483_647);
+      if (/^\d+$/.test(text)) sleepMs = Math.min(Number(text), MAX_TIMER_MS);
       else ctx.warn(`${file.path}:${node.line}: # @sleep ${d.sleepText} is '${text}', not milliseconds: not waited`);
     }
     if (sleepMs && !ctx.offline) await new Promise((r) => setTimeout(r, sleepMs));

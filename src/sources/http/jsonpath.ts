@@ -35,24 +35,18 @@ function parseFilter(src: string, path: string): Filter {
     }
     return false;
   };
-  const or = (): Filter => {
-    let left = and();
-    while (eat('||')) {
+  /** `x OP y OP z`, left to right: `||` over `&&` over the rest. */
+  const chain = (op: '||' | '&&', next: () => Filter): Filter => {
+    let left = next();
+    while (eat(op)) {
       const l = left;
-      const r = and();
-      left = (a, root) => l(a, root) || r(a, root);
+      const r = next();
+      left = op === '||' ? (a, root) => l(a, root) || r(a, root) : (a, root) => l(a, root) && r(a, root);
     }
     return left;
   };
-  const and = (): Filter => {
-    let left = unary();
-    while (eat('&&')) {
-      const l = left;
-      const r = unary();
-      left = (a, root) => l(a, root) && r(a, root);
-    }
-    return left;
-  };
+  const or = (): Filter => chain('||', and);
+  const and = (): Filter => chain('&&', unary);
   const unary = (): Filter => {
     if (eat('!') && !src.startsWith('=', i)) {
       const inner = unary();
