@@ -50,7 +50,7 @@ const withLoader = (code) => {
   let n = 0;
   const body = code.replace(/require\("\.\/chunks\/([\w.-]+\.js)"\)/g, (_, name) => (n++, `sling_load(${JSON.stringify(name)})`));
   if (!n || /require\("\.\//.test(body)) throw new Error('build: an entry file requires something other than its chunks');
-  return `var sling_loader = (function (module) {\n${loader}return module.exports;\n})({ exports: {} });\nvar sling_load = sling_loader.chunkLoader(require("node:path").join(__dirname, "chunks"), ${JSON.stringify(pkg.version)}, process.env, require);\n${body}`;
+  return `var sling_loader = (function (module) {\n${loader}return module.exports;\n})({ exports: {} });\nvar sling_load = sling_loader.chunkLoader(require("node:path").join(__dirname, "chunks"), ${JSON.stringify(pkg.version)}, process.env, require, sling_loader.tuneV8(process.argv, require));\n${body}`;
 };
 const outputs = [
   ...['sling.js', 'slings.js'].map((f) => join(dist, f)),

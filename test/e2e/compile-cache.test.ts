@@ -19,9 +19,11 @@ async function setup(t: import('node:test').TestContext) {
   const file = join(dir, 'api.http');
   writeFileSync(file, `# @name one\nGET ${srv.url}/one\n\n###\nPOST ${srv.url}/two\nContent-Type: application/json\n\n{"a": 1}\n`);
   const cache = join(dir, 'cache');
-  const folder = join(cache, 'v8', `${VERSION}-node${process.version}-${process.arch}`);
+  const mainFolder = join(cache, 'v8', `${VERSION}-node${process.version}-${process.arch}`);
+  // exec runs with a V8 flag of their own (loader.ts tuneV8), hence a folder of their own.
+  const folder = `${mainFolder}-exec`;
   const run = (env: Record<string, string> = {}) => runSling(['exec', '--print=b', file], { env: { SLING_CACHE_DIR: cache, ...env } });
-  return { run, cache, folder, dir };
+  return { run, cache, folder, mainFolder, dir };
 }
 
 const EXPECTED = '### one: GET http://127.0.0.1:PORT/one  (line 2)\n{"path":"/one"}\n### POST http://127.0.0.1:PORT/two  (line 5)\n{"path":"/two"}';
@@ -81,7 +83,7 @@ test('compile cache: folders of other versions are removed when a new one is mad
 });
 
 test('compile cache: the main command uses it too (its own chunks, same output, entries not rewritten)', async (t) => {
-  const { cache, folder } = await setup(t);
+  const { cache, mainFolder: folder } = await setup(t);
   const run = (env: Record<string, string> = {}) => runSling(['--offline', 'POST', 'example.org/x', 'a=1'], { env: { SLING_CACHE_DIR: cache, ...env } });
   const expected = (await run({ SLING_NO_COMPILE_CACHE: '1' })).stdout;
   assert.match(expected, /^POST \/x HTTP\/1\.1\n[\s\S]*\n\n\{"a": "1"\}$/);
@@ -102,6 +104,31 @@ test('compile cache: the main command uses it too (its own chunks, same output, 
     files.map((f) => readFileSync(join(folder, f))),
     before,
   );
+});
+
+test('compile cache: exec and the main command keep their own folders and do not reject each other\'s entries', async (t) => {
+  const { run, cache, folder, mainFolder } = await setup(t);
+  const main = () => runSling(['--offline', 'POST', 'example.org/x', 'a=1'], { env: { SLING_CACHE_DIR: cache } });
+  assert.equal((await run()).code, 0);
+  assert.equal((await main()).code, 0);
+  const snapshot = (dir: string) => new Map(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f))]));
+  const execFiles = snapshot(folder);
+  const mainFiles = snapshot(mainFolder);
+  // Both sets hold the chunks both commands load (the entry's own): V8 would reject an entry written
+  // under the other command's flags, and the two would rewrite each other's files on every run.
+  assert.ok([...execFiles.keys()].some((f) => mainFiles.has(f)), `${[...execFiles.keys()]} / ${[...mainFiles.keys()]}`);
+  for (let i = 0; i < 2; i++) {
+    const r = await run();
+    assert.equal(r.code, 0, show(r));
+    assert.equal(normal(r.stdout), EXPECTED);
+    assert.equal((await main()).code, 0);
+  }
+  assert.deepEqual(snapshot(folder), execFiles);
+  assert.deepEqual(snapshot(mainFolder), mainFiles);
+  // A new version's folder removes older ones, never this version's other folder.
+  rmSync(folder, { recursive: true });
+  assert.equal((await run()).code, 0);
+  assert.deepEqual(snapshot(mainFolder), mainFiles);
 });
 
 test('compile cache: entries of chunks the build no longer has are removed when an entry is written', async (t) => {
