@@ -1,6 +1,7 @@
 // The POSIX-shell reader of curl files: words as bash hands them to curl.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { parseShell, position, ShellSyntaxError } from '../../src/sources/curl/shell.js';
 import { expandWord, type ShellEnv } from '../../src/sources/curl/expand.js';
 import { walkScript } from '../../src/sources/curl/script.js';
@@ -158,4 +159,28 @@ test('position counts characters, not bytes', () => {
     assert.ok(e instanceof ShellSyntaxError);
     assert.deepEqual(position(text, e.offset), { line: 1, column: 10 });
   }
+});
+
+test('position: line and column of any offset, as a scan from the top counts them (line starts indexed once per text)', () => {
+  const scan = (text: string, offset: number) => {
+    let line = 1;
+    let column = 1;
+    for (let i = 0; i < offset && i < text.length; i++) {
+      if (text[i] === '\n') {
+        line++;
+        column = 1;
+      } else if ((text.charCodeAt(i) & 0xc0) !== 0x80) column++;
+    }
+    return { line, column };
+  };
+  fc.assert(
+    fc.property(fc.string({ unit: fc.constantFrom('a', '\n', '\xc3', '\xa9', ' ') }), fc.array(fc.nat(40)), (text, offsets) => {
+      for (const o of offsets) assert.deepEqual(position(text, o), scan(text, o), JSON.stringify([text, o]));
+    }),
+  );
+  // Thousands of commands: thousands of lookups, each no longer a scan of the file.
+  const big = 'curl -s http://127.0.0.1/x\n'.repeat(20000);
+  const last = big.length - 5;
+  assert.deepEqual(position(big, last), scan(big, last));
+  assert.deepEqual(position(big, 27), { line: 2, column: 1 });
 });

@@ -72,20 +72,33 @@ const RESERVED = new Set(['if', 'then', 'else', 'elif', 'fi', 'for', 'while', 'u
 
 /** Line (1-based) and column (1-based, in characters) of a byte offset in a byte-string text. */
 export function position(text: string, offset: number): { line: number; column: number } {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < offset && i < text.length; i++) {
-    if (text[i] === '\n') {
-      line++;
-      lineStart = i + 1;
-    }
+  // The offsets where lines start, found once per text (a file of thousands of commands asks for
+  // thousands of positions: scanning from the top each time made reading it quadratic).
+  const starts = lineStarts(text);
+  // The last line start at or before the offset (a newline before the offset starts a line).
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= offset) lo = mid;
+    else hi = mid - 1;
   }
+  const lineStart = starts[lo]!;
   let column = 1;
   for (let i = lineStart; i < offset && i < text.length; i++) {
     // UTF-8 continuation bytes do not start a character.
     if ((text.charCodeAt(i) & 0xc0) !== 0x80) column++;
   }
-  return { line, column };
+  return { line: lo + 1, column };
+}
+
+let indexed: { text: string; starts: number[] } | undefined;
+function lineStarts(text: string): number[] {
+  if (indexed && indexed.text === text) return indexed.starts;
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  indexed = { text, starts };
+  return starts;
 }
 
 /** UTF-8 bytes of a code point, as a byte string. */
