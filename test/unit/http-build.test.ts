@@ -332,6 +332,11 @@ test('scripts: JetBrains request iterations over {{$.path}}', async () => {
   const logs = [];
   for (const s of built) logs.push(...((await entries[0]!.after!(done(s, 200, {}, ''), ctx)).log ?? []));
   assert.deepEqual(logs, ['it 0', 'it 1']);
+  // A long list: every element once, in order (the matches are worked out once per request, not per iteration).
+  const many = await load('< {% request.variables.set("c", Array.from({ length: 20000 }, (_, i) => ({ id: i * 2 }))) %}\nPOST http://h/{{$.c..id}}?n={{$.c..id}}');
+  const urls = ((await many.entries[0]!.build(many.ctx)) as RequestSpec[]).map((s) => formatUrl(s.url));
+  assert.equal(urls.length, 20000);
+  assert.deepEqual([urls[0], urls[1], urls[19999]], ['http://h/0?n=0', 'http://h/2?n=2', 'http://h/39998?n=39998']);
 });
 
 test('run #Name with overrides, and dependencies through file variables', async () => {

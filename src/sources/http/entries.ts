@@ -252,26 +252,34 @@ class HttpEntry implements ExecEntry {
     const { rt, file, node } = this.o;
     const opts = { res, file, lenient: ctx.offline, jar: rt.jar, warn: ctx.warn };
     // JetBrains request iterations: `{{$.list..id}}` over a list a pre-request script set.
-    let count = 1;
-    if (res.hasRequestVars()) {
-      for (const t of templatesOf(node)) for (const e of expressions(t)) if (e.kind === 'jsonpath') count = Math.max(count, safeCount(res, e.name));
-    }
-    if (count === 1) {
-      const built = buildSpec(node, opts);
-      if (rt.globalHeaders.size) addGlobalHeaders(built.spec, rt.globalHeaders);
-      this.pending = [{ built, res, iteration: 0, logs }];
-      return built.spec;
-    }
+    if (!res.hasRequestVars()) return this.buildOnce(res, opts, logs);
+    res.pathMemo = new Map();
     const all: Pending[] = [];
-    for (let i = 0; i < count; i++) {
-      const r = i === 0 ? res : res.sibling();
-      r.iteration = i;
-      const built = buildSpec(node, { ...opts, res: r });
-      if (rt.globalHeaders.size) addGlobalHeaders(built.spec, rt.globalHeaders);
-      all.push({ built, res: r, iteration: i, logs: i === 0 ? logs : NO_LOGS });
+    try {
+      let count = 1;
+      for (const t of templatesOf(node)) for (const e of expressions(t)) if (e.kind === 'jsonpath') count = Math.max(count, safeCount(res, e.name));
+      if (count === 1) return this.buildOnce(res, opts, logs);
+      for (let i = 0; i < count; i++) {
+        const r = i === 0 ? res : res.sibling();
+        r.iteration = i;
+        const built = buildSpec(node, { ...opts, res: r });
+        if (rt.globalHeaders.size) addGlobalHeaders(built.spec, rt.globalHeaders);
+        all.push({ built, res: r, iteration: i, logs: i === 0 ? logs : NO_LOGS });
+      }
+    } finally {
+      // Scripts run next (response handlers): the variables may change from here on.
+      res.pathMemo = undefined;
+      for (const p of all) p.res.pathMemo = undefined;
     }
     this.pending = all;
     return all.map((b) => b.built.spec);
+  }
+
+  private buildOnce(res: Resolution, opts: Parameters<typeof buildSpec>[1], logs: string[]): RequestSpec {
+    const built = buildSpec(this.o.node, opts);
+    if (this.o.rt.globalHeaders.size) addGlobalHeaders(built.spec, this.o.rt.globalHeaders);
+    this.pending = [{ built, res, iteration: 0, logs }];
+    return built.spec;
   }
 
   /** The pre-request scripts' log lines, printed under the title (then not again after the response). */

@@ -138,6 +138,11 @@ export class Resolution {
   unresolved = 0;
   /** JetBrains request iterations: which match of a `{{$.path}}` this build uses. */
   iteration = 0;
+  /**
+   * While the iterations of one request are built (nothing can change the variables meanwhile):
+   * the matches of each `{{$.path}}`, worked out once instead of once per iteration (quadratic).
+   */
+  pathMemo?: Map<string, unknown[]>;
   /** No warnings or --debug lines (the preview a pre-request script gets). */
   silent = false;
 
@@ -162,6 +167,7 @@ export class Resolution {
   sibling(): Resolution {
     const r = new Resolution(this.rt, this.file, this.line, this.overrides, this.lenient);
     r.vars = this.vars;
+    r.pathMemo = this.pathMemo;
     return r;
   }
 
@@ -363,9 +369,13 @@ export class Resolution {
   }
 
   requestPathAll(path: string): unknown[] {
+    const known = this.pathMemo?.get(path);
+    if (known) return known;
     const doc: Record<string, unknown> = {};
     for (const [k, v] of this.vars ?? []) doc[k] = v.json !== undefined ? JSON.parse(v.json) : v.text;
-    return jsonPath(doc, path);
+    const all = jsonPath(doc, path);
+    this.pathMemo?.set(path, all);
+    return all;
   }
 
   private dynamicEnv(): DynamicEnv {
