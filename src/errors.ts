@@ -30,6 +30,16 @@ export function oneLine(text: string): string {
   return text.replace(BREAKS, (c) => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
 }
 
+/**
+ * JavaScript's stack ran out: sling's readers and resolvers recurse once per level of nesting (JSON,
+ * JSONPath, shell expansions, variables), and a file or a response nested some thousands of levels
+ * deep ends them. Not a bug to report: `where` says which input (`api.http:12`), exit 1.
+ */
+export function tooDeep(e: unknown, where: string): CliError | undefined {
+  if (!(e instanceof RangeError) || !/call stack size/i.test(e.message)) return undefined;
+  return new CliError(`${where}: nested too deeply to work through (${e.message})`, ExitCode.ERROR, undefined, { cause: e });
+}
+
 /** Bad command line, malformed item, unreadable file: exit 1. */
 export class UsageError extends CliError {
   constructor(message: string, hint?: string) {

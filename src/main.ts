@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import { execArguments, resolveInvocation, type Invocation } from './cli/invocation.js';
 import { helpText } from './cli/help.js';
 import { configFile, defaultOptions } from './cli/config.js';
-import { CliError, oneLine } from './errors.js';
+import { CliError, oneLine, tooDeep } from './errors.js';
 import { ExitCode } from './exit.js';
 import { VERSION } from './request/build.js';
 import type { Sink } from './output/printer.js';
@@ -36,6 +36,9 @@ export class Reporter {
     if (err instanceof CliError) {
       this.io.stderr.write(`sling: error: ${oneLine(err.message)}\n`);
       if (err.hint) this.io.stderr.write(`  hint: ${oneLine(err.hint)}\n`);
+    } else if (tooDeep(err, '')) {
+      // Not a bug: an input nested thousands of levels deep (the places that know which input say so).
+      this.io.stderr.write(`sling: error: the input is nested too deeply to work through (${(err as Error).message})\n`);
     } else {
       this.io.stderr.write(`sling: error: unexpected failure: ${oneLine((err as Error)?.message ?? String(err))}\n`);
       this.io.stderr.write('  hint: run again with --debug and report the stack trace\n');

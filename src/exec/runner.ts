@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Invocation } from '../cli/invocation.js';
-import { CliError, UsageError, oneLine } from '../errors.js';
+import { CliError, UsageError, oneLine, tooDeep } from '../errors.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { Reporter, stdoutSink, type Io } from '../main.js';
 import { makePlan, printParts, type OutputPlan } from '../output/plan.js';
@@ -55,6 +55,8 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
     envFile: ex.envFile,
     warn: (m) => (run ? run.warn(m) : reporter.warn(m)),
     debug: (m) => (run ? run.debug(m) : reporter.debug(m)),
+  }).catch((e: unknown) => {
+    throw tooDeep(e, file === '-' ? '<stdin>' : file) ?? e;
   });
 
   const entries = select(script.entries, ex.names, ex.lines);
@@ -145,7 +147,7 @@ class Run {
     private readonly io: Io,
     reporter: Reporter,
     private readonly ctx: ExecContext,
-    display: string,
+    private readonly display: string,
   ) {
     this.buffered = !io.stdout.isTTY;
     this.out = this.buffered ? (this.batch = new OutputBatch(stdoutSink(io.stdout))) : stdoutSink(io.stdout);
@@ -265,9 +267,10 @@ class Run {
       }
       specs = Array.isArray(built) ? built.map((s) => applyFlags(s, this.inv)) : [applyFlags(built, this.inv)];
       if (this.sessions) specs = specs.map((s) => withSession(s, this.sessions!));
-    } catch (e) {
+    } catch (caught) {
       this.building = undefined;
-      if (!(e instanceof CliError)) throw e;
+      const e = caught instanceof CliError ? caught : tooDeep(caught, `${entry.file ?? this.display}:${entry.line}`);
+      if (!e) throw caught;
       await this.settle();
       // The request's title (as written: it could not be built), then what its building said, then why.
       if (this.inv.quiet === 0) {
@@ -388,9 +391,10 @@ class Run {
       }
       const done = hop;
       print = () => printResponse(printer, sink, done, body, lines);
-    } catch (e) {
+    } catch (caught) {
       this.sending = undefined;
-      if (!(e instanceof CliError)) throw e;
+      const e = caught instanceof CliError ? caught : tooDeep(caught, spec.source ? `${spec.source.file}:${spec.source.line}` : `${entry.file ?? this.display}:${entry.line}`);
+      if (!e) throw caught;
       await this.settle();
       // A body cut short: what arrived of the response (head, and the bytes the lane kept) is
       // printed before the error, as the main command prints it.

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, resolve } from 'node:path';
 import type { Invocation } from '../cli/invocation.js';
-import { UsageError } from '../errors.js';
+import { UsageError, tooDeep } from '../errors.js';
 import type { Item } from './items.js';
 import { formText, jsonString, parseJson, JsonSyntaxError, type JsonValue } from './json.js';
 import { guessMime } from './mime.js';
@@ -55,8 +55,11 @@ function parseJsonItem(item: Item, text: string, from: string): JsonValue {
   try {
     return parseJson(text);
   } catch (e) {
+    // A long item is shown by its start: the message stays one readable line.
+    const shown = item.orig.length > 100 ? `${item.orig.slice(0, 100)}...` : item.orig;
+    if (tooDeep(e, '')) throw new UsageError(`item '${shown}': ${from} is nested too deeply to work through (${(e as Error).message})`);
     const why = e instanceof JsonSyntaxError ? e.message : String(e);
-    throw new UsageError(`item '${item.orig}': ${from} is not valid JSON (${why})`);
+    throw new UsageError(`item '${shown}': ${from} is not valid JSON (${why})`);
   }
 }
 
@@ -68,7 +71,7 @@ function dataValue(item: Item, cwd: string): JsonValue {
     case 'data-file':
       return jsonString(readTextFile(item, cwd));
     case 'json':
-      return parseJsonItem(item, item.value, `'${item.value}'`);
+      return parseJsonItem(item, item.value, item.value.length > 60 ? 'the value' : `'${item.value}'`);
     default:
       return parseJsonItem(item, readTextFile(item, cwd), `the content of '${item.value}'`);
   }

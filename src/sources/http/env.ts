@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { UsageError } from '../../errors.js';
+import { UsageError, tooDeep } from '../../errors.js';
 
 /**
  * Environments of the JetBrains HTTP Client (also read by httpyac): `http-client.env.json` and
@@ -86,11 +86,17 @@ export function loadEnvironment(dir: string, envName: string | undefined, envFil
   // `"password": ""` in the public file, the real one in the private file).
   const put = (level: unknown[]) => {
     const placeholders = new Set<string>();
-    for (const values of level) {
+    for (let i = 0; i < level.length; i++) {
+      const values = level[i];
       if (!values || typeof values !== 'object') continue;
       for (const [k, v] of Object.entries(values)) {
         if (k === 'Security' || (vars.has(k) && !placeholders.has(k))) continue;
-        const t = text(v);
+        let t: string;
+        try {
+          t = text(v);
+        } catch (e) {
+          throw tooDeep(e, `${files[i]}: the value of ${k}`) ?? e;
+        }
         vars.set(k, t);
         if (t === '') placeholders.add(k);
         else placeholders.delete(k);

@@ -1,0 +1,76 @@
+// Inputs nested thousands of levels deep (JSON in a response, an environment value or an item,
+// shell expansions in a curl file, a nested-JSON path): sling's readers recurse once per level and
+// JavaScript's stack runs out. That is a limit, not a bug: one sentence naming the input, exit 1, no
+// "unexpected failure ... report the stack trace"; in `sling exec` a response nested that deep
+// fails only the request that uses it, and the run goes on.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runSling } from '../helpers/cli.js';
+import { assertError, assertExit, assertNoStack, httpServer } from '../helpers/assert.js';
+
+const DEPTH = 30000;
+const deepArray = '['.repeat(DEPTH) + ']'.repeat(DEPTH);
+
+function workdir(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-deep-'));
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+  return dir;
+}
+
+const notABug = (stderr: string) => {
+  assert.doesNotMatch(stderr, /unexpected failure|report the stack trace/, stderr.slice(0, 500));
+  assertNoStack(stderr);
+};
+
+test('exec: a response nested too deeply fails the request that reads it; the rest of the file runs', async (t) => {
+  const srv = await httpServer(t, (req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(req.url === '/deep' ? `{"a": ${deepArray}}` : '{"ok": true}');
+  });
+  const dir = workdir({ 'api.http': `# @name r\nGET ${srv.url}/deep\n\n###\nGET ${srv.url}/use?v={{r.response.body.$.a}}\n\n###\nGET ${srv.url}/after\n` });
+  const r = await runSling(['exec', '--print=b', join(dir, 'api.http')]);
+  assertError(r, 1, /api\.http:5: nested too deeply to work through \(Maximum call stack size exceeded\)/);
+  notABug(r.stderr);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/deep', '/after'],
+  );
+  assert.match(r.stdout, /### GET http:\/\/127\.0\.0\.1:\d+\/after {2}\(line 8\)\n\{"ok": true\}/);
+});
+
+test('exec: an environment value nested too deeply is named (file and variable); nothing is sent', async (t) => {
+  const srv = await httpServer(t, (_req, res) => res.end('ok'));
+  const dir = workdir({ 'api.http': `GET ${srv.url}/{{v}}\n`, 'http-client.env.json': `{"dev": {"v": ${deepArray}}}` });
+  const r = await runSling(['exec', '--env', 'dev', join(dir, 'api.http')]);
+  assertError(r, 1, /http-client\.env\.json: the value of v: nested too deeply to work through/);
+  notABug(r.stderr);
+  assert.equal(srv.requests.length, 0);
+});
+
+test('exec: a curl file with shell expansions nested too deeply is a failure of the file; nothing is sent', async (t) => {
+  const srv = await httpServer(t, (_req, res) => res.end('ok'));
+  const depth = 6000;
+  const dir = workdir({ 'deep.curl': `curl ${srv.url}/\${A:-${'${A:-'.repeat(depth)}x${'}'.repeat(depth)}}\n` });
+  const r = await runSling(['exec', join(dir, 'deep.curl')]);
+  assertError(r, 1, /deep\.curl: nested too deeply to work through/);
+  notABug(r.stderr);
+  assert.equal(srv.requests.length, 0);
+});
+
+test('main command: a JSON item or a nested path too deep is one sentence, exit 1, the item shown by its start', async () => {
+  const raw = await runSling(['--offline', 'POST', '127.0.0.1:9/x', `a:=${deepArray}`]);
+  assertError(raw, 1, /^sling: error: item 'a:=\[{97}\.\.\.': the value is nested too deeply to work through \(Maximum call stack size exceeded\)$/m);
+  notABug(raw.stderr);
+  assert.ok(raw.stderr.length < 300, raw.stderr.slice(0, 400));
+  // Still a plain syntax error when the JSON is broken, with a short value quoted.
+  const bad = await runSling(['--offline', 'POST', '127.0.0.1:9/x', 'a:={x']);
+  assertError(bad, 1, /item 'a:=\{x': '\{x' is not valid JSON/);
+  const path = await runSling(['--offline', 'POST', '127.0.0.1:9/x', `a${'[]'.repeat(DEPTH)}=1`]);
+  assertExit(path, 1);
+  assert.match(path.stderr, /^sling: error: the input is nested too deeply to work through \(Maximum call stack size exceeded\)$/m);
+  notABug(path.stderr);
+  assert.equal(path.stdout, '');
+});
