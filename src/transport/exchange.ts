@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from '../clock.js';
 import { CliError, TimeoutError, TooManyRedirectsError, UsageError } from '../errors.js';
 import { prepareRequest, prepareUncompressed, type PreparedRequest } from '../request/prepare.js';
 import type { RequestSpec } from '../request/spec.js';
@@ -81,7 +82,7 @@ async function exchangeRetrying(first: RequestSpec, opts: ExchangeOptions, retry
       const status = hop.response.status;
       if (!(TRANSIENT_STATUS.has(status) || (retry.allErrors && status >= 400)) || left <= 0) return hop;
       const after = headerValue(hop.response.rawHeaders, 'retry-after');
-      if (after && /^\d+$/.test(after.trim()) && retry.delayMs === undefined) delay = Number(after.trim()) * 1000;
+      if (after && /^\d+$/.test(after.trim()) && retry.delayMs === undefined) delay = Math.min(Number(after.trim()) * 1000, MAX_TIMER_MS);
       if (!inTime()) return hop;
       await readBody(hop);
       opts.warn?.(`HTTP ${status} from ${first.url.hostHeader}: retrying in ${delay / 1000}s (${left} ${left === 1 ? 'retry' : 'retries'} left)`);

@@ -312,3 +312,20 @@ test('exec: robustness: a rejected promise in a script is a warning (the run goe
   assertExit(c, 0);
   assert.equal(srv.requests.at(-1)!.url, '/end');
 });
+
+test('curl files: a --retry-delay or Retry-After beyond what a timer holds waits (capped at 24.8 days), not at once', async (t) => {
+  let n = 0;
+  const srv = await httpServer(t, (req, res) => {
+    n++;
+    res.writeHead(503, req.url === '/after' ? { 'Retry-After': '9999999999' } : {});
+    res.end('busy');
+  });
+  for (const cmd of [`curl -s --retry 2 --retry-delay 9999999999 ${srv.url}/delay`, `curl -s --retry 2 ${srv.url}/after`]) {
+    n = 0;
+    const dir = workdir({ 'calls.sh': cmd + '\n' });
+    // Node's timers fire at once beyond 2^31-1 ms: the second try came 1 ms after the first.
+    const r = await runSling(['exec', join(dir, 'calls.sh')], { timeoutMs: 1500 });
+    assert.equal(r.timedOut, true, `still waiting after 1.5 s${show(r)}`);
+    assert.equal(n, 1, cmd);
+  }
+});

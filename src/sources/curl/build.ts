@@ -532,6 +532,7 @@ export const utf8 = (s: string) => Buffer.from(s, 'latin1').toString('utf8');
 function retrySettings(op: Operation): RequestSettings['retry'] {
   const count = Number(op.retry ?? 0);
   if (!(count > 0)) return undefined;
-  const seconds = (v?: string) => (v !== undefined && Number(v) > 0 ? Number(v) * 1000 : undefined);
+  // Capped at the longest delay Node's timers hold (a longer one fired at once).
+  const seconds = (v?: string) => (v !== undefined && Number(v) > 0 ? Math.min(Number(v) * 1000, MAX_TIMER_MS) : undefined);
   return { count, delayMs: seconds(op.retryDelay), maxTimeMs: seconds(op.retryMaxTime), allErrors: op.retryAllErrors, connRefused: op.retryConnrefused };
 }
