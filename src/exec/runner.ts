@@ -17,6 +17,7 @@ import { onInterrupt } from '../interrupt.js';
 import type { AfterResult, ExecContext, ExecEntry, Script, SourceParser } from './types.js';
 import type { Sink } from '../output/printer.js';
 import type { Hop, ResponseHead } from '../transport/send.js';
+import { headerIn } from '../transport/head.js';
 
 /**
  * `sling exec`: parse the whole file first (a malformed file sends nothing), then run its entries in
@@ -137,10 +138,14 @@ class Run {
   private transport?: typeof import('../transport/inflight.js');
   private readBody?: ReadBody;
   private wholeBody?: typeof import('../transport/body.js').wholeBody;
+  private transportBody?: typeof import('../transport/body.js');
   sessions?: Sessions;
   private hopOptions!: ExchangeOptions;
   /** The same with onSent: the previous response is printed once this request is on the wire. */
   private hopOptionsSent!: ExchangeOptions;
+  /** The same two for a response whose body may be printed as it comes. */
+  private hopOptionsStream!: ExchangeOptions;
+  private hopOptionsSentStream!: ExchangeOptions;
 
   constructor(
     private readonly inv: Invocation,
@@ -174,9 +179,12 @@ class Run {
       const body = await import('../transport/body.js');
       this.readBody = body.readBody;
       this.wholeBody = body.wholeBody;
+      this.transportBody = body;
     }
     this.hopOptions = { env: this.env, keepAliveLane: true, debug: this.rep.debugOn ? this.ctx.debug : undefined, warn: this.ctx.warn };
     this.hopOptionsSent = { ...this.hopOptions, onSent: this.startPrinting };
+    this.hopOptionsStream = { ...this.hopOptions, streamable: true };
+    this.hopOptionsSentStream = { ...this.hopOptionsSent, streamable: true };
     // Ctrl-C: what stdout holds is written before the process exits.
     this.stopOnInterrupt = onInterrupt(() => this.interrupted());
     // --session: one store for the run; each request uses (and updates) the session of its host.
@@ -368,16 +376,26 @@ class Run {
         this.warnedVerify = true;
         this.warn(`${inv.verify === false ? '--verify=no' : '# @no-reject-unauthorized'}: server certificates are not checked`);
       }
+      // Nothing reads this response's body after it is printed: a large or open-ended body may
+      // be printed as it comes (server-sent events, a big download), never held whole.
+      const streamable = entry.bodyUnused?.(spec) === true;
       try {
-        hop = await this.send(spec, printer, entry);
+        hop = await this.send(spec, printer, entry, streamable);
       } finally {
         this.live = undefined;
       }
       sending.request = hop.request;
+      const keep = spec.settings.keepEncoding;
+      if (streamable && streamsBody(hop)) {
+        this.sending = undefined;
+        bodyRead = true;
+        await this.streamResponse(entry, spec, hop, printer, sink, rc);
+        if (rc) this.report!.end(rc);
+        return true;
+      }
       // What goes to stderr about this response (a status, a failed test) waits for its printing
       // (on a terminal too: response handlers now run before the response is printed).
       this.stderr.hold();
-      const keep = spec.settings.keepEncoding;
       const body = this.wholeBody!(hop, keep) ?? (await this.readBody!(hop, keep));
       bodyRead = true;
       this.sending = undefined;
@@ -440,11 +458,11 @@ class Run {
    * Starts the exchange. A response still waiting to be printed is printed as soon as this
    * request is on the wire (or has failed), and always before this one's answer is looked at.
    */
-  private async send(spec: RequestSpec, printer: Printer, entry: ExecEntry): Promise<Hop> {
+  private async send(spec: RequestSpec, printer: Printer, entry: ExecEntry, streamable: boolean): Promise<Hop> {
     const plan = printer.plan;
     // Nothing of the request or of intermediate hops is printed (the usual case): shared options.
     const quiet = !plan.requestHeaders && !plan.requestBody && !plan.intermediate;
-    const base = this.deferred ? this.hopOptionsSent : this.hopOptions;
+    const base = streamable ? (this.deferred ? this.hopOptionsSentStream : this.hopOptionsStream) : this.deferred ? this.hopOptionsSent : this.hopOptions;
     let opts = quiet ? base : { ...base, ...printingHops(printer) };
     // The heads of the hops before the last (redirects, a digest challenge), for an entry that
     // writes them (curl's -D and -i after -L write every hop's headers).
@@ -464,6 +482,38 @@ class Run {
     }
     if (earlier?.length) hop.info.earlierHeads = earlier;
     return hop;
+  }
+
+  /**
+   * A response printed as its body arrives (nothing reads the body afterwards): the response waiting
+   * before it first, then this request's output goes straight through, as the main command prints
+   * it; the body is never held whole.
+   */
+  private async streamResponse(entry: ExecEntry, spec: RequestSpec, hop: Hop, printer: Printer, sink: RequestSink, rc: ReportCase | undefined) {
+    await this.settle();
+    const waiting = sink.unbuffer();
+    if (waiting) await waiting;
+    const body = spec.settings.keepEncoding ? hop.body : await this.transportBody!.decodedBody(hop);
+    let size = 0;
+    body.on('data', (c: Buffer) => (size += c.length));
+    await printer.responseHead(hop.response);
+    try {
+      await printer.responseBody(hop.response, body);
+    } catch (e) {
+      throw e instanceof CliError ? e : this.transportBody!.bodyError(hop, e, size);
+    }
+    await printer.meta(hop.response, hop.info, size, hop.request);
+    await printer.finish();
+    if (this.inv.checkStatus) this.checkStatus(entry, spec, hop.response, rc);
+    if (entry.after) {
+      let result = entry.after({ spec, request: hop.request, url: hop.url, response: hop.response, body: EMPTY, info: hop.info }, this.ctx);
+      if (result instanceof Promise) result = await result;
+      const lines = this.afterResult(entry, spec, result, printer.plan, EMPTY, rc);
+      if (lines) {
+        const w = sink.write(lines.join('\n') + '\n');
+        if (w) await w;
+      }
+    }
   }
 
   private checkStatus(entry: ExecEntry, spec: RequestSpec, response: ResponseHead, rc: ReportCase | undefined) {
@@ -492,6 +542,15 @@ class Run {
     return lines;
   }
 }
+
+/** A body not yet read that is worth printing as it comes: large or of unknown length (the keepalive lane hands over only such bodies). */
+function streamsBody(hop: Hop): boolean {
+  if ('whole' in hop || hop.request.method === 'HEAD' || hop.response.status === 204 || hop.response.status === 304) return false;
+  const length = headerIn(hop.response.rawHeaders, 'content-length');
+  return length === undefined || !(Number(length) <= STREAM_FROM);
+}
+/** The keepalive lane's threshold (keepalive.ts). */
+const STREAM_FROM = 1 << 20;
 
 /** Prints a response whose body was read whole: synchronous unless stdout asks to wait. */
 function printResponse(printer: Printer, sink: RequestSink, hop: Hop, body: Buffer, lines: string[] | undefined): Promise<void> | undefined {

@@ -78,13 +78,20 @@ export class RequestSink implements Sink {
 
   constructor(
     private readonly out: Sink,
-    private readonly buffered: boolean,
+    private buffered: boolean,
   ) {}
 
   /** A function is something for stderr, run when the output before it has been handed on. */
   write(chunk: string | Buffer | (() => void)): void | Promise<void> {
     if (!this.buffered) return typeof chunk === 'function' ? chunk() : this.out.write(chunk);
     (this.chunks ??= []).push(chunk);
+  }
+
+  /** What is held goes out now, and from here on every piece as it comes (a body printed as it arrives). */
+  unbuffer(): void | Promise<void> {
+    const waiting = this.flush();
+    this.buffered = false;
+    return waiting;
   }
 
   flush(): void | Promise<void> {

@@ -83,6 +83,8 @@ export interface ExecEntry {
   build(ctx: ExecContext): RequestSpec | RequestSpec[] | null | Promise<RequestSpec | RequestSpec[] | null>;
   /** Lines to print under the request's title, before it is sent (pre-request script logs). */
   before?(spec: RequestSpec): string[] | undefined;
+  /** Nothing reads the response's body once it is printed (no script, test, output file or later request): it may be printed as it arrives. */
+  bodyUnused?(spec: RequestSpec): boolean;
   /** Runs after each response (and is not called under --offline). */
   after?(done: Completed, ctx: ExecContext): AfterResult | Promise<AfterResult>;
   /** Runs after a request of the entry failed without a response (the error is reported already): what is still written then (curl's -w). */

@@ -29,6 +29,12 @@ export interface ExchangeOptions {
   keepAliveLane?: boolean;
   /** Called once a request has been written (keepalive lane), or sent (other lanes). */
   onSent?(): void;
+  /**
+   * The caller prints the body as it comes and keeps nothing (`sling exec`, a request whose response
+   * no script, assertion, output file or later request reads): the keepalive lane then hands over a
+   * body still arriving as a stream instead of reading it whole first.
+   */
+  streamable?: boolean;
 }
 
 /** The request of the next hop (DECISIONS.md: 303, and 301/302 after POST, become a body-less GET). */
@@ -112,7 +118,7 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
     const hop = direct
       ? opts.fastLane
         ? await sendRaw(spec.url, prepared, spec.settings)
-        : await sendKeepAlive(spec.url, prepared, spec.settings, opts.onSent)
+        : await sendKeepAlive(spec.url, prepared, spec.settings, opts.onSent, opts.streamable)
       : await sendOnce(spec.url, prepared, spec.settings, { env: opts.env });
     // The keep-alive lane calls it as soon as the request is written; the others once they return.
     if (!direct || opts.fastLane) opts.onSent?.();

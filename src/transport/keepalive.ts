@@ -154,17 +154,28 @@ class WholeHop implements Hop {
   }
 }
 
+/** A hop whose body is still arriving (a streamable caller, a large or open-ended body). */
+class StreamHop implements Hop {
+  constructor(
+    readonly url: ParsedUrl,
+    readonly request: PreparedRequest,
+    readonly response: ResponseHead,
+    readonly info: HopInfo,
+    readonly body: Readable,
+  ) {}
+}
+
 const hangUp = () => Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
 
 /**
  * Sends one request on a kept-alive connection (a new one when none is idle). Not an async
  * function: the common case (a reused connection) is one write and one promise.
  */
-export function sendKeepAlive(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, onWritten?: () => void): Promise<Hop> {
+export function sendKeepAlive(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, onWritten?: () => void, streamable = false): Promise<Hop> {
   const where = `${url.hostname}:${url.port}`;
   const timings: Timings = { start: now() };
   const info: HopInfo = { reused: false, timings };
-  return sendOn(url, where, request, settings, info, onWritten, 0);
+  return sendOn(url, where, request, settings, info, onWritten, 0, streamable);
 }
 
 /**
@@ -175,18 +186,18 @@ export function sendKeepAlive(url: ParsedUrl, request: PreparedRequest, settings
  */
 const STALE_RETRIES = 3;
 
-function sendOn(url: ParsedUrl, where: string, request: PreparedRequest, settings: RequestSettings, info: HopInfo, onWritten: (() => void) | undefined, retries: number): Promise<Hop> {
+function sendOn(url: ParsedUrl, where: string, request: PreparedRequest, settings: RequestSettings, info: HopInfo, onWritten: (() => void) | undefined, retries: number, streamable: boolean): Promise<Hop> {
   const conn = take(where);
   if (conn) {
     info.reused = true;
     conn.socket.ref();
-    return exchangeOn(conn, url, request, settings, info, onWritten, retries < STALE_RETRIES ? () => retry() : undefined);
+    return exchangeOn(conn, url, request, settings, info, onWritten, retries < STALE_RETRIES ? () => retry() : undefined, streamable);
   }
   info.reused = false;
-  return connect(url, where, settings, info).then((c) => exchangeOn(c, url, request, settings, info, onWritten));
+  return connect(url, where, settings, info).then((c) => exchangeOn(c, url, request, settings, info, onWritten, undefined, streamable));
 
   function retry(): Promise<Hop> {
-    return sendOn(url, where, request, settings, info, undefined, retries + 1);
+    return sendOn(url, where, request, settings, info, undefined, retries + 1, streamable);
   }
 }
 
@@ -222,7 +233,10 @@ async function connect(url: ParsedUrl, where: string, settings: RequestSettings,
   return c;
 }
 
-function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, info: HopInfo, onWritten?: () => void, stale?: () => Promise<Hop>): Promise<Hop> {
+/** A body larger than this (or of unknown length) that has not all arrived with the head is handed over as a stream when the caller can take one. */
+const STREAM_FROM = 1 << 20;
+
+function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, info: HopInfo, onWritten?: () => void, stale?: () => Promise<Hop>, streamable = false): Promise<Hop> {
   const where = c.key;
   const timings = info.timings;
   const sock = c.socket;
@@ -241,6 +255,8 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
     let done = false;
     // chunked decoding: > 0 data left in the chunk, -1 size line next, -2 CRLF after data, -3 trailers
     let chunkLeft = -1;
+    /** The body as it arrives, once handed over (streamable): chunks go there instead of into `chunks`. */
+    let stream: Readable | undefined;
 
     const finish = (err?: Error, reusable = false) => {
       if (done) return;
@@ -250,20 +266,47 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
       if (err) {
         c.current = undefined;
         sock.destroy();
-        reject(err);
+        if (stream) stream.destroy(err);
+        else reject(err);
         return;
       }
       timings.end = now();
       const r = response!;
       const conn = headerIn(r.rawHeaders, 'connection');
       const keep = reusable && !(conn && /close/i.test(conn)) && !(r.httpVersion === '1.0' && !(conn && /keep-alive/i.test(conn)));
+      // A streamed body's last bytes may have paused the socket (a slow reader): it reads again before it is reused.
+      if (stream) sock.resume();
       if (keep) park(c);
       else {
         c.current = undefined;
         sock.destroy();
       }
+      if (stream) {
+        stream.push(null);
+        return;
+      }
       const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
       resolve(new WholeHop(url, request, r, info, whole));
+    };
+
+    /** Body bytes (a copy): kept, or passed on when the body is streamed. */
+    const keepBytes = (bytes: Buffer) => {
+      size += bytes.length;
+      if (!stream) chunks.push(bytes);
+      else if (!stream.push(bytes)) sock.pause();
+    };
+
+    /** A large or open-ended body still arriving: the caller gets it as a stream from here on. */
+    const handOver = () => {
+      const r = response!;
+      if (arrivingSet) {
+        arrivingSet = false;
+        setArriving(undefined);
+      }
+      stream = new Readable({ read: () => void sock.resume() });
+      for (const ch of chunks) stream.push(ch);
+      chunks.length = 0;
+      resolve(new StreamHop(url, request, r, info, stream));
     };
 
     /** Consumes body bytes of `data` from `at`; true when the body is complete. */
@@ -271,17 +314,13 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
       if (framing === 'length') {
         const n = Math.min(remaining, data.length - at);
         if (n > 0) {
-          chunks.push(Buffer.from(data.subarray(at, at + n)));
-          size += n;
+          keepBytes(Buffer.from(data.subarray(at, at + n)));
           remaining -= n;
         }
         return remaining === 0;
       }
       if (framing === 'close') {
-        if (at < data.length) {
-          chunks.push(Buffer.from(data.subarray(at)));
-          size += data.length - at;
-        }
+        if (at < data.length) keepBytes(Buffer.from(data.subarray(at)));
         return false;
       }
       let pos = at;
@@ -289,8 +328,7 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
         if (chunkLeft > 0) {
           const n = Math.min(chunkLeft, data.length - pos);
           if (n > 0) {
-            chunks.push(Buffer.from(data.subarray(pos, pos + n)));
-            size += n;
+            keepBytes(Buffer.from(data.subarray(pos, pos + n)));
             chunkLeft -= n;
             pos += n;
           }
@@ -364,6 +402,9 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
             } else framing = 'close';
           }
           if (framing === 'none' || (framing === 'length' && remaining === 0)) return finish(undefined, d.length === 0);
+          if (bodyBytes(d, 0)) return finish(undefined, true);
+          if (streamable && (framing !== 'length' || remaining + size > STREAM_FROM)) handOver();
+          return;
         }
         if (bodyBytes(d, 0)) finish(undefined, true);
       } catch (e) {
@@ -389,7 +430,7 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
           const e = new NetworkError(`the response body from ${url.hostHeader} was cut short${length ? ` (Content-Length was ${length})` : ''}: connection closed`, undefined, { cause: err ?? cut });
           // The head and, when they need no decoding, the bytes that arrived: printed before the error.
           timings.end = now();
-          e.partial = { response, body: headerIn(response.rawHeaders, 'content-encoding') ? Buffer.alloc(0) : Buffer.concat(chunks, size), info };
+          if (!stream) e.partial = { response, body: headerIn(response.rawHeaders, 'content-encoding') ? Buffer.alloc(0) : Buffer.concat(chunks, size), info };
           return finish(e);
         }
         // Bytes that never made a head (an HTTP/0.9 answer, a head cut off by the close).
@@ -405,7 +446,7 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
         // The head came, then the body stalled: what arrived is printed before the error.
         const e = new TimeoutError(`${url.hostHeader} stopped sending the response body for longer than ${settings.timeoutMs! / 1000}s (${from}) after ${size} bytes`);
         timings.end = now();
-        e.partial = { response, body: headerIn(response.rawHeaders, 'content-encoding') ? Buffer.alloc(0) : Buffer.concat(chunks, size), info };
+        if (!stream) e.partial = { response, body: headerIn(response.rawHeaders, 'content-encoding') ? Buffer.alloc(0) : Buffer.concat(chunks, size), info };
         finish(e);
       };
       sock.setTimeout(settings.timeoutMs);

@@ -299,6 +299,13 @@ class HttpEntry implements ExecEntry {
   }
 
   /** Synchronous when nothing runs after the response (no handler, no `>> file`). */
+  bodyUnused(spec: RequestSpec): boolean {
+    const { rt, node } = this.o;
+    if ((this.storeAs !== undefined && rt.keeps(this.storeAs)) || node.handlers.length || node.asserts.length || node.outputs.length) return false;
+    const p = this.pending.length === 1 ? this.pending[0] : this.pending.find((x) => x.built.spec.url === spec.url);
+    return !(p && p.logs.length);
+  }
+
   after(done: Completed, ctx?: ExecContext): AfterResult | Promise<AfterResult> {
     const { rt, file, node } = this.o;
     if (ctx?.debugging) {

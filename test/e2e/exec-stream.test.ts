@@ -1,0 +1,169 @@
+// `sling exec` prints a large or open-ended response body as it arrives when nothing reads the body
+// afterwards (no response handler, assertion, `>> file` or later request refers to it), as the main
+// command does: server-sent events show while the response is still open, a big body is never held
+// whole, and the failures of a body cut short or stalled are the same as before.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type http from 'node:http';
+import { baseEnv, runSling, SLING_PATH } from '../helpers/cli.js';
+import { assertExit, httpServer, httpsServer, show } from '../helpers/assert.js';
+import { makeCerts, certsUnavailableReason } from '../helpers/servers.js';
+
+function httpFile(text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-stream-'));
+  writeFileSync(join(dir, 't.http'), text);
+  return join(dir, 't.http');
+}
+
+/** A server whose /events answer stays open until `release()`; everything else is a small JSON answer. */
+async function eventServer(t: import('node:test').TestContext) {
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  const srv = await httpServer(t, (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (req.url === '/events') {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      res.write('data: one\n\n');
+      void released.then(() => res.end('data: two\n\n'));
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end('{"after": true}');
+  });
+  return { srv, release };
+}
+
+/** Runs sling with stdout on a pipe; `onOut` sees stdout so far at each piece. */
+function runWatching(args: string[], onOut: (soFar: string, child: ReturnType<typeof spawn>) => void) {
+  const child = spawn(process.execPath, [SLING_PATH, ...args], { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d.toString('utf8');
+    onOut(out, child);
+  });
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  return new Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }>((resolve) =>
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, out, err });
+    }),
+  );
+}
+
+test('exec: server-sent events are printed while the response is still open; the next request follows', async (t) => {
+  const { srv, release } = await eventServer(t);
+  const file = httpFile(`GET ${srv.url}/events\n\n###\nGET ${srv.url}/next\n`);
+  let sawOneWhileOpen = false;
+  const r = await runWatching(['exec', '--print=b', file], (out) => {
+    if (!sawOneWhileOpen && out.includes('data: one')) {
+      sawOneWhileOpen = true;
+      release();
+    }
+  });
+  assert.equal(sawOneWhileOpen, true, `"data: one" was not printed while the response was open: ${r.out}${r.err}`);
+  assert.equal(r.code, 0, r.err);
+  assert.equal(r.out, `### GET ${srv.url}/events  (line 1)\ndata: one\n\ndata: two\n\n\n### GET ${srv.url}/next  (line 4)\n{"after": true}`);
+  assert.equal(r.err, '');
+});
+
+test('exec: Ctrl-C while events arrive keeps what was printed', async (t) => {
+  const { srv } = await eventServer(t);
+  const file = httpFile(`GET ${srv.url}/events\n`);
+  let sent = false;
+  const r = await runWatching(['exec', '--print=hb', file], (out, child) => {
+    if (!sent && out.includes('data: one')) {
+      sent = true;
+      child.kill('SIGINT');
+    }
+  });
+  assert.equal(r.code, 130, r.err);
+  assert.match(r.out, /^### GET http:\/\/127\.0\.0\.1:\d+\/events {2}\(line 1\)\nHTTP\/1\.1 200 OK\n[\s\S]*\n\ndata: one\n/);
+});
+
+test('exec: a response whose body a handler reads is read whole (the handler sees all of it)', async (t) => {
+  const { srv, release } = await eventServer(t);
+  release();
+  const file = httpFile(`GET ${srv.url}/events\n\n> {% client.log("length " + response.body.length) %}\n`);
+  const r = await runSling(['exec', '--print=b', file]);
+  assertExit(r, 0);
+  assert.match(r.stdout, /\(line 1\)\ndata: one\n\ndata: two\n\nlength 22\n$/);
+});
+
+test('exec: a large body arrives whole and byte for byte, and the run goes on', async (t) => {
+  const big = Buffer.alloc(3 * 1024 * 1024);
+  for (let i = 0; i < big.length; i++) big[i] = 97 + (i % 26);
+  const srv = await httpServer(t, (req, res) => {
+    if (req.url === '/big') {
+      res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': big.length });
+      // In pieces, so that the body cannot come with the head.
+      let at = 0;
+      const next = () => {
+        if (at >= big.length) return res.end();
+        res.write(big.subarray(at, (at += 256 * 1024)), next);
+      };
+      next();
+      return;
+    }
+    res.end('small');
+  });
+  const file = httpFile(`GET ${srv.url}/big\n\n###\nGET ${srv.url}/small\n`);
+  const r = await runSling(['exec', '--print=b', file]);
+  assertExit(r, 0);
+  const head = `### GET ${srv.url}/big  (line 1)\n`;
+  const tail = `\n### GET ${srv.url}/small  (line 4)\nsmall`;
+  assert.equal(r.stdoutBytes.length, head.length + big.length + tail.length, show(r));
+  assert.equal(r.stdoutBytes.subarray(0, head.length).toString(), head);
+  assert.ok(r.stdoutBytes.subarray(head.length, head.length + big.length).equals(big), 'the body, byte for byte');
+  assert.equal(r.stdoutBytes.subarray(head.length + big.length).toString(), tail);
+});
+
+test('exec: a streamed body cut short or stalled fails that request (exit 6 / 2) after what arrived; the rest runs', async (t) => {
+  const srv = await httpServer(t, (req, res) => {
+    if (req.url === '/cut' || req.url === '/stall') {
+      res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': 3 * 1024 * 1024 });
+      res.write('x'.repeat(1000) + '\n');
+      if (req.url === '/cut') setTimeout(() => res.socket?.destroy(), 50);
+      return;
+    }
+    res.end('fine');
+  });
+  const cut = await runSling(['exec', '--print=b', httpFile(`GET ${srv.url}/cut\n\n###\nGET ${srv.url}/after\n`)]);
+  assertExit(cut, 6);
+  assert.match(cut.stderr, /t\.http:1: the response body from 127\.0\.0\.1:\d+ was cut short \(Content-Length was 3145728\): connection closed/);
+  assert.match(cut.stdout, /\(line 1\)\nx{1000}\n\n### GET http:\/\/127\.0\.0\.1:\d+\/after {2}\(line 4\)\nfine$/);
+  const stall = await runSling(['exec', '--print=b', '--timeout', '0.5', httpFile(`GET ${srv.url}/stall\n\n###\nGET ${srv.url}/after\n`)]);
+  assertExit(stall, 2);
+  assert.match(stall.stderr, /t\.http:1: .*stopped sending the response body for longer than 0\.5s/);
+  assert.match(stall.stdout, /\(line 1\)\nx{1000}\n\n### GET http:\/\/127\.0\.0\.1:\d+\/after {2}\(line 4\)\nfine$/);
+});
+
+const certs = makeCerts();
+test('exec over HTTPS (node:https): events are printed while the response is still open too', { skip: certs ? undefined : certsUnavailableReason() }, async (t) => {
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  const srv = await httpsServer(
+    t,
+    (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      res.write('data: one\n\n');
+      void released.then(() => res.end('data: two\n\n'));
+    },
+    { cert: 'good' },
+  );
+  const file = httpFile(`GET ${srv.url}/events\n`);
+  let sawOneWhileOpen = false;
+  const r = await runWatching(['exec', '--print=b', '--verify', certs!.caCert, file], (out) => {
+    if (!sawOneWhileOpen && out.includes('data: one')) {
+      sawOneWhileOpen = true;
+      release();
+    }
+  });
+  assert.equal(sawOneWhileOpen, true, `"data: one" was not printed while the response was open: ${r.out}${r.err}`);
+  assert.equal(r.code, 0, r.err);
+  assert.equal(r.out, `### GET ${srv.url}/events  (line 1)\ndata: one\n\ndata: two\n\n`);
+});
