@@ -14,6 +14,8 @@ export interface HttpText {
   problems: string[];
 }
 
+/** RFC 9110 token: what a .http request's header name may be. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const has = (headers: [string, string][], name: string) => headers.some(([n]) => n.toLowerCase() === name);
 
 export function httpRequest(spec: RequestSpec, prepared: PreparedRequest, title: string): HttpText {
@@ -45,6 +47,12 @@ export function httpRequest(spec: RequestSpec, prepared: PreparedRequest, title:
   for (const [name, value] of prepared.headers) {
     const lower = name.toLowerCase();
     if ((lower === 'host' && value === spec.url.hostHeader) || lower === 'content-length') continue;
+    // A name a .http file cannot hold (curl sends `-H 'Bad Name: v'` as written): left out, with a
+    // warning, rather than written into a file that no runner (sling included) would read.
+    if (!HEADER_NAME.test(name)) {
+      problems.push(`the header '${name}' is not a valid header name, which a .http file cannot carry: left out`);
+      continue;
+    }
     lines.push(`${name}: ${value}`);
   }
   if (spec.settings.digest) lines.push(`Authorization: Digest ${spec.settings.digest.user} ${spec.settings.digest.password}`);

@@ -108,10 +108,18 @@ test('sling exec --to http warns about what a .http file cannot hold: a final li
       `curl -L --max-redirs 1 http://127.0.0.1:9/r`,
       `curl -F g=@up.txt http://127.0.0.1:9/f`,
       `curl -d 'x=1' http://127.0.0.1:9/fine`,
+      `curl -H 'Bad Name: v' -H 'X-Ok: 1' http://127.0.0.1:9/badname`,
     ].join('\n'),
   );
   const r = await runSling(['exec', '--to', 'http', 'c.sh'], { cwd: dir, env: { HOME: home } });
   assert.equal(r.code, 0, r.stderr);
+  // A header name curl sends as written but a .http file cannot hold: left out, and the file reads back.
+  assert.match(r.stderr, /\/badname \(line 6\): the header 'Bad Name' is not a valid header name, which a \.http file cannot carry: left out/);
+  assert.doesNotMatch(r.stdout, /Bad Name/);
+  assert.match(r.stdout, /GET http:\/\/127\.0\.0\.1:9\/badname\n(.+\n)*X-Ok: 1\n/);
+  writeFileSync(join(dir, 'back.http'), r.stdout);
+  const back = await runSling(['exec', '--offline', 'back.http'], { cwd: dir, env: { HOME: home } });
+  assert.equal(back.code, 0, back.stderr);
   assert.match(r.stderr, /\/nl \(line 1\): the body's final line break is dropped/);
   assert.match(r.stderr, /\(line 2\): '\{\{' would be read as a variable placeholder/);
   assert.match(r.stderr, /\/r \(line 3\): a limit of 1 redirects has no place in a \.http file/);
