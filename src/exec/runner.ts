@@ -5,7 +5,7 @@ import { CliError, UsageError, oneLine, tooDeep } from '../errors.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { Reporter, stdoutSink, type Io } from '../main.js';
 import { makePlan, printParts, type OutputPlan } from '../output/plan.js';
-import { Printer, printingHops } from '../output/printer.js';
+import { Printer, printingHops, printsAsItComes } from '../output/printer.js';
 import { prepareRequest } from '../request/prepare.js';
 import { withJarCookies } from '../transport/cookies.js';
 import type { RequestSpec } from '../request/spec.js';
@@ -146,6 +146,8 @@ class Run {
   /** The same two for a response whose body may be printed as it comes. */
   private hopOptionsStream!: ExchangeOptions;
   private hopOptionsSentStream!: ExchangeOptions;
+  /** The output plan of the request being sent with those (what the lane's `streamable` asks). */
+  private streamPlan?: OutputPlan;
 
   constructor(
     private readonly inv: Invocation,
@@ -183,8 +185,10 @@ class Run {
     }
     this.hopOptions = { env: this.env, keepAliveLane: true, debug: this.rep.debugOn ? this.ctx.debug : undefined, warn: this.ctx.warn };
     this.hopOptionsSent = { ...this.hopOptions, onSent: this.startPrinting };
-    this.hopOptionsStream = { ...this.hopOptions, streamable: true };
-    this.hopOptionsSentStream = { ...this.hopOptionsSent, streamable: true };
+    // The lane hands over a body as a stream only when this request's output shows it as it comes.
+    const streamable = (head: ResponseHead) => this.streamPlan !== undefined && printsAsItComes(this.streamPlan, head);
+    this.hopOptionsStream = { ...this.hopOptions, streamable };
+    this.hopOptionsSentStream = { ...this.hopOptionsSent, streamable };
     // Ctrl-C: what stdout holds is written before the process exits.
     this.stopOnInterrupt = onInterrupt(() => this.interrupted());
     // --session: one store for the run; each request uses (and updates) the session of its host.
@@ -386,7 +390,7 @@ class Run {
       }
       sending.request = hop.request;
       const keep = spec.settings.keepEncoding;
-      if (streamable && streamsBody(hop)) {
+      if (streamable && streamsBody(hop) && printsAsItComes(printer.plan, hop.response)) {
         this.sending = undefined;
         bodyRead = true;
         await this.streamResponse(entry, spec, hop, printer, sink, rc);
@@ -462,6 +466,7 @@ class Run {
     const plan = printer.plan;
     // Nothing of the request or of intermediate hops is printed (the usual case): shared options.
     const quiet = !plan.requestHeaders && !plan.requestBody && !plan.intermediate;
+    if (streamable) this.streamPlan = plan;
     const base = streamable ? (this.deferred ? this.hopOptionsSentStream : this.hopOptionsStream) : this.deferred ? this.hopOptionsSent : this.hopOptions;
     let opts = quiet ? base : { ...base, ...printingHops(printer) };
     // The heads of the hops before the last (redirects, a digest challenge), for an entry that
@@ -493,13 +498,18 @@ class Run {
     await this.settle();
     const waiting = sink.unbuffer();
     if (waiting) await waiting;
-    const body = spec.settings.keepEncoding ? hop.body : await this.transportBody!.decodedBody(hop);
     let size = 0;
-    body.on('data', (c: Buffer) => (size += c.length));
-    await printer.responseHead(hop.response);
     try {
+      const body = spec.settings.keepEncoding ? hop.body : await this.transportBody!.decodedBody(hop);
+      body.on('data', (c: Buffer) => (size += c.length));
+      await printer.responseHead(hop.response);
       await printer.responseBody(hop.response, body);
     } catch (e) {
+      // Nothing more is read: the connection is closed rather than left reading (a server that
+      // goes on sending a body that cannot be decoded would keep the run waiting).
+      hop.body.destroy();
+      // What arrived ends its line before the error (on a terminal; a pipe's batch knows its last line).
+      await printer.finish();
       throw e instanceof CliError ? e : this.transportBody!.bodyError(hop, e, size);
     }
     await printer.meta(hop.response, hop.info, size, hop.request);

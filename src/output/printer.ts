@@ -279,9 +279,8 @@ export class Printer {
 
   private async streamBody(stream: Readable, contentType: string | undefined) {
     const { plan } = this;
-    const mime = (plan.responseMime ?? contentType)?.split(';')[0]?.trim().toLowerCase() ?? '';
-    const lineStream = plan.stream || /^(text\/event-stream|application\/(x-)?ndjson|application\/jsonl|application\/x-jsonlines|application\/json-seq)$/.test(mime);
-    if (lineStream && (plan.format || plan.colors || plan.terminal)) return this.streamLines(stream, mime);
+    const mime = bodyMime(plan, contentType);
+    if (lineStream(plan, mime) && (plan.format || plan.colors || plan.terminal)) return this.streamLines(stream, mime);
     if (plan.format || plan.colors || plan.responseCharset) {
       const chunks: Buffer[] = [];
       for await (const c of stream) chunks.push(c as Buffer);
@@ -345,6 +344,20 @@ export class Printer {
   private finishNow() {
     if (this.plan.terminal && !this.lastNewline) this.put('\n');
   }
+}
+
+const bodyMime = (plan: OutputPlan, contentType: string | undefined) => (plan.responseMime ?? contentType)?.split(';')[0]?.trim().toLowerCase() ?? '';
+const lineStream = (plan: OutputPlan, mime: string) => plan.stream || /^(text\/event-stream|application\/(x-)?ndjson|application\/jsonl|application\/x-jsonlines|application\/json-seq)$/.test(mime);
+
+/**
+ * Whether responseBody() shows a streamed body piece by piece as it arrives (as it comes, or line
+ * by line for event streams), rather than gathering it whole to format or colour it at the end.
+ */
+export function printsAsItComes(plan: OutputPlan, head: ResponseHead): boolean {
+  if (!plan.responseBody) return true;
+  const mime = bodyMime(plan, headerIn(head.rawHeaders, 'content-type'));
+  if (lineStream(plan, mime) && (plan.format || plan.colors || plan.terminal)) return true;
+  return !(plan.format || plan.colors || plan.responseCharset);
 }
 
 /**

@@ -4,7 +4,7 @@ import { prepareRequest, prepareUncompressed, type PreparedRequest } from '../re
 import type { RequestSpec } from '../request/spec.js';
 import { formatUrl, originOf, parseUrl } from '../request/url.js';
 import { headerValue, readBody } from './body.js';
-import { sendOnce, type Hop } from './send.js';
+import { sendOnce, type Hop, type ResponseHead } from './send.js';
 import { withJarCookies } from './cookies.js';
 import { digestAuthorization, parseDigestChallenge } from './digest.js';
 import { pickProxy } from './proxy.js';
@@ -30,11 +30,12 @@ export interface ExchangeOptions {
   /** Called once a request has been written (keepalive lane), or sent (other lanes). */
   onSent?(): void;
   /**
-   * The caller prints the body as it comes and keeps nothing (`sling exec`, a request whose response
-   * no script, assertion, output file or later request reads): the keepalive lane then hands over a
-   * body still arriving as a stream instead of reading it whole first.
+   * The caller prints a body with this head as it comes and keeps nothing (`sling exec`, a request
+   * whose response no script, assertion, output file or later request reads, printed piece by
+   * piece): the keepalive lane then hands over a large or open-ended body still arriving as a
+   * stream instead of reading it whole first.
    */
-  streamable?: boolean;
+  streamable?: (head: ResponseHead) => boolean;
 }
 
 /** The request of the next hop (DECISIONS.md: 303, and 301/302 after POST, become a body-less GET). */

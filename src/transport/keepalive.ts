@@ -171,7 +171,7 @@ const hangUp = () => Object.assign(new Error('socket hang up'), { code: 'ECONNRE
  * Sends one request on a kept-alive connection (a new one when none is idle). Not an async
  * function: the common case (a reused connection) is one write and one promise.
  */
-export function sendKeepAlive(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, onWritten?: () => void, streamable = false): Promise<Hop> {
+export function sendKeepAlive(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, onWritten?: () => void, streamable?: (head: ResponseHead) => boolean): Promise<Hop> {
   const where = `${url.hostname}:${url.port}`;
   const timings: Timings = { start: now() };
   const info: HopInfo = { reused: false, timings };
@@ -186,7 +186,7 @@ export function sendKeepAlive(url: ParsedUrl, request: PreparedRequest, settings
  */
 const STALE_RETRIES = 3;
 
-function sendOn(url: ParsedUrl, where: string, request: PreparedRequest, settings: RequestSettings, info: HopInfo, onWritten: (() => void) | undefined, retries: number, streamable: boolean): Promise<Hop> {
+function sendOn(url: ParsedUrl, where: string, request: PreparedRequest, settings: RequestSettings, info: HopInfo, onWritten: (() => void) | undefined, retries: number, streamable: ((head: ResponseHead) => boolean) | undefined): Promise<Hop> {
   const conn = take(where);
   if (conn) {
     info.reused = true;
@@ -236,7 +236,7 @@ async function connect(url: ParsedUrl, where: string, settings: RequestSettings,
 /** A body larger than this (or of unknown length) that has not all arrived with the head is handed over as a stream when the caller can take one. */
 const STREAM_FROM = 1 << 20;
 
-function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, info: HopInfo, onWritten?: () => void, stale?: () => Promise<Hop>, streamable = false): Promise<Hop> {
+function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, info: HopInfo, onWritten?: () => void, stale?: () => Promise<Hop>, streamable?: (head: ResponseHead) => boolean): Promise<Hop> {
   const where = c.key;
   const timings = info.timings;
   const sock = c.socket;
@@ -275,7 +275,7 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
       const conn = headerIn(r.rawHeaders, 'connection');
       const keep = reusable && !(conn && /close/i.test(conn)) && !(r.httpVersion === '1.0' && !(conn && /keep-alive/i.test(conn)));
       // A streamed body's last bytes may have paused the socket (a slow reader): it reads again before it is reused.
-      if (stream) sock.resume();
+      resumeReading();
       if (keep) park(c);
       else {
         c.current = undefined;
@@ -289,11 +289,24 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
       resolve(new WholeHop(url, request, r, info, whole));
     };
 
+    /** Reading stopped because the reader of a streamed body is behind (a full pipe): not the server's silence. */
+    let paused = false;
     /** Body bytes (a copy): kept, or passed on when the body is streamed. */
     const keepBytes = (bytes: Buffer) => {
       size += bytes.length;
       if (!stream) chunks.push(bytes);
-      else if (!stream.push(bytes)) sock.pause();
+      else if (!stream.push(bytes) && !paused) {
+        paused = true;
+        sock.pause();
+        // --timeout measures the server's silence, not ours.
+        if (settings.timeoutMs) sock.setTimeout(0);
+      }
+    };
+    const resumeReading = () => {
+      if (!paused) return;
+      paused = false;
+      if (settings.timeoutMs && !done) sock.setTimeout(settings.timeoutMs);
+      sock.resume();
     };
 
     /** A large or open-ended body still arriving: the caller gets it as a stream from here on. */
@@ -303,7 +316,18 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
         arrivingSet = false;
         setArriving(undefined);
       }
-      stream = new Readable({ read: () => void sock.resume() });
+      stream = new Readable({
+        read: resumeReading,
+        // The reader gave up (a body that cannot be decoded, stdout gone): the connection goes with it.
+        destroy: (err, cb) => {
+          if (!done) {
+            done = true;
+            c.current = undefined;
+            sock.destroy();
+          }
+          cb(err);
+        },
+      });
       for (const ch of chunks) stream.push(ch);
       chunks.length = 0;
       resolve(new StreamHop(url, request, r, info, stream));
@@ -359,8 +383,11 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
     /** Some byte of the answer arrived (a connection that answered is not retried). */
     let answered = false;
     let arrivingSet = false;
+    /** Reads so far (a --timeout that fires checks whether one came meanwhile). */
+    let reads = 0;
     const data = (incoming: Buffer) => {
       if (done) return;
+      reads++;
       answered = true;
       try {
         let d = pending ? Buffer.concat([pending, incoming]) : incoming;
@@ -403,7 +430,7 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
           }
           if (framing === 'none' || (framing === 'length' && remaining === 0)) return finish(undefined, d.length === 0);
           if (bodyBytes(d, 0)) return finish(undefined, true);
-          if (streamable && (framing !== 'length' || remaining + size > STREAM_FROM)) handOver();
+          if (streamable && (framing !== 'length' || remaining + size > STREAM_FROM) && streamable(response)) handOver();
           return;
         }
         if (bodyBytes(d, 0)) finish(undefined, true);
@@ -440,6 +467,15 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
     };
     if (settings.timeoutMs) {
       c.current.timeout = () => {
+        // The timer may have fired because sling itself was busy (a write to a full pipe blocks
+        // the process): bytes that came meanwhile are read first (the poll phase runs before
+        // setImmediate), and only a socket that stayed silent times out.
+        const seen = reads;
+        setImmediate(() => {
+          if (!done && reads === seen) timedOut();
+        });
+      };
+      const timedOut = () => {
         info.timedOut = true;
         const from = settings.timeoutFrom ?? '--timeout';
         if (!response) return finish(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (${from})`));

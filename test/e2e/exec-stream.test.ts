@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type http from 'node:http';
@@ -166,4 +166,70 @@ test('exec over HTTPS (node:https): events are printed while the response is sti
   assert.equal(sawOneWhileOpen, true, `"data: one" was not printed while the response was open: ${r.out}${r.err}`);
   assert.equal(r.code, 0, r.err);
   assert.equal(r.out, `### GET ${srv.url}/events  (line 1)\ndata: one\n\ndata: two\n\n`);
+});
+
+test('exec: --timeout is the server\'s silence, not a slow reader\'s: a streamed body waiting on a full pipe does not time out', { skip: process.platform === 'win32' ? 'needs sh' : undefined }, async (t) => {
+  // A body that keeps coming (64 kB every 10 ms) while sling waits on the pipe.
+  const piece = Buffer.alloc(64 * 1024, 120);
+  const big = Buffer.alloc(piece.length * 60, 120);
+  const srv = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': big.length });
+    let n = 0;
+    const timer = setInterval(() => {
+      res.write(piece);
+      if (++n === 60) {
+        clearInterval(timer);
+        res.end();
+      }
+    }, 10);
+  });
+  const file = httpFile(`GET ${srv.url}/big\n`);
+  const dir = join(file, '..');
+  // A real pipe whose reader sleeps first (a spawned child's stdout is a socket, not a pipe): sling's
+  // writes block, its socket goes unread meanwhile, and the bytes waiting must be read when it wakes.
+  const q = (a: string) => `'${a.replace(/'/g, `'\\''`)}'`;
+  const script = `{ ${q(process.execPath)} ${q(SLING_PATH)} exec --print=b --timeout 0.3 t.http 2>err.txt; echo $? > code.txt; } | (sleep 1.5; wc -c > size.txt)`;
+  const child = spawn('sh', ['-c', script], { cwd: dir, env: baseEnv(), stdio: 'ignore' });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  await new Promise((r) => child.on('close', r));
+  clearTimeout(timer);
+  const err = readFileSync(join(dir, 'err.txt'), 'utf8');
+  assert.equal(readFileSync(join(dir, 'code.txt'), 'utf8').trim(), '0', err);
+  assert.equal(err, '');
+  assert.equal(Number(readFileSync(join(dir, 'size.txt'), 'utf8').trim()), `### GET ${srv.url}/big  (line 1)\n`.length + big.length);
+});
+
+test('exec: with colours or formatting on, a body cut short still shows what arrived (it is read whole, then printed)', async (t) => {
+  const srv = await httpServer(t, (req, res) => {
+    if (req.url === '/cut') {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.write('line one\nline two\n');
+      setTimeout(() => res.socket?.destroy(), 50);
+      return;
+    }
+    res.end('fine');
+  });
+  const r = await runSling(['exec', '--pretty=all', '--print=b', httpFile(`GET ${srv.url}/cut\n\n###\nGET ${srv.url}/after\n`)]);
+  assertExit(r, 6);
+  assert.match(r.stdout, /line one\nline two\n/);
+  assert.match(r.stdout, /\(line 4\)\nfine/);
+});
+
+test('exec: a streamed body that cannot be decoded stops its request at once (the connection is closed), the rest runs', async (t) => {
+  const srv = await httpServer(t, (req, res) => {
+    if (req.url === '/bad') {
+      // Claims gzip, sends text, and goes on sending: nothing but closing the connection ends it.
+      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Content-Encoding': 'gzip' });
+      res.write('not gzip\n');
+      const timer = setInterval(() => res.write('x\n'), 50);
+      req.on('close', () => clearInterval(timer));
+      return;
+    }
+    res.end('fine');
+  });
+  const r = await runSling(['exec', '--print=b', httpFile(`GET ${srv.url}/bad\n\n###\nGET ${srv.url}/after\n`)], { timeoutMs: 8000 });
+  assert.equal(r.timedOut, false, `sling kept reading the body${show(r)}`);
+  assertExit(r, 6);
+  assert.match(r.stderr, /t\.http:1: the response body from 127\.0\.0\.1:\d+ could not be decoded \(gzip\)/);
+  assert.match(r.stdout, /\(line 4\)\nfine$/);
 });
