@@ -393,9 +393,9 @@ class Run {
       if (streamable && streamsBody(hop) && printsAsItComes(printer.plan, hop.response)) {
         this.sending = undefined;
         bodyRead = true;
-        await this.streamResponse(entry, spec, hop, printer, sink, rc);
+        const stopHere = await this.streamResponse(entry, spec, hop, printer, sink, rc);
         if (rc) this.report!.end(rc);
-        return true;
+        return !stopHere;
       }
       // What goes to stderr about this response (a status, a failed test) waits for its printing
       // (on a terminal too: response handlers now run before the response is printed).
@@ -494,14 +494,22 @@ class Run {
    * before it first, then this request's output goes straight through, as the main command prints
    * it; the body is never held whole.
    */
-  private async streamResponse(entry: ExecEntry, spec: RequestSpec, hop: Hop, printer: Printer, sink: RequestSink, rc: ReportCase | undefined) {
+  private async streamResponse(entry: ExecEntry, spec: RequestSpec, hop: Hop, printer: Printer, sink: RequestSink, rc: ReportCase | undefined): Promise<boolean> {
     await this.settle();
     const waiting = sink.unbuffer();
     if (waiting) await waiting;
     let size = 0;
+    /** The body's last byte (lines printed after it start on a line of their own). */
+    let last: number | undefined;
     try {
-      const body = spec.settings.keepEncoding ? hop.body : await this.transportBody!.decodedBody(hop);
-      body.on('data', (c: Buffer) => (size += c.length));
+      const keep = spec.settings.keepEncoding;
+      const body = keep ? hop.body : await this.transportBody!.decodedBody(hop);
+      // The bytes as they came (curl's %{size_download}); decodedBody counts them itself.
+      body.on('data', (c: Buffer) => {
+        size += c.length;
+        if (c.length) last = c[c.length - 1];
+        if (keep) hop.info.bodyBytes = size;
+      });
       await printer.responseHead(hop.response);
       await printer.responseBody(hop.response, body);
     } catch (e) {
@@ -515,15 +523,15 @@ class Run {
     await printer.meta(hop.response, hop.info, size, hop.request);
     await printer.finish();
     if (this.inv.checkStatus) this.checkStatus(entry, spec, hop.response, rc);
-    if (entry.after) {
-      let result = entry.after({ spec, request: hop.request, url: hop.url, response: hop.response, body: EMPTY, info: hop.info }, this.ctx);
-      if (result instanceof Promise) result = await result;
-      const lines = this.afterResult(entry, spec, result, printer.plan, EMPTY, rc);
-      if (lines) {
-        const w = sink.write(lines.join('\n') + '\n');
-        if (w) await w;
-      }
+    if (!entry.after) return false;
+    let result = entry.after({ spec, request: hop.request, url: hop.url, response: hop.response, body: EMPTY, info: hop.info }, this.ctx);
+    if (result instanceof Promise) result = await result;
+    const lines = this.afterResult(entry, spec, result, printer.plan, last === undefined ? EMPTY : Buffer.from([last]), rc);
+    if (lines) {
+      const w = sink.write(lines.join('\n') + '\n');
+      if (w) await w;
     }
+    return result.stop === true;
   }
 
   private checkStatus(entry: ExecEntry, spec: RequestSpec, response: ResponseHead, rc: ReportCase | undefined) {

@@ -233,3 +233,20 @@ test('exec: a streamed body that cannot be decoded stops its request at once (th
   assert.match(r.stderr, /t\.http:1: the response body from 127\.0\.0\.1:\d+ could not be decoded \(gzip\)/);
   assert.match(r.stdout, /\(line 4\)\nfine$/);
 });
+
+test('exec of curl commands: a body that only goes to the output is printed as it arrives; -w still counts its bytes; -o files are written whole', async (t) => {
+  const { srv, release } = await eventServer(t);
+  const dir = mkdtempSync(join(tmpdir(), 'sling-stream-'));
+  writeFileSync(join(dir, 'c.sh'), `curl -s -w '%{http_code} %{size_download}\\n' ${srv.url}/events\ncurl -s -o ${join(dir, 'saved.txt')} ${srv.url}/next\n`);
+  let sawOneWhileOpen = false;
+  const r = await runWatching(['exec', '--print=b', join(dir, 'c.sh')], (out) => {
+    if (!sawOneWhileOpen && out.includes('data: one')) {
+      sawOneWhileOpen = true;
+      release();
+    }
+  });
+  assert.equal(sawOneWhileOpen, true, `"data: one" was not printed while the response was open: ${r.out}${r.err}`);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /\(line 1\)\ndata: one\n\ndata: two\n\n200 22\n/);
+  assert.equal(readFileSync(join(dir, 'saved.txt'), 'utf8'), '{"after": true}');
+});

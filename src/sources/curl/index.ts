@@ -208,6 +208,13 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
         throw e;
       }
     },
+    bodyUnused(spec) {
+      // The body only goes to sling's output (no -o/-O file, no `> file` of the command's own):
+      // a large or open-ended one may be printed as it arrives. -w, -D and the cookie jar need the head only.
+      const t = builder?.runs.get(spec.source!)?.transfer;
+      if (!t || call.stdout?.kind === 'file') return false;
+      return t.output === undefined ? !t.remoteName : isStdout(t.output);
+    },
     async after(done, ctx): Promise<AfterResult> {
       const run = builder?.runs.get(done.spec.source!);
       if (!run) return { failures: [] };
