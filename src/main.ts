@@ -21,26 +21,37 @@ export interface Io {
 }
 
 export class Reporter {
+  /**
+   * The main command's output ends in the middle of a line (a body without a final newline): the
+   * next message starts on a line of its own, so that `> out 2>&1` keeps `sling: error:` at the
+   * start of a line, as `sling exec` does. Says so once.
+   */
+  openLine?: () => boolean;
+
   constructor(
     private readonly io: Io,
     public quiet = 0,
     public debugOn = false,
   ) {}
+  private get nl(): string {
+    return this.openLine?.() ? '\n' : '';
+  }
   warn(message: string) {
-    if (this.quiet < 2) this.io.stderr.write(`sling: warning: ${oneLine(message)}\n`);
+    if (this.quiet < 2) this.io.stderr.write(`${this.nl}sling: warning: ${oneLine(message)}\n`);
   }
   debug(message: string) {
-    if (this.debugOn) this.io.stderr.write(`sling: debug: ${message}\n`);
+    if (this.debugOn) this.io.stderr.write(`${this.nl}sling: debug: ${message}\n`);
   }
   error(err: unknown) {
+    const nl = this.nl;
     if (err instanceof CliError) {
-      this.io.stderr.write(`sling: error: ${oneLine(err.message)}\n`);
+      this.io.stderr.write(`${nl}sling: error: ${oneLine(err.message)}\n`);
       if (err.hint) this.io.stderr.write(`  hint: ${oneLine(err.hint)}\n`);
     } else if (tooDeep(err, '')) {
       // Not a bug: an input nested thousands of levels deep (the places that know which input say so).
-      this.io.stderr.write(`sling: error: the input is nested too deeply to work through (${(err as Error).message})\n`);
+      this.io.stderr.write(`${nl}sling: error: the input is nested too deeply to work through (${(err as Error).message})\n`);
     } else {
-      this.io.stderr.write(`sling: error: unexpected failure: ${oneLine((err as Error)?.message ?? String(err))}\n`);
+      this.io.stderr.write(`${nl}sling: error: unexpected failure: ${oneLine((err as Error)?.message ?? String(err))}\n`);
       this.io.stderr.write('  hint: run again with --debug and report the stack trace\n');
     }
     if (this.debugOn && err instanceof Error && err.stack) this.io.stderr.write(err.stack + '\n');

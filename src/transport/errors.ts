@@ -69,3 +69,10 @@ export function h2Code(message: string): string {
 export function h2Name(code: number | undefined): string {
   return code === undefined ? 'no error code' : (H2_ERRORS[code] ?? `error code ${code}`);
 }
+
+/** --timeout: before the head, no answer; after it, the body stalled (what came of it is printed first). */
+export function timeoutError(where: string, settings: { timeoutMs?: number; timeoutFrom?: string }, headCame: boolean, info: { bodyBytes?: number }): TimeoutError {
+  const limit = `${settings.timeoutMs! / 1000}s (${settings.timeoutFrom ?? '--timeout'})`;
+  if (!headCame) return new TimeoutError(`no answer from ${where} within ${limit}`);
+  return new TimeoutError(`${where} stopped sending the response body for longer than ${limit} after ${info.bodyBytes ?? 0} bytes`);
+}

@@ -5,7 +5,7 @@ import { NetworkError, TimeoutError } from '../errors.js';
 import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSettings } from '../request/spec.js';
 import type { ParsedUrl } from '../request/url.js';
-import { h2Name, mapNetworkError } from './errors.js';
+import { h2Name, mapNetworkError, timeoutError } from './errors.js';
 import type { Hop, HopInfo, Timings } from './send.js';
 import { now } from '../clock.js';
 
@@ -120,7 +120,7 @@ export async function sendH2(url: ParsedUrl, request: PreparedRequest, settings:
     if (settings.timeoutMs) {
       stream.setTimeout(settings.timeoutMs, () => {
         info.timedOut = true;
-        stream.destroy(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (${settings.timeoutFrom ?? '--timeout'})`));
+        stream.destroy(timeoutError(where, settings, settled, info));
       });
     }
     stream.on('response', (h: IncomingHttpHeaders) => {

@@ -7,7 +7,7 @@ import { NetworkError, TimeoutError, UsageError } from '../errors.js';
 import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSettings } from '../request/spec.js';
 import type { ParsedUrl } from '../request/url.js';
-import { mapNetworkError } from './errors.js';
+import { mapNetworkError, timeoutError } from './errors.js';
 import { parseProxy, pickProxy, type ProxyTarget } from './proxy.js';
 import { now } from '../clock.js';
 
@@ -307,7 +307,7 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
     if (settings.timeoutMs) {
       req.setTimeout(settings.timeoutMs, () => {
         hopInfo.timedOut = true;
-        req.destroy(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (${settings.timeoutFrom ?? '--timeout'})`));
+        req.destroy(timeoutError(where, settings, answer !== undefined, hopInfo));
       });
     }
     req.on('socket', (socket: Socket) => {
@@ -400,3 +400,4 @@ const UPGRADED = Symbol('h2c upgrade accepted');
 const STALE = Symbol('a reused connection died before answering');
 const STALE_RETRIES = 3;
 const REPEATABLE = new Set(['GET', 'HEAD', 'OPTIONS']);
+

@@ -3,10 +3,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runSling, VERSION } from '../helpers/cli.js';
+import { baseEnv, runSling, SLING_PATH, VERSION } from '../helpers/cli.js';
 import { closedPort } from '../helpers/servers.js';
 import {
   assertError,
@@ -257,6 +258,10 @@ test('--timeout 0.5 when the body stalls after the headers: exit 2', async (t) =
   });
   const r = await runSling(['--timeout', '0.5', `${srv.url}/`]);
   assertError(r, 2, /time/i);
+  // The head came: the message says the body stalled (it said "no answer"), and what came is shown.
+  assert.match(r.stderr, /^sling: error: 127\.0\.0\.1:\d+ stopped sending the response body for longer than 0\.5s \(--timeout\) after 3 bytes$/m);
+  assert.doesNotMatch(r.stderr, /no answer/);
+  assert.match(r.stdout, /\n\nabc\n?$/);
 });
 
 test('--timeout that is not reached does not affect a normal response', async (t) => {
@@ -264,4 +269,20 @@ test('--timeout that is not reached does not affect a normal response', async (t
   const r = await runSling(['--timeout', '10', '--body', `${srv.url}/`]);
   assertExit(r, 0);
   assert.equal(r.stdout, 'ok', show(r));
+});
+
+test('a body without a final newline, then an error, with stdout and stderr in one file (`> out 2>&1`): the error starts its own line', async (t) => {
+  const srv = await rawServer(t, (socket) => {
+    socket.end('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\nonly a few bytes');
+  });
+  const out = join(mkdtempSync(join(tmpdir(), 'sling-merged-')), 'out.txt');
+  const fd = openSync(out, 'w');
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn(process.execPath, [SLING_PATH, '--print=b', `${srv.url}/`], { env: baseEnv(), stdio: ['ignore', fd, fd] });
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+  closeSync(fd);
+  assert.equal(code, 6);
+  assert.match(readFileSync(out, 'utf8'), /^only a few bytes\nsling: error: the response body from 127\.0\.0\.1:\d+ was cut short/);
 });
