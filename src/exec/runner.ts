@@ -382,7 +382,8 @@ class Run {
       }
       // Nothing reads this response's body after it is printed: a large or open-ended body may
       // be printed as it comes (server-sent events, a big download), never held whole.
-      const streamable = entry.bodyUnused?.(spec) === true;
+      // (Not with --retry: a body that fails while it is printed could not be tried again.)
+      const streamable = entry.bodyUnused?.(spec) === true && !spec.settings.retry?.count;
       try {
         hop = await this.send(spec, printer, entry, streamable);
       } finally {
@@ -522,16 +523,22 @@ class Run {
     }
     await printer.meta(hop.response, hop.info, size, hop.request);
     await printer.finish();
-    if (this.inv.checkStatus) this.checkStatus(entry, spec, hop.response, rc);
-    if (!entry.after) return false;
-    let result = entry.after({ spec, request: hop.request, url: hop.url, response: hop.response, body: EMPTY, info: hop.info }, this.ctx);
-    if (result instanceof Promise) result = await result;
-    const lines = this.afterResult(entry, spec, result, printer.plan, last === undefined ? EMPTY : Buffer.from([last]), rc);
-    if (lines) {
-      const w = sink.write(lines.join('\n') + '\n');
-      if (w) await w;
+    // As for a response read whole: what goes to stderr about it comes after the lines printed under it.
+    this.stderr.hold();
+    try {
+      if (this.inv.checkStatus) this.checkStatus(entry, spec, hop.response, rc);
+      if (!entry.after) return false;
+      let result = entry.after({ spec, request: hop.request, url: hop.url, response: hop.response, body: EMPTY, info: hop.info }, this.ctx);
+      if (result instanceof Promise) result = await result;
+      const lines = this.afterResult(entry, spec, result, printer.plan, last === undefined ? EMPTY : Buffer.from([last]), rc);
+      if (lines) {
+        const w = sink.write(lines.join('\n') + '\n');
+        if (w) await w;
+      }
+      return result.stop === true;
+    } finally {
+      this.stderr.release();
     }
-    return result.stop === true;
   }
 
   private checkStatus(entry: ExecEntry, spec: RequestSpec, response: ResponseHead, rc: ReportCase | undefined) {

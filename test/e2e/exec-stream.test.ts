@@ -250,3 +250,43 @@ test('exec of curl commands: a body that only goes to the output is printed as i
   assert.match(r.out, /\(line 1\)\ndata: one\n\ndata: two\n\n200 22\n/);
   assert.equal(readFileSync(join(dir, 'saved.txt'), 'utf8'), '{"after": true}');
 });
+
+test('exec of curl commands: --retry still retries a chunked body cut short (such bodies are not streamed), and -f/-w come in the same order for chunked and sized answers', async (t) => {
+  let cuts = 0;
+  const srv = await httpServer(t, (req, res) => {
+    if (req.url === '/cut') {
+      cuts++;
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.write('part one\n');
+      setTimeout(() => res.socket?.destroy(), 50);
+      return;
+    }
+    // 404 with the same body, chunked or with a length.
+    if (req.url === '/chunked') {
+      res.writeHead(404, { 'Content-Type': 'text/plain' });
+      res.write('nf\n');
+      setTimeout(() => res.end(), 20);
+      return;
+    }
+    res.writeHead(404, { 'Content-Type': 'text/plain', 'Content-Length': 3 });
+    res.end('nf\n');
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'sling-stream-'));
+  writeFileSync(join(dir, 'r.sh'), `curl -s --retry 1 --retry-all-errors --retry-delay 0.2 ${srv.url}/cut\n`);
+  const retried = await runSling(['exec', '--print=b', join(dir, 'r.sh')]);
+  assertExit(retried, 6);
+  assert.equal(cuts, 2, show(retried));
+  assert.match(retried.stderr, /retrying in 0\.2s \(1 retry left\)/);
+  writeFileSync(join(dir, 'f.sh'), `curl -sf -w 'code=%{http_code}\\n' ${srv.url}/chunked\ncurl -sf -w 'code=%{http_code}\\n' ${srv.url}/sized\n`);
+  const child = spawn(process.execPath, [SLING_PATH, 'exec', '--print=b', join(dir, 'f.sh')], { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  // stdout and stderr into one text, in the order they were written (stderr is written after stdout's batch).
+  let merged = '';
+  child.stdout!.on('data', (d: Buffer) => (merged += d.toString('utf8')));
+  child.stderr!.on('data', (d: Buffer) => (merged += d.toString('utf8')));
+  const code = await new Promise<number | null>((r) => child.on('close', r));
+  assert.equal(code, 4);
+  const blocks = merged.split(/\n(?=### )/).map((b) => b.replace(/^### .*\n/, '').replace(/f\.sh:\d:1/, 'f.sh:N:1'));
+  assert.equal(blocks.length, 2, merged);
+  assert.equal(blocks[0]!.trimEnd(), blocks[1]!.trimEnd(), merged);
+  assert.match(blocks[0]!, /^nf\ncode=404\nsling: error: \S*f\.sh:N:1: the requested URL returned error: 404 Not Found \(-f\)/);
+});
