@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { runSling, type RunOptions } from '../helpers/cli.js';
 import { startCurlCapture } from '../helpers/curl-capture.js';
+import { httpServer } from '../helpers/assert.js';
 
 function workdir(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'sling-exec-curl-'));
@@ -243,4 +244,23 @@ test('exec curl: -o /dev/stdout and -D /dev/stdout are the command\'s output (it
   const printed = readFileSync(out, 'latin1');
   assert.match(printed, /^### GET http:\/\/127\.0\.0\.1:\d+\/a  \(line 1\)\n/);
   assert.doesNotMatch(printed, /\0/);
+});
+
+test('exec curl: -f on an HTTP error gives %{exitcode} 22 as curl does; --etag-save without an ETag makes an empty file', async (t) => {
+  const srv = await httpServer(t, (req, res) => {
+    if (req.url === '/nf') {
+      res.writeHead(404, { 'Content-Type': 'text/plain' });
+      res.end('nf\n');
+      return;
+    }
+    res.end('ok\n');
+  });
+  const dir = workdir({
+    'f.sh': [`curl -s --etag-save etag.txt ${srv.url}/`, `curl -sf -w '%{exitcode} %{http_code}\\n' ${srv.url}/nf`, `curl -sf -w '%{onerror}failed %{exitcode}\\n' ${srv.url}/nf`].join('\n'),
+  });
+  const r = await exec(dir, ['f.sh']);
+  assert.equal(r.code, 4, r.stderr);
+  assert.match(r.stdout, /^22 404$/m);
+  assert.match(r.stdout, /^failed 22$/m);
+  assert.equal(readFileSync(join(dir, 'etag.txt'), 'utf8'), '');
 });

@@ -62,12 +62,16 @@ function globName(name: string, matches: string[]): string {
 export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: OutputContext): AfterResult {
   const op = t.op;
   const result: AfterResult = { failures: [] };
-  const fail = (message: string) => {
+  /** curl's own exit code, for -w's %{exitcode}: 22 for -f, 23 for a file it could not write, 33 for a range it could not resume. */
+  let curlCode = 0;
+  const fail = (message: string, code = 23) => {
     (result.errors ??= []).push(message);
     result.exitCode ??= 1;
+    curlCode ||= code;
   };
   const status = c.response.status;
   const failed = (op.fail || op.failWithBody) && status >= 400;
+  if (failed) curlCode = 22;
   if (failed) {
     result.exitCode = exitCodeForStatus(status);
     // curl: "(22) The requested URL returned error: 404".
@@ -101,7 +105,7 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
     if (ranged && status === 416) {
       // The file is complete already (curl: nothing to resume): left as it is.
     } else if (ranged && status >= 200 && status < 300 && status !== 206) {
-      fail(`the server ignored the range request (HTTP ${status}): cannot resume (curl: "HTTP server doesn't seem to support byte ranges"); '${outFile}' is left as it was`);
+      fail(`the server ignored the range request (HTTP ${status}): cannot resume (curl: "HTTP server doesn't seem to support byte ranges"); '${outFile}' is left as it was`, 33);
     } else if (nameFromHeader && !op.noClobber && existsSync(path)) {
       fail(`-J: '${outFile}' exists and is not overwritten (curl: "File exists")`);
     } else {
@@ -136,13 +140,14 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
   if (op.etagSave !== undefined) {
     const etag = headerValue(c, 'etag');
     try {
-      if (etag !== undefined) writeFileSync(resolve(ctx.cwd, op.etagSave), etag + '\n');
+      // Without an ETag, curl still makes the file, empty.
+      writeFileSync(resolve(ctx.cwd, op.etagSave), etag !== undefined ? etag + '\n' : '');
     } catch (e) {
       fail(`--etag-save: cannot write '${op.etagSave}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
   }
 
-  if (op.writeOut !== undefined) putWriteOut(result, ctx, writeOut(writeOutFormat(op.writeOut, ctx), t, url, c, outFile, result.exitCode ?? 0, undefined, ctx.warn));
+  if (op.writeOut !== undefined) putWriteOut(result, ctx, writeOut(writeOutFormat(op.writeOut, ctx), t, url, c, outFile, curlCode, undefined, ctx.warn));
   return result;
 }
 
