@@ -14,7 +14,7 @@ import { dependencyOrder } from './order.js';
 import { JUnitReport, type ReportCase } from './report.js';
 import { HeldWriter, OutputBatch, RequestSink } from './sink.js';
 import { onInterrupt } from '../interrupt.js';
-import type { AfterResult, ExecContext, ExecEntry, Script, SourceParser } from './types.js';
+import type { AfterResult, Completed, ExecContext, ExecEntry, Script, SourceParser } from './types.js';
 import type { Sink } from '../output/printer.js';
 import type { Hop, ResponseHead } from '../transport/send.js';
 import { headerIn } from '../transport/head.js';
@@ -429,7 +429,13 @@ class Run {
       }
       await sink.flush();
       // What the entry still writes about the failure (curl's -w: 000, curl's exit code, the message as it is).
-      const after = entry.failed?.(spec, e, this.ctx);
+      // The answer that was coming when the body failed, if a head came (curl's -w then reports its status and size).
+      const answered: Completed | undefined = hop
+        ? { spec, request: hop.request, url: hop.url, response: hop.response, body: partial?.body ?? EMPTY, info: hop.info }
+        : partial?.request && partial.url
+          ? { spec, request: partial.request, url: partial.url, response: partial.response, body: partial.body, info: partial.info }
+          : undefined;
+      const after = entry.failed?.(spec, e, this.ctx, answered);
       // Which request failed, also in a log of stderr alone: `api.http:12: connection reset by ...`.
       const src = spec.source;
       if (src && !e.message.startsWith(`${src.file}:`)) e.message = `${src.file}:${src.line}: ${e.message}`;

@@ -88,7 +88,7 @@ export interface ExecEntry {
   /** Runs after each response (and is not called under --offline). */
   after?(done: Completed, ctx: ExecContext): AfterResult | Promise<AfterResult>;
   /** Runs after a request of the entry failed without a response (the error is reported already): what is still written then (curl's -w). */
-  failed?(spec: RequestSpec, error: Error, ctx: ExecContext): AfterResult | undefined;
+  failed?(spec: RequestSpec, error: Error, ctx: ExecContext, answered?: Completed): AfterResult | undefined;
   /** This entry needs these named entries to run first (for --name / --line). */
   dependsOn?: string[];
   /** These run again right before this entry, even when they ran already (httpyac's `# @forceRef`). */

@@ -457,7 +457,7 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
           const e = new NetworkError(`the response body from ${url.hostHeader} was cut short${length ? ` (Content-Length was ${length})` : ''}: connection closed`, undefined, { cause: err ?? cut });
           // The head and, when they need no decoding, the bytes that arrived: printed before the error.
           timings.end = now();
-          if (!stream) e.partial = { response, body: headerIn(response.rawHeaders, 'content-encoding') ? Buffer.alloc(0) : Buffer.concat(chunks, size), info };
+          if (!stream) e.partial = { response, body: headerIn(response.rawHeaders, 'content-encoding') ? Buffer.alloc(0) : Buffer.concat(chunks, size), info, request, url };
           return finish(e);
         }
         // Bytes that never made a head (an HTTP/0.9 answer, a head cut off by the close).
@@ -482,7 +482,7 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
         // The head came, then the body stalled: what arrived is printed before the error.
         const e = new TimeoutError(`${url.hostHeader} stopped sending the response body for longer than ${settings.timeoutMs! / 1000}s (${from}) after ${size} bytes`);
         timings.end = now();
-        if (!stream) e.partial = { response, body: headerIn(response.rawHeaders, 'content-encoding') ? Buffer.alloc(0) : Buffer.concat(chunks, size), info };
+        if (!stream) e.partial = { response, body: headerIn(response.rawHeaders, 'content-encoding') ? Buffer.alloc(0) : Buffer.concat(chunks, size), info, request, url };
         finish(e);
       };
       sock.setTimeout(settings.timeoutMs);

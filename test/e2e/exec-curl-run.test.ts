@@ -264,3 +264,17 @@ test('exec curl: -f on an HTTP error gives %{exitcode} 22 as curl does; --etag-s
   assert.match(r.stdout, /^failed 22$/m);
   assert.equal(readFileSync(join(dir, 'etag.txt'), 'utf8'), '');
 });
+
+test('exec curl: -w after a body cut short reports the answer that came (status, type, bytes) and exit code 18, as curl does', async (t) => {
+  const srv = await httpServer(t, (req, res) => {
+    res.writeHead(200, req.url === '/sized' ? { 'Content-Type': 'text/plain', 'Content-Length': 100 } : { 'Content-Type': 'text/plain' });
+    res.write('part one\n');
+    setTimeout(() => res.socket?.destroy(), 50);
+  });
+  const w = `-w '%{http_code} %{size_download} %{exitcode} %{content_type}\\n'`;
+  const dir = workdir({ 'c.sh': [`curl -s ${w} ${srv.url}/chunked`, `curl -s ${w} ${srv.url}/sized`, `curl -s -o /dev/null ${w} ${srv.url}/chunked`].join('\n') });
+  const r = await exec(dir, ['c.sh']);
+  assert.equal(r.code, 6, r.stderr);
+  assert.equal((r.stdout.match(/^200 9 18 text\/plain$/gm) ?? []).length, 3, r.stdout);
+  assert.equal((r.stderr.match(/was cut short/g) ?? []).length, 3, r.stderr);
+});

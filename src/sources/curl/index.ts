@@ -224,11 +224,11 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
       if (result.exitCode) failed = true;
       return commandDone(result);
     },
-    failed(spec, error, ctx): AfterResult | undefined {
+    failed(spec, error, ctx, answered): AfterResult | undefined {
       const run = builder?.runs.get(spec.source!);
       if (!run) return undefined;
       failed = true;
-      const result = afterFailedTransfer(run.transfer, run.url, { method: spec.method, exitCode: curlExitCode(error), message: error.message, started }, outputContext(ctx));
+      const result = afterFailedTransfer(run.transfer, run.url, { method: spec.method, exitCode: curlExitCode(error), message: error.message, started, answered }, outputContext(ctx));
       return commandDone(result);
     },
   };

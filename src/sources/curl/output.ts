@@ -246,6 +246,8 @@ export interface FailedTransfer {
   message: string;
   /** When the command started (clock.ts `now()`), for %{time_total}. */
   started: number;
+  /** The head that came before the body failed (cut short, stalled): -w reports its status, headers and the bytes that came. */
+  answered?: Completed;
 }
 
 /**
@@ -275,7 +277,7 @@ export interface WriteOutText {
 
 /** -w: curl's write-out variables sling can fill in, with \n \t \r and %% escapes; `c` is undefined when the transfer failed. */
 export function writeOut(format: string, t: Transfer, url: CurlUrl, c: Completed | undefined, outFile: string | undefined, exitCode: number, failed?: FailedTransfer, warn?: (message: string) => void): WriteOutText {
-  const vars = c ? doneVars(t, url, c, outFile, exitCode) : failedVars(t, url, failed!, outFile);
+  const vars = c ? doneVars(t, url, c, outFile, exitCode) : failed!.answered ? { ...doneVars(t, url, failed!.answered, outFile, failed!.exitCode), errormsg: failed!.message } : failedVars(t, url, failed!, outFile);
   const text: WriteOutText = { out: '', err: '' };
   let toErr = false;
   const put = (s: string) => {
