@@ -278,3 +278,16 @@ test('exec curl: -w after a body cut short reports the answer that came (status,
   assert.equal((r.stdout.match(/^200 9 18 text\/plain$/gm) ?? []).length, 3, r.stdout);
   assert.equal((r.stderr.match(/was cut short/g) ?? []).length, 3, r.stderr);
 });
+
+test('exec curl: after a body cut short, -D still writes the head and -c keeps the cookie it set, as curl does', async (t) => {
+  const srv = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Set-Cookie': 'sid=abc; Path=/' });
+    res.write('part one\n');
+    setTimeout(() => res.socket?.destroy(), 50);
+  });
+  const dir = workdir({ 'c.sh': `curl -s -D heads.txt -c jar.txt ${srv.url}/x\n` });
+  const r = await exec(dir, ['c.sh']);
+  assert.equal(r.code, 6, r.stderr);
+  assert.match(readFileSync(join(dir, 'heads.txt'), 'latin1'), /^HTTP\/1\.1 200 OK\r\nContent-Type: text\/plain\r\nSet-Cookie: sid=abc; Path=\/\r\n[\s\S]*\r\n\r\n$/);
+  assert.match(readFileSync(join(dir, 'jar.txt'), 'utf8'), /^127\.0\.0\.1\tFALSE\t\/\tFALSE\t0\tsid\tabc$/m);
+});

@@ -228,6 +228,8 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
       const run = builder?.runs.get(spec.source!);
       if (!run) return undefined;
       failed = true;
+      // The head came before the body failed: its cookies count (curl reads them as the head arrives).
+      if (answered && run.jar) storeResponseCookies(run.jar, answered.response, run.url);
       const result = afterFailedTransfer(run.transfer, run.url, { method: spec.method, exitCode: curlExitCode(error), message: error.message, started, answered }, outputContext(ctx));
       return commandDone(result);
     },

@@ -120,23 +120,9 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
     }
   }
   // -D -: the heads go to the command's standard output, before the body (as they arrive in curl).
-  const dumpHeader = op.dumpHeader !== undefined && isStdout(op.dumpHeader) ? '-' : op.dumpHeader;
-  if (dumpHeader === '-' && ctx.stdout?.kind === 'file') writeStdout(ctx, Buffer.from(allHeads(c), 'latin1'));
+  const toStdout = dumpHeader(op, c, ctx, result, fail);
+  if (toStdout && ctx.stdout?.kind === 'file') writeStdout(ctx, Buffer.from(allHeads(c), 'latin1'));
   if (outFile === undefined && ctx.stdout?.kind === 'file' && writeBody) writeStdout(ctx, bodyBytes);
-
-  if (dumpHeader !== undefined) {
-    const text = allHeads(c);
-    if (dumpHeader === '-') {
-      if (!ctx.stdout) result.log = [...(result.log ?? []), ...text.replace(/\r\n$/, '').split('\r\n')];
-    } else if (dumpHeader !== '/dev/null') {
-      try {
-        if (op.createDirs) mkdirSync(dirname(resolve(ctx.cwd, dumpHeader)), { recursive: true });
-        writeFileSync(resolve(ctx.cwd, dumpHeader), text, 'latin1');
-      } catch (e) {
-        fail(`-D: cannot write '${dumpHeader}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-      }
-    }
-  }
   if (op.etagSave !== undefined) {
     const etag = headerValue(c, 'etag');
     try {
@@ -151,6 +137,26 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
   return result;
 }
 
+/** -D: every hop's head to a file, or (`-D -`) under the response; true when it goes to the command's standard output. */
+function dumpHeader(op: Operation, c: Completed, ctx: OutputContext, result: AfterResult, fail: (message: string) => void): boolean {
+  const target = op.dumpHeader !== undefined && isStdout(op.dumpHeader) ? '-' : op.dumpHeader;
+  if (target === undefined) return false;
+  const text = allHeads(c);
+  if (target === '-') {
+    if (!ctx.stdout) result.log = [...(result.log ?? []), ...text.replace(/\r\n$/, '').split('\r\n')];
+    return true;
+  }
+  if (target !== '/dev/null') {
+    try {
+      if (op.createDirs) mkdirSync(dirname(resolve(ctx.cwd, target)), { recursive: true });
+      writeFileSync(resolve(ctx.cwd, target), text, 'latin1');
+    } catch (e) {
+      fail(`-D: cannot write '${target}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+  }
+  return false;
+}
+
 /**
  * What curl still writes for a transfer that failed before a response: -w (`%{http_code}` is 000,
  * `%{exitcode}` curl's code, `%{errormsg}` the reason). No output file is made.
@@ -158,6 +164,11 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
 export function afterFailedTransfer(t: Transfer, url: CurlUrl, failed: FailedTransfer, ctx: OutputContext): AfterResult {
   const result: AfterResult = { failures: [] };
   const op = t.op;
+  // A head came before the body failed: curl has written it with -D already.
+  if (failed.answered) {
+    const toStdout = dumpHeader(op, failed.answered, ctx, result, (m) => (result.errors ??= []).push(m));
+    if (toStdout && ctx.stdout?.kind === 'file') writeStdout(ctx, Buffer.from(allHeads(failed.answered), 'latin1'));
+  }
   if (op.writeOut === undefined) return result;
   let outFile: string | undefined;
   if (t.output !== undefined && !isStdout(t.output)) outFile = globName(t.output, t.globMatches);
