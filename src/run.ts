@@ -22,20 +22,9 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
   // A download prints on stderr (stdout may be the file, with -o -), so stderr decides on colours.
   const downloading = inv.download && !inv.offline;
   const plan = makePlan(inv, spec.method, { isTTY: Boolean(downloading ? io.stderr.isTTY : io.stdout.isTTY), env: io.env });
-  // Whether what went to stdout last ended its line (the reporter's messages start a new one if not).
-  const out = stdoutSink(io.stdout);
-  let open = false;
-  const printer = new Printer(plan, {
-    write(chunk) {
-      if (chunk.length) open = (typeof chunk === 'string' ? chunk.charCodeAt(chunk.length - 1) : chunk[chunk.length - 1]) !== 10;
-      return out.write(chunk);
-    },
-  });
-  reporter.openLine = () => {
-    const was = open;
-    open = false;
-    return was;
-  };
+  const printer = new Printer(plan, stdoutSink(io.stdout));
+  // A message after a body that did not end its line starts a line of its own.
+  reporter.openLine = () => printer.takeOpenLine();
 
   if (inv.curl) {
     // --curl: the curl command line that sends this request (src/output/to-curl.ts); nothing is sent.

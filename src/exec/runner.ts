@@ -17,7 +17,7 @@ import { onInterrupt } from '../interrupt.js';
 import type { AfterResult, Completed, ExecContext, ExecEntry, Script, SourceParser } from './types.js';
 import type { Sink } from '../output/printer.js';
 import type { Hop, ResponseHead } from '../transport/send.js';
-import { headerIn } from '../transport/head.js';
+import { headerIn, STREAM_FROM } from '../transport/head.js';
 
 /**
  * `sling exec`: parse the whole file first (a malformed file sends nothing), then run its entries in
@@ -580,8 +580,6 @@ function streamsBody(hop: Hop): boolean {
   const length = headerIn(hop.response.rawHeaders, 'content-length');
   return length === undefined || !(Number(length) <= STREAM_FROM);
 }
-/** The keepalive lane's threshold (keepalive.ts). */
-const STREAM_FROM = 1 << 20;
 
 /** Prints a response whose body was read whole: synchronous unless stdout asks to wait. */
 function printResponse(printer: Printer, sink: RequestSink, hop: Hop, body: Buffer, lines: string[] | undefined): Promise<void> | undefined {

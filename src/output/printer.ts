@@ -52,6 +52,18 @@ export class Printer {
     if (r) this.wait = r;
     const lastByte = typeof s === 'string' ? s.charCodeAt(s.length - 1) : s[s.length - 1];
     this.lastNewline = lastByte === 10;
+    this.openLineTold = false;
+  }
+
+  private openLineTold = false;
+  /**
+   * The output so far ends in the middle of a line (a body without a final newline): true once per
+   * such line, for a message on stderr to start a line of its own (`> out 2>&1`).
+   */
+  takeOpenLine(): boolean {
+    if (this.lastNewline || this.openLineTold) return false;
+    this.openLineTold = true;
+    return true;
   }
 
   /** The promise to await before writing more, if the sink asked for one. */

@@ -5,6 +5,13 @@ import type { ResponseHead } from './send.js';
 const STATUS = /^HTTP\/(\d(?:\.\d)?)[ \t]+(\d{3})(?:[ \t](.*))?$/;
 
 /**
+ * `sling exec` prints a body this large (or of unknown length) as it arrives when nothing reads it
+ * afterwards (keepalive.ts hands it over as a stream, runner.ts prints it so); smaller ones are
+ * read whole first.
+ */
+export const STREAM_FROM = 1 << 20;
+
+/**
  * A response head as received (status line and header lines, without the blank line after them),
  * read leniently as node:http does: LF or CRLF line ends, `HTTP/1.1` or `HTTP/2`, blanks around
  * names and values dropped, folded lines skipped; a header line without a colon is a malformed

@@ -4,8 +4,8 @@ import { NetworkError, TimeoutError } from '../errors.js';
 import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSettings } from '../request/spec.js';
 import type { ParsedUrl } from '../request/url.js';
-import { mapNetworkError } from './errors.js';
-import { contentLength, headerIn, incompleteHead, maxHeadersError, parseResponseHead } from './head.js';
+import { mapNetworkError, timeoutError } from './errors.js';
+import { contentLength, headerIn, incompleteHead, maxHeadersError, parseResponseHead, STREAM_FROM } from './head.js';
 import type { Hop, HopInfo, ResponseHead, Timings } from './send.js';
 import { now } from '../clock.js';
 import { setArriving } from './inflight.js';
@@ -232,9 +232,6 @@ async function connect(url: ParsedUrl, where: string, settings: RequestSettings,
   timings.connect = now();
   return c;
 }
-
-/** A body larger than this (or of unknown length) that has not all arrived with the head is handed over as a stream when the caller can take one. */
-const STREAM_FROM = 1 << 20;
 
 function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, info: HopInfo, onWritten?: () => void, stale?: () => Promise<Hop>, streamable?: (head: ResponseHead) => boolean): Promise<Hop> {
   const where = c.key;
@@ -477,10 +474,9 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
       };
       const timedOut = () => {
         info.timedOut = true;
-        const from = settings.timeoutFrom ?? '--timeout';
-        if (!response) return finish(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (${from})`));
+        if (!response) return finish(timeoutError(where, settings, false, info));
         // The head came, then the body stalled: what arrived is printed before the error.
-        const e = new TimeoutError(`${url.hostHeader} stopped sending the response body for longer than ${settings.timeoutMs! / 1000}s (${from}) after ${size} bytes`);
+        const e = timeoutError(url.hostHeader, settings, true, { bodyBytes: size });
         timings.end = now();
         if (!stream) e.partial = { response, body: headerIn(response.rawHeaders, 'content-encoding') ? Buffer.alloc(0) : Buffer.concat(chunks, size), info, request, url };
         finish(e);

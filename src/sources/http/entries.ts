@@ -284,8 +284,7 @@ class HttpEntry implements ExecEntry {
 
   /** The pre-request scripts' log lines, printed under the title (then not again after the response). */
   before(spec: RequestSpec): string[] | undefined {
-    // The runner may copy a spec (network flags, --session), never its URL object.
-    const p = this.pending.find((x) => x.built.spec === spec || x.built.spec.url === spec.url);
+    const p = this.pendingOf(spec);
     if (!p || p.logs.length === 0) return undefined;
     const logs = p.logs;
     p.logs = NO_LOGS;
@@ -302,8 +301,13 @@ class HttpEntry implements ExecEntry {
   bodyUnused(spec: RequestSpec): boolean {
     const { rt, node } = this.o;
     if ((this.storeAs !== undefined && rt.keeps(this.storeAs)) || node.handlers.length || node.asserts.length || node.outputs.length) return false;
-    const p = this.pending.length === 1 ? this.pending[0] : this.pending.find((x) => x.built.spec.url === spec.url);
+    const p = this.pendingOf(spec);
     return !(p && p.logs.length);
+  }
+
+  /** The build of a spec (the runner may copy a spec, never its URL object). */
+  private pendingOf(spec: RequestSpec): Pending | undefined {
+    return this.pending.find((x) => x.built.spec === spec || x.built.spec.url === spec.url);
   }
 
   after(done: Completed, ctx?: ExecContext): AfterResult | Promise<AfterResult> {
