@@ -40,6 +40,26 @@ export function tooDeep(e: unknown, where: string): CliError | undefined {
   return new CliError(`${where}: nested too deeply to work through (${e.message})`, ExitCode.ERROR, undefined, { cause: e });
 }
 
+/**
+ * A value grew past the largest string or array JavaScript can hold: a variable defined as itself
+ * twice over, thirty times (`@a2 = {{a1}}{{a1}}`, `A=$A$A`), doubles to gigabytes. Also not a bug to
+ * report: one sentence naming the input, exit 1.
+ */
+export function tooLarge(e: unknown, where: string): CliError | undefined {
+  if (!(e instanceof RangeError) || !/invalid (string|array|typed array) length|array buffer allocation failed/i.test(e.message)) return undefined;
+  return new CliError(`${where}: a value grows past the largest string Node.js can hold (${e.message})`, ExitCode.ERROR, undefined, { cause: e });
+}
+
+/** Either limit of the JavaScript engine (tooDeep, tooLarge), as one sentence naming `where`. */
+export function beyondLimits(e: unknown, where: string): CliError | undefined {
+  return tooDeep(e, where) ?? tooLarge(e, where);
+}
+
+/** beyondLimits' sentence without a place (for readers that add FILE:LINE:COL themselves). */
+export function limitReached(e: unknown): string | undefined {
+  return beyondLimits(e, '')?.message.slice(2);
+}
+
 /** Bad command line, malformed item, unreadable file: exit 1. */
 export class UsageError extends CliError {
   constructor(message: string, hint?: string) {

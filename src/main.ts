@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import { execArguments, resolveInvocation, type Invocation } from './cli/invocation.js';
 import { helpText } from './cli/help.js';
 import { configFile, defaultOptions } from './cli/config.js';
-import { CliError, oneLine, tooDeep } from './errors.js';
+import { CliError, oneLine, tooDeep, tooLarge } from './errors.js';
 import { ExitCode } from './exit.js';
 import { VERSION } from './request/build.js';
 import type { Sink } from './output/printer.js';
@@ -50,6 +50,8 @@ export class Reporter {
     } else if (tooDeep(err, '')) {
       // Not a bug: an input nested thousands of levels deep (the places that know which input say so).
       this.io.stderr.write(`${nl}sling: error: the input is nested too deeply to work through (${(err as Error).message})\n`);
+    } else if (tooLarge(err, '')) {
+      this.io.stderr.write(`${nl}sling: error: a value grows past the largest string Node.js can hold (${(err as Error).message})\n`);
     } else {
       this.io.stderr.write(`${nl}sling: error: unexpected failure: ${oneLine((err as Error)?.message ?? String(err))}\n`);
       this.io.stderr.write('  hint: run again with --debug and report the stack trace\n');

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Invocation } from '../cli/invocation.js';
-import { CliError, UsageError, oneLine, tooDeep } from '../errors.js';
+import { CliError, UsageError, beyondLimits, oneLine } from '../errors.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { Reporter, stdoutSink, type Io } from '../main.js';
 import { makePlan, printParts, type OutputPlan } from '../output/plan.js';
@@ -57,7 +57,7 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
     warn: (m) => (run ? run.warn(m) : reporter.warn(m)),
     debug: (m) => (run ? run.debug(m) : reporter.debug(m)),
   }).catch((e: unknown) => {
-    throw tooDeep(e, file === '-' ? '<stdin>' : file) ?? e;
+    throw beyondLimits(e, file === '-' ? '<stdin>' : file) ?? e;
   });
 
   const entries = select(script.entries, ex.names, ex.lines);
@@ -281,7 +281,7 @@ class Run {
       if (this.sessions) specs = specs.map((s) => withSession(s, this.sessions!));
     } catch (caught) {
       this.building = undefined;
-      const e = caught instanceof CliError ? caught : tooDeep(caught, `${entry.file ?? this.display}:${entry.line}`);
+      const e = caught instanceof CliError ? caught : beyondLimits(caught, `${entry.file ?? this.display}:${entry.line}`);
       if (!e) throw caught;
       await this.settle();
       // The request's title (as written: it could not be built), then what its building said, then why.
@@ -416,7 +416,7 @@ class Run {
       print = () => printResponse(printer, sink, done, body, lines);
     } catch (caught) {
       this.sending = undefined;
-      const e = caught instanceof CliError ? caught : tooDeep(caught, spec.source ? `${spec.source.file}:${spec.source.line}` : `${entry.file ?? this.display}:${entry.line}`);
+      const e = caught instanceof CliError ? caught : beyondLimits(caught, spec.source ? `${spec.source.file}:${spec.source.line}` : `${entry.file ?? this.display}:${entry.line}`);
       if (!e) throw caught;
       await this.settle();
       // A body cut short: what arrived of the response (head, and the bytes the lane kept) is

@@ -1,6 +1,7 @@
 // Inputs nested thousands of levels deep (JSON in a response, an environment value or an item,
 // shell expansions in a curl file, a nested-JSON path): sling's readers recurse once per level and
-// JavaScript's stack runs out. That is a limit, not a bug: one sentence naming the input, exit 1, no
+// JavaScript's stack runs out. Variables that double thirty times: the value outgrows the largest
+// string JavaScript can hold. Those are limits, not bugs: one sentence naming the input, exit 1, no
 // "unexpected failure ... report the stack trace"; in `sling exec` a response nested that deep
 // fails only the request that uses it, and the run goes on.
 import { test } from 'node:test';
@@ -56,6 +57,31 @@ test('exec: a curl file with shell expansions nested too deeply is a failure of 
   const dir = workdir({ 'deep.curl': `curl ${srv.url}/\${A:-${'${A:-'.repeat(depth)}x${'}'.repeat(depth)}}\n` });
   const r = await runSling(['exec', join(dir, 'deep.curl')]);
   assertError(r, 1, /deep\.curl: nested too deeply to work through/);
+  notABug(r.stderr);
+  assert.equal(srv.requests.length, 0);
+});
+
+test('exec: a variable doubled past the largest string fails its request, named by its line; the rest of the file runs', async (t) => {
+  const srv = await httpServer(t, (_req, res) => res.end('ok'));
+  const vars = ['@v0 = x', ...Array.from({ length: 30 }, (_, i) => `@v${i + 1} = {{v${i}}}{{v${i}}}`)].join('\n');
+  const dir = workdir({ 'api.http': `${vars}\n\nPOST ${srv.url}/big\n\n{{v30}}\n\n###\nGET ${srv.url}/after\n` });
+  const r = await runSling(['exec', '--print=b', join(dir, 'api.http')]);
+  assertError(r, 1, /^sling: error: \S*api\.http:33: a value grows past the largest string Node\.js can hold \(Invalid string length\)$/m);
+  notABug(r.stderr);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/after'],
+  );
+  assert.match(r.stdout, /### GET http:\/\/127\.0\.0\.1:\d+\/after {2}\(line 38\)\nok/);
+});
+
+test('exec: a curl file whose shell variable doubles past the largest string names the line; nothing is sent', async (t) => {
+  const srv = await httpServer(t, (_req, res) => res.end('ok'));
+  const dir = workdir({ 'big.curl': `curl ${srv.url}/first\nA=x\n${'A=$A$A\n'.repeat(30)}curl -d "$A" ${srv.url}/big\n` });
+  const r = await runSling(['exec', join(dir, 'big.curl')]);
+  // A=x is line 2, doubling k is line 2 + k: the 29th (2^29 characters, line 31) is the first past
+  // the largest string (2^29 - 24 characters).
+  assertError(r, 1, /^sling: error: \S*big\.curl:31:1: a value grows past the largest string Node\.js can hold \(Invalid string length\)$/m);
   notABug(r.stderr);
   assert.equal(srv.requests.length, 0);
 });

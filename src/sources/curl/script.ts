@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { builtinOutput, expandHeredoc, expandSingle, expandWord, type ShellEnv } from './expand.js';
+import { limitReached } from '../../errors.js';
 import { ShellSyntaxError, type ListItem, type Redirect, type SimpleCommand } from './shell.js';
 
 /**
@@ -42,6 +43,18 @@ const PREFIXES = new Set(['time', 'command', 'exec', 'nohup', 'sudo', 'builtin']
 const NOOPS = new Set(['echo', 'printf', 'true', ':', 'sleep', 'wait', 'clear', 'shopt', 'alias', 'read', 'trap', 'umask', 'hash', 'type', 'which']);
 
 export function walkScript(items: ListItem[], ctx: WalkContext): CurlCall[] {
+  const at = { offset: 0 };
+  try {
+    return walkItems(items, ctx, at);
+  } catch (e) {
+    // `A=$A$A` thirty times, a default nested thousands of levels deep: the command that did it.
+    const limit = limitReached(e);
+    if (limit !== undefined) throw new ShellSyntaxError(limit, at.offset);
+    throw e;
+  }
+}
+
+function walkItems(items: ListItem[], ctx: WalkContext, at: { offset: number }): CurlCall[] {
   const { env } = ctx;
   const calls: CurlCall[] = [];
   let before: Condition[] = [];
@@ -52,6 +65,7 @@ export function walkScript(items: ListItem[], ctx: WalkContext): CurlCall[] {
   const exported: Record<string, string> = {};
 
   for (const item of items) {
+    at.offset = item.pipeline.offset;
     const when: Condition = prevNext === '&&' ? 'ok' : prevNext === '||' ? 'failed' : 'always';
     prevNext = item.next;
     if (item.next === '&') ctx.warn(item.pipeline.offset, "'&' (background) runs the command in order, like ';'");
