@@ -233,15 +233,28 @@ export function resolveInvocation(argv: readonly string[], mode: 'main' | 'exec'
   let items: Item[] = [];
   let exec: ExecOptions | undefined;
   if (mode === 'exec') {
-    if (positionals.length > 1) throw new UsageError(`sling exec runs one file; got ${positionals.length}: ${positionals.join(' ')}`);
+    const report = one(p, 'report');
+    if (report !== undefined && report !== 'junit') throw new UsageError(`--report must be junit, got '${report}'`);
+    let reportFile = one(p, 'report-file');
+    let files = positionals;
+    // `--report junit FILE` (before or after the requests' file): with two files named, the one
+    // right after `--report junit` is the report's.
+    if (report !== undefined && reportFile === undefined && positionals.length === 2) {
+      const at = argv.findIndex((a, k) => a === '--report=junit' || (a === '--report' && argv[k + 1] === 'junit'));
+      const next = at === -1 ? undefined : argv[at + (argv[at] === '--report' ? 2 : 1)];
+      const k = next === undefined ? -1 : positionals.indexOf(next);
+      if (k !== -1) {
+        reportFile = positionals[k];
+        files = [positionals[1 - k]!];
+      }
+    }
+    if (files.length > 1) throw new UsageError(`sling exec runs one file; got ${files.length}: ${files.join(' ')}`);
     const type = one(p, 'type');
     if (type !== undefined && type !== 'http' && type !== 'curl') throw new UsageError(`--type must be http or curl, got '${type}'`);
     const to = one(p, 'to');
     if (to !== undefined && to !== 'http' && to !== 'curl') throw new UsageError(`--to must be curl or http, got '${to}'`);
-    const report = one(p, 'report');
-    if (report !== undefined && report !== 'junit') throw new UsageError(`--report must be junit, got '${report}'`);
     exec = {
-      file: positionals[0],
+      file: files[0],
       type: type as ExecOptions['type'],
       envName: one(p, 'env'),
       envFile: one(p, 'env-file'),
@@ -249,7 +262,7 @@ export function resolveInvocation(argv: readonly string[], mode: 'main' | 'exec'
       names: p.values.get('name') ?? [],
       lines: (p.values.get('line') ?? []).map((l) => nonNegativeInt(l, '--line')),
       report: report as ExecOptions['report'],
-      reportFile: one(p, 'report-file'),
+      reportFile,
       to: to as ExecOptions['to'],
     };
   } else {

@@ -85,7 +85,7 @@ export const EXEC_OPTIONS: OptionDef[] = [
   { long: 'fail-fast', kind: 'flag', group: 'Exec', help: 'stop at the first request that fails' },
   { long: 'name', kind: 'value', repeat: true, metavar: 'NAME', group: 'Exec', help: 'run only the request with this name (and the requests it depends on)' },
   { long: 'line', kind: 'value', repeat: true, metavar: 'N', group: 'Exec', help: 'run only the request at line N' },
-  { long: 'report', kind: 'value', metavar: 'junit', group: 'Exec', help: 'write a report of the run (with --report-file)' },
+  { long: 'report', kind: 'value', metavar: 'junit', group: 'Exec', help: 'write a JUnit report of the run: --report junit [FILE] (report.xml by default)' },
   { long: 'report-file', kind: 'value', metavar: 'FILE', group: 'Exec', help: 'where --report writes' },
   { long: 'to', kind: 'value', metavar: 'curl|http', group: 'Exec', help: 'convert the file instead of running it' },
 ];

@@ -459,7 +459,8 @@ test('exec http: httpyac ?? assertions are checked: a line per assertion, a fail
       '?? body sha256 ' + createHash('sha256').update('Token Expired').digest('base64'),
     ].join('\n'),
   });
-  const r = await exec(dir, ['--report', 'junit', '--report-file', 'j.xml', 'a.http']);
+  // The form ijhttp users write: the file after --report junit is the report's.
+  const r = await exec(dir, ['--report', 'junit', 'j.xml', 'a.http']);
   assertExit(r, 1);
   assert.deepEqual(srv.requests.map((q) => q.url), ['/json', '/text']);
   const passed = r.stdout.split('\n').filter((l) => l.startsWith('✓ '));

@@ -37,3 +37,15 @@ test('bad arguments name the culprit', () => {
   assert.throws(() => resolveInvocation(['x', '--timeout']), /option --timeout needs a value/);
   assert.throws(() => resolveInvocation(['--pretty=loud', 'x']), /--pretty must be/);
 });
+
+test('exec --report junit FILE: with two files named, the one right after --report junit is the report', () => {
+  const ex = (argv: string[]) => resolveInvocation(argv, 'exec').exec!;
+  assert.deepEqual([ex(['--report', 'junit', 'out.xml', 'api.http']).reportFile, ex(['--report', 'junit', 'out.xml', 'api.http']).file], ['out.xml', 'api.http']);
+  assert.deepEqual([ex(['--report=junit', 'out.xml', 'api.http']).reportFile, ex(['--report=junit', 'out.xml', 'api.http']).file], ['out.xml', 'api.http']);
+  assert.deepEqual([ex(['api.http', '--report', 'junit', 'out.xml']).reportFile, ex(['api.http', '--report', 'junit', 'out.xml']).file], ['out.xml', 'api.http']);
+  // Only the requests' file: it is that, and the report goes to the default file.
+  assert.deepEqual([ex(['--report', 'junit', 'api.http']).reportFile, ex(['--report', 'junit', 'api.http']).file], [undefined, 'api.http']);
+  // --report-file given: two files are still two files.
+  assert.throws(() => ex(['--report', 'junit', '--report-file', 'r.xml', 'a.http', 'b.http']), /sling exec runs one file; got 2: a\.http b\.http/);
+  assert.throws(() => ex(['a.http', 'b.http']), /sling exec runs one file; got 2/);
+});
