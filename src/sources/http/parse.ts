@@ -41,8 +41,14 @@ const OTHER_METHODS: Record<string, string> = {
 };
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const VAR_NAME = /^[\p{L}\p{N}_.\-$]+$/u;
+/** Methods besides METHODS that a request line after a blank line in a body is known by (WebDAV and other registered ones). */
+const MORE_METHODS = ['GRAPHQL', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK', 'SEARCH', 'REPORT', 'PURGE', 'QUERY', 'LINK', 'UNLINK', 'MKCALENDAR'];
 /** An httpyac request that starts after a blank line inside another request's body. */
-const STRICT_REQUEST = /^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|TRACE|CONNECT|GRAPHQL)\s+(https?:\/\/|\/|\{\{)(\{\{[^}]*\}\}|[^\s{])*(\s+HTTP\/\d+(\.\d+)?)?\s*$/;
+const STRICT_REQUEST = new RegExp(`^(${[...METHODS, ...MORE_METHODS].join('|')})\\s+(https?:\\/\\/|\\/|\\{\\{)(\\{\\{[^}]*\\}\\}|[^\\s{])*(\\s+HTTP\\/\\d+(\\.\\d+)?)?\\s*$`);
+/** The same for the requests of other protocols (skipped with a warning): their targets have no scheme (`GRPC host:port/Service/Method`). */
+const PROTOCOL_REQUEST = new RegExp(`^(${Object.keys(OTHER_METHODS).join('|')})\\s+\\S+(\\s+HTTP\\/\\d+(\\.\\d+)?)?\\s*$`);
+const startsRequest = (line: string) => STRICT_REQUEST.test(line) || PROTOCOL_REQUEST.test(line);
+const METHOD_WORDS = new Set([...METHODS, ...MORE_METHODS, ...Object.keys(OTHER_METHODS)]);
 
 type State = 'pre' | 'headers' | 'body' | 'after' | 'skip';
 
@@ -144,7 +150,7 @@ class Parser {
           break;
         case 'skip':
           if (line.trim() === '') this.blankBefore = true;
-          else if (this.blankBefore && STRICT_REQUEST.test(line)) this.startNextRequest(line);
+          else if (this.blankBefore && startsRequest(line)) this.startNextRequest(line);
           break;
       }
     }
@@ -504,7 +510,7 @@ class Parser {
     if (t.startsWith('#') || t.startsWith('//')) return;
     if (t.startsWith('??')) return this.assertLine(t, ln, col, req.asserts);
     // httpyac: a request line right after another request starts the next request.
-    if (c0 >= 65 && c0 <= 90 && isMethodWord(line) && STRICT_REQUEST.test(line)) return this.startNextRequest(line);
+    if (c0 >= 65 && c0 <= 90 && isMethodWord(line) && startsRequest(line)) return this.startNextRequest(line);
     if (t.startsWith('>') || t.startsWith('<>')) {
       this.state = 'body';
       return this.body(line);
@@ -575,7 +581,7 @@ class Parser {
         this.blankBefore = false;
         return;
       }
-      if (STRICT_REQUEST.test(line)) return this.startNextRequest(line);
+      if (startsRequest(line)) return this.startNextRequest(line);
       if (line.startsWith('{{') && !line.slice(2).includes('}}')) return this.httpyacScript(ln, 1);
       // httpyac `gql [NAME] < ./query.gql`: the GraphQL query comes from the file (NAME is the
       // operation name); variables may follow after a blank line.
@@ -666,7 +672,7 @@ class Parser {
     }
     if (this.handlerLine(line, ln)) return;
     if (t.startsWith('??')) return this.assertLine(t, ln, 1, this.req!.asserts);
-    if (this.blankBefore && STRICT_REQUEST.test(line)) return this.startNextRequest(line);
+    if (this.blankBefore && startsRequest(line)) return this.startNextRequest(line);
     if (line.startsWith('{{') && !line.slice(2).includes('}}')) return this.httpyacScript(ln, 1);
     this.warn(ln, 1, `text after the response handler is ignored: '${clip(t)}'`);
   }
@@ -731,10 +737,10 @@ function isEncoding(label: string): boolean {
   }
 }
 
-/** `GET /x`: the first word is a method and a space follows (cheap test before STRICT_REQUEST). */
+/** `GET /x`: the first word is a method and a space follows (cheap test before startsRequest). */
 function isMethodWord(line: string): boolean {
   const sp = line.indexOf(' ');
-  return sp >= 3 && sp <= 7 && (METHODS.has(line.slice(0, sp)) || line.startsWith('GRAPHQL '));
+  return sp >= 2 && sp <= 11 && METHOD_WORDS.has(line.slice(0, sp));
 }
 
 function looksLikeUrl(s: string): boolean {
