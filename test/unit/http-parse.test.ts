@@ -108,6 +108,7 @@ const ERRORS: [string, string, [number, number, RegExp]][] = [
   ['bad header name', 'GET http://h/\nBad Header: x', [2, 1, /expected a header/]],
   ['unterminated placeholder in the URL', 'GET http://h/{{id', [1, 14, /'\{\{' without/]],
   ['unterminated script', 'GET http://h/\n\n> {%\nclient.log(1)\n', [3, 3, /without its closing '%}'/]],
+  ['a script left open before the next ###', 'GET http://h/a\n\n> {% client.log(1)\n###\nGET http://h/b\n\n> {% client.log(2) %}', [3, 3, /without its closing '%}' before the ### on line 4/]],
   ['unterminated block comment', '/* no end\nGET http://h/', [1, 1, /'\/\*' comment/]],
   ['unknown dynamic variable', 'GET http://h/{{$nope}}', [1, 14, /unknown dynamic variable \{\{\$nope\}\}/]],
   ['bad dynamic arguments', 'GET http://h/{{$randomInt 1}}', [1, 14, /takes 0 or 2 arguments/]],

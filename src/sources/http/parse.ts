@@ -324,6 +324,8 @@ class Parser {
     const parts = [first.slice(at + 2)];
     for (let j = start + 1; j < this.lines.length; j++) {
       const l = this.lines[j]!;
+      // No script line starts with ###: the block was left open, and the next request begins.
+      if (l.startsWith('###')) this.fail(start + 1, at + 1, `a script block '{%' without its closing '%}' before the ### on line ${j + 1}`);
       const c = l.indexOf('%}');
       if (c !== -1) {
         parts.push(l.slice(0, c));
