@@ -47,6 +47,8 @@ const MORE_METHODS = ['GRAPHQL', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE
 const STRICT_REQUEST = new RegExp(`^(${[...METHODS, ...MORE_METHODS].join('|')})\\s+(https?:\\/\\/|\\/|\\{\\{)(\\{\\{[^}]*\\}\\}|[^\\s{])*(\\s+HTTP\\/\\d+(\\.\\d+)?)?\\s*$`);
 /** The same for the requests of other protocols (skipped with a warning): their targets have no scheme (`GRPC host:port/Service/Method`). */
 const PROTOCOL_REQUEST = new RegExp(`^(${Object.keys(OTHER_METHODS).join('|')})\\s+\\S+(\\s+HTTP\\/\\d+(\\.\\d+)?)?\\s*$`);
+/** A comment that holds a directive (`# @name x`, `// @no-redirect`). */
+const DIRECTIVE_LINE = /^(#|\/\/)\s*@[A-Za-z]/;
 const startsRequest = (line: string) => STRICT_REQUEST.test(line) || PROTOCOL_REQUEST.test(line);
 const METHOD_WORDS = new Set([...METHODS, ...MORE_METHODS, ...Object.keys(OTHER_METHODS)]);
 
@@ -470,7 +472,7 @@ class Parser {
   private startNextRequest(line: string) {
     const comments = this.leadComments;
     this.leadComments = undefined;
-    this.endRequest();
+    this.endRequest(comments);
     this.blockHasRequest = false;
     this.state = 'pre';
     this.replayCarried();
@@ -629,6 +631,25 @@ class Parser {
     this.bodyStarted = true;
   }
 
+  /**
+   * Directive comments at the very end of a request's block, after its headers or its body with no
+   * blank line before them (`# @name next` right before `###`): the next request's, as they are
+   * after a blank line (not a comment among the headers, not the last line of a text body).
+   */
+  private trailingDirectives(req: RequestNode, replayed: number[] | undefined) {
+    let found: number[] | undefined;
+    for (let k = this.i - 1; k >= req.line; k--) {
+      const t = this.lines[k]!.trim();
+      if (t === '') continue;
+      if (!t.startsWith('#') && !t.startsWith('//')) break;
+      if (DIRECTIVE_LINE.test(t) && !replayed?.includes(k) && !this.carried?.includes(k)) (found ??= []).push(k);
+    }
+    if (!found) return;
+    const lines = new Set(found.map((k) => k + 1));
+    req.body = req.body.filter((b) => !(b.kind === 'text' && lines.has(b.line)));
+    this.carried = [...(this.carried ?? []), ...found].sort((a, b) => a - b);
+  }
+
   /** `> {% %}`, `> ./file.js`, `>> file`, `>>! file`, `<> ref`; true when the line was one. */
   private handlerLine(line: string, ln: number): boolean {
     const req = this.req!;
@@ -679,7 +700,8 @@ class Parser {
     this.warn(ln, 1, `text after the response handler is ignored: '${clip(t)}'`);
   }
 
-  private endRequest() {
+  /** `replayed`: comment lines the caller reads as the next request's itself (startNextRequest). */
+  private endRequest(replayed?: number[]) {
     const req = this.req;
     this.req = undefined;
     // Comment lines with no body after them: not body (trailing comments, orders.http); a
@@ -689,6 +711,7 @@ class Parser {
     }
     this.leadComments = undefined;
     if (!req) return;
+    this.trailingDirectives(req, replayed);
     this.urlOpen = false;
     // A URL with no placeholders is checked now: a file with a broken one sends nothing.
     if (typeof req.url === 'string' && !req.url.startsWith('/')) {
