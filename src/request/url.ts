@@ -31,6 +31,10 @@ export interface ParsedUrl {
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
 const PATH_OK = new Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/");
 const QUERY_OK = new Set([...PATH_OK, '?']);
+// .http files: `[` and `]` also stand raw (`?a[]=1`), as REST Client's encodeurl, httpyac (Node's URL) and
+// curl leave them; urllib3, and so HTTPie, encodes them.
+const WRITTEN_PATH_OK = new Set([...PATH_OK, '[', ']']);
+const WRITTEN_QUERY_OK = new Set([...QUERY_OK, '[', ']']);
 
 // Components made only of characters that stand raw (and no `%`): nothing to encode or decode.
 const PATH_PLAIN = /^[A-Za-z0-9\-._~!$&'()*+,;=:@/]*$/;
@@ -222,7 +226,7 @@ function withTarget(o: Origin, rest: string, pathAsIs: boolean, asWritten: boole
   let path = q === -1 ? rest : rest.slice(0, q);
   const query = q === -1 ? '' : rest.slice(q + 1);
   if (!pathAsIs) path = removeDotSegments(path);
-  if (!PATH_PLAIN.test(path)) path = asWritten === 'raw' ? encodeAsWritten(path, RAW_OK, true) : asWritten ? encodeAsWritten(path, PATH_OK) : unquoteUnreserved(encodeInvalid(path, PATH_OK));
+  if (!PATH_PLAIN.test(path)) path = asWritten === 'raw' ? encodeAsWritten(path, RAW_OK, true) : asWritten ? encodeAsWritten(path, WRITTEN_PATH_OK) : unquoteUnreserved(encodeInvalid(path, PATH_OK));
   if (!path) path = '/';
   else if (path.charCodeAt(0) !== 47) path = '/' + path;
   return {
@@ -231,7 +235,7 @@ function withTarget(o: Origin, rest: string, pathAsIs: boolean, asWritten: boole
     port: o.port,
     hostHeader: o.hostHeader,
     path,
-    query: QUERY_PLAIN.test(query) ? query : asWritten === 'raw' ? encodeAsWritten(query, RAW_OK, true) : asWritten ? encodeAsWritten(query, QUERY_OK) : unquoteUnreserved(encodeInvalid(query, QUERY_OK)),
+    query: QUERY_PLAIN.test(query) ? query : asWritten === 'raw' ? encodeAsWritten(query, RAW_OK, true) : asWritten ? encodeAsWritten(query, WRITTEN_QUERY_OK) : unquoteUnreserved(encodeInvalid(query, QUERY_OK)),
     username: o.username,
     password: o.password,
   };

@@ -229,7 +229,7 @@ test('references: response body (JSONPath, bare path, whole), headers, request b
   await assert.rejects(async () => entries[1]!.build(ctx), /t\.http:6:8: \{\{login\.response\.body\.\$\.token\}\}: request login has no response yet/);
   await entries[0]!.after!(done(spec, 200, { Location: '/l' }, '{"token":"T","items":[1,2]}', '{"user": "ada"}'), ctx);
   const next = (await entries[1]!.build(ctx)) as RequestSpec;
-  assert.equal(formatUrl(next.url), 'http://h/x?a=T&b=2&c=/l&d=ada&e=%7B%22token%22:%22T%22,%22items%22:%5B1,2%5D%7D');
+  assert.equal(formatUrl(next.url), 'http://h/x?a=T&b=2&c=/l&d=ada&e=%7B%22token%22:%22T%22,%22items%22:[1,2]%7D');
 });
 
 test('references: httpyac {{name.path}} into a named response, and what is wrong when it cannot', async () => {

@@ -39,6 +39,13 @@ for (const [input, host, target] of TARGETS) {
   });
 }
 
+test('[ and ] stand raw in .http URLs (encodeurl, Node\'s URL), and are encoded for the main command (urllib3)', () => {
+  assert.equal(requestTarget(parseUrl('example.org/p[0]?a[]=1&b=[1]', 'http', false, true)), '/p[0]?a[]=1&b=[1]');
+  assert.equal(requestTarget(parseUrl('example.org/p[0]?a[]=1&b=[1]')), '/p%5B0%5D?a%5B%5D=1&b=%5B1%5D');
+  // Everything else .http files encode is unchanged.
+  assert.equal(requestTarget(parseUrl('example.org/a b/{x}|?q="1"', 'http', false, true)), '/a%20b/%7Bx%7D%7C?q=%221%22');
+});
+
 test('--path-as-is keeps dot segments', () => {
   assert.equal(requestTarget(parseUrl('example.org/./a/../b', 'http', true)), '/./a/../b');
 });
