@@ -60,7 +60,7 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
     throw beyondLimits(e, file === '-' ? '<stdin>' : file) ?? e;
   });
 
-  const entries = select(script.entries, ex.names, ex.lines);
+  const entries = select(script.entries, ex.names, ex.lines, lineCount(text));
   const ctx: ExecContext = { offline: inv.offline, cwd: io.cwd, warn: (m) => reporter.warn(m), debug: (m) => reporter.debug(m) };
   if (ex.to) {
     // --to curl|http: write the file's requests in the other format instead of sending them.
@@ -657,7 +657,14 @@ function titleText(entry: ExecEntry, request: string, colors: boolean): string {
 }
 
 /** --name / --line: the chosen entries and, before them, the named entries they depend on. */
-function select(entries: ExecEntry[], names: string[], lines: number[]): ExecEntry[] {
+/** Lines in the text (a last line without its line break counts; an empty file has none). */
+function lineCount(text: string): number {
+  let n = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) n++;
+  return text === '' || text.endsWith('\n') ? n : n + 1;
+}
+
+function select(entries: ExecEntry[], names: string[], lines: number[], lastLine: number): ExecEntry[] {
   if (!names.length && !lines.length) return entries;
   const chosen = new Set<ExecEntry>();
   for (const name of names) {
@@ -666,6 +673,7 @@ function select(entries: ExecEntry[], names: string[], lines: number[]): ExecEnt
     chosen.add(e);
   }
   for (const line of lines) {
+    if (line > lastLine) throw new UsageError(`--line: the file has ${lastLine} line${lastLine === 1 ? '' : 's'}; there is no line ${line}`);
     // The request whose block holds the line (its `###`, scripts, headers, body, handlers).
     let e: ExecEntry | undefined;
     for (const x of entries) if (!x.file && (x.start ?? x.line) <= line && (!e || (x.start ?? x.line) >= (e.start ?? e.line))) e = x;

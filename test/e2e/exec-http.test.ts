@@ -242,6 +242,13 @@ test('exec http: --name runs a request and what it depends on; --line picks by l
   const r2 = await exec(dir, ['--line', '6', 'n.http']);
   assertExit(r2, 0);
   assert.deepEqual(srv.requests.slice(2).map((q) => q.url), ['/other']);
+  // The last line is line 10 (no line break after it); line 11 is in no request's block.
+  const last = await exec(dir, ['--line', '10', 'n.http']);
+  assertExit(last, 0);
+  assert.deepEqual(srv.requests.slice(3).map((q) => q.url), ['/login', '/me?t=tok-123']);
+  const past = await exec(dir, ['--line', '11', 'n.http']);
+  assertError(past, 1, /^sling: error: --line: the file has 10 lines; there is no line 11$/m);
+  assert.equal(srv.requests.length, 5);
 });
 
 test('exec http: a request referred to from above runs first (once); --line picks the request whose block holds the line', async (t) => {
