@@ -231,6 +231,22 @@ test('environment: --env-file names the file (and brings its private sibling)', 
   assert.throws(() => loadEnvironment(dir, 'ci', 'missing.json', dir), /--env-file/);
 });
 
+test('environment: a broken env file is named with LINE:COL; an environment that is not an object is an error', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-env-bad-'));
+  const file = join(dir, 'http-client.env.json');
+  const load = () => loadEnvironment(dir, 'dev', undefined, dir);
+  writeFileSync(file, '{\n  // a comment\n  "dev": {"a": 1}\n}\n');
+  assert.throws(load, (e: Error) => e.message === `${file}:2:3: not valid JSON: Expected property name or '}'`);
+  writeFileSync(file, '\uFEFF{\n  "dev": {"a": 1\n');
+  assert.throws(load, (e: Error) => e.message === `${file}:3:1: not valid JSON: Expected ',' or '}' after property value`);
+  writeFileSync(file, '{\n  "dev": {"a": 1},\n  "prod": [1]\n}');
+  assert.throws(load, (e: Error) => e.message === `${file}:3:3: the environment 'prod' must be an object of variables ({"name": "value"}), got an array`);
+  writeFileSync(file, '{"$shared": "x", "dev": {}}');
+  assert.throws(load, /:1:2: the environment '\$shared' must be an object of variables \(\{"name": "value"\}\), got a string$/);
+  writeFileSync(file, '[]');
+  assert.throws(load, /must hold an object of environments/);
+});
+
 test('environment: --env without any env file is an error with a hint', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sling-env-none-'));
   assert.throws(() => loadEnvironment(dir, 'dev', undefined, dir), /no http-client\.env\.json/);

@@ -31,14 +31,32 @@ function readEnvFile(path: string): EnvFile {
   } catch (e) {
     throw new UsageError(`cannot read the environment file '${path}': ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
   }
+  text = text.replace(/^\uFEFF/, '');
   let data: unknown;
   try {
-    data = JSON.parse(text.replace(/^\uFEFF/, ''));
+    data = JSON.parse(text);
   } catch (e) {
-    throw new UsageError(`the environment file '${path}' is not valid JSON: ${(e as Error).message}`);
+    // V8 says where by offset (`... in JSON at position 18`): FILE:LINE:COL instead.
+    const message = (e as Error).message;
+    const m = /^(.*?)(?:,? in JSON)? at position (\d+)/.exec(message);
+    throw new UsageError(m ? `${path}:${lineCol(text, Number(m[2]))}: not valid JSON: ${m[1]}` : `${path}: not valid JSON: ${message}`);
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new UsageError(`the environment file '${path}' must hold an object of environments`);
+  for (const [name, values] of Object.entries(data)) {
+    if (typeof values !== 'object' || values === null || Array.isArray(values)) {
+      const key = new RegExp(`${JSON.stringify(name).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*:`).exec(text);
+      const what = Array.isArray(values) ? 'an array' : values === null ? 'null' : `a ${typeof values}`;
+      throw new UsageError(`${path}:${key ? lineCol(text, key.index) : '1:1'}: the environment '${name}' must be an object of variables ({"name": "value"}), got ${what}`);
+    }
+  }
   return data as EnvFile;
+}
+
+/** `LINE:COL` (1-based) of an offset into the text. */
+function lineCol(text: string, offset: number): string {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return `${line}:${offset - (before.lastIndexOf('\n') + 1) + 1}`;
 }
 
 /** The folder's env files, or the nearest parent's. */
