@@ -281,8 +281,11 @@ class Run {
       if (this.sessions) specs = specs.map((s) => withSession(s, this.sessions!));
     } catch (caught) {
       this.building = undefined;
-      const e = caught instanceof CliError ? caught : beyondLimits(caught, `${entry.file ?? this.display}:${entry.line}`);
+      const file = entry.file ?? this.display;
+      const e = caught instanceof CliError ? caught : beyondLimits(caught, `${file}:${entry.line}`);
       if (!e) throw caught;
+      // Which request, also when the cause is elsewhere (an `<@` include, an environment value, a `run` line).
+      if (!e.message.startsWith(`${file}:`)) e.message = `${file}:${entry.line}: ${e.message}`;
       await this.settle();
       // The request's title (as written: it could not be built), then what its building said, then why.
       if (this.inv.quiet === 0) {

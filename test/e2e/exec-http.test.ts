@@ -675,3 +675,55 @@ test('exec http: httpyac directives: camelCase spellings, @forceRef runs again, 
   const rb = await exec(bad, ['r.http']);
   assertError(rb, 1, /r\.http:2: # @ref nothere: no request is named 'nothere'/);
 });
+
+test('exec http: a placeholder that cannot be resolved is named where it is written (an <@ include, an environment value, a run line); $shared NAME', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({
+    'inc.txt': 'line 1\nline 2\n{"a": 1, "c": {{nope}}}\n',
+    'http-client.env.json': JSON.stringify({ $shared: { prodToken: 'foo' }, dev: { e: 'pre-{{nopeE}}', token: '{{$shared prodToken}}', bad: '{{$shared gone}}' } }),
+    'lib.http': `# @name Login\nPOST ${srv.url}/login?u={{user}}\n`,
+    'a.http': [
+      `POST ${srv.url}/inc`, // 1
+      'Content-Type: text/plain',
+      '',
+      '<@ ./inc.txt',
+      '',
+      '###',
+      `GET ${srv.url}/shared?t={{token}}`, // 7
+      '',
+      '###',
+      `GET ${srv.url}/env?q={{e}}`, // 10
+      '',
+      '###',
+      `GET ${srv.url}/bad?q={{bad}}`, // 13
+      '',
+      '###',
+      `GET ${srv.url}/p?q={{$processEnv SLING_TEST_UNSET}}`, // 16
+      '',
+      '###',
+      'import ./lib.http',
+      '@who = ada',
+      'run #Login (@user={{nopeR}})', // 21
+      '###',
+      'run #Login (@user={{who}})', // 23
+      '###',
+      `GET ${srv.url}/h`, // 25
+      '',
+      '> ./h.js',
+    ].join('\n'),
+    'h.js': '// a handler\n\nthrow new Error("from the file");\n',
+  });
+  const r = await exec(dir, ['--env', 'dev', 'a.http']);
+  assertExit(r, 1);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/shared?t=foo', '/p?q=', '/login?u=ada', '/h']);
+  const lines = r.stderr.split('\n').filter((l) => l !== '');
+  const envFile = join(dir, 'http-client.env.json');
+  assert.deepEqual(lines, [
+    'sling: error: a.http:1: ./inc.txt:3:15: unknown variable {{nope}}',
+    `sling: error: a.http:10: ${envFile} (the value of e): unknown variable {{nopeE}}`,
+    `sling: error: a.http:13: ${envFile} (the value of bad): {{$shared gone}}: gone is not in $shared`,
+    'sling: warning: a.http:16:32: the environment variable SLING_TEST_UNSET is not set: {{$processEnv SLING_TEST_UNSET}} is empty',
+    'sling: error: lib.http:2: a.http:21:19: unknown variable {{nopeR}}',
+    'sling: test failed: a.http:25: a.http:27: the response handler failed: from the file (at ./h.js:3)',
+  ], r.stderr);
+});

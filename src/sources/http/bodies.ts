@@ -24,7 +24,8 @@ function readInclude(line: BodyLine & { kind: 'file' }, o: BuildOptions): Buffer
   if (!line.vars) return data;
   // `<@ file`: the file's text (in the encoding `<@latin1 file` names) with its {{variables}} substituted.
   const text = line.encoding ? new TextDecoder(line.encoding).decode(data) : data.toString('utf8');
-  return o.res.resolve(compile(text, line.line, line.col));
+  // Its placeholders are placed in it: `data.json:4:12: unknown variable {{id}}`.
+  return o.res.resolve(compile(text, 1, 1, (l, c) => `${path}:${l}:${c}`));
 }
 
 export function bodyBytes(node: RequestNode, o: BuildOptions, contentType: string | undefined): Buffer {

@@ -7,7 +7,7 @@
  *   $random.float(from, to), $random.alphabetic(n), $random.alphanumeric(n), $random.hexadecimal(n),
  *   $random.numeric(n), $random.email, $env.NAME, $dotenv.NAME.
  * REST Client: $guid, $randomInt min max, $timestamp [offset unit], $datetime rfc1123|iso8601|"fmt"
- *   [offset unit], $localDatetime ..., $processEnv [%]NAME, $dotenv [%]NAME.
+ *   [offset unit], $localDatetime ..., $processEnv [%]NAME, $dotenv [%]NAME, $shared NAME.
  * kulala: $date (YYYY-MM-DD).
  * JetBrains paths: $projectRoot, $historyFolder (for `>> {{$projectRoot}}/out.json`, `> {{$projectRoot}}/h.js`).
  */
@@ -18,6 +18,8 @@ export interface DynamicEnv {
   dotenv(): Record<string, string>;
   /** A variable's value, for the `%name` indirection of $processEnv / $dotenv. */
   variable(name: string): string | undefined;
+  /** A `$shared` value of the environment files (REST Client's `{{$shared name}}`). */
+  shared?(name: string): string | undefined;
   /** The project's root folder ($projectRoot): see projectRoot(). */
   projectRoot(): string;
   /** Something worth a warning (an unset $processEnv variable). */
@@ -77,6 +79,7 @@ const SIMPLE: Record<string, (args: string[]) => string | null> = {
   projectRoot: none('projectRoot'),
   historyFolder: none('historyFolder'),
   dotenv: envArgs('dotenv'),
+  shared: envArgs('shared'),
 };
 
 const ALPHA = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -99,6 +102,11 @@ export function evalDynamic(name: string, args: string[], ctx: DynamicEnv): stri
   const now = () => (ctx.now ? ctx.now() : new Date());
   const num = (i: number, def: number) => (args[i] === undefined ? def : Number(args[i]));
   switch (name) {
+    case 'shared': {
+      const v = ctx.shared?.(args[0]!);
+      if (v === undefined) throw new DynamicError(`${args[0]} is not in $shared`);
+      return v;
+    }
     case 'uuid':
     case 'random.uuid':
     case 'guid':

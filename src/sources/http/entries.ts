@@ -12,13 +12,21 @@ import type { ScriptHooks, ScriptHost, ScriptResult } from './script.js';
 import { compile, expressions, rawText, type Template } from './template.js';
 import { pickDef, Resolution, type FileCtx, type Runtime } from './vars.js';
 
+/** `@name=value` of a `run` line, with the file and line it is written on (where its placeholders are worked out). */
+export interface RunOverride {
+  name: string;
+  value: Template;
+  file: FileCtx;
+  line: number;
+}
+
 /** One request of a file → one ExecEntry (a `run #Name` line makes another one of the same request). */
 export interface EntryOptions {
   rt: Runtime;
   file: FileCtx;
   node: RequestNode;
   /** `run #Name (@var=value)` / `run ./file (@var=value)`. */
-  overrides?: [string, Template][];
+  overrides?: RunOverride[];
   /** Shown instead of the request's own name (for `run #Name`). */
   label?: string;
   /** Whether the entry carries the request's name (for --name); `run` copies do not. */
@@ -206,8 +214,7 @@ class HttpEntry implements ExecEntry {
     }
     if (sleepMs && !ctx.offline) await new Promise((r) => setTimeout(r, sleepMs));
     if (this.o.overrides && !this.overrides) {
-      const base = new Resolution(rt, file, node.line, undefined, ctx.offline);
-      this.overrides = new Map(this.o.overrides.map(([k, t]) => [k, base.resolve(t)]));
+      this.overrides = new Map(this.o.overrides.map((o) => [o.name, new Resolution(rt, o.file, o.line, undefined, ctx.offline).resolve(o.value)]));
     }
     const res = new Resolution(rt, file, node.line, this.overrides, ctx.offline);
     let logs = NO_LOGS;

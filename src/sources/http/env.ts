@@ -15,6 +15,10 @@ export interface Environment {
   vars: Map<string, string>;
   /** Where the variables came from, for --debug and hints. */
   files: string[];
+  /** The file each variable's value came from (for messages about its placeholders). */
+  origins: Map<string, string>;
+  /** `$shared` alone (REST Client's `{{$shared name}}` in an environment's value). */
+  shared: Map<string, string>;
   /** Environment names per variable, over every environment of the files (for hints). */
   definedIn: Map<string, string[]>;
 }
@@ -102,20 +106,22 @@ export function loadEnvironment(dir: string, envName: string | undefined, envFil
   // One level (the selected environment, then $shared) of every file, public first. An empty public
   // value is a placeholder the private file fills in (the JetBrains documentation's own example:
   // `"password": ""` in the public file, the real one in the private file).
-  const put = (level: unknown[]) => {
+  const origins = new Map<string, string>();
+  const put = (level: unknown[], into = vars) => {
     const placeholders = new Set<string>();
     for (let i = 0; i < level.length; i++) {
       const values = level[i];
       if (!values || typeof values !== 'object') continue;
       for (const [k, v] of Object.entries(values)) {
-        if (k === 'Security' || (vars.has(k) && !placeholders.has(k))) continue;
+        if (k === 'Security' || (into.has(k) && !placeholders.has(k))) continue;
         let t: string;
         try {
           t = text(v);
         } catch (e) {
           throw tooDeep(e, `${files[i]}: the value of ${k}`) ?? e;
         }
-        vars.set(k, t);
+        into.set(k, t);
+        if (into === vars) origins.set(k, files[i]!);
         if (t === '') placeholders.add(k);
         else placeholders.delete(k);
       }
@@ -130,7 +136,12 @@ export function loadEnvironment(dir: string, envName: string | undefined, envFil
     put(parsed.map((d) => d[envName]));
   }
   put(parsed.map((d) => d.$shared));
-  return { name: envName, vars, files, definedIn };
+  const shared = new Map<string, string>();
+  put(
+    parsed.map((d) => d.$shared),
+    shared,
+  );
+  return { name: envName, vars, files, definedIn, origins, shared };
 }
 
 /** A `.env` file (for `$dotenv`): next to the .http file or in the nearest parent folder. */

@@ -4,7 +4,7 @@ import { UsageError } from '../../errors.js';
 import type { ExecEntry, Script, SourceOptions, SourceParser } from '../../exec/types.js';
 import { CookieJar } from '../../transport/cookies.js';
 import type { RequestNode, RunNode } from './ast.js';
-import { makeEntry, requestName } from './entries.js';
+import { makeEntry, requestName, type RunOverride } from './entries.js';
 import { dependencyOrder } from '../../exec/order.js';
 import { loadEnvironment } from './env.js';
 import { HttpParseError, parseHttp } from './parse.js';
@@ -98,7 +98,7 @@ class Loader {
     return loaded;
   }
 
-  entries(file: FileCtx, overrides: [string, import('./template.js').Template][] | undefined, stack: string[]): ExecEntry[] {
+  entries(file: FileCtx, overrides: EntryOverrides, stack: string[]): ExecEntry[] {
     const imported: FileCtx[] = [];
     let importFailed = false;
     for (const imp of file.parsed.imports) {
@@ -124,7 +124,8 @@ class Loader {
 
   private run(file: FileCtx, item: RunNode, imported: FileCtx[], importFailed: boolean, outer: EntryOverrides, stack: string[]): ExecEntry[] {
     const where = `${file.path}:${item.line}:${item.col}`;
-    const overrides = [...(outer ?? []), ...item.overrides];
+    // Each value is worked out where the run line is (its file's variables, its place in messages).
+    const overrides: RunOverride[] = [...(outer ?? []), ...item.overrides.map(([name, value]) => ({ name, value, file, line: item.line }))];
     if (item.name !== undefined) {
       for (const f of [file, ...imported]) {
         const node = f.parsed.items.find((x): x is RequestNode => x.kind === 'request' && (x.atName === item.name || x.title === item.name));
@@ -144,7 +145,7 @@ class Loader {
   }
 }
 
-type EntryOverrides = [string, import('./template.js').Template][] | undefined;
+type EntryOverrides = RunOverride[] | undefined;
 
 /** A `run` whose target is missing: reported when its turn comes (and under --offline). */
 function failing(item: RunNode, message: string): ExecEntry {

@@ -289,10 +289,16 @@ class Parser {
     const target = m[1]!;
     const overrides: [string, Template][] = [];
     if (m[2] !== undefined) {
+      const text = this.lines[this.i]!;
+      let from = text.indexOf('(');
       for (const part of m[2].split(',')) {
         const o = /^\s*@?([^\s=]+)\s*=\s*(.*?)\s*$/.exec(part);
         if (!o) this.fail(ln, col, `run: a variable override is written '@name=value', got '${clip(part.trim())}'`);
-        overrides.push([o[1]!, this.template(o[2]!, ln, col, true)]);
+        // The value's own column (for messages about its placeholders).
+        const at = text.indexOf(part, from);
+        const valueCol = at === -1 ? col : at + part.indexOf(o[2]!, part.indexOf('=') + 1) + 1;
+        if (at !== -1) from = at + part.length;
+        overrides.push([o[1]!, this.template(o[2]!, ln, valueCol, true)]);
       }
     }
     const node: RunNode = { kind: 'run', line: ln, col, overrides };

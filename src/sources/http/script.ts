@@ -193,8 +193,9 @@ const BOOTSTRAP = String.raw`(function (bridge) {
       if (e === EXIT) return;
       let where = '';
       const stack = e && typeof e === 'object' && typeof e.stack === 'string' ? e.stack : '';
-      const m = /sling-script:.*?:(\d+):\d+/.exec(stack);
-      if (m) where = ' (line ' + m[1] + ')';
+      // Where it was thrown: the .http file's line for an inline script, the script file's own for \`> ./h.js\`.
+      const m = /sling-script:(.*?):(\d+):\d+/.exec(stack);
+      if (m) where = ' (at ' + m[1] + ':' + m[2] + ')';
       let text = message(e);
       // What a Node.js script would use: name the sandbox rather than leave a bare ReferenceError.
       if (/^(require|process|module|fetch|XMLHttpRequest|Buffer|__dirname|__filename) is not defined$/.test(text)) {

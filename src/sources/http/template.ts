@@ -26,6 +26,8 @@ export interface Expr {
   args: string[];
   line: number;
   col: number;
+  /** Where the placeholder is, when it is not in the request's own file (an `<@` include, an environment value). */
+  where?: string;
 }
 
 /** A literal text is kept as a plain string (no array to allocate or walk); otherwise parts. */
@@ -83,9 +85,10 @@ export const lastCompile: { unclosed?: number } = {};
 
 /**
  * Compiles one piece of text that starts at (line, col). Text without `{{` stays a string, which
- * costs nothing to resolve.
+ * costs nothing to resolve. `where`: the text is a file (or a value) of its own, possibly of many
+ * lines; each placeholder is placed by its line and column in it (from 1), as `where` names them.
  */
-export function compile(text: string, line: number, col = 1): Template {
+export function compile(text: string, line: number, col = 1, where?: (line: number, col: number) => string): Template {
   lastCompile.unclosed = undefined;
   let at = text.indexOf('{{');
   if (at === -1) return text;
@@ -105,7 +108,14 @@ export function compile(text: string, line: number, col = 1): Template {
     const raw = text.slice(open, end + 2);
     const inner = text.slice(open + 2, end).trim();
     if (inner === '') parts.push(raw);
-    else parts.push(classify(inner, raw, line, col + open));
+    else if (where) {
+      const lineStart = text.lastIndexOf('\n', open) + 1;
+      let l = 1;
+      for (let k = text.indexOf('\n'); k !== -1 && k < open; k = text.indexOf('\n', k + 1)) l++;
+      const e = classify(inner, raw, l, open - lineStart + 1);
+      e.where = where(l, open - lineStart + 1);
+      parts.push(e);
+    } else parts.push(classify(inner, raw, line, col + open));
     from = end + 2;
     at = text.indexOf('{{', from);
   }

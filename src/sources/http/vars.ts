@@ -55,7 +55,9 @@ export class Runtime {
     readonly rootDir: string,
   ) {
     for (const [k, v] of env.vars) {
-      const t = compile(v, 0);
+      // A placeholder in the value is placed by the file and the variable: `http-client.env.json (token)`.
+      const origin = env.origins.get(k);
+      const t = compile(v, 1, 1, origin === undefined ? undefined : () => `${origin} (the value of ${k})`);
       this.envTemplates.set(k, t);
       this.noteReferences(t);
     }
@@ -248,7 +250,7 @@ export class Resolution {
     try {
       switch (e.kind) {
         case 'dynamic':
-          v = evalDynamic(e.name, e.args, this.dynamicEnv());
+          v = evalDynamic(e.name, e.args, this.dynamicEnv(e));
           why = '';
           break;
         case 'var':
@@ -272,12 +274,17 @@ export class Resolution {
       } else throw err;
     }
     if (v === undefined) return this.unresolvedExpr(e, why);
-    if (!this.silent) this.rt.opts.debug(`${this.file.path}:${e.line}:${e.col}: ${e.raw} = ${v.length > 200 ? v.slice(0, 200) + '...' : v}`);
+    if (!this.silent) this.rt.opts.debug(`${this.where(e)}: ${e.raw} = ${v.length > 200 ? v.slice(0, 200) + '...' : v}`);
     return e.encode ? encodeURIComponent(v) : v;
   }
 
+  /** Where a placeholder is: FILE:LINE:COL in the request's file, or its own place (an include, an environment value). */
+  private where(e: Expr): string {
+    return e.where ?? `${this.file.path}:${e.line}:${e.col}`;
+  }
+
   private unresolvedExpr(e: Expr, why: string): string {
-    const where = `${this.file.path}:${e.line}:${e.col}`;
+    const where = this.where(e);
     if (!this.lenient) {
       const hint = this.hint(e);
       throw new UsageError(`${where}: ${why}`, hint);
@@ -378,13 +385,14 @@ export class Resolution {
     return all;
   }
 
-  private dynamicEnv(): DynamicEnv {
+  private dynamicEnv(e: Expr): DynamicEnv {
     return {
       env: this.rt.opts.env,
       dotenv: () => this.rt.dotenv(),
       variable: (n) => this.lookup(n),
+      shared: (n) => this.rt.env.shared.get(n),
       projectRoot: () => this.rt.projectRoot(),
-      warn: this.silent ? undefined : (m) => this.rt.warnOnce(m, `${this.file.path}: ${m}`),
+      warn: this.silent ? undefined : (m) => this.rt.warnOnce(m, `${this.where(e)}: ${m}`),
     };
   }
 }
