@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { Invocation } from '../cli/invocation.js';
 import { CliError, UsageError, beyondLimits, oneLine } from '../errors.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
@@ -85,11 +85,14 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
   run.sessions?.save();
   const report = run.report;
   if (report) {
-    const out = resolve(io.cwd, ex.reportFile ?? 'report.xml');
+    // A folder (`reports/`, or one that exists) gets report.xml in it, as ijhttp's --report does.
+    const given = ex.reportFile ?? 'report.xml';
+    let out = resolve(io.cwd, given);
+    if (/[/\\]$/.test(given) || isDirectory(out)) out = join(out, 'report.xml');
     try {
       report.write(out);
     } catch (e) {
-      throw new UsageError(`--report-file: cannot write '${ex.reportFile ?? 'report.xml'}': ${(e as Error).message}`);
+      throw new UsageError(`--report: cannot write the report to '${out}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
     reporter.debug(`JUnit report written to ${out}`);
   }
@@ -660,6 +663,14 @@ function titleText(entry: ExecEntry, request: string, colors: boolean): string {
 }
 
 /** --name / --line: the chosen entries and, before them, the named entries they depend on. */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** Lines in the text (a last line without its line break counts; an empty file has none). */
 function lineCount(text: string): number {
   let n = 0;

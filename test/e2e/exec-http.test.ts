@@ -727,3 +727,21 @@ test('exec http: a placeholder that cannot be resolved is named where it is writ
     'sling: test failed: a.http:25: a.http:27: the response handler failed: from the file (at ./h.js:3)',
   ], r.stderr);
 });
+
+test('exec http: --report junit to a folder (reports/, or one that exists) writes report.xml in it; a file that cannot be written is one line', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({ 'r.http': `GET ${srv.url}/a\n` });
+  mkdirSync(join(dir, 'existing'));
+  for (const [target, written] of [
+    ['reports/', join('reports', 'report.xml')],
+    ['existing', join('existing', 'report.xml')],
+    ['out.xml', 'out.xml'],
+  ]) {
+    const r = await exec(dir, ['--report', 'junit', target!, 'r.http']);
+    assertExit(r, 0);
+    assert.match(readFileSync(join(dir, written!), 'utf8'), /<testsuites name="sling exec" tests="1" failures="0" errors="0"/, target);
+  }
+  writeFileSync(join(dir, 'a-file'), 'x');
+  const bad = await exec(dir, ['--report', 'junit', join('a-file', 'x.xml'), 'r.http']);
+  assertError(bad, 1, /^sling: error: --report: cannot write the report to '[^']*a-file[/\\]x\.xml': (ENOTDIR|EEXIST)$/m);
+});
