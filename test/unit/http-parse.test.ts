@@ -89,6 +89,13 @@ test('parse: file variables keep every definition with its line', () => {
   assert.deepEqual(p.vars.get('a')!.map((d) => [d.line, rawText(d.value)]), [[1, '1'], [5, '2']]);
 });
 
+test('parse: REST Client escapes in file variables (\\n \\r \\t \\\\); other backslashes stay, placeholders are untouched', () => {
+  const p = parseHttp('@multi = a\\nb\\tc\\\\d\\re\n@path = C:\\data\\x.json\n@mix = {{multi}}\\n{{path}}\nGET http://h/');
+  assert.deepEqual(rawText(p.vars.get('multi')![0]!.value), 'a\nb\tc\\d\re');
+  assert.deepEqual(rawText(p.vars.get('path')![0]!.value), 'C:\\data\\x.json');
+  assert.deepEqual(rawText(p.vars.get('mix')![0]!.value), '{{multi}}\n{{path}}');
+});
+
 test('parse: httpyac lazy variables (@name := value) are file variables', () => {
   const p = parseHttp('@foo := foo{{bar}}\n@colon:=x\nGET http://h/{{foo}}');
   assert.deepEqual([...p.vars.keys()], ['foo', 'colon']);

@@ -278,7 +278,9 @@ class Parser {
     if (!m) this.fail(ln, col, `a file variable is written '@name = value', got '${clip(t)}'`);
     const name = m[1]!;
     if (!VAR_NAME.test(name)) this.fail(ln, col + 1, `'${name}' is not a valid variable name (letters, digits, _ - . only)`);
-    const value = this.template(m[2]!, ln, col + t.indexOf(m[2]!, name.length + 1), true);
+    let value = this.template(m[2]!, ln, col + t.indexOf(m[2]!, name.length + 1), true);
+    // REST Client's escapes in a file variable's text: \n, \r, \t and \\ (any other backslash stays).
+    if (m[2]!.includes('\\')) value = typeof value === 'string' ? unescapeValue(value) : value.map((p) => (typeof p === 'string' ? unescapeValue(p) : p));
     const defs = this.out.vars.get(name);
     if (defs) defs.push({ line: ln, value });
     else this.out.vars.set(name, [{ line: ln, value }]);
@@ -780,6 +782,8 @@ function looksLikeUrl(s: string): boolean {
   return /^[\p{L}\p{N}_.-]+(:\d+)?([/?#]|$)/u.test(s) && /[.:]|^localhost/.test(s);
 }
 
+const ESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t', '\\': '\\' };
+const unescapeValue = (s: string) => s.replace(/\\([nrt\\])/g, (_, c: string) => ESCAPES[c]!);
 const unquote = (s: string) => (/^(["']).*\1$/.test(s) ? s.slice(1, -1) : s);
 const clip = (s: string) => (s.length > 60 ? s.slice(0, 57) + '...' : s);
 
