@@ -662,7 +662,6 @@ function titleText(entry: ExecEntry, request: string, colors: boolean): string {
   return colors ? `\x1b[1;33m${text}\x1b[0m` : text;
 }
 
-/** --name / --line: the chosen entries and, before them, the named entries they depend on. */
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
@@ -678,6 +677,7 @@ function lineCount(text: string): number {
   return text === '' || text.endsWith('\n') ? n : n + 1;
 }
 
+/** --name / --line: the chosen entries and, before them, the named entries they depend on. */
 function select(entries: ExecEntry[], names: string[], lines: number[], lastLine: number): ExecEntry[] {
   if (!names.length && !lines.length) return entries;
   const chosen = new Set<ExecEntry>();
