@@ -1,4 +1,5 @@
 import type { ClientHttp2Session, ClientHttp2Stream, IncomingHttpHeaders } from 'node:http2';
+import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { PassThrough } from 'node:stream';
 import { NetworkError, TimeoutError } from '../errors.js';
@@ -35,39 +36,52 @@ async function session(url: ParsedUrl, settings: RequestSettings, tlsOpts: objec
   if (cached && !cached.closed && !cached.destroyed) return cached;
   const http2 = await import('node:http2');
   const origin = `${url.scheme}://${url.hostname.includes(':') ? `[${url.hostname}]` : url.hostname}:${url.port}`;
-  let created: ClientHttp2Session;
-  if (url.scheme === 'https') {
-    const tls = await import('node:tls');
-    const socket = await new Promise<TLSSocket>((resolve, reject) => {
-      const s = tls.connect({
-        host: url.hostname,
-        port: url.port,
-        ...(settings.family ? { family: settings.family } : {}),
-        ...tlsOpts,
-        ALPNProtocols: settings.http2 === 'prior-knowledge' ? ['h2'] : ['h2', 'http/1.1'],
-      });
-      s.once('connect', () => (timings.connect = now()));
-      s.once('secureConnect', () => {
-        timings.tls = now();
-        resolve(s);
-      });
-      s.once('error', (e) => reject(mapNetworkError(e, where)));
-      if (settings.timeoutMs) s.setTimeout(settings.timeoutMs, () => s.destroy(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (${settings.timeoutFrom ?? '--timeout'})`)));
-    });
-    socket.setTimeout(0);
-    if (socket.alpnProtocol !== 'h2') {
-      socket.destroy();
-      return null;
-    }
-    created = http2.connect(origin, { createConnection: () => socket });
-  } else {
-    created = http2.connect(origin, (settings.family ? { family: settings.family } : {}) as object);
-    created.once('connect', () => (timings.connect = now()));
+  // The connection is made here (not by node:http2), so that a server that never accepts it is
+  // given up on after --connect-timeout / # @connection-timeout (else --timeout), as over HTTP/1.1,
+  // and no connection attempt is left behind to keep the process alive.
+  const socket = await connectSocket(url, settings, tlsOpts, timings, where);
+  if (url.scheme === 'https' && (socket as TLSSocket).alpnProtocol !== 'h2') {
+    socket.destroy();
+    return null;
   }
+  const created = http2.connect(origin, { createConnection: () => socket });
   created.on('error', () => {}); // reported through the request stream
   created.unref();
   sessions.set(key, created);
   return created;
+}
+
+/** A TCP (and for https a TLS) connection, with the connect limit and the handshake's idle limit. */
+async function connectSocket(url: ParsedUrl, settings: RequestSettings, tlsOpts: object, timings: Timings, where: string): Promise<Socket | TLSSocket> {
+  const family = settings.family ? { family: settings.family } : {};
+  const s: Socket | TLSSocket =
+    url.scheme === 'https'
+      ? (await import('node:tls')).connect({ host: url.hostname, port: url.port, ...family, ...tlsOpts, ALPNProtocols: settings.http2 === 'prior-knowledge' ? ['h2'] : ['h2', 'http/1.1'] })
+      : (await import('node:net')).connect({ host: url.hostname, port: url.port, ...family });
+  return await new Promise((resolve, reject) => {
+    const limit = settings.connectTimeoutMs ?? settings.timeoutMs;
+    const timer = limit
+      ? setTimeout(() => {
+          s.destroy();
+          reject(new TimeoutError(`could not connect to ${where} within ${limit / 1000}s`));
+        }, limit)
+      : undefined;
+    s.once('connect', () => {
+      if (timer) clearTimeout(timer);
+      timings.connect = now();
+      if (url.scheme === 'http') resolve(s);
+      else if (settings.timeoutMs) s.setTimeout(settings.timeoutMs, () => s.destroy(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (${settings.timeoutFrom ?? '--timeout'})`)));
+    });
+    s.once('secureConnect', () => {
+      timings.tls = now();
+      s.setTimeout(0);
+      resolve(s);
+    });
+    s.once('error', (e) => {
+      if (timer) clearTimeout(timer);
+      reject(mapNetworkError(e, where));
+    });
+  });
 }
 
 export async function sendH2(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, tlsOpts: object): Promise<Hop | null> {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { runSling, type RunOptions } from '../helpers/cli.js';
-import { header } from '../helpers/servers.js';
+import { header, unansweredPort } from '../helpers/servers.js';
 import { assertError, assertExit, httpServer, show } from '../helpers/assert.js';
 
 function workdir(files: Record<string, string | Buffer>): string {
@@ -744,4 +744,25 @@ test('exec http: --report junit to a folder (reports/, or one that exists) write
   writeFileSync(join(dir, 'a-file'), 'x');
   const bad = await exec(dir, ['--report', 'junit', join('a-file', 'x.xml'), 'r.http']);
   assertError(bad, 1, /^sling: error: --report: cannot write the report to '[^']*a-file[/\\]x\.xml': (ENOTDIR|EEXIST)$/m);
+});
+
+test('exec http: HTTP/2 gives up on a server that never accepts the connection (# @connection-timeout, else --timeout), and the run goes on and ends', async (t) => {
+  const srv = await httpServer(t, api);
+  const hole = await unansweredPort();
+  t.after(() => hole.close());
+  const dir = workdir({
+    'c.http': `# @connection-timeout 0.5\nGET http://127.0.0.1:${hole.port}/x HTTP/2 (Prior Knowledge)\n\n###\n# @connection-timeout 0.5\nGET https://127.0.0.1:${hole.port}/y HTTP/2\n\n###\nGET ${srv.url}/after\n`,
+    't.http': `GET http://127.0.0.1:${hole.port}/x HTTP/2 (Prior Knowledge)\n\n###\nGET ${srv.url}/after\n`,
+  });
+  const r = await exec(dir, ['--print=b', 'c.http']);
+  assert.equal(r.timedOut, false, 'the run ended');
+  assertExit(r, 2);
+  assert.match(r.stderr, new RegExp(`^sling: error: c\\.http:2: could not connect to 127\\.0\\.0\\.1:${hole.port} within 0\\.5s\\nsling: error: c\\.http:6: could not connect to 127\\.0\\.0\\.1:${hole.port} within 0\\.5s\\n$`), show(r));
+  assert.match(r.stdout, /\/after {2}\(line 9\)\n\{"path":"\/after"\}/);
+  // --timeout alone: the same, and nothing keeps the process alive afterwards (it took minutes).
+  const r2 = await exec(dir, ['--print=b', '--timeout', '0.5', 't.http']);
+  assert.equal(r2.timedOut, false, 'the run ended');
+  assertExit(r2, 2);
+  assert.match(r2.stderr, /t\.http:1: could not connect to 127\.0\.0\.1:\d+ within 0\.5s/);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/after', '/after']);
 });

@@ -5,7 +5,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -179,6 +179,36 @@ export async function closedPort(): Promise<number> {
   const port = await listen(server);
   await new Promise<void>((r) => server.close(() => r()));
   return port;
+}
+
+/**
+ * A port on 127.0.0.1 whose connection attempts never complete (a firewall that drops them, a
+ * server too busy to accept): a listener in a child process whose event loop is blocked, so it
+ * never accepts, with its queue filled by connections of our own.
+ */
+export async function unansweredPort(): Promise<{ port: number; close(): void }> {
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      "const s = require('net').createServer(); s.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => { require('fs').writeSync(1, s.address().port + '\\n'); Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 120000); });",
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.once('data', (d: Buffer) => resolve(Number(String(d).trim())));
+    child.once('exit', (code) => reject(new Error(`the unanswering listener ended (${code})`)));
+  });
+  // The queue (backlog 1) holds two: fill it, and a third attempt waits.
+  const fillers = [0, 1, 2].map(() => net.connect(port, '127.0.0.1').on('error', () => {}));
+  await new Promise((r) => setTimeout(r, 200));
+  return {
+    port,
+    close: () => {
+      for (const f of fillers) f.destroy();
+      child.kill('SIGKILL');
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
