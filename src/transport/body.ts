@@ -61,16 +61,24 @@ export async function readBody(hop: Hop, keepEncoding = false): Promise<Buffer> 
   let received = 0;
   // Ctrl-C while the body comes: `sling exec` prints what arrived.
   setArriving(() => ({ response: hop.response, body: Buffer.concat(chunks, received), info: hop.info }));
+  // A body cut short or stalled: what came of it goes with the error (printed before it), as the
+  // keep-alive lane does, when it needed no decoding.
+  const withPartial = (e: NetworkError | TimeoutError) => {
+    if (!e.partial && (keepEncoding || headerValue(hop.response.rawHeaders, 'content-encoding') === undefined)) {
+      e.partial = { response: hop.response, body: Buffer.concat(chunks, received), info: hop.info, request: hop.request, url: hop.url };
+    }
+    return e;
+  };
   try {
     for await (const c of stream) {
       chunks.push(c as Buffer);
       received += (c as Buffer).length;
     }
   } catch (e) {
-    throw e instanceof NetworkError || e instanceof TimeoutError ? e : bodyError(hop, e, received);
+    throw withPartial(e instanceof NetworkError || e instanceof TimeoutError ? e : (bodyError(hop, e, received) as NetworkError | TimeoutError));
   } finally {
     setArriving(undefined);
   }
-  if (hop.info.timedOut) throw bodyError(hop, new TimeoutError('timeout'), received);
+  if (hop.info.timedOut) throw withPartial(bodyError(hop, new TimeoutError('timeout'), received) as TimeoutError);
   return Buffer.concat(chunks);
 }

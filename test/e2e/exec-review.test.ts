@@ -227,6 +227,39 @@ test('exec: a body that stalls after its head under --timeout prints the head an
   assert.match(r.stdout, /^start$/m, show(r));
 });
 
+test('exec: over HTTPS and HTTP/2 too, a body that stalls or is cut prints the bytes that came before the error', { skip: certs ? undefined : certsUnavailableReason() }, async (t) => {
+  const tlsSrv = await httpsServer(
+    t,
+    (req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '100' });
+      res.write('tls-partial-');
+      if (req.url === '/cut') setTimeout(() => req.socket.destroy(), 100);
+    },
+    { cert: 'good' },
+  );
+  const http2 = await import('node:http2');
+  const h2 = http2.createServer();
+  h2.on('stream', (stream, headers) => {
+    stream.on('error', () => {});
+    stream.respond({ ':status': 200, 'content-type': 'text/plain', 'content-length': '100' });
+    stream.write('h2c-partial-');
+    if (headers[':path'] === '/reset') setTimeout(() => stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR), 100);
+  });
+  await new Promise<void>((r) => h2.listen(0, '127.0.0.1', () => r()));
+  t.after(() => new Promise<void>((r) => h2.close(() => r())));
+  const h2url = `http://127.0.0.1:${(h2.address() as net.AddressInfo).port}`;
+  const dir = workdir({
+    'p.http': [`GET ${tlsSrv.url}/stall`, '', '###', `GET ${tlsSrv.url}/cut`, '', '###', `GET ${h2url}/stall HTTP/2 (Prior Knowledge)`, '', '###', `GET ${h2url}/reset HTTP/2 (Prior Knowledge)`].join('\n'),
+  });
+  const r = await runSling(['exec', '--verify', certs!.caCert, '--timeout', '0.5', '--print=b', 'p.http'], { cwd: dir });
+  assertExit(r, 2);
+  assert.equal(r.stdout.match(/^tls-partial-$/gm)?.length, 2, show(r));
+  assert.equal(r.stdout.match(/^h2c-partial-$/gm)?.length, 2, show(r));
+  assert.match(r.stderr, /p\.http:1: 127\.0\.0\.1:\d+ stopped sending the response body for longer than 0\.5s \(--timeout\) after 12 bytes/);
+  assert.match(r.stderr, /p\.http:4: the response body from 127\.0\.0\.1:\d+ was cut short \(Content-Length was 100\)/);
+  assert.match(r.stderr, /p\.http:10: the response body from 127\.0\.0\.1:\d+ was cut short/);
+});
+
 test('exec: # @no-cookie-jar holds with --session too (neither sends nor stores cookies)', async (t) => {
   const seen: (string | undefined)[] = [];
   const srv = await httpServer(t, (req, res) => {
