@@ -1,6 +1,6 @@
 import { runInterruptHooks } from './interrupt.js';
 import { main } from './main.js';
-import { fdWriterFor } from './fd-writer.js';
+import { FdWriter, fdWriterFor } from './fd-writer.js';
 import { writeFailure } from './errors.js';
 
 /**
@@ -27,9 +27,16 @@ export function start(defaultScheme: 'http' | 'https') {
   };
   const stdout = fdWriterFor(1, realStdout, stdoutFailed) ?? realStdout();
   process.on('SIGINT', () => {
-    // The line break ends whatever was on the terminal's line (^C, a progress bar).
-    process.stderr.write('\n');
-    if (!runInterruptHooks()) process.stderr.write('sling: interrupted\n');
+    // On a terminal the line break ends whatever was on the line (^C, a progress bar).
+    const tty = Boolean(process.stderr.isTTY);
+    if (tty) process.stderr.write('\n');
+    // `sling exec` writes out what stdout holds, and says which request was going on.
+    const said = runInterruptHooks();
+    if (said !== true) {
+      // Redirected (`> out 2>&1`): on a line of its own after a body without its last newline.
+      const open = !tty && stdout instanceof FdWriter && stdout.lineOpen;
+      process.stderr.write(`${open ? '\n' : ''}sling: interrupted${said ? ` ${said}` : ''}\n`);
+    }
     process.exit(130);
   });
 

@@ -21,6 +21,8 @@ export interface OutStream {
 export class FdWriter implements OutStream {
   readonly isTTY = false;
   private stream: OutStream | undefined;
+  /** The last byte written was not a line feed (a body without its last newline). */
+  lineOpen = false;
 
   constructor(
     private readonly fd: number,
@@ -29,6 +31,7 @@ export class FdWriter implements OutStream {
   ) {}
 
   write(chunk: string | Uint8Array): boolean {
+    if (chunk.length) this.lineOpen = (typeof chunk === 'string' ? chunk.charCodeAt(chunk.length - 1) : chunk[chunk.length - 1]) !== 10;
     if (this.stream) return this.stream.write(chunk);
     let buf: Uint8Array | undefined;
     let at = 0;

@@ -186,8 +186,8 @@ class Run {
       this.wholeBody = body.wholeBody;
       this.transportBody = body;
     }
-    this.hopOptions = { env: this.env, keepAliveLane: true, debug: this.rep.debugOn ? this.ctx.debug : undefined, warn: this.ctx.warn };
-    this.hopOptionsSent = { ...this.hopOptions, onSent: this.startPrinting };
+    this.hopOptions = { env: this.env, keepAliveLane: true, debug: this.rep.debugOn ? this.ctx.debug : undefined, warn: this.ctx.warn, onSent: this.onSent };
+    this.hopOptionsSent = this.hopOptions;
     // The lane hands over a body as a stream only when this request's output shows it as it comes.
     const streamable = (head: ResponseHead) => this.streamPlan !== undefined && printsAsItComes(this.streamPlan, head);
     this.hopOptionsStream = { ...this.hopOptions, streamable };
@@ -205,10 +205,10 @@ class Run {
    * Ctrl-C (synchronous, the process exits next): the response waiting to be printed, what arrived
    * of the one being read (head and bytes so far), then everything stdout holds.
    */
-  private interrupted() {
+  private interrupted(): string | undefined {
+    const s = this.sending;
     try {
       this.startPrinting();
-      const s = this.sending;
       const got = s && this.transport?.arriving();
       if (s && got && this.inv.quiet === 0) {
         void s.printer.response(got.response, got.body, got.info, s.request);
@@ -217,7 +217,18 @@ class Run {
     } finally {
       void this.batch?.flush();
     }
+    return this.runningAt ? `at ${this.runningAt}` : undefined;
   }
+
+  /** A request is on the wire: the response before it is printed, and its title goes out (also when no answer ever comes). */
+  private readonly onSent = () => {
+    this.startPrinting();
+    // Printed at once (as usual): what stderr held about it goes next, then this request's title.
+    // Else (stdout asked to wait) settle() does both when the answer comes.
+    if (this.printing) return;
+    this.stderr.release();
+    void this.sending?.sink.flush();
+  };
 
   /** Before anything goes to stderr: what stdout holds goes out; true when its last line is open (then the line is taken as ended). */
   private closeLine(): boolean {
@@ -351,6 +362,19 @@ class Run {
 
   /** Sends one request and prints it (or defers the printing); false when the run stops here. */
   private async request(entry: ExecEntry, spec: RequestSpec, notes?: Note[]): Promise<boolean> {
+    // Which request Ctrl-C stopped (`sling: interrupted at api.http:12 (login)`).
+    this.runningAt = at(entry, spec);
+    try {
+      return await this.requestOnce(entry, spec, notes);
+    } finally {
+      this.runningAt = undefined;
+    }
+  }
+
+  /** The request being run (for the message on Ctrl-C). */
+  private runningAt?: string;
+
+  private async requestOnce(entry: ExecEntry, spec: RequestSpec, notes?: Note[]): Promise<boolean> {
     const { inv } = this;
     const plan = this.planFor(spec.method, entry.output?.print);
     const sink = new RequestSink(this.out, this.buffered);
@@ -371,7 +395,10 @@ class Run {
       await printer.request(await prepareRequest(jar ? withJarCookies(spec, jar) : spec));
       await printer.finish();
       await sink.flush();
-      if (rc) rc.skipped = '--offline: not sent';
+      if (rc) {
+        rc.skipped = '--offline: not sent';
+        this.report!.end(rc);
+      }
       return true;
     }
     let stop = false;

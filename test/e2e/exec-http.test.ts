@@ -766,3 +766,74 @@ test('exec http: HTTP/2 gives up on a server that never accepts the connection (
   assert.match(r2.stderr, /t\.http:1: could not connect to 127\.0\.0\.1:\d+ within 0\.5s/);
   assert.deepEqual(srv.requests.map((q) => q.url), ['/after', '/after']);
 });
+
+test('exec http: scripts as JetBrains runs them: a ### title named like a global runs in file order; request variables keep their type in handlers; async tests count; a test that calls client.exit() passes', async (t) => {
+  const srv = await httpServer(t, (req, res) => {
+    if (req.url === '/login') {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      return res.end('{"t": "ABC"}');
+    }
+    res.writeHead(200, { 'Content-Type': 'text/plain; charset="iso-8859-1"' });
+    res.end(`${req.url} ${req.headers.authorization ?? '-'}`);
+  });
+  const dir = workdir({
+    'tok.http': [
+      '### login',
+      `POST ${srv.url}/login`,
+      '> {% client.global.set("token", response.body.t); %}',
+      '### me',
+      `GET ${srv.url}/me`,
+      'Authorization: Bearer {{token}}',
+      '### token',
+      `POST ${srv.url}/token/revoke`,
+    ].join('\n'),
+    'it.http': [
+      '< {% request.variables.set("clients", [{"id": 1}, {"id": 2}]); request.variables.set("n", 5); %}',
+      `GET ${srv.url}/it/{{$.clients..id}}`,
+      '',
+      '> {% client.test("Account " + request.variables.get("clients")[request.iteration()].id + " n+1=" + (request.variables.get("n") + 1), () => {}); %}',
+      '###',
+      `GET ${srv.url}/cs`,
+      '',
+      '> {%',
+      '  client.log("charset", response.contentType.charset);',
+      '  client.test("async fails", async function () { await null; client.assert(false, "async fail"); });',
+      '  client.test("async passes", async () => { await Promise.resolve(1); });',
+      '  client.test("exits", () => { client.exit(); });',
+      '%}',
+    ].join('\n'),
+  });
+  const r = await exec(dir, ['--print=b', 'tok.http']);
+  assertExit(r, 0);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/login', '/me', '/token/revoke']);
+  assert.equal(header(srv.requests[1]!, 'authorization'), 'Bearer ABC');
+  const i = await exec(dir, ['--print=b', '--report', 'junit', 'it.xml', 'it.http']);
+  assertExit(i, 1);
+  assert.match(i.stdout, /✓ Account 1 n\+1=6\n[\s\S]*✓ Account 2 n\+1=6\n/);
+  assert.match(i.stdout, /\ncharset iso-8859-1\n✗ async fails: async fail\n✓ async passes\n✓ exits\n/, show(i));
+  assert.match(i.stderr, /sling: test failed: it\.http:6: async fails: async fail/);
+  assert.match(readFileSync(join(dir, 'it.xml'), 'utf8'), /tests="8" failures="1"/);
+});
+
+test('exec http: GraphQL variables that are not JSON fail the request (not sent as query text); a script syntax error names its line; --offline reports sane times', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({
+    'g.http': [`POST ${srv.url}/g`, 'X-REQUEST-TYPE: GraphQL', '', 'query Q($id: ID) { a(id: $id) }', '', '{ "id": 1,, }', '', '###', `GRAPHQL ${srv.url}/g2`, '', 'query {', '', '  a { b }', '}', '', '{"x": 1}'].join('\n'),
+    'bad.js': 'client.log(1);\nclient.log(2;\n',
+    's.http': [`GET ${srv.url}/a`, '', '> ./bad.js', '', '###', `GET ${srv.url}/b`, '', '> {%', 'client.log(1);', 'client.log(2;', '%}'].join('\n'),
+  });
+  const g = await exec(dir, ['--print=b', 'g.http']);
+  assertExit(g, 1);
+  assert.match(g.stderr, /^sling: error: g\.http:1:1: the GraphQL variables after the blank line are not valid JSON: /m);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/g2']);
+  assert.deepEqual(JSON.parse(srv.requests[0]!.body.toString()), { query: 'query {\n\n  a { b }\n}', variables: { x: 1 } });
+  const s = await exec(dir, ['--print=b', 's.http']);
+  assertExit(s, 1);
+  assert.match(s.stderr, /s\.http:3: the response handler failed: syntax error: missing \) after argument list \(at \.\/bad\.js:2\)/);
+  assert.match(s.stderr, /s\.http:8: the response handler failed: syntax error: missing \) after argument list \(at s\.http:10\)/);
+  const o = await exec(dir, ['--offline', '--report', 'junit', 'o.xml', 's.http']);
+  assertExit(o, 0);
+  const times = [...readFileSync(join(dir, 'o.xml'), 'utf8').matchAll(/<testcase [^>]*time="([\d.]+)"/g)].map((m) => Number(m[1]));
+  assert.equal(times.length, 2);
+  for (const time of times) assert.ok(time < 60, `a case's time is its own, not the machine's uptime: ${time}`);
+});

@@ -286,3 +286,47 @@ test('exec --debug to a file with 2>&1: variable resolution and the exchange lin
   assert.ok(at(/^sling: debug: GET .*\/one → 200/) < body1, r.text);
   assert.ok(body1 < title2 && title2 < resolved2 && resolved2 < sent2 && sent2 < body2, r.text);
 });
+
+test('exec to a pipe: the title of a request still waiting for its answer is out (a killed run shows which request hung)', async (t) => {
+  let second!: () => void;
+  const secondArrived = new Promise<void>((r) => (second = r));
+  const srv = await httpServer(t, (req, res) => {
+    if (req.url === '/hang') {
+      second();
+      return; // never answered
+    }
+    res.end(`answer ${req.url}\n`);
+  });
+  const { path } = httpFile(`GET ${srv.url}/ok\n\n###\n# @name slow\nGET ${srv.url}/hang\n`);
+  const child = spawn(process.execPath, [SLING_PATH, 'exec', '--print=b', path], { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  t.after(() => child.kill('SIGKILL'));
+  await secondArrived;
+  // Within the batch's delay (20 ms), not when an answer comes.
+  const deadline = Date.now() + 5000;
+  while (!out.includes('/hang') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  assert.match(out, /^### GET http:\/\/127\.0\.0\.1:\d+\/ok {2}\(line 1\)\nanswer \/ok\n\n### slow: GET http:\/\/127\.0\.0\.1:\d+\/hang {2}\(line 5\)\n$/);
+});
+
+test('exec to a file with 2>&1, Ctrl-C after a body without its last newline: the message starts its own line and names the request', async (t) => {
+  const srv = await httpServer(t, (req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    if (req.url === '/ok') return res.end('ok /ok\n');
+    res.write('partial-body-'); // never ended
+  });
+  const { dir, path } = httpFile(`GET ${srv.url}/ok\n\n###\n# @name stall\nGET ${srv.url}/stall\n`);
+  const out = join(dir, 'merged.txt');
+  const fd = openSync(out, 'w');
+  const child = spawn(process.execPath, [SLING_PATH, 'exec', '--print=b', path], { env: baseEnv(), stdio: ['ignore', fd, fd] });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  const deadline = Date.now() + 5000;
+  while (!readFileSync(out, 'utf8').includes('/stall') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => setTimeout(r, 200));
+  child.kill('SIGINT');
+  const code = await new Promise<number | null>((r) => child.on('close', r));
+  clearTimeout(timer);
+  closeSync(fd);
+  assert.equal(code, 130);
+  assert.match(readFileSync(out, 'utf8'), /^### GET http:\/\/127\.0\.0\.1:\d+\/ok {2}\(line 1\)\nok \/ok\n\n### stall: GET http:\/\/127\.0\.0\.1:\d+\/stall {2}\(line 5\)\npartial-body-\nsling: interrupted at \S*t\.http:5 \(stall\)\n$/);
+});

@@ -137,6 +137,8 @@ function multipartBody(node: RequestNode, o: BuildOptions, contentType: string):
   return Buffer.concat(chunks);
 }
 
+export class GraphqlVariablesError extends Error {}
+
 /**
  * GraphQL (JetBrains `GRAPHQL url`, REST Client `X-REQUEST-TYPE: GraphQL`, httpyac's query
  * bodies): the query, then optionally a blank line and the variables as JSON, sent as
@@ -156,8 +158,10 @@ export function graphqlBody(text: string, fragments?: Map<string, string>, opera
       variables = JSON.parse(tail);
       query = text.slice(0, cuts[k]!);
       break;
-    } catch {
-      // not the variables: part of the query
+    } catch (e) {
+      // A selection set (`{ a }`) is part of the query; an object of JSON (`{"id": 1,, }`, `{}`)
+      // that does not parse is the variables written wrong: not sent as query text.
+      if (/^\{\s*("|\})/.test(tail)) throw new GraphqlVariablesError(`the GraphQL variables after the blank line are not valid JSON: ${(e as Error).message}`);
     }
   }
   query = query.trim();

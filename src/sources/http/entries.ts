@@ -59,7 +59,8 @@ function assertRunner() {
 }
 
 /** The requests this one needs (references, httpyac `name.field`, `# @ref`), through file variables. */
-export function dependencies(node: RequestNode, file: FileCtx, names: Set<string>): string[] {
+export function dependencies(node: RequestNode, file: FileCtx, rt: Pick<Runtime, 'requestNames' | 'atNames' | 'env'>): string[] {
+  const names = rt.requestNames;
   const deps = new Set<string>(node.directives.refs);
   const seen = new Set<string>();
   const visit = (t: Template) => {
@@ -68,9 +69,14 @@ export function dependencies(node: RequestNode, file: FileCtx, names: Set<string
       if (e.kind !== 'var' || seen.has(e.name)) continue;
       seen.add(e.name);
       const first = e.name.split('.')[0]!;
-      if (e.name.includes('.') && names.has(first)) deps.add(first);
-      // `{{login}}` (httpyac: the whole response) when no variable has that name.
-      else if (!e.name.includes('.') && names.has(e.name) && !file.parsed.vars.has(e.name)) deps.add(e.name);
+      // httpyac's `{{login.token}}` and `{{login}}` (the whole response), unless a variable has that
+      // name (an environment's, a file's: it is what the placeholder gives); `{{login}}` only for a
+      // `# @name`, not a `### title` (a title that happens to be a variable's name, `### token`,
+      // must not move its request before this one).
+      if (rt.env.vars.has(e.name)) {
+        // the environment's variable
+      } else if (e.name.includes('.') && names.has(first) && !rt.env.vars.has(first)) deps.add(first);
+      else if (!e.name.includes('.') && rt.atNames.has(e.name) && !file.parsed.vars.has(e.name)) deps.add(e.name);
       const defs = file.parsed.vars.get(e.name);
       if (defs) visit(pickDef(defs, node.line).value);
     }
@@ -132,7 +138,7 @@ class HttpEntry implements ExecEntry {
   }
 
   get dependsOn(): string[] {
-    return (this.deps ??= dependencies(this.o.node, this.o.file, this.o.rt.requestNames));
+    return (this.deps ??= dependencies(this.o.node, this.o.file, this.o.rt));
   }
 
   private async runScript(s: ScriptNode, p: { res: Resolution; built?: BuiltRequest; iteration: number }, done?: Completed): Promise<ScriptResult> {
@@ -162,6 +168,7 @@ class HttpEntry implements ExecEntry {
       fileVar: (n) => p.res.fileValue(n),
       lookup: (n) => p.res.lookup(n),
       setRequestVar: (n, t, j) => p.res.requestVars.set(n, { text: t, json: j }),
+      requestVarJson: (n) => (p.res.hasRequestVars() ? p.res.requestVars.get(n)?.json : undefined),
       setGlobalHeader: (n, v) => rt.globalHeaders.set(n.toLowerCase(), [n, v]),
     };
     const spec = p.built?.spec;

@@ -61,6 +61,7 @@ class Loader {
       }
       const n = requestName(item);
       if (n !== undefined) rt.requestNames.add(n);
+      if (item.atName !== undefined) rt.atNames.add(item.atName);
       for (const r of item.directives.refs) rt.referenced.add(r);
       rt.noteReferences(item.url);
       for (const h of item.headers) {

@@ -3,7 +3,7 @@ import { USER_AGENT } from '../../request/build.js';
 import type { Header, RequestSpec } from '../../request/spec.js';
 import { parseUrl, type ParsedUrl } from '../../request/url.js';
 import type { RequestNode } from './ast.js';
-import { bodyBytes, graphqlBody } from './bodies.js';
+import { bodyBytes, graphqlBody, GraphqlVariablesError } from './bodies.js';
 import { badHeaderChar, rawText } from './template.js';
 import type { FileCtx, Resolution } from './vars.js';
 
@@ -154,7 +154,15 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
   if (cache.body && cache.ct === contentType) body = cache.body;
   else {
     body = bodyBytes(node, o, contentType);
-    if (node.graphql) body = graphqlBody(body.toString('utf8'), node.fragments, node.operationName, node.graphqlVariables);
+    if (node.graphql) {
+      try {
+        body = graphqlBody(body.toString('utf8'), node.fragments, node.operationName, node.graphqlVariables);
+      } catch (e) {
+        if (!(e instanceof GraphqlVariablesError)) throw e;
+        if (!o.lenient) throw new UsageError(`${at(node.line, 1)}: ${e.message}`);
+        o.warn(`${at(node.line, 1)}: ${e.message}; shown as written`);
+      }
+    }
     if (cache !== NO_CACHE && literalBody(node)) {
       cache.body = body;
       cache.ct = contentType;

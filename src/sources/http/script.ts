@@ -24,6 +24,8 @@ export interface ScriptHooks {
   /** request.variables.get for names no script set: any variable the request sees. */
   lookup(name: string): string | undefined;
   setRequestVar(name: string, text: string, json: string | undefined): void;
+  /** A request variable a script set to a value other than a string, as JSON (it keeps its type in the handler). */
+  requestVarJson(name: string): string | undefined;
   /** client.global.headers.set: a header for this request (from a pre-request script) and every later one. */
   setGlobalHeader(name: string, value: string): void;
 }
@@ -102,8 +104,20 @@ const BOOTSTRAP = String.raw`(function (bridge) {
     const list = tests;
     tests = [];
     for (const [name, fn] of list) {
-      try { if (typeof fn === 'function') fn(); state.tests.push([name, null]); }
-      catch (e) { if (e === EXIT) continue; state.tests.push([name, message(e)]); }
+      const test = [name, null];
+      state.tests.push(test);
+      try {
+        const r = typeof fn === 'function' ? fn() : undefined;
+        // An async test (a promise): its outcome is its settling. The sandbox has no timers or I/O, so
+        // it settles while the script's microtasks run (before the host reads the results), or never.
+        if (r && typeof r.then === 'function') {
+          test[1] = 'the async test never finished (its promise did not settle)';
+          Promise.resolve(r).then(() => { test[1] = null; }, (e) => { test[1] = e === EXIT ? null : message(e); });
+        }
+      } catch (e) {
+        // client.exit() inside a test ends that test, which passed as far as it went.
+        if (e !== EXIT) test[1] = message(e);
+      }
     }
   }
   function headersOf(list, rawList) {
@@ -168,7 +182,14 @@ const BOOTSTRAP = String.raw`(function (bridge) {
         environment: { get(name) { const v = bridge.env(String(name)); return v === undefined ? null : v; } },
         variables: {
           set(name, value) { requestVars[String(name)] = value; bridge.setRequestVar(String(name), text(value), json(value)); },
-          get(name) { const n = String(name); if (n in requestVars) return requestVars[n]; const v = bridge.lookup(n); return v === undefined ? null : v; },
+          get(name) {
+            const n = String(name);
+            if (n in requestVars) return requestVars[n];
+            const j = bridge.requestVarJson(n);
+            if (j !== undefined) { try { return JSON.parse(j); } catch (e) { /* as text */ } }
+            const v = bridge.lookup(n);
+            return v === undefined ? null : v;
+          },
         },
         iteration() { return rq.iteration; },
       };
@@ -177,7 +198,7 @@ const BOOTSTRAP = String.raw`(function (bridge) {
         let body = r.body;
         const mime = String(r.contentType).split(';')[0].trim().toLowerCase();
         if (/[/+]json$/.test(mime) || (mime === '' && /^\s*[[{]/.test(body))) { try { body = JSON.parse(r.body); } catch (e) { body = r.body; } }
-        const charset = /charset=([^;]+)/i.exec(r.contentType);
+        const charset = /charset\s*=\s*"?([^;"]+)/i.exec(r.contentType);
         globalThis.response = {
           status: r.status,
           body,
@@ -249,6 +270,7 @@ export class ScriptHost {
         }
       },
       setRequestVar: (n: string, t: string, j: string | undefined) => this.hooks?.setRequestVar(n, t, j),
+      requestVarJson: (n: string) => this.hooks?.requestVarJson(n),
       setGlobalHeader: (n: string, v: string) => this.hooks?.setGlobalHeader(n, v),
       jsonPath: (doc: string, path: string) => {
         try {
@@ -271,7 +293,9 @@ export class ScriptHost {
       try {
         script = new vm.Script(`__sling_run(function () {${code}\n});`, { filename: `sling-script:${filename}`, lineOffset: line - 1 });
       } catch (e) {
-        return { tests: [], logs: [], exit: false, error: `syntax error: ${(e as Error).message}` };
+        // Where: the script file's line (`> ./h.js`), the .http file's for an inline script.
+        const at = /sling-script:(.*?):(\d+)/.exec(String((e as Error).stack));
+        return { tests: [], logs: [], exit: false, error: `syntax error: ${(e as Error).message}${at ? ` (at ${at[1]}:${at[2]})` : ''}` };
       }
       try {
         script.runInContext(this.context, { timeout: TIMEOUT_MS });

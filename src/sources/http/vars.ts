@@ -35,6 +35,8 @@ export class Runtime {
   readonly responses = new Map<string, Stored>();
   /** Every request name of the run (@name, titles), to tell references from unknown variables. */
   readonly requestNames = new Set<string>();
+  /** The names given by `# @name` alone (an httpyac `{{name}}` refers to one of these, not to a title). */
+  readonly atNames = new Set<string>();
   /** Named requests that failed without a response (for the message of a reference to them). */
   readonly failed = new Set<string>();
   /**
