@@ -657,10 +657,9 @@ const DEFAULT_HEADERS = new Set(['user-agent', 'accept-encoding', 'accept', 'con
 function applyFlags(spec: RequestSpec, inv: Invocation): RequestSpec {
   if (inv.timeoutMs === undefined && inv.verify === true && !inv.cert && !inv.certKey && !inv.follow && inv.maxRedirects === 30 && inv.maxHeaders === undefined && !hasKeys(inv.proxies)) return spec;
   const s = { ...spec.settings, tls: { ...spec.settings.tls } };
-  if (inv.timeoutMs !== undefined) {
-    s.timeoutMs = inv.timeoutMs;
-    s.timeoutFrom = undefined;
-  }
+  // A limit the file sets for one request (`# @timeout`, curl's -m / --connect-timeout) is that
+  // request's own: --timeout is for the others.
+  if (inv.timeoutMs !== undefined && s.timeoutFrom === undefined) s.timeoutMs = inv.timeoutMs;
   if (inv.verify !== true) s.tls.verify = inv.verify;
   if (inv.cert) s.tls.cert = inv.cert;
   if (inv.certKey) s.tls.certKey = inv.certKey;

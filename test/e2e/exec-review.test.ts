@@ -126,13 +126,22 @@ test('a timeout names where its limit came from: # @timeout, curl --max-time, sl
   const srv = await httpServer(t, (_q, res) => {
     setTimeout(() => res.end('late'), 1500);
   });
-  const dir = workdir({ 'slow.http': `# @timeout 0.3\nGET ${srv.url}/a\n`, 'slow.curl': `curl --max-time 0.3 ${srv.url}/b\n` });
+  const dir = workdir({
+    'slow.http': `# @timeout 0.3\nGET ${srv.url}/a\n`,
+    'slow.curl': `curl --max-time 0.3 ${srv.url}/b\n`,
+    'plain.http': `GET ${srv.url}/c\n`,
+    'patient.http': `# @timeout 5\nGET ${srv.url}/d\n\n###\nGET ${srv.url}/e\n`,
+  });
   const a = await runSling(['exec', 'slow.http'], { cwd: dir });
   assertError(a, 2, /within 0\.3s \(# @timeout\)/);
   const b = await runSling(['exec', 'slow.curl'], { cwd: dir });
   assertError(b, 2, /within 0\.3s \(--max-time\)/);
-  const c = await runSling(['exec', '--timeout', '0.3', 'slow.http'], { cwd: dir });
+  const c = await runSling(['exec', '--timeout', '0.3', 'plain.http'], { cwd: dir });
   assertError(c, 2, /within 0\.3s \(--timeout\)/);
+  // A request's own # @timeout wins over --timeout, which limits the others.
+  const d = await runSling(['exec', '--print=b', '--timeout', '0.3', 'patient.http'], { cwd: dir });
+  assertError(d, 2, /patient\.http:5: no answer from 127\.0\.0\.1:\d+ within 0\.3s \(--timeout\)/);
+  assert.match(d.stdout, /\(line 2\)\nlate\n/);
 });
 
 /** A raw server answering every request on a connection with `head` + `body` (kept alive). */
