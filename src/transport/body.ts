@@ -18,10 +18,13 @@ export function bodyError(hop: Hop, err: unknown, received: number): Error {
     return new TimeoutError(`${where} stopped sending the response body for longer than --timeout (after ${received} bytes)`);
   }
   const e = err as NodeJS.ErrnoException;
+  if (e?.code === 'ERR_HTTP2_SESSION_ERROR' || e?.code === 'ERR_HTTP2_GOAWAY_SESSION') {
+    return new NetworkError(`the response body from ${where} was cut short: the server closed the HTTP/2 connection (${h2Code(e.message)})`);
+  }
   const reset = e?.code === 'ERR_HTTP2_STREAM_ERROR';
   if (reset || e?.code === 'ECONNRESET' || e?.message === 'aborted' || e?.code === 'ERR_STREAM_PREMATURE_CLOSE') {
     const length = headerValue(hop.response.rawHeaders, 'content-length');
-    const why = reset ? `HTTP/2 stream reset (${h2Code(e.message)})` : 'connection closed';
+    const why = reset ? `HTTP/2 stream reset (${h2Code(e.message)})` : e?.code === 'ECONNRESET' && e.message !== 'aborted' ? 'connection reset' : 'connection closed';
     return new NetworkError(`the response body from ${where} was cut short${length ? ` (Content-Length was ${length})` : ''}: ${why}`);
   }
   if (e?.code?.startsWith?.('Z_') || e?.code === 'ERR__ERROR' || /incorrect header|invalid|unexpected end/i.test(e?.message ?? '')) {

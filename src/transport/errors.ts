@@ -20,6 +20,10 @@ export function mapNetworkError(err: unknown, where: string, via?: string): CliE
     case 'ERR_HTTP2_SESSION_ERROR':
     case 'ERR_HTTP2_GOAWAY_SESSION':
       return new NetworkError(`${where} closed the HTTP/2 connection (${h2Code(e.message)})${through}`, undefined, { cause: err });
+    case 'ERR_HTTP2_ERROR':
+      // nghttp2 could not read what came back as HTTP/2: an HTTP/1.1 server, spoken to in HTTP/2 from the first byte.
+      if (/protocol error/i.test(e.message)) return new NetworkError(`${where} did not answer in HTTP/2 (${e.message})${through}`, 'is it an HTTP/1.1 server? then leave out HTTP/2 (Prior Knowledge)', { cause: err });
+      break;
     case 'ECONNREFUSED':
       // Through a proxy, the proxy is the only thing sling connects to.
       if (via) return new NetworkError(`connection refused by proxy ${via} (sending to ${where})`, 'is the proxy running on that port?', { cause: err });
@@ -47,13 +51,28 @@ export function mapNetworkError(err: unknown, where: string, via?: string): CliE
       return new NetworkError(`${where} sent a malformed HTTP response (${e.reason ?? e.message})`, undefined, { cause: err });
   }
   if (TLS_CODES.test(code) || /certificate|SSL|TLS/i.test(e.message ?? '')) {
+    const alert = tlsAlert(e.message ?? '');
+    // Only a certificate problem is helped by --verify.
+    const certificate = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|HOSTNAME_MISMATCH|ALTNAME/.test(code) || /certificate/i.test(e.message ?? '');
     return new NetworkError(
-      `TLS handshake with ${where} failed: ${e.message}`,
-      'use --verify=PATH to trust a CA bundle, or --verify=no to skip verification',
+      `TLS handshake with ${where} failed: ${alert ?? e.message}${through}`,
+      certificate ? 'use --verify=PATH to trust a CA bundle, or --verify=no to skip verification' : alert?.includes('no_application_protocol') ? 'the server speaks HTTP/2 only: end the request line with HTTP/2' : undefined,
       { cause: err },
     );
   }
   return new NetworkError(`request to ${where} failed: ${e.message ?? String(err)}`, undefined, { cause: err });
+}
+
+/** TLS alerts by number (RFC 8446 6): OpenSSL's messages give only the number. */
+const TLS_ALERTS: Record<string, string> = { 10: 'unexpected_message', 20: 'bad_record_mac', 40: 'handshake_failure', 42: 'bad_certificate', 43: 'unsupported_certificate', 44: 'certificate_revoked', 45: 'certificate_expired', 46: 'certificate_unknown', 47: 'illegal_parameter', 48: 'unknown_ca', 50: 'decode_error', 51: 'decrypt_error', 70: 'protocol_version', 71: 'insufficient_security', 80: 'internal_error', 86: 'inappropriate_fallback', 90: 'user_canceled', 109: 'missing_extension', 110: 'unsupported_extension', 112: 'unrecognized_name', 116: 'certificate_required', 120: 'no_application_protocol' };
+
+/** OpenSSL's one-line dump (`write EPROTO 80DC...:error:0A000460:SSL routines:...:SSL alert number 120`) as a sentence. */
+function tlsAlert(message: string): string | undefined {
+  const m = /SSL routines:[^:]*:([^:]+):.*?SSL alert number (\d+)/s.exec(message) ?? /SSL routines:[^:]*:([^:\n]+)/.exec(message);
+  if (!m) return undefined;
+  const reason = m[1]!.trim();
+  if (m[2] === undefined) return reason;
+  return `the server sent TLS alert ${TLS_ALERTS[m[2]] ?? m[2]} (${m[2]}; ${reason})`;
 }
 
 const H2_ERRORS = ['NO_ERROR', 'PROTOCOL_ERROR', 'INTERNAL_ERROR', 'FLOW_CONTROL_ERROR', 'SETTINGS_TIMEOUT', 'STREAM_CLOSED', 'FRAME_SIZE_ERROR', 'REFUSED_STREAM', 'CANCEL', 'COMPRESSION_ERROR', 'CONNECT_ERROR', 'ENHANCE_YOUR_CALM', 'INADEQUATE_SECURITY', 'HTTP_1_1_REQUIRED'];

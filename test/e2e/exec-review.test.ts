@@ -5,7 +5,7 @@
 // the setting that gave the limit.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type net from 'node:net';
@@ -370,4 +370,39 @@ test('curl files: a --retry-delay or Retry-After beyond what a timer holds waits
     assert.equal(r.timedOut, true, `still waiting after 1.5 s${show(r)}`);
     assert.equal(n, 1, cmd);
   }
+});
+
+test('exec: transport failures are plain sentences: an HTTP/2-only TLS server, a GOAWAY mid-body, prior knowledge to an HTTP/1.1 server, a reset mid-body', { skip: certs ? undefined : certsUnavailableReason() }, async (t) => {
+  const http2 = await import('node:http2');
+  const h2 = http2.createSecureServer({ key: readFileSync(certs!.serverKey), cert: readFileSync(certs!.serverCert) });
+  h2.on('stream', (stream, headers) => {
+    stream.on('error', () => {});
+    stream.respond({ ':status': 200, 'content-length': '100' });
+    stream.write('part-');
+    if (headers[':path'] === '/goaway') setTimeout(() => stream.session?.goaway(2), 100);
+  });
+  await new Promise<void>((r) => h2.listen(0, '127.0.0.1', () => r()));
+  t.after(() => new Promise<void>((r) => h2.close(() => r())));
+  const h2port = (h2.address() as net.AddressInfo).port;
+  const plain = await httpServer(t, (_q, res) => res.end('ok'));
+  const rst = await rawServer(t, (socket) => {
+    socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nrst-');
+    setTimeout(() => socket.resetAndDestroy(), 100);
+  });
+  const dir = workdir({
+    'm.http': [`GET https://127.0.0.1:${h2port}/a`, '', '###', `GET https://127.0.0.1:${h2port}/goaway HTTP/2`, '', '###', `GET ${plain.url}/x HTTP/2 (Prior Knowledge)`, '', '###', `GET ${rst.url}/r`].join('\n'),
+  });
+  const r = await runSling(['exec', '--verify', certs!.caCert, '--print=b', 'm.http'], { cwd: dir });
+  assertExit(r, 6);
+  const err = r.stderr.split('\n').filter((l) => l !== '');
+  assert.deepEqual(err, [
+    `sling: error: m.http:1: TLS handshake with 127.0.0.1:${h2port} failed: the server sent TLS alert no_application_protocol (120; tlsv1 alert no application protocol)`,
+    '  hint: the server speaks HTTP/2 only: end the request line with HTTP/2',
+    `sling: error: m.http:4: the response body from 127.0.0.1:${h2port} was cut short: the server closed the HTTP/2 connection (INTERNAL_ERROR)`,
+    `sling: error: m.http:7: ${plain.url.slice(7)} did not answer in HTTP/2 (Protocol error)`,
+    '  hint: is it an HTTP/1.1 server? then leave out HTTP/2 (Prior Knowledge)',
+    `sling: error: m.http:10: the response body from ${rst.url.slice(7)} was cut short (Content-Length was 100): connection reset`,
+  ]);
+  assert.match(r.stdout, /\(line 4\)\npart-\n/);
+  assert.match(r.stdout, /\(line 10\)\nrst-/);
 });

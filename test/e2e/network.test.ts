@@ -273,5 +273,5 @@ test('a body read until the connection closes, then a reset: cut short, exit 6 (
     setTimeout(() => socket.resetAndDestroy(), 50);
   });
   const r = await runSling(['-b', `${srv.url}/x`]);
-  assertError(r, 6, /the response body from 127\.0\.0\.1:\d+ was cut short: connection closed/);
+  assertError(r, 6, /the response body from 127\.0\.0\.1:\d+ was cut short: connection reset/);
 });
