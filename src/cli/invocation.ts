@@ -49,6 +49,8 @@ export interface Invocation {
   session?: string;
   sessionReadOnly: boolean;
   follow: boolean;
+  /** --no-follow given (exec: requests that follow redirects by default do not). */
+  noFollow?: boolean;
   maxRedirects: number;
   timeoutMs?: number;
   proxies: Record<string, string>;
@@ -237,15 +239,16 @@ export function resolveInvocation(argv: readonly string[], mode: 'main' | 'exec'
     if (report !== undefined && report !== 'junit') throw new UsageError(`--report must be junit, got '${report}'`);
     let reportFile = one(p, 'report-file');
     let files = positionals;
-    // `--report junit FILE` (before or after the requests' file): with two files named, the one
-    // right after `--report junit` is the report's.
-    if (report !== undefined && reportFile === undefined && positionals.length === 2) {
+    // `--report junit FILE` (before or after the requests' file): the file right after
+    // `--report junit` is the report's when two files are named, or when it is one by its name
+    // (`.xml`, a folder's trailing `/`) and the requests come on standard input.
+    if (report !== undefined && reportFile === undefined && (positionals.length === 2 || positionals.length === 1)) {
       const at = argv.findIndex((a, k) => a === '--report=junit' || (a === '--report' && argv[k + 1] === 'junit'));
       const next = at === -1 ? undefined : argv[at + (argv[at] === '--report' ? 2 : 1)];
       const k = next === undefined ? -1 : positionals.indexOf(next);
-      if (k !== -1) {
+      if (k !== -1 && (positionals.length === 2 || /\.xml$|[/\\]$/i.test(next!))) {
         reportFile = positionals[k];
-        files = [positionals[1 - k]!];
+        files = positionals.filter((_, i) => i !== k);
       }
     }
     if (files.length > 1) throw new UsageError(`sling exec runs one file; got ${files.length}: ${files.join(' ')}`);
@@ -313,6 +316,7 @@ export function resolveInvocation(argv: readonly string[], mode: 'main' | 'exec'
     session: one(p, 'session-read-only') ?? one(p, 'session'),
     sessionReadOnly: one(p, 'session-read-only') !== undefined,
     follow: flag('follow'),
+    noFollow: p.flags.get('follow') === false,
     maxRedirects: maxRedirects === undefined ? 30 : nonNegativeInt(maxRedirects, '--max-redirects'),
     timeoutMs: timeout === undefined ? undefined : positiveSeconds(timeout, '--timeout'),
     proxies,

@@ -32,7 +32,9 @@ export function parseArgv(argv: readonly string[], table: OptionTable = MAIN_TAB
   };
   const apply = (def: OptionDef, spelled: string, inline: string | undefined, negated = false) => {
     if (negated) {
-      out.flags.delete(def.long);
+      // Undone (a config file's default), and remembered as said: `sling exec --no-follow`.
+      if (def.kind === 'flag') out.flags.set(def.long, false);
+      else out.flags.delete(def.long);
       out.counts.delete(def.long);
       out.values.delete(def.long);
       if (PRINT_SELECTORS.has(def.long)) out.printChoices = out.printChoices.filter((c) => !c.startsWith(def.long));

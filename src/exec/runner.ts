@@ -1,3 +1,4 @@
+import { originText } from '../request/url.js';
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Invocation } from '../cli/invocation.js';
@@ -655,7 +656,7 @@ const DEFAULT_HEADERS = new Set(['user-agent', 'accept-encoding', 'accept', 'con
 
 /** The main command's network flags apply to every request of the file (when given). */
 function applyFlags(spec: RequestSpec, inv: Invocation): RequestSpec {
-  if (inv.timeoutMs === undefined && inv.verify === true && !inv.cert && !inv.certKey && !inv.follow && inv.maxRedirects === 30 && inv.maxHeaders === undefined && !hasKeys(inv.proxies)) return spec;
+  if (inv.timeoutMs === undefined && inv.verify === true && !inv.cert && !inv.certKey && !inv.follow && !inv.noFollow && inv.maxRedirects === 30 && inv.maxHeaders === undefined && !hasKeys(inv.proxies)) return spec;
   const s = { ...spec.settings, tls: { ...spec.settings.tls } };
   // A limit the file sets for one request (`# @timeout`, curl's -m / --connect-timeout) is that
   // request's own: --timeout is for the others.
@@ -664,7 +665,9 @@ function applyFlags(spec: RequestSpec, inv: Invocation): RequestSpec {
   if (inv.cert) s.tls.cert = inv.cert;
   if (inv.certKey) s.tls.certKey = inv.certKey;
   if (Object.keys(inv.proxies).length) s.proxies = { ...s.proxies, ...inv.proxies };
-  if (inv.follow) s.follow = true;
+  // `# @no-redirect` is that request's own; --follow / --no-follow are for the others.
+  if (inv.follow && s.followFrom === undefined) s.follow = true;
+  if (inv.noFollow && s.followFrom === undefined) s.follow = false;
   if (inv.maxRedirects !== 30) s.maxRedirects = inv.maxRedirects;
   if (inv.maxHeaders !== undefined) s.maxHeaders = inv.maxHeaders;
   return { ...spec, settings: s };
@@ -678,7 +681,7 @@ function at(entry: ExecEntry, spec: RequestSpec): string {
 }
 
 function title(entry: ExecEntry, spec: RequestSpec, colors: boolean): string {
-  const where = `${spec.url.scheme}://${spec.url.hostHeader}${spec.url.path}${spec.url.query ? '?' + spec.url.query : ''}`;
+  const where = `${originText(spec.url)}${spec.url.path}${spec.url.query ? '?' + spec.url.query : ''}`;
   return titleText(entry, `${spec.method} ${where}`, colors);
 }
 
@@ -708,17 +711,27 @@ function select(entries: ExecEntry[], names: string[], lines: number[], lastLine
   if (!names.length && !lines.length) return entries;
   const chosen = new Set<ExecEntry>();
   for (const name of names) {
-    const e = entries.find((x) => x.name === name);
-    if (!e) throw new UsageError(`--name: no request is named '${name}'`, `names in this file: ${entries.filter((x) => x.name).map((x) => x.name).join(', ') || '(none)'}`);
+    // This file's own requests first; then one reached through `run` (it keeps its name).
+    const e = entries.find((x) => x.name === name) ?? entries.find((x) => x.shownName === name);
+    if (!e) {
+      const known = [...new Set(entries.map((x) => x.name ?? x.shownName).filter((n) => n !== undefined))];
+      throw new UsageError(`--name: no request is named '${name}'`, `names in this file: ${known.join(', ') || '(none)'}`);
+    }
     chosen.add(e);
   }
+  // Where an entry's block starts in the file being run: a `run` line's block for what it runs.
+  const blockOf = (x: ExecEntry) => x.runStart ?? (x.file ? undefined : (x.start ?? x.line));
   for (const line of lines) {
     if (line > lastLine) throw new UsageError(`--line: the file has ${lastLine} line${lastLine === 1 ? '' : 's'}; there is no line ${line}`);
-    // The request whose block holds the line (its `###`, scripts, headers, body, handlers).
-    let e: ExecEntry | undefined;
-    for (const x of entries) if (!x.file && (x.start ?? x.line) <= line && (!e || (x.start ?? x.line) >= (e.start ?? e.line))) e = x;
-    if (!e) throw new UsageError(`--line: no request starts at or before line ${line}`);
-    chosen.add(e);
+    // The request whose block holds the line (its `###`, scripts, headers, body, handlers), or
+    // every request a `run` line there runs.
+    let best: number | undefined;
+    for (const x of entries) {
+      const b = blockOf(x);
+      if (b !== undefined && b <= line && (best === undefined || b > best)) best = b;
+    }
+    if (best === undefined) throw new UsageError(`--line: no request starts at or before line ${line}`);
+    for (const x of entries) if (blockOf(x) === best) chosen.add(x);
   }
   const byName = new Map(entries.filter((e) => e.name).map((e) => [e.name!, e]));
   const need = new Set<ExecEntry>();

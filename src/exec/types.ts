@@ -73,6 +73,8 @@ export interface ExecEntry {
   line: number;
   /** The first line that belongs to it (its `###`, scripts and comments before the request line), for --line; `line` when not given. */
   start?: number;
+  /** For a request reached through a `run` line of the file being run: the first line of that line's block (for --line). */
+  runStart?: number;
   /** The request's name for the title line when `name` is not set (a request reached through `run`). */
   shownName?: string;
   /** The file the request is in, for the title line, when it is not the file being run (`run ./other.http`). */

@@ -1,3 +1,4 @@
+import { originText } from '../request/url.js';
 import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSpec } from '../request/spec.js';
 
@@ -62,7 +63,7 @@ export function curlCommand(spec: RequestSpec, prepared: PreparedRequest): strin
   // One option (with its value) per line, as browsers' "Copy as cURL" writes it.
   const opts: string[] = [];
   let prefix = '';
-  const url = `${spec.url.scheme}://${spec.url.hostHeader}${prepared.target}`;
+  const url = `${originText(spec.url)}${prepared.target}`;
   const body = prepared.body;
   const hasBody = body.length > 0 || spec.body.kind !== 'none';
   // curl's method: GET, POST with a body; -I sends HEAD (-X HEAD would wait for a body).

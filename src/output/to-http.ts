@@ -1,6 +1,6 @@
 import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSpec } from '../request/spec.js';
-import { parseUrl, requestTarget } from '../request/url.js';
+import { originText, parseUrl, requestTarget } from '../request/url.js';
 
 /**
  * A request as a JetBrains HTTP Client request (`sling exec --to http`): request line, the wire
@@ -27,7 +27,7 @@ export function httpRequest(spec: RequestSpec, prepared: PreparedRequest, title:
   if (!spec.settings.cookieJar) lines.push('# @no-cookie-jar');
   // A target a .http runner would encode differently (`{`, `"`, a `%` that starts no escape, as
   // curl -g sends them): JetBrains' `# @no-auto-encoding` keeps it as written.
-  const url = `${spec.url.scheme}://${spec.url.hostHeader}${prepared.target}`;
+  const url = `${originText(spec.url)}${prepared.target}`;
   const readBack = (mode: boolean | 'raw') => {
     try {
       return requestTarget(parseUrl(url, 'http', false, mode));
@@ -43,7 +43,7 @@ export function httpRequest(spec: RequestSpec, prepared: PreparedRequest, title:
   if (spec.settings.tls.verify !== true) problems.push('TLS settings (-k, --cacert) have no place in a .http file');
   if (Object.keys(spec.settings.proxies).length) problems.push('the proxy has no place in a .http file');
   const version = spec.settings.http2 === 'alpn' ? ' HTTP/2' : spec.settings.http2 ? ' HTTP/2 (Prior Knowledge)' : '';
-  lines.push(`${prepared.method} ${spec.url.scheme}://${spec.url.hostHeader}${prepared.target}${version}`);
+  lines.push(`${prepared.method} ${originText(spec.url)}${prepared.target}${version}`);
   for (const [name, value] of prepared.headers) {
     const lower = name.toLowerCase();
     if ((lower === 'host' && value === spec.url.hostHeader) || lower === 'content-length') continue;

@@ -44,6 +44,8 @@ export interface RequestSettings {
   timeoutMs?: number;
   /** Where that limit came from, for messages (`# @timeout`, curl's `--max-time`); unset: `--timeout`. */
   timeoutFrom?: string;
+  /** The file fixed whether this request follows redirects (`# @no-redirect`): --follow / --no-follow leave it. */
+  followFrom?: string;
   /** A separate limit for establishing the connection (JetBrains `# @connection-timeout`). */
   connectTimeoutMs?: number;
   tls: TlsSettings;

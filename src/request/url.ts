@@ -26,6 +26,16 @@ export interface ParsedUrl {
   query: string;
   username?: string;
   password?: string;
+  /**
+   * Shown instead of `scheme://host` (an .http URL under --offline or --to that starts with a
+   * placeholder nothing resolved, `{{host}}/api`: shown as written, with no scheme glued on).
+   */
+  shownOrigin?: string;
+}
+
+/** `scheme://host[:port]` as shown, or the origin as written (ParsedUrl.shownOrigin). */
+export function originText(u: ParsedUrl): string {
+  return u.shownOrigin ?? `${u.scheme}://${u.hostHeader}`;
 }
 
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
@@ -251,5 +261,5 @@ export function requestTarget(u: ParsedUrl, extraQuery = ''): string {
 }
 
 export function formatUrl(u: ParsedUrl, extraQuery = ''): string {
-  return `${u.scheme}://${u.hostHeader}${requestTarget(u, extraQuery)}`;
+  return `${originText(u)}${requestTarget(u, extraQuery)}`;
 }

@@ -837,3 +837,42 @@ test('exec http: GraphQL variables that are not JSON fail the request (not sent 
   assert.equal(times.length, 2);
   for (const time of times) assert.ok(time < 60, `a case's time is its own, not the machine's uptime: ${time}`);
 });
+
+test('exec http: --follow / --no-follow leave a request with # @no-redirect alone; --report junit FILE with the requests on stdin', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({ 'r.http': `# @no-redirect\nGET ${srv.url}/moved\n\n###\nGET ${srv.url}/moved\n` });
+  const f = await exec(dir, ['--print=h', '--follow', 'r.http']);
+  assertExit(f, 0);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/moved', '/moved', '/final']);
+  const n = await exec(dir, ['--print=h', '--no-follow', 'r.http']);
+  assertExit(n, 0);
+  assert.deepEqual(srv.requests.slice(3).map((q) => q.url), ['/moved', '/moved']);
+  // The requests on standard input: r1.xml (a report by its name) is not taken for them.
+  writeFileSync(join(dir, 'r1.xml'), '<old report/>');
+  const s = await exec(dir, ['-q', '--report', 'junit', 'r1.xml'], { stdin: `GET ${srv.url}/in\n` });
+  assertExit(s, 0);
+  assert.equal(srv.requests.at(-1)!.url, '/in');
+  assert.match(readFileSync(join(dir, 'r1.xml'), 'utf8'), /<testsuite name="&lt;stdin&gt;" tests="1"/);
+});
+
+test('exec http: --line on a run line runs what it runs; --name finds a request reached through run; an absolute import path is shown as written; {{host}}/path unresolved stays as written in --to http', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({
+    'lib.http': `### Login\nGET ${srv.url}/login-lib?u={{nope}}\n`,
+    'm.http': `### First\nGET ${srv.url}/first\n\n###\nrun ./lib.http\n\n### Third\nGET ${srv.url}/third\n`,
+    'e.http': 'GET {{h}}/env\n',
+  });
+  writeFileSync(join(dir, 'abs.http'), `run ${join(dir, 'lib.http')}\n`);
+  const l = await exec(dir, ['--print=b', '--line', '5', 'm.http']);
+  assert.match(l.stdout, /^### Login: GET [^\n]*\/login-lib\?u=\{\{nope\}\} {2}\(lib\.http line 2\)$/m, show(l));
+  assert.doesNotMatch(l.stdout, /first|third/);
+  const n = await exec(dir, ['--print=b', '--name', 'Login', 'm.http']);
+  assert.match(n.stdout, /\(lib\.http line 2\)/);
+  assert.doesNotMatch(n.stdout, /first|third/);
+  const a = await exec(dir, ['abs.http']);
+  assertExit(a, 1);
+  assert.match(a.stderr, new RegExp(`${join(dir, 'lib.http').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:\\d+: unknown variable \\{\\{nope\\}\\}`));
+  const c = await exec(dir, ['--to', 'http', 'e.http']);
+  assertExit(c, 0);
+  assert.match(c.stdout, /^GET \{\{h\}\}\/env$/m);
+});

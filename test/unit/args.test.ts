@@ -43,6 +43,9 @@ test('exec --report junit FILE: with two files named, the one right after --repo
   assert.deepEqual([ex(['--report', 'junit', 'out.xml', 'api.http']).reportFile, ex(['--report', 'junit', 'out.xml', 'api.http']).file], ['out.xml', 'api.http']);
   assert.deepEqual([ex(['--report=junit', 'out.xml', 'api.http']).reportFile, ex(['--report=junit', 'out.xml', 'api.http']).file], ['out.xml', 'api.http']);
   assert.deepEqual([ex(['api.http', '--report', 'junit', 'out.xml']).reportFile, ex(['api.http', '--report', 'junit', 'out.xml']).file], ['out.xml', 'api.http']);
+  // The requests on standard input: a report file known by its name (.xml, a folder's /).
+  assert.deepEqual([ex(['--report', 'junit', 'r1.xml']).reportFile, ex(['--report', 'junit', 'r1.xml']).file], ['r1.xml', undefined]);
+  assert.deepEqual([ex(['--report', 'junit', 'reports/']).reportFile, ex(['--report', 'junit', 'reports/']).file], ['reports/', undefined]);
   // Only the requests' file: it is that, and the report goes to the default file.
   assert.deepEqual([ex(['--report', 'junit', 'api.http']).reportFile, ex(['--report', 'junit', 'api.http']).file], [undefined, 'api.http']);
   // --report-file given: two files are still two files.

@@ -103,6 +103,8 @@ export interface RequestNode {
 export interface RunNode {
   kind: 'run';
   line: number;
+  /** The first line of its block (its `###`), for --line. */
+  start: number;
   col: number;
   name?: string;
   path?: string;

@@ -27,6 +27,8 @@ export interface EntryOptions {
   node: RequestNode;
   /** `run #Name (@var=value)` / `run ./file (@var=value)`. */
   overrides?: RunOverride[];
+  /** The block start of the main file's `run` line this entry comes from (ExecEntry.runStart). */
+  runStart?: number;
   /** Shown instead of the request's own name (for `run #Name`). */
   label?: string;
   /** Whether the entry carries the request's name (for --name); `run` copies do not. */
@@ -111,6 +113,7 @@ class HttpEntry implements ExecEntry {
   readonly start?: number;
   readonly shownName?: string;
   readonly file?: string;
+  readonly runStart?: number;
   readonly output?: { noLog?: boolean };
   private readonly storeAs?: string;
   private pending: Pending[] = NO_PENDING;
@@ -126,6 +129,7 @@ class HttpEntry implements ExecEntry {
     if (o.shownFile !== undefined) this.file = o.shownFile;
     this.line = node.line;
     this.start = o.shownFile === undefined ? node.start : undefined;
+    this.runStart = o.runStart;
     if (node.directives.noLog) this.output = { noLog: true };
   }
 

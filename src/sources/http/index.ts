@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { basename, dirname, join, resolve as resolvePath } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve as resolvePath } from 'node:path';
 import { UsageError } from '../../errors.js';
 import type { ExecEntry, Script, SourceOptions, SourceParser } from '../../exec/types.js';
 import { CookieJar } from '../../transport/cookies.js';
@@ -87,7 +87,8 @@ class Loader {
     let loaded: FileCtx | string;
     try {
       const text = readFileSync(full, 'utf8');
-      loaded = parseFile(text, join(dirname(from.path), path), dirname(full));
+      // As messages show it: relative to the file that names it, or absolute as written.
+      loaded = parseFile(text, isAbsolute(path) ? path : join(dirname(from.path), path), dirname(full));
       this.files.set(full, loaded);
       this.report(loaded);
     } catch (e) {
@@ -99,7 +100,7 @@ class Loader {
     return loaded;
   }
 
-  entries(file: FileCtx, overrides: EntryOverrides, stack: string[]): ExecEntry[] {
+  entries(file: FileCtx, overrides: EntryOverrides, stack: string[], runStart?: number): ExecEntry[] {
     const imported: FileCtx[] = [];
     let importFailed = false;
     for (const imp of file.parsed.imports) {
@@ -115,22 +116,22 @@ class Loader {
     if (main) this.root = file;
     for (const item of file.parsed.items) {
       if (item.kind === 'request') {
-        out.push(makeEntry({ rt: this.rt, file, node: item, overrides, named: main, shownFile: main ? undefined : file.path }));
+        out.push(makeEntry({ rt: this.rt, file, node: item, overrides, named: main, shownFile: main ? undefined : file.path, runStart }));
         continue;
       }
-      out.push(...this.run(file, item, imported, importFailed, overrides, stack));
+      out.push(...this.run(file, item, imported, importFailed, overrides, stack, runStart ?? (main ? item.start : undefined)));
     }
     return out;
   }
 
-  private run(file: FileCtx, item: RunNode, imported: FileCtx[], importFailed: boolean, outer: EntryOverrides, stack: string[]): ExecEntry[] {
+  private run(file: FileCtx, item: RunNode, imported: FileCtx[], importFailed: boolean, outer: EntryOverrides, stack: string[], runStart: number | undefined): ExecEntry[] {
     const where = `${file.path}:${item.line}:${item.col}`;
     // Each value is worked out where the run line is (its file's variables, its place in messages).
     const overrides: RunOverride[] = [...(outer ?? []), ...item.overrides.map(([name, value]) => ({ name, value, file, line: item.line }))];
     if (item.name !== undefined) {
       for (const f of [file, ...imported]) {
         const node = f.parsed.items.find((x): x is RequestNode => x.kind === 'request' && (x.atName === item.name || x.title === item.name));
-        if (node) return [makeEntry({ rt: this.rt, file: f, node, overrides, label: `run #${item.name}`, named: false, shownFile: f === this.root ? undefined : f.path })];
+        if (node) return [makeEntry({ rt: this.rt, file: f, node, overrides, label: `run #${item.name}`, named: false, shownFile: f === this.root ? undefined : f.path, runStart })];
       }
       const msg = `run #${item.name}: no request is named ${item.name}${imported.length ? ' here or in the imported files' : ''}`;
       if (!importFailed) throw new UsageError(`${where}: ${msg}`);
@@ -142,7 +143,7 @@ class Loader {
     if (typeof f === 'string') return [failing(item, `${where}: run: ${f}`)];
     const key = resolvePath(file.dir, item.path!);
     if (stack.includes(key)) throw new UsageError(`${where}: run ${item.path}: the files run each other in a loop`);
-    return this.entries(f, overrides, [...stack, key]);
+    return this.entries(f, overrides, [...stack, key], runStart);
   }
 }
 
@@ -152,6 +153,7 @@ type EntryOverrides = RunOverride[] | undefined;
 function failing(item: RunNode, message: string): ExecEntry {
   return {
     line: item.line,
+    start: item.start,
     label: item.name !== undefined ? `run #${item.name}` : `run ${item.path}`,
     build: async () => {
       throw new UsageError(message);

@@ -303,7 +303,7 @@ class Parser {
         overrides.push([o[1]!, this.template(o[2]!, ln, valueCol, true)]);
       }
     }
-    const node: RunNode = { kind: 'run', line: ln, col, overrides };
+    const node: RunNode = { kind: 'run', line: ln, start: this.blockHasRequest ? ln : Math.min(this.blockStart, ln), col, overrides };
     if (target.startsWith('#')) node.name = target.slice(1).trim();
     else node.path = unquote(target);
     if (!node.name && !node.path) this.fail(ln, col, 'run needs #Name or a file');

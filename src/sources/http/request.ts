@@ -181,6 +181,7 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
     body: body.length || node.body.length || !BODYLESS.has(node.method) ? { kind: 'bytes', data: body } : NO_BODY,
     settings: {
       follow: !d.noRedirect,
+      followFrom: d.noRedirect ? '# @no-redirect' : undefined,
       maxRedirects: 30,
       // `@timeout`: waiting for the response; `@connection-timeout`: establishing the connection.
       timeoutMs: d.timeoutMs,
@@ -239,6 +240,7 @@ export function looseUrl(text: string): ParsedUrl {
     hostHeader: host,
     path: m[3] || '/',
     query: m[4] ?? '',
+    shownOrigin: m[1] === undefined && m[2]!.startsWith('{{') ? m[2] : undefined,
   };
 }
 
