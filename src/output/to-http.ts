@@ -14,6 +14,9 @@ export interface HttpText {
   problems: string[];
 }
 
+/** A line a .http runner reads as the next request when it follows a blank line in a body (httpyac). */
+const REQUEST_LINE = /^[A-Z]+\s+(https?:\/\/|\/|\{\{)\S*(\s+HTTP\/[\d.]+)?\s*$/;
+
 /** RFC 9110 token: what a .http request's header name may be. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const has = (headers: [string, string][], name: string) => headers.some(([n]) => n.toLowerCase() === name);
@@ -68,9 +71,18 @@ export function httpRequest(spec: RequestSpec, prepared: PreparedRequest, title:
       problems.push(`the ${body.length}-byte body is not text and was left out`);
       lines.push('', '# (binary body left out)');
     } else {
-      // A body line starting with `###` or `<` would read as a new request or a file reference.
-      const safe = text.split('\n').map((l) => (/^(###|< )/.test(l) ? ' ' + l : l));
-      if (safe.join('\n') !== text) problems.push('body lines starting with ### or < were indented');
+      // A body line a .http runner would read as something else: a new request (`###`, a request
+      // line after a blank line), a file reference (`< file`, `<@ file`), a response handler or
+      // output (`>`, `>>`), a saved-response reference (`<>`), an httpyac assertion (`??`), a script
+      // (`{%`): indented (no .http syntax writes it as it is), with a warning.
+      const bodyLines = text.split('\n');
+      const safe = bodyLines.map((l, i) => (/^(###|<@?\s|>|<>|\?\?|\{%)/.test(l) || (i > 0 && bodyLines[i - 1]!.trim() === '' && REQUEST_LINE.test(l)) ? ' ' + l : l));
+      if (safe.join('\n') !== text) problems.push('body lines that a .http runner would read as syntax (###, <, <@, >, >>, <>, ??, {%, a request line after a blank line) were indented');
+      if (/^\r?\n/.test(text)) problems.push('blank lines at the start of the body are dropped (a .http body starts at its first line with text)');
+      const ct = prepared.headers.find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '';
+      if (/^application\/x-www-form-urlencoded/i.test(ct) && /\n|\s[=&]|[=&]\s/.test(text)) {
+        problems.push('a form body with line breaks or blanks around = and & is sent differently by a .http runner (it joins the lines and trims those blanks)');
+      }
       lines.push('', safe.join('\n').replace(/\r\n/g, '\n'));
       if (text.includes('\r\n')) problems.push('CRLF line ends in the body become the file\'s line ends');
       if (/\n$/.test(text)) problems.push("the body's final line break is dropped (a .http body cannot end with one)");

@@ -109,6 +109,9 @@ test('sling exec --to http warns about what a .http file cannot hold: a final li
       `curl -F g=@up.txt http://127.0.0.1:9/f`,
       `curl -d 'x=1' http://127.0.0.1:9/fine`,
       `curl -H 'Bad Name: v' -H 'X-Ok: 1' http://127.0.0.1:9/badname`,
+      `curl --data-binary $'a\\n>> saved.txt\\n?? status == 500\\n\\nPOST http://127.0.0.1:9/x\\nb' -H 'Content-Type: text/plain' http://127.0.0.1:9/syntax`,
+      `curl --data-binary $'\\n\\nabc' -H 'Content-Type: text/plain' http://127.0.0.1:9/lead`,
+      `curl -d 'q=a = b & c=d ' http://127.0.0.1:9/form`,
     ].join('\n'),
   );
   const r = await runSling(['exec', '--to', 'http', 'c.sh'], { cwd: dir, env: { HOME: home } });
@@ -125,6 +128,13 @@ test('sling exec --to http warns about what a .http file cannot hold: a final li
   assert.match(r.stderr, /\/r \(line 3\): a limit of 1 redirects has no place in a \.http file/);
   assert.match(r.stderr, /\/f \(line 4\): a multipart part that ends with a line break loses it/);
   assert.doesNotMatch(r.stderr, /\/fine \(line 5\): (?!a \.http runner adds Accept-Encoding)/);
+  // Body lines a .http runner would read as syntax are indented (and said), so the file still reads
+  // back as the same requests: nothing saved, no assertion, no extra request.
+  assert.match(r.stderr, /\/syntax \(line 7\): body lines that a \.http runner would read as syntax .* were indented/);
+  assert.match(r.stdout, /\na\n >> saved\.txt\n \?\? status == 500\n\n POST http:\/\/127\.0\.0\.1:9\/x\nb\n/);
+  assert.equal((back.stdout.match(/^### /gm) ?? []).length, 9, back.stdout);
+  assert.match(r.stderr, /\/lead \(line 8\): blank lines at the start of the body are dropped/);
+  assert.match(r.stderr, /\/form \(line 9\): a form body with line breaks or blanks around = and & is sent differently/);
 });
 
 test('--to http keeps a curl -g target byte for byte (# @no-auto-encoding) and a command\'s cookies its own (# @no-cookie-jar); --curl pipes a large body through printf', async (t) => {
