@@ -49,7 +49,10 @@ export class SessionStore {
     private readonly env: NodeJS.ProcessEnv,
     private readonly cwd: string,
     readonly readOnly: boolean,
-  ) {}
+  ) {
+    // A name that can never be a file: one error before anything is sent (not one per request).
+    if (!isPath(nameOrPath) && !/^[\w.-]+$/.test(nameOrPath)) throw new UsageError(`--session '${nameOrPath}': a session name may use letters, digits, '_', '-' and '.' (or give a path)`);
+  }
 
   fileFor(url: ParsedUrl): SessionFile {
     const path = sessionPath(this.nameOrPath, url, this.env, this.cwd);

@@ -876,3 +876,11 @@ test('exec http: --line on a run line runs what it runs; --name finds a request 
   assertExit(c, 0);
   assert.match(c.stdout, /^GET \{\{h\}\}\/env$/m);
 });
+
+test('exec http: a --session name that cannot be a file is one error before anything is sent', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({ 's.http': `GET ${srv.url}/a\n\n###\nGET ${srv.url}/b\n` });
+  const r = await exec(dir, ['--session', 'a b', 's.http'], { env: { HOME: dir } });
+  assertError(r, 1, /^sling: error: --session 'a b': a session name may use letters, digits, '_', '-' and '\.' \(or give a path\)\n$/);
+  assert.equal(srv.requests.length, 0);
+});
