@@ -52,11 +52,19 @@ export function mapNetworkError(err: unknown, where: string, via?: string): CliE
   }
   if (TLS_CODES.test(code) || /certificate|SSL|TLS/i.test(e.message ?? '')) {
     const alert = tlsAlert(e.message ?? '');
-    // Only a certificate problem is helped by --verify.
-    const certificate = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|HOSTNAME_MISMATCH|ALTNAME/.test(code) || /certificate/i.test(e.message ?? '');
+    // Each hint only where it helps: --verify for the server's certificate, --cert for a server
+    // that asks for the client's, HTTP/2 for a server that speaks nothing else.
+    const clientCert = alert?.includes('certificate_required');
+    const serverCert = !alert && (/CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|HOSTNAME_MISMATCH|ALTNAME/.test(code) || /certificate/i.test(e.message ?? ''));
     return new NetworkError(
       `TLS handshake with ${where} failed: ${alert ?? e.message}${through}`,
-      certificate ? 'use --verify=PATH to trust a CA bundle, or --verify=no to skip verification' : alert?.includes('no_application_protocol') ? 'the server speaks HTTP/2 only: end the request line with HTTP/2' : undefined,
+      serverCert
+        ? 'use --verify=PATH to trust a CA bundle, or --verify=no to skip verification'
+        : clientCert
+          ? 'the server asks for a client certificate: give it with --cert FILE (and --cert-key FILE)'
+          : alert?.includes('no_application_protocol')
+            ? 'the server speaks only HTTP/2: end the .http request line with HTTP/2 (curl files: --http2)'
+            : undefined,
       { cause: err },
     );
   }

@@ -66,20 +66,25 @@ async function connectSocket(url: ParsedUrl, settings: RequestSettings, tlsOpts:
           reject(new TimeoutError(`could not connect to ${where} within ${limit / 1000}s`));
         }, limit)
       : undefined;
+    // The limit covers the TLS handshake too, as curl's --connect-timeout does.
     s.once('connect', () => {
-      if (timer) clearTimeout(timer);
       timings.connect = now();
-      if (url.scheme === 'http') resolve(s);
-      else if (settings.timeoutMs) s.setTimeout(settings.timeoutMs, () => s.destroy(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (${settings.timeoutFrom ?? '--timeout'})`)));
+      if (url.scheme !== 'http') return;
+      if (timer) clearTimeout(timer);
+      resolve(s);
     });
     s.once('secureConnect', () => {
+      if (timer) clearTimeout(timer);
       timings.tls = now();
-      s.setTimeout(0);
       resolve(s);
     });
     s.once('error', (e) => {
       if (timer) clearTimeout(timer);
-      reject(mapNetworkError(e, where));
+      const mapped = mapNetworkError(e, where);
+      // Offered h2 alone (prior knowledge) and refused: the server does not speak HTTP/2.
+      if (settings.http2 === 'prior-knowledge' && /no_application_protocol/.test(mapped.message)) {
+        reject(new NetworkError(`${where} does not speak HTTP/2 (TLS alert no_application_protocol to h2 alone)`, 'leave out HTTP/2 (Prior Knowledge) (curl files: --http2-prior-knowledge)', { cause: e }));
+      } else reject(mapped);
     });
   });
 }

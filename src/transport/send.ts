@@ -312,12 +312,15 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
     }
     req.on('socket', (socket: Socket) => {
       if ((req as ClientRequest & { reusedSocket?: boolean }).reusedSocket) return;
-      if (settings.connectTimeoutMs && socket.connecting) {
+      // Connecting, TLS handshake included (as curl's --connect-timeout counts it): the connection
+      // limit, else --timeout, also for a server that never accepts or never finishes the handshake.
+      const limit = settings.connectTimeoutMs ?? settings.timeoutMs;
+      if (limit && socket.connecting) {
         const timer = setTimeout(() => {
           hopInfo.timedOut = true;
-          req.destroy(new TimeoutError(`could not connect to ${where} within ${settings.connectTimeoutMs! / 1000}s`));
-        }, settings.connectTimeoutMs);
-        socket.once('connect', () => clearTimeout(timer));
+          req.destroy(new TimeoutError(`could not connect to ${where} within ${limit / 1000}s`));
+        }, limit);
+        socket.once((socket as Socket & { encrypted?: boolean }).encrypted ? 'secureConnect' : 'connect', () => clearTimeout(timer));
         socket.once('close', () => clearTimeout(timer));
       }
       socket.once('lookup', () => (timings.dns = now()));

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { runSling, type RunOptions } from '../helpers/cli.js';
 import { header, unansweredPort } from '../helpers/servers.js';
-import { assertError, assertExit, httpServer, show } from '../helpers/assert.js';
+import { assertError, assertExit, httpServer, rawServer, show } from '../helpers/assert.js';
 
 function workdir(files: Record<string, string | Buffer>): string {
   const dir = mkdtempSync(join(tmpdir(), 'sling-exec-http-'));
@@ -765,6 +765,19 @@ test('exec http: HTTP/2 gives up on a server that never accepts the connection (
   assertExit(r2, 2);
   assert.match(r2.stderr, /t\.http:1: could not connect to 127\.0\.0\.1:\d+ within 0\.5s/);
   assert.deepEqual(srv.requests.map((q) => q.url), ['/after', '/after']);
+  // The h2c upgrade (HTTP/2 on http://) under --timeout, and a TLS handshake that never finishes
+  // under # @connection-timeout: given up on too (curl's --connect-timeout counts the handshake).
+  const silent = await rawServer(t, () => {});
+  writeFileSync(join(dir, 'u.http'), `GET http://127.0.0.1:${hole.port}/u HTTP/2
+
+###
+# @connection-timeout 0.5
+GET https://127.0.0.1:${silent.url.split(':').pop()}/tls
+`);
+  const r3 = await exec(dir, ['--print=b', '--timeout', '0.5', 'u.http']);
+  assert.equal(r3.timedOut, false, 'the run ended');
+  assertExit(r3, 2);
+  assert.match(r3.stderr, /u\.http:1: could not connect to 127\.0\.0\.1:\d+ within 0\.5s\n[\s\S]*u\.http:5: could not connect to 127\.0\.0\.1:\d+ within 0\.5s/, show(r3));
 });
 
 test('exec http: scripts as JetBrains runs them: a ### title named like a global runs in file order; request variables keep their type in handlers; async tests count; a test that calls client.exit() passes', async (t) => {
@@ -883,4 +896,17 @@ test('exec http: a --session name that cannot be a file is one error before anyt
   const r = await exec(dir, ['--session', 'a b', 's.http'], { env: { HOME: dir } });
   assertError(r, 1, /^sling: error: --session 'a b': a session name may use letters, digits, '_', '-' and '\.' \(or give a path\)\n$/);
   assert.equal(srv.requests.length, 0);
+});
+
+test('exec http: {{foo}} alone never means the request titled ### foo (only a # @name): unknown variable, wherever the title stands', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({
+    'a.http': `### foo\nGET ${srv.url}/foo\n\n### A\nGET ${srv.url}/a?f={{foo}}\n`,
+    'b.http': `### A\nGET ${srv.url}/a?f={{foo}}\n\n### foo\nGET ${srv.url}/foo\n`,
+  });
+  for (const f of ['a.http', 'b.http']) {
+    const r = await exec(dir, ['--print=b', f]);
+    assertError(r, 1, new RegExp(`^sling: error: ${f.replace('.', '\\.')}:\\d+:\\d+: unknown variable \\{\\{foo\\}\\}$`, 'm'));
+  }
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/foo', '/foo']);
 });

@@ -389,15 +389,23 @@ test('exec: transport failures are plain sentences: an HTTP/2-only TLS server, a
     socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nrst-');
     setTimeout(() => socket.resetAndDestroy(), 100);
   });
+  const https = await import('node:https');
+  const h1 = https.createServer({ key: readFileSync(certs!.serverKey), cert: readFileSync(certs!.serverCert), ALPNProtocols: ['http/1.1'] }, (_q, res) => res.end('h1'));
+  await new Promise<void>((r) => h1.listen(0, '127.0.0.1', () => r()));
+  t.after(() => new Promise<void>((r) => h1.close(() => r())));
+  const h1port = (h1.address() as net.AddressInfo).port;
   const dir = workdir({
     'm.http': [`GET https://127.0.0.1:${h2port}/a`, '', '###', `GET https://127.0.0.1:${h2port}/goaway HTTP/2`, '', '###', `GET ${plain.url}/x HTTP/2 (Prior Knowledge)`, '', '###', `GET ${rst.url}/r`].join('\n'),
+    'pk.http': `GET https://127.0.0.1:${h1port}/pk HTTP/2 (Prior Knowledge)\n`,
   });
+  const pk = await runSling(['exec', '--verify', certs!.caCert, 'pk.http'], { cwd: dir });
+  assertError(pk, 6, new RegExp(`^sling: error: pk\\.http:1: 127\\.0\\.0\\.1:${h1port} does not speak HTTP/2 \\(TLS alert no_application_protocol to h2 alone\\)\\n  hint: leave out HTTP/2 \\(Prior Knowledge\\)`, 'm'));
   const r = await runSling(['exec', '--verify', certs!.caCert, '--print=b', 'm.http'], { cwd: dir });
   assertExit(r, 6);
   const err = r.stderr.split('\n').filter((l) => l !== '');
   assert.deepEqual(err, [
     `sling: error: m.http:1: TLS handshake with 127.0.0.1:${h2port} failed: the server sent TLS alert no_application_protocol (120; tlsv1 alert no application protocol)`,
-    '  hint: the server speaks HTTP/2 only: end the request line with HTTP/2',
+    '  hint: the server speaks only HTTP/2: end the .http request line with HTTP/2 (curl files: --http2)',
     `sling: error: m.http:4: the response body from 127.0.0.1:${h2port} was cut short: the server closed the HTTP/2 connection (INTERNAL_ERROR)`,
     `sling: error: m.http:7: ${plain.url.slice(7)} did not answer in HTTP/2 (Protocol error)`,
     '  hint: is it an HTTP/1.1 server? then leave out HTTP/2 (Prior Knowledge)',

@@ -46,9 +46,12 @@ const MORE_METHODS = ['GRAPHQL', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE
 /** An httpyac request that starts after a blank line inside another request's body. */
 const STRICT_REQUEST = new RegExp(`^(${[...METHODS, ...MORE_METHODS].join('|')})\\s+(https?:\\/\\/|\\/|\\{\\{)(\\{\\{[^}]*\\}\\}|[^\\s{])*(\\s+HTTP\\/\\d+(\\.\\d+)?)?\\s*$`);
 /** The same for the requests of other protocols (skipped with a warning): their targets have no scheme (`GRPC host:port/Service/Method`). */
-const PROTOCOL_REQUEST = new RegExp(`^(${Object.keys(OTHER_METHODS).join('|')})\\s+\\S+(\\s+HTTP\\/\\d+(\\.\\d+)?)?\\s*$`);
-/** A comment that holds a directive (`# @name x`, `// @no-redirect`). */
-const DIRECTIVE_LINE = /^(#|\/\/)\s*@[A-Za-z]/;
+const PROTOCOL_REQUEST = new RegExp(`^(${Object.keys(OTHER_METHODS).join('|')})\\s+([A-Za-z][A-Za-z0-9+.-]*:\\/\\/|\\/|\\{\\{|[\\w.-]+:\\d+)\\S*(\\s+HTTP\\/\\d+(\\.\\d+)?)?\\s*$`);
+/**
+ * A comment that holds a directive sling knows (`# @name x`, `// @no-redirect`, httpyac's
+ * camelCase too): at the end of a block it is the next request's; `# @todo` stays a comment.
+ */
+const DIRECTIVE_LINE = /^(#|\/\/)\s*@(name|no-?redirect|no-?cookie-?jar|timeout|connection-?timeout|no-?log|no-?auto-?encoding|note|title|description|ref|force-?ref|disabled|sleep|no-?reject-?unauthorized|lang|prompt|use-?os-?credentials)\b/i;
 const startsRequest = (line: string) => STRICT_REQUEST.test(line) || PROTOCOL_REQUEST.test(line);
 const METHOD_WORDS = new Set([...METHODS, ...MORE_METHODS, ...Object.keys(OTHER_METHODS)]);
 
@@ -645,6 +648,8 @@ class Parser {
    * after a blank line (not a comment among the headers, not the last line of a text body).
    */
   private trailingDirectives(req: RequestNode, replayed: number[] | undefined) {
+    // At the end of the file there is no next request: such a line stays where it is.
+    if (this.i >= this.lines.length) return;
     let found: number[] | undefined;
     for (let k = this.i - 1; k >= req.line; k--) {
       const t = this.lines[k]!.trim();

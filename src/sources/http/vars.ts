@@ -307,7 +307,8 @@ export class Resolution {
   private unknownWhy(name: string): string {
     const dot = name.indexOf('.');
     const request = dot === -1 ? name : name.slice(0, dot);
-    if (this.rt.requestNames.has(request)) {
+    // `{{login}}` alone refers to a `# @name`d request only (not a `### title`), as dependencies() reads it.
+    if (dot === -1 ? this.rt.atNames.has(request) : this.rt.requestNames.has(request)) {
       const stored = this.rt.responses.get(request);
       if (!stored) return `{{${name}}}: ${this.rt.failed.has(request) ? `request ${request} failed, so there is no response` : `request ${request} has no response yet`}`;
       if (storedJson(stored) === undefined) return `{{${name}}}: the response body of ${request} is not JSON`;
@@ -321,8 +322,8 @@ export class Resolution {
     if (name.startsWith('process.env.')) return this.rt.opts.env[name.slice(12)];
     const dot = name.indexOf('.');
     if (dot === -1) {
-      // httpyac: a named request's name alone is its response body.
-      const whole = this.rt.responses.get(name);
+      // httpyac: a named request's name alone is its response body (a `# @name`, not a title).
+      const whole = this.rt.atNames.has(name) ? this.rt.responses.get(name) : undefined;
       return whole ? whole.response.body.toString('utf8') : undefined;
     }
     const stored = this.rt.responses.get(name.slice(0, dot));
