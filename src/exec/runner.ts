@@ -1,6 +1,6 @@
-import { originText } from '../request/url.js';
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { originText } from '../request/url.js';
 import type { Invocation } from '../cli/invocation.js';
 import { CliError, UsageError, beyondLimits, oneLine } from '../errors.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
@@ -144,12 +144,10 @@ class Run {
   private wholeBody?: typeof import('../transport/body.js').wholeBody;
   private transportBody?: typeof import('../transport/body.js');
   sessions?: Sessions;
+  /** Every exchange's options (onSent: the previous response is printed once this request is on the wire). */
   private hopOptions!: ExchangeOptions;
-  /** The same with onSent: the previous response is printed once this request is on the wire. */
-  private hopOptionsSent!: ExchangeOptions;
-  /** The same two for a response whose body may be printed as it comes. */
+  /** The same for a response whose body may be printed as it comes. */
   private hopOptionsStream!: ExchangeOptions;
-  private hopOptionsSentStream!: ExchangeOptions;
   /** The output plan of the request being sent with those (what the lane's `streamable` asks). */
   private streamPlan?: OutputPlan;
 
@@ -188,11 +186,9 @@ class Run {
       this.transportBody = body;
     }
     this.hopOptions = { env: this.env, keepAliveLane: true, debug: this.rep.debugOn ? this.ctx.debug : undefined, warn: this.ctx.warn, onSent: this.onSent };
-    this.hopOptionsSent = this.hopOptions;
     // The lane hands over a body as a stream only when this request's output shows it as it comes.
     const streamable = (head: ResponseHead) => this.streamPlan !== undefined && printsAsItComes(this.streamPlan, head);
     this.hopOptionsStream = { ...this.hopOptions, streamable };
-    this.hopOptionsSentStream = { ...this.hopOptionsSent, streamable };
     // Ctrl-C: what stdout holds is written before the process exits.
     this.stopOnInterrupt = onInterrupt(() => this.interrupted());
     // --session: one store for the run; each request uses (and updates) the session of its host.
@@ -508,7 +504,7 @@ class Run {
     // Nothing of the request or of intermediate hops is printed (the usual case): shared options.
     const quiet = !plan.requestHeaders && !plan.requestBody && !plan.intermediate;
     if (streamable) this.streamPlan = plan;
-    const base = streamable ? (this.deferred ? this.hopOptionsSentStream : this.hopOptionsStream) : this.deferred ? this.hopOptionsSent : this.hopOptions;
+    const base = streamable ? this.hopOptionsStream : this.hopOptions;
     let opts = quiet ? base : { ...base, ...printingHops(printer) };
     // The heads of the hops before the last (redirects, a digest challenge), for an entry that
     // writes them (curl's -D and -i after -L write every hop's headers).
