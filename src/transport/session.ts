@@ -51,7 +51,7 @@ export class SessionStore {
     readonly readOnly: boolean,
   ) {
     // A name that can never be a file: one error before anything is sent (not one per request).
-    if (!isPath(nameOrPath) && !/^[\w.-]+$/.test(nameOrPath)) throw new UsageError(`--session '${nameOrPath}': a session name may use letters, digits, '_', '-' and '.' (or give a path)`);
+    if (!isPath(nameOrPath) && !/^[\w.-]+$/.test(nameOrPath)) throw new UsageError(`--session${readOnly ? '-read-only' : ''} '${nameOrPath}': a session name may use letters, digits, '_', '-' and '.' (or give a path)`);
   }
 
   fileFor(url: ParsedUrl): SessionFile {

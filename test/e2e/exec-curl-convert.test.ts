@@ -112,6 +112,8 @@ test('sling exec --to http warns about what a .http file cannot hold: a final li
       `curl --data-binary $'a\\n>> saved.txt\\n?? status == 500\\n\\nPOST http://127.0.0.1:9/x\\nb' -H 'Content-Type: text/plain' http://127.0.0.1:9/syntax`,
       `curl --data-binary $'\\n\\nabc' -H 'Content-Type: text/plain' http://127.0.0.1:9/lead`,
       `curl -d 'q=a = b & c=d ' http://127.0.0.1:9/form`,
+      `curl --data-binary $'x\\n\\nWS ws://h/x\\nmore' -H 'Content-Type: text/plain' http://127.0.0.1:9/ws`,
+      `curl --data-binary $'GET http://h/x\\nmore' -H 'Content-Type: text/plain' http://127.0.0.1:9/first`,
     ].join('\n'),
   );
   const r = await runSling(['exec', '--to', 'http', 'c.sh'], { cwd: dir, env: { HOME: home } });
@@ -132,7 +134,10 @@ test('sling exec --to http warns about what a .http file cannot hold: a final li
   // back as the same requests: nothing saved, no assertion, no extra request.
   assert.match(r.stderr, /\/syntax \(line 7\): body lines that a \.http runner would read as syntax .* were indented/);
   assert.match(r.stdout, /\na\n >> saved\.txt\n \?\? status == 500\n\n POST http:\/\/127\.0\.0\.1:9\/x\nb\n/);
-  assert.equal((back.stdout.match(/^### /gm) ?? []).length, 9, back.stdout);
+  assert.equal((back.stdout.match(/^### /gm) ?? []).length, 11, back.stdout);
+  assert.match(r.stdout, /\nx\n\n WS ws:\/\/h\/x\nmore\n/);
+  assert.match(r.stdout, /\n\n GET http:\/\/h\/x\nmore\n/);
+  assert.doesNotMatch(back.stderr, /not supported/);
   assert.match(r.stderr, /\/lead \(line 8\): blank lines at the start of the body are dropped/);
   assert.match(r.stderr, /\/form \(line 9\): a form body with line breaks or blanks around = and & is sent differently/);
 });

@@ -860,6 +860,11 @@ test('exec http: --follow / --no-follow leave a request with # @no-redirect alon
   const n = await exec(dir, ['--print=h', '--no-follow', 'r.http']);
   assertExit(n, 0);
   assert.deepEqual(srv.requests.slice(3).map((q) => q.url), ['/moved', '/moved']);
+  // A curl command's own -L is its own too.
+  writeFileSync(join(dir, 'l.curl'), `curl -sL ${srv.url}/moved\n`);
+  const c = await exec(dir, ['--no-follow', 'l.curl']);
+  assertExit(c, 0);
+  assert.deepEqual(srv.requests.slice(5).map((q) => q.url), ['/moved', '/final']);
   // The requests on standard input: r1.xml (a report by its name) is not taken for them.
   writeFileSync(join(dir, 'r1.xml'), '<old report/>');
   const s = await exec(dir, ['-q', '--report', 'junit', 'r1.xml'], { stdin: `GET ${srv.url}/in\n` });
@@ -888,6 +893,10 @@ test('exec http: --line on a run line runs what it runs; --name finds a request 
   const c = await exec(dir, ['--to', 'http', 'e.http']);
   assertExit(c, 0);
   assert.match(c.stdout, /^GET \{\{h\}\}\/env$/m);
+  writeFileSync(join(dir, 's.http'), 'GET {{scheme}}://{{host}}/x\n');
+  const o = await exec(dir, ['--offline', 's.http']);
+  assertExit(o, 0);
+  assert.match(o.stdout, /^### GET \{\{scheme\}\}:\/\/\{\{host\}\}\/x {2}\(line 1\)\nGET \/x HTTP\/1\.1\nHost: \{\{host\}\}\n/);
 });
 
 test('exec http: a --session name that cannot be a file is one error before anything is sent', async (t) => {

@@ -289,6 +289,8 @@ export class CommandBuilder {
 
     const settings: RequestSettings = {
       follow: op.follow,
+      // The command's own -L: --no-follow on sling's command line leaves it.
+      followFrom: op.follow ? '-L' : undefined,
       maxRedirects: this.maxRedirects(op),
       timeoutMs: this.timeout(op),
       timeoutFrom: timeoutFrom(op),

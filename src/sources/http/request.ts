@@ -229,6 +229,12 @@ class Built implements BuiltRequest {
 
 /** `http://{{host}}/x` under --offline: the URL as written, nothing encoded or lower-cased. */
 export function looseUrl(text: string): ParsedUrl {
+  // `{{scheme}}://{{host}}/x`: the scheme is a placeholder too; shown as written.
+  const templated = /^(\{\{[^}]*\}\}):\/\/(.*)$/s.exec(text);
+  if (templated) {
+    const u = looseUrl(`http://${templated[2]}`);
+    return { ...u, shownOrigin: `${templated[1]}://${u.hostHeader}` };
+  }
   const m = /^(?:([a-z][a-z0-9+.-]*):\/\/)?([^/?#]*)([^?#]*)(?:\?([^#]*))?/i.exec(text)!;
   const scheme = m[1]?.toLowerCase() === 'https' ? 'https' : 'http';
   const host = m[2] || 'localhost';
