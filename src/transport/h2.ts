@@ -13,7 +13,8 @@ import { now } from '../clock.js';
 /**
  * HTTP/2 (node:http2): with `alpn`, h2 is offered over TLS next to http/1.1 and used when the
  * server picks it (curl's --http2 on https://); with `prior-knowledge`, h2 is spoken from the first
- * byte, over TLS or cleartext. Sessions are kept per origin and reused by later requests.
+ * byte over cleartext, and over TLS offered the same way as with `alpn` (curl 7.88 offers
+ * h2,http/1.1 there too and falls back). Sessions are kept per origin and reused by later requests.
  * Returns null when the server chose HTTP/1.1: the caller sends the request the usual way.
  */
 const sessions = new Map<string, ClientHttp2Session>();
@@ -56,7 +57,7 @@ async function connectSocket(url: ParsedUrl, settings: RequestSettings, tlsOpts:
   const family = settings.family ? { family: settings.family } : {};
   const s: Socket | TLSSocket =
     url.scheme === 'https'
-      ? (await import('node:tls')).connect({ host: url.hostname, port: url.port, ...family, ...tlsOpts, ALPNProtocols: settings.http2 === 'prior-knowledge' ? ['h2'] : ['h2', 'http/1.1'] })
+      ? (await import('node:tls')).connect({ host: url.hostname, port: url.port, ...family, ...tlsOpts, ALPNProtocols: ['h2', 'http/1.1'] })
       : (await import('node:net')).connect({ host: url.hostname, port: url.port, ...family });
   return await new Promise((resolve, reject) => {
     const limit = settings.connectTimeoutMs ?? settings.timeoutMs;
@@ -80,11 +81,7 @@ async function connectSocket(url: ParsedUrl, settings: RequestSettings, tlsOpts:
     });
     s.once('error', (e) => {
       if (timer) clearTimeout(timer);
-      const mapped = mapNetworkError(e, where);
-      // Offered h2 alone (prior knowledge) and refused: the server does not speak HTTP/2.
-      if (settings.http2 === 'prior-knowledge' && /no_application_protocol/.test(mapped.message)) {
-        reject(new NetworkError(`${where} does not speak HTTP/2 (TLS alert no_application_protocol to h2 alone)`, 'leave out HTTP/2 (Prior Knowledge) (curl files: --http2-prior-knowledge)', { cause: e }));
-      } else reject(mapped);
+      reject(mapNetworkError(e, where));
     });
   });
 }

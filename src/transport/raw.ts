@@ -228,12 +228,15 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
     if (settings.timeoutMs) {
       socket.setTimeout(settings.timeoutMs, () => {
         info.timedOut = true;
-        fail(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (${settings.timeoutFrom ?? '--timeout'})`));
+        // After the head, the body stalled: bodyError() says so, with the bytes that came.
+        if (phase === 'body') end(new Error('timeout'));
+        else fail(new TimeoutError(`no answer from ${where} within ${settings.timeoutMs! / 1000}s (${settings.timeoutFrom ?? '--timeout'})`));
       });
     }
     socket.on('error', (e) => {
       if (phase === 'body') {
-        const cut = Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+        // The socket's own error (a reset: ECONNRESET) names the cut; a clean close ends below.
+        const cut = Object.assign(new Error(`reset after ${received} bytes`), { code: (e as NodeJS.ErrnoException).code ?? 'ECONNRESET' });
         return end(cut);
       }
       fail(e);
@@ -242,7 +245,7 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
       if (phase === 'head') fail(head.length ? incompleteHead(where) : Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
       else if (phase === 'body') {
         if (framing === 'close') end();
-        else end(Object.assign(new Error(`aborted after ${received} bytes`), { code: 'ECONNRESET' }));
+        else end(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
       }
     });
   });

@@ -379,3 +379,19 @@ test('downloads through an HTTP proxy (the general transport) save the same byte
   assert.equal(proxy.plainRequests.length, 1);
   assert.equal(sha(readFileSync(join(dir, 'p.bin'))), sha(data));
 });
+
+test('download (-o FILE, -o -): a reset and a clean close are told apart; a body that stalls after the head says so, with the bytes that came', async (t) => {
+  const srv = await rawServer(t, (socket, first) => {
+    const path = /^GET (\S+)/.exec(first.toString('latin1'))![1];
+    socket.write('HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\nhello\npart');
+    if (path === '/reset') setTimeout(() => socket.resetAndDestroy(), 100);
+    else if (path === '/close') setTimeout(() => socket.end(), 100);
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'sling-dl-cut-'));
+  const reset = await runSling(['-o', '-', `${srv.url}/reset`], { cwd: dir });
+  assertError(reset, 6, /was cut short \(Content-Length was 1000\): connection reset/);
+  const closed = await runSling(['-o', join(dir, 'c.txt'), `${srv.url}/close`], { cwd: dir });
+  assertError(closed, 6, /was cut short \(Content-Length was 1000\): connection closed/);
+  const stalled = await runSling(['--timeout', '0.5', '-o', join(dir, 's.txt'), `${srv.url}/stall`], { cwd: dir });
+  assertError(stalled, 2, /stopped sending the response body for longer than --timeout \(after 10 bytes\); .* keeps the 10 B that arrived/);
+});
