@@ -69,7 +69,7 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
     await (await import('./convert.js')).convertEntries(entries, ex.to, ctx, (text) => out.write(text), (s) => applyFlags(s, inv));
     return ExitCode.OK;
   }
-  run = new Run(inv, io, reporter, ctx, file === '-' ? '<stdin>' : file);
+  run = new Run(inv, io, reporter, ctx, file === '-' ? '<stdin>' : file, type);
   await run.start();
   try {
     for (let i = 0; i < entries.length; i++) {
@@ -157,6 +157,7 @@ class Run {
     reporter: Reporter,
     private readonly ctx: ExecContext,
     private readonly display: string,
+    private readonly type: 'http' | 'curl' = 'http',
   ) {
     this.buffered = !io.stdout.isTTY;
     this.out = this.buffered ? (this.batch = new OutputBatch(stdoutSink(io.stdout))) : stdoutSink(io.stdout);
@@ -278,6 +279,8 @@ class Run {
 
   /** Runs an entry; false when the run stops here. */
   async entry(entry: ExecEntry): Promise<boolean> {
+    // Ctrl-C while it is built (a `# @sleep`, a pre-request script): which request.
+    this.runningAt = `${entry.file ?? this.display}:${entry.line}${entry.name ? ` (${entry.name})` : ''}`;
     let specs: RequestSpec[];
     const notes: Note[] = (this.building = []);
     try {
@@ -286,6 +289,7 @@ class Run {
       this.building = undefined;
       if (built === null) {
         if (notes.length) this.showNotes(notes, false);
+        this.runningAt = undefined;
         return true;
       }
       specs = Array.isArray(built) ? built.map((s) => applyFlags(s, this.inv)) : [applyFlags(built, this.inv)];
@@ -308,6 +312,7 @@ class Run {
       this.rep.error(e);
       this.report?.error(entry, e.message);
       this.fail(e.exitCode, entry);
+      this.runningAt = undefined;
       return !this.inv.exec!.failFast;
     }
     for (let i = 0; i < specs.length; i++) if (!(await this.request(entry, specs[i]!, i === 0 && notes.length ? notes : undefined))) return false;
@@ -408,7 +413,7 @@ class Run {
       const sending: NonNullable<Run['sending']> = (this.sending = { printer, sink });
       if (!this.warnedVerify && spec.settings.tls.verify === false && spec.url.scheme === 'https') {
         this.warnedVerify = true;
-        this.warn(`${inv.verify === false ? '--verify=no' : '# @no-reject-unauthorized'}: server certificates are not checked`);
+        this.warn(`${inv.verify === false ? '--verify=no' : this.type === 'curl' ? '-k' : '# @no-reject-unauthorized'}: server certificates are not checked`);
       }
       // Nothing reads this response's body after it is printed: a large or open-ended body may
       // be printed as it comes (server-sent events, a big download), never held whole.

@@ -330,3 +330,16 @@ test('exec to a file with 2>&1, Ctrl-C after a body without its last newline: th
   assert.equal(code, 130);
   assert.match(readFileSync(out, 'utf8'), /^### GET http:\/\/127\.0\.0\.1:\d+\/ok {2}\(line 1\)\nok \/ok\n\n### stall: GET http:\/\/127\.0\.0\.1:\d+\/stall {2}\(line 5\)\npartial-body-\nsling: interrupted at \S*t\.http:5 \(stall\)\n$/);
 });
+
+test('exec, Ctrl-C during a # @sleep (the request is being built): the message names that request', async (t) => {
+  const srv = await httpServer(t, (req, res) => res.end(`answer ${req.url}\n`));
+  const { dir, path } = httpFile(`GET ${srv.url}/first\n\n###\n# @name later\n# @sleep 20000\nGET ${srv.url}/later\n`);
+  // Once the first answer is in, the run sleeps for 20 s before the second request.
+  const sleeping = (async () => {
+    while (srv.requests.length === 0) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 500));
+  })();
+  const { code, err } = await interruptedToFile(['exec', '--print=b', path], dir, sleeping);
+  assert.equal(code, 130, err);
+  assert.match(err, /^sling: interrupted at \S*t\.http:6 \(later\)$/m);
+});

@@ -332,6 +332,14 @@ test('exec: --verify=no warns once that certificates are not checked', { skip: c
   const r = await runSling(['exec', '--verify=no', 'v.http'], { cwd: dir });
   assertExit(r, 0);
   assert.equal((r.stderr.match(/--verify=no: server certificates are not checked/g) ?? []).length, 1, show(r));
+  // The setting as each kind of file writes it: a curl command's -k, a .http directive.
+  writeFileSync(join(dir, 'k.curl'), `curl -sk ${srv.url}/c\ncurl -sk ${srv.url}/d\n`);
+  const k = await runSling(['exec', 'k.curl'], { cwd: dir });
+  assertExit(k, 0);
+  assert.equal((k.stderr.match(/^sling: warning: -k: server certificates are not checked$/gm) ?? []).length, 1, show(k));
+  writeFileSync(join(dir, 'n.http'), `# @no-reject-unauthorized\nGET ${srv.url}/e\n`);
+  const n = await runSling(['exec', 'n.http'], { cwd: dir });
+  assert.match(n.stderr, /^sling: warning: # @no-reject-unauthorized: server certificates are not checked$/m, show(n));
 });
 
 test('exec: robustness: a rejected promise in a script is a warning (the run goes on); $env.toString is no variable; a giant $random text is refused; a chain of 40 variables is no loop', async (t) => {
