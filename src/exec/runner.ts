@@ -469,7 +469,9 @@ class Run {
         ? { spec, request: hop.request, url: hop.url, response: hop.response, body: partial?.body ?? EMPTY, info: hop.info }
         : partial?.request && partial.url
           ? { spec, request: partial.request, url: partial.url, response: partial.response, body: partial.body, info: partial.info }
-          : undefined;
+          : e.lastAnswer?.request && e.lastAnswer.url
+            ? { spec, request: e.lastAnswer.request, url: e.lastAnswer.url, response: e.lastAnswer.response, body: e.lastAnswer.body, info: e.lastAnswer.info }
+            : undefined;
       const after = entry.failed?.(spec, e, this.ctx, answered);
       // Which request failed, also in a log of stderr alone: `api.http:12: connection reset by ...`.
       const src = spec.source;

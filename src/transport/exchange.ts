@@ -151,7 +151,10 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
     }
     if (hops >= spec.settings.maxRedirects) {
       hop.body.resume();
-      throw new TooManyRedirectsError(`too many redirects: more than ${spec.settings.maxRedirects} (last: ${hop.response.status} to ${location})`);
+      const e = new TooManyRedirectsError(`too many redirects: more than ${spec.settings.maxRedirects} (last: ${hop.response.status} to ${location})`);
+      // The last answer came (curl's -w reports its %{http_code} with exit code 47).
+      e.lastAnswer = { response: hop.response, body: Buffer.alloc(0), info: hop.info, request: hop.request, url: hop.url };
+      throw e;
     }
     const body = await readBody(hop);
     await opts.onRedirect?.(hop, body);

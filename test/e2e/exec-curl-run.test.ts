@@ -265,6 +265,19 @@ test('exec curl: -f on an HTTP error gives %{exitcode} 22 as curl does; --etag-s
   assert.equal(readFileSync(join(dir, 'etag.txt'), 'utf8'), '');
 });
 
+test('exec curl: -w after --max-redirs is exceeded reports the last answer (302) with exit code 47, and prints nothing of it, as curl does', async (t) => {
+  const srv = await httpServer(t, (req, res) => {
+    res.writeHead(302, { Location: req.url === '/r' ? '/r2' : '/x', 'Content-Length': '0' });
+    res.end();
+  });
+  const dir = workdir({ 'm.sh': `curl -sL --max-redirs 0 -w '%{http_code} %{exitcode}\\n' ${srv.url}/r\n` });
+  const r = await exec(dir, ['--print=b', 'm.sh']);
+  assert.equal(r.code, 3, r.stderr);
+  assert.match(r.stdout, /\n302 47\n$/);
+  assert.doesNotMatch(r.stdout, /Location/);
+  assert.match(r.stderr, /too many redirects: more than 0 \(last: 302 to \/r2\)/);
+});
+
 test('exec curl: -w after a body cut short reports the answer that came (status, type, bytes) and exit code 18, as curl does', async (t) => {
   const srv = await httpServer(t, (req, res) => {
     res.writeHead(200, req.url === '/sized' ? { 'Content-Type': 'text/plain', 'Content-Length': 100 } : { 'Content-Type': 'text/plain' });
