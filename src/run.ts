@@ -24,7 +24,14 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
   const plan = makePlan(inv, spec.method, { isTTY: Boolean(downloading ? io.stderr.isTTY : io.stdout.isTTY), env: io.env });
   const printer = new Printer(plan, stdoutSink(io.stdout));
   // A message after a body that did not end its line starts a line of its own.
-  reporter.openLine = () => printer.takeOpenLine();
+  reporter.openLine = () => {
+    if (printer.takeOpenLine()) return true;
+    // `-o -` writes stdout itself (download.ts), and says whether its last line is open.
+    const out = io.stdout as { lineOpen?: boolean };
+    if (!downloading || !out.lineOpen) return false;
+    out.lineOpen = false;
+    return true;
+  };
 
   if (inv.curl) {
     // --curl: the curl command line that sends this request (src/output/to-curl.ts); nothing is sent.

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -394,4 +394,10 @@ test('download (-o FILE, -o -): a reset and a clean close are told apart; a body
   assertError(closed, 6, /was cut short \(Content-Length was 1000\): connection closed/);
   const stalled = await runSling(['--timeout', '0.5', '-o', join(dir, 's.txt'), `${srv.url}/stall`], { cwd: dir });
   assertError(stalled, 2, /stopped sending the response body for longer than --timeout \(after 10 bytes\); .* keeps the 10 B that arrived/);
+  // `-o - > out 2>&1`: the error starts a line of its own after the body's open last line.
+  const merged = join(dir, 'merged.txt');
+  const fd = openSync(merged, 'w');
+  await new Promise<void>((resolve) => spawn(process.execPath, [SLING_PATH, '--timeout', '0.5', '-o', '-', `${srv.url}/stall`], { env: baseEnv(), stdio: ['ignore', fd, fd] }).on('close', () => resolve()));
+  closeSync(fd);
+  assert.match(readFileSync(merged, 'utf8'), /^hello\npart\nsling: error: /m);
 });
