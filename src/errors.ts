@@ -33,33 +33,28 @@ export function oneLine(text: string): string {
 }
 
 /**
- * JavaScript's stack ran out: sling's readers and resolvers recurse once per level of nesting (JSON,
- * JSONPath, shell expansions, variables), and a file or a response nested some thousands of levels
- * deep ends them. Not a bug to report: `where` says which input (`api.http:12`), exit 1.
+ * A limit of the JavaScript engine, as a sentence without a place, or undefined for any other error.
+ * Not bugs to report: JavaScript's stack ran out (sling's readers and resolvers recurse once per
+ * level of nesting: JSON, JSONPath, shell expansions, variables), or a value grew past the largest
+ * string or array it can hold (a variable defined as itself twice over, thirty times:
+ * `@a2 = {{a1}}{{a1}}`, `A=$A$A`).
  */
-export function tooDeep(e: unknown, where: string): CliError | undefined {
-  if (!(e instanceof RangeError) || !/call stack size/i.test(e.message)) return undefined;
-  return new CliError(`${where}: nested too deeply to work through (${e.message})`, ExitCode.ERROR, undefined, { cause: e });
-}
-
-/**
- * A value grew past the largest string or array JavaScript can hold: a variable defined as itself
- * twice over, thirty times (`@a2 = {{a1}}{{a1}}`, `A=$A$A`), doubles to gigabytes. Also not a bug to
- * report: one sentence naming the input, exit 1.
- */
-export function tooLarge(e: unknown, where: string): CliError | undefined {
-  if (!(e instanceof RangeError) || !/invalid (string|array|typed array) length|array buffer allocation failed/i.test(e.message)) return undefined;
-  return new CliError(`${where}: a value grows past the largest string Node.js can hold (${e.message})`, ExitCode.ERROR, undefined, { cause: e });
-}
-
-/** Either limit of the JavaScript engine (tooDeep, tooLarge), as one sentence naming `where`. */
-export function beyondLimits(e: unknown, where: string): CliError | undefined {
-  return tooDeep(e, where) ?? tooLarge(e, where);
-}
-
-/** beyondLimits' sentence without a place (for readers that add FILE:LINE:COL themselves). */
 export function limitReached(e: unknown): string | undefined {
-  return beyondLimits(e, '')?.message.slice(2);
+  if (!(e instanceof RangeError)) return undefined;
+  if (/call stack size/i.test(e.message)) return `nested too deeply to work through (${e.message})`;
+  if (/invalid (string|array|typed array) length|array buffer allocation failed/i.test(e.message)) return `a value grows past the largest string Node.js can hold (${e.message})`;
+  return undefined;
+}
+
+/** The stack ran out (limitReached): whether it was that. */
+export function tooDeep(e: unknown): boolean {
+  return e instanceof RangeError && /call stack size/i.test(e.message);
+}
+
+/** Either limit (limitReached) as one sentence naming `where` (`api.http:12`), exit 1. */
+export function beyondLimits(e: unknown, where: string): CliError | undefined {
+  const limit = limitReached(e);
+  return limit === undefined ? undefined : new CliError(`${where}: ${limit}`, ExitCode.ERROR, undefined, { cause: e });
 }
 
 /** Bad command line, malformed item, unreadable file: exit 1. */

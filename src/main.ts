@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import { execArguments, resolveInvocation, type Invocation } from './cli/invocation.js';
 import { helpText } from './cli/help.js';
 import { configFile, defaultOptions } from './cli/config.js';
-import { CliError, oneLine, tooDeep, tooLarge } from './errors.js';
+import { CliError, limitReached, oneLine, tooDeep } from './errors.js';
 import { ExitCode } from './exit.js';
 import { VERSION } from './request/build.js';
 import type { Sink } from './output/printer.js';
@@ -47,11 +47,9 @@ export class Reporter {
     if (err instanceof CliError) {
       this.io.stderr.write(`${nl}sling: error: ${oneLine(err.message)}\n`);
       if (err.hint) this.io.stderr.write(`  hint: ${oneLine(err.hint)}\n`);
-    } else if (tooDeep(err, '')) {
-      // Not a bug: an input nested thousands of levels deep (the places that know which input say so).
-      this.io.stderr.write(`${nl}sling: error: the input is nested too deeply to work through (${(err as Error).message})\n`);
-    } else if (tooLarge(err, '')) {
-      this.io.stderr.write(`${nl}sling: error: a value grows past the largest string Node.js can hold (${(err as Error).message})\n`);
+    } else if (limitReached(err) !== undefined) {
+      // Not a bug: an input nested thousands of levels deep, or grown too large (the places that know which input say so).
+      this.io.stderr.write(`${nl}sling: error: ${tooDeep(err) ? 'the input is ' : ''}${limitReached(err)}\n`);
     } else {
       this.io.stderr.write(`${nl}sling: error: unexpected failure: ${oneLine((err as Error)?.message ?? String(err))}\n`);
       this.io.stderr.write('  hint: run again with --debug and report the stack trace\n');

@@ -1,5 +1,6 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { isDirectory } from '../files.js';
 import { originText } from '../request/url.js';
 import type { Invocation } from '../cli/invocation.js';
 import { CliError, UsageError, beyondLimits, oneLine } from '../errors.js';
@@ -692,14 +693,6 @@ function titleText(entry: ExecEntry, request: string, colors: boolean): string {
   const name = entry.name ?? entry.shownName;
   const text = `### ${name ? name + ': ' : ''}${request}  (${entry.file ? entry.file + ' ' : ''}line ${entry.line})`;
   return colors ? `\x1b[1;33m${text}\x1b[0m` : text;
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /** Lines in the text (a last line without its line break counts; an empty file has none). */

@@ -1,6 +1,8 @@
 import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSpec } from '../request/spec.js';
 import { originText, parseUrl, requestTarget } from '../request/url.js';
+// The parser's own test: what it would read as a request is what must not stay as it is.
+import { startsRequest } from '../sources/http/parse.js';
 
 /**
  * A request as a JetBrains HTTP Client request (`sling exec --to http`): request line, the wire
@@ -13,9 +15,6 @@ export interface HttpText {
   /** Why the converted request will not be the same (for a warning). */
   problems: string[];
 }
-
-/** A line a .http runner reads as the next request when it follows a blank line in a body (httpyac). */
-const REQUEST_LINE = /^[A-Z][A-Z0-9_-]*\s+([A-Za-z][A-Za-z0-9+.-]*:\/\/|\/|\{\{|[\w.-]+:\d+)\S*(\s+HTTP\/[\d.]+)?\s*$/;
 
 /** RFC 9110 token: what a .http request's header name may be. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -76,7 +75,7 @@ export function httpRequest(spec: RequestSpec, prepared: PreparedRequest, title:
       // output (`>`, `>>`), a saved-response reference (`<>`), an httpyac assertion (`??`), a script
       // (`{%`): indented (no .http syntax writes it as it is), with a warning.
       const bodyLines = text.split('\n');
-      const safe = bodyLines.map((l, i) => (/^(###|<@?\s|>|<>|\?\?|\{%)/.test(l) || ((i === 0 || bodyLines[i - 1]!.trim() === '') && REQUEST_LINE.test(l)) ? ' ' + l : l));
+      const safe = bodyLines.map((l, i) => (/^(###|<@?\s|>|<>|\?\?|\{%)/.test(l) || ((i === 0 || bodyLines[i - 1]!.trim() === '') && startsRequest(l)) ? ' ' + l : l));
       if (safe.join('\n') !== text) problems.push('body lines that a .http runner would read as syntax (###, <, <@, >, >>, <>, ??, {%, a request line after a blank line) were indented');
       if (/^\r?\n/.test(text)) problems.push('blank lines at the start of the body are dropped (a .http body starts at its first line with text)');
       const ct = prepared.headers.find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '';

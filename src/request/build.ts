@@ -57,7 +57,7 @@ function parseJsonItem(item: Item, text: string, from: string): JsonValue {
   } catch (e) {
     // A long item is shown by its start: the message stays one readable line.
     const shown = item.orig.length > 100 ? `${item.orig.slice(0, 100)}...` : item.orig;
-    if (tooDeep(e, '')) throw new UsageError(`item '${shown}': ${from} is nested too deeply to work through (${(e as Error).message})`);
+    if (tooDeep(e)) throw new UsageError(`item '${shown}': ${from} is nested too deeply to work through (${(e as Error).message})`);
     const why = e instanceof JsonSyntaxError ? e.message : String(e);
     throw new UsageError(`item '${shown}': ${from} is not valid JSON (${why})`);
   }

@@ -1,5 +1,6 @@
 import { MAX_TIMER_MS } from '../../clock.js';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { isDirectory } from '../../files.js';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, extname, resolve as resolvePath } from 'node:path';
 import { UsageError } from '../../errors.js';
 import type { AfterResult, Completed, ExecContext, ExecEntry } from '../../exec/types.js';
@@ -442,14 +443,6 @@ function pairs(raw: string[]): [string, string][] {
   const out: [string, string][] = [];
   for (let i = 0; i < raw.length; i += 2) out.push([raw[i]!, raw[i + 1]!]);
   return out;
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /** `2026-11-25T061530.200.json`: the response's time, status and a file type from its Content-Type. */

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { UsageError, tooDeep } from '../../errors.js';
+import { UsageError, beyondLimits } from '../../errors.js';
 
 /**
  * Environments of the JetBrains HTTP Client (also read by httpyac): `http-client.env.json` and
@@ -118,7 +118,7 @@ export function loadEnvironment(dir: string, envName: string | undefined, envFil
         try {
           t = text(v);
         } catch (e) {
-          throw tooDeep(e, `${files[i]}: the value of ${k}`) ?? e;
+          throw beyondLimits(e, `${files[i]}: the value of ${k}`) ?? e;
         }
         into.set(k, t);
         if (into === vars) origins.set(k, files[i]!);

@@ -1,7 +1,7 @@
 import type { AssertNode, BodyLine, Diagnostic, Directives, HeaderNode, ParsedHttp, RequestNode, RunNode, ScriptNode } from './ast.js';
 import { parseAssert } from './asserts.js';
 import { checkDynamic } from './dynamic.js';
-import { directive } from './directives.js';
+import { directive, isRequestDirective } from './directives.js';
 import { jsonPathProblem } from './jsonpath.js';
 import { badHeaderChar, compile, concat, expressions, lastCompile, rawText, type Expr, type Template } from './template.js';
 import { parseUrl } from '../../request/url.js';
@@ -47,12 +47,8 @@ const MORE_METHODS = ['GRAPHQL', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE
 const STRICT_REQUEST = new RegExp(`^(${[...METHODS, ...MORE_METHODS].join('|')})\\s+(https?:\\/\\/|\\/|\\{\\{)(\\{\\{[^}]*\\}\\}|[^\\s{])*(\\s+HTTP\\/\\d+(\\.\\d+)?)?\\s*$`);
 /** The same for the requests of other protocols (skipped with a warning): their targets have no scheme (`GRPC host:port/Service/Method`). */
 const PROTOCOL_REQUEST = new RegExp(`^(${Object.keys(OTHER_METHODS).join('|')})\\s+([A-Za-z][A-Za-z0-9+.-]*:\\/\\/|\\/|\\{\\{|[\\w.-]+:\\d+)\\S*(\\s+HTTP\\/\\d+(\\.\\d+)?)?\\s*$`);
-/**
- * A comment that holds a directive sling knows (`# @name x`, `// @no-redirect`, httpyac's
- * camelCase too): at the end of a block it is the next request's; `# @todo` stays a comment.
- */
-const DIRECTIVE_LINE = /^(#|\/\/)\s*@(name|no-?redirect|no-?cookie-?jar|timeout|connection-?timeout|no-?log|no-?auto-?encoding|note|title|description|ref|force-?ref|disabled|sleep|no-?reject-?unauthorized|lang|prompt|use-?os-?credentials)\b/i;
-const startsRequest = (line: string) => STRICT_REQUEST.test(line) || PROTOCOL_REQUEST.test(line);
+/** A line that starts a request when it follows a blank line in a body (also what `--to http` must not leave as it is). */
+export const startsRequest = (line: string) => STRICT_REQUEST.test(line) || PROTOCOL_REQUEST.test(line);
 const METHOD_WORDS = new Set([...METHODS, ...MORE_METHODS, ...Object.keys(OTHER_METHODS)]);
 
 type State = 'pre' | 'headers' | 'body' | 'after' | 'skip';
@@ -655,7 +651,7 @@ class Parser {
       const t = this.lines[k]!.trim();
       if (t === '') continue;
       if (!t.startsWith('#') && !t.startsWith('//')) break;
-      if (DIRECTIVE_LINE.test(t) && !replayed?.includes(k) && !this.carried?.includes(k)) (found ??= []).push(k);
+      if (isRequestDirective(t) && !replayed?.includes(k) && !this.carried?.includes(k)) (found ??= []).push(k);
     }
     if (!found) return;
     const lines = new Set(found.map((k) => k + 1));
