@@ -304,3 +304,32 @@ test('exec curl: after a body cut short, -D still writes the head and -c keeps t
   assert.match(readFileSync(join(dir, 'heads.txt'), 'latin1'), /^HTTP\/1\.1 200 OK\r\nContent-Type: text\/plain\r\nSet-Cookie: sid=abc; Path=\/\r\n[\s\S]*\r\n\r\n$/);
   assert.match(readFileSync(join(dir, 'jar.txt'), 'utf8'), /^127\.0\.0\.1\tFALSE\t\/\tFALSE\t0\tsid\tabc$/m);
 });
+
+test('exec curl: a body cut short leaves the bytes that came in the -o file and the > file (exit 6), and curl -C - resumes from them', async (t) => {
+  const full = 'part one\npart two\n';
+  const srv = await httpServer(t, (req, res) => {
+    const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
+    if (range) {
+      const from = Number(range[1]);
+      res.writeHead(206, { 'Content-Type': 'text/plain', 'Content-Range': `bytes ${from}-${full.length - 1}/${full.length}`, 'Content-Length': full.length - from });
+      res.end(full.slice(from));
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': full.length });
+    res.write('part one\n');
+    setTimeout(() => res.socket?.destroy(), 50);
+  });
+  const dir = workdir({
+    'cut.sh': [`curl -s -o o.txt ${srv.url}/a`, `curl -s ${srv.url}/b > s.txt`, `curl -s -i -o i.txt ${srv.url}/c`].join('\n') + '\n',
+    'resume.sh': `curl -s -C - -o o.txt ${srv.url}/a\n`,
+  });
+  const r = await exec(dir, ['cut.sh']);
+  assert.equal(r.code, 6, r.stderr);
+  assert.equal((r.stderr.match(/was cut short \(Content-Length was 18\)/g) ?? []).length, 3, r.stderr);
+  assert.equal(readFileSync(join(dir, 'o.txt'), 'utf8'), 'part one\n');
+  assert.equal(readFileSync(join(dir, 's.txt'), 'utf8'), 'part one\n');
+  assert.match(readFileSync(join(dir, 'i.txt'), 'latin1'), /^HTTP\/1\.1 200 OK\r\n[\s\S]*Content-Length: 18\r\n[\s\S]*\r\n\r\npart one\n$/);
+  const again = await exec(dir, ['resume.sh']);
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(readFileSync(join(dir, 'o.txt'), 'utf8'), full);
+});

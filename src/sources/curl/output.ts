@@ -78,7 +78,33 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
     result.errors = [`the requested URL returned error: ${status}${c.response.reason ? ' ' + c.response.reason : ''} (${op.failWithBody ? '--fail-with-body' : '-f'})`];
   }
 
-  // Where the body goes.
+  const { outFile, bodyBytes, writeBody } = storeBody(t, url, c, ctx, failed, fail);
+  // -D -: the heads go to the command's standard output, before the body (as they arrive in curl).
+  const toStdout = dumpHeader(op, c, ctx, result, fail);
+  if (toStdout && ctx.stdout?.kind === 'file') writeStdout(ctx, Buffer.from(allHeads(c), 'latin1'));
+  if (outFile === undefined && ctx.stdout?.kind === 'file' && writeBody) writeStdout(ctx, bodyBytes);
+  if (op.etagSave !== undefined) {
+    const etag = headerValue(c, 'etag');
+    try {
+      // Without an ETag, curl still makes the file, empty.
+      writeFileSync(resolve(ctx.cwd, op.etagSave), etag !== undefined ? etag + '\n' : '');
+    } catch (e) {
+      fail(`--etag-save: cannot write '${op.etagSave}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+  }
+
+  if (op.writeOut !== undefined) putWriteOut(result, ctx, writeOut(writeOutFormat(op.writeOut, ctx), t, url, c, outFile, curlCode, undefined, ctx.warn));
+  return result;
+}
+
+/**
+ * Where the body goes: the -o/-O/-J file (with -i's heads before it), made or appended (-C) as curl
+ * does; `outFile` is undefined when the body goes to the command's standard output. Also for a body
+ * cut short: curl has written the bytes that came (exit 18) and `curl -C -` resumes from them.
+ */
+function storeBody(t: Transfer, url: CurlUrl, c: Completed, ctx: OutputContext, failed: boolean, fail: (message: string, code?: number) => void): { outFile?: string; bodyBytes: Buffer; writeBody: boolean } {
+  const op = t.op;
+  const status = c.response.status;
   let outFile: string | undefined;
   let nameFromHeader = false;
   if (t.output !== undefined && !isStdout(t.output)) outFile = globName(t.output, t.globMatches);
@@ -119,22 +145,7 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
       }
     }
   }
-  // -D -: the heads go to the command's standard output, before the body (as they arrive in curl).
-  const toStdout = dumpHeader(op, c, ctx, result, fail);
-  if (toStdout && ctx.stdout?.kind === 'file') writeStdout(ctx, Buffer.from(allHeads(c), 'latin1'));
-  if (outFile === undefined && ctx.stdout?.kind === 'file' && writeBody) writeStdout(ctx, bodyBytes);
-  if (op.etagSave !== undefined) {
-    const etag = headerValue(c, 'etag');
-    try {
-      // Without an ETag, curl still makes the file, empty.
-      writeFileSync(resolve(ctx.cwd, op.etagSave), etag !== undefined ? etag + '\n' : '');
-    } catch (e) {
-      fail(`--etag-save: cannot write '${op.etagSave}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-    }
-  }
-
-  if (op.writeOut !== undefined) putWriteOut(result, ctx, writeOut(writeOutFormat(op.writeOut, ctx), t, url, c, outFile, curlCode, undefined, ctx.warn));
-  return result;
+  return { outFile, bodyBytes, writeBody };
 }
 
 /** -D: every hop's head to a file, or (`-D -`) under the response; true when it goes to the command's standard output. */
@@ -158,20 +169,29 @@ function dumpHeader(op: Operation, c: Completed, ctx: OutputContext, result: Aft
 }
 
 /**
- * What curl still writes for a transfer that failed before a response: -w (`%{http_code}` is 000,
- * `%{exitcode}` curl's code, `%{errormsg}` the reason). No output file is made.
+ * What curl still writes for a transfer that failed: -w (`%{http_code}` is 000 when no response
+ * came, `%{exitcode}` curl's code, `%{errormsg}` the reason). A body cut short leaves what came of it
+ * in the -o file (or the `> file`); a transfer with no response makes no output file.
  */
 export function afterFailedTransfer(t: Transfer, url: CurlUrl, failed: FailedTransfer, ctx: OutputContext): AfterResult {
   const result: AfterResult = { failures: [] };
   const op = t.op;
-  // A head came before the body failed: curl has written it with -D already.
-  if (failed.answered) {
-    const toStdout = dumpHeader(op, failed.answered, ctx, result, (m) => (result.errors ??= []).push(m));
-    if (toStdout && ctx.stdout?.kind === 'file') writeStdout(ctx, Buffer.from(allHeads(failed.answered), 'latin1'));
-  }
-  if (op.writeOut === undefined) return result;
   let outFile: string | undefined;
   if (t.output !== undefined && !isStdout(t.output)) outFile = globName(t.output, t.globMatches);
+  // A head came before the body failed: curl has written it with -D already, and the bytes of the
+  // body that came to the -o file or the command's standard output.
+  const c = failed.answered;
+  if (c) {
+    const problem = (m: string) => (result.errors ??= []).push(m);
+    const toStdout = dumpHeader(op, c, ctx, result, problem);
+    if (toStdout && ctx.stdout?.kind === 'file') writeStdout(ctx, Buffer.from(allHeads(c), 'latin1'));
+    if (c.body.length || op.include) {
+      const stored = storeBody(t, url, c, ctx, (op.fail || op.failWithBody) === true && c.response.status >= 400, problem);
+      outFile = stored.outFile;
+      if (outFile === undefined && stored.writeBody) writeStdout(ctx, stored.bodyBytes);
+    }
+  }
+  if (op.writeOut === undefined) return result;
   putWriteOut(result, ctx, writeOut(writeOutFormat(op.writeOut, ctx), t, url, undefined, outFile, failed.exitCode, failed, ctx.warn));
   return result;
 }
