@@ -46,8 +46,15 @@ export interface RequestSettings {
   timeoutFrom?: string;
   /** The file fixed whether this request follows redirects (`# @no-redirect`): --follow / --no-follow leave it. */
   followFrom?: string;
-  /** A separate limit for establishing the connection (JetBrains `# @connection-timeout`). */
+  /** A separate limit for establishing the connection (JetBrains `# @connection-timeout`, curl's --connect-timeout). */
   connectTimeoutMs?: number;
+  /**
+   * The longest the whole transfer may take, redirects and the body included, however steadily
+   * bytes come (curl's -m / --max-time); undefined = none. exchange() turns it into `deadline`.
+   */
+  maxTimeMs?: number;
+  /** When the transfer must be over (Date.now() time), from maxTimeMs; set by exchange() for each attempt. */
+  deadline?: number;
   tls: TlsSettings;
   /** Proxy URL by scheme ('http', 'https', or 'all'), from --proxy; environment proxies are read by the transport. */
   proxies: Record<string, string>;

@@ -97,9 +97,36 @@ export function h2Name(code: number | undefined): string {
   return code === undefined ? 'no error code' : (H2_ERRORS[code] ?? `error code ${code}`);
 }
 
+const bytes = (n: number) => `${n} byte${n === 1 ? '' : 's'}`;
+
+type Limits = { timeoutMs?: number; connectTimeoutMs?: number; maxTimeMs?: number; deadline?: number };
+
+/** curl's -m: the milliseconds left before the transfer's deadline (at least 1), undefined without one. */
+export function timeLeft(settings: Limits): number | undefined {
+  return settings.deadline === undefined ? undefined : Math.max(1, settings.deadline - Date.now());
+}
+
+/**
+ * How long connecting (the TLS handshake included) may take: --connect-timeout / # @connection-timeout,
+ * else --timeout; less when curl's -m ends first. `text` says it for messages.
+ */
+export function connectLimit(settings: Limits): { ms: number; text: string } | undefined {
+  const own = settings.connectTimeoutMs ?? settings.timeoutMs;
+  const left = timeLeft(settings);
+  if (left !== undefined && (own === undefined || left < own)) return { ms: left, text: `${settings.maxTimeMs! / 1000}s (--max-time)` };
+  return own ? { ms: own, text: `${own / 1000}s` } : undefined;
+}
+
+/** curl's -m reached: before the head, no answer in time; after it, the body took too long (what came of it is printed first). */
+export function deadlineError(where: string, settings: Limits, headCame: boolean, bodyBytes?: number): TimeoutError {
+  const limit = `${settings.maxTimeMs! / 1000}s (--max-time)`;
+  if (!headCame) return new TimeoutError(`no answer from ${where} within ${limit}`);
+  return new TimeoutError(`the response from ${where} took longer than ${limit}${bodyBytes === undefined ? '' : `: stopped after ${bytes(bodyBytes)} of the body`}`);
+}
+
 /** --timeout: before the head, no answer; after it, the body stalled (what came of it is printed first). */
 export function timeoutError(where: string, settings: { timeoutMs?: number; timeoutFrom?: string }, headCame: boolean, info: { bodyBytes?: number }): TimeoutError {
   const limit = `${settings.timeoutMs! / 1000}s (${settings.timeoutFrom ?? '--timeout'})`;
   if (!headCame) return new TimeoutError(`no answer from ${where} within ${limit}`);
-  return new TimeoutError(`${where} stopped sending the response body for longer than ${limit} after ${info.bodyBytes ?? 0} bytes`);
+  return new TimeoutError(`${where} stopped sending the response body for longer than ${limit} after ${bytes(info.bodyBytes ?? 0)}`);
 }

@@ -104,7 +104,8 @@ async function exchangeRetrying(first: RequestSpec, opts: ExchangeOptions, retry
 }
 
 async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<Hop> {
-  let spec = first;
+  // curl's -m: one deadline for this attempt, its redirects and its body (each lane keeps to it).
+  let spec = first.settings.maxTimeMs ? { ...first, settings: { ...first.settings, deadline: Date.now() + first.settings.maxTimeMs } } : first;
   let answeredDigest = false;
   for (let hops = 0; ; hops++) {
     const jar = spec.settings.cookieJar;
@@ -158,6 +159,9 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
     }
     const body = await readBody(hop);
     await opts.onRedirect?.(hop, body);
+    const deadline = spec.settings.deadline;
     spec = spec.settings.redirect ? spec.settings.redirect(spec, hop.response, location) : redirectSpec(spec, hop, location);
+    // A front end's own next hop comes with fresh settings: the attempt's deadline goes on.
+    if (deadline !== undefined && spec.settings.deadline === undefined) spec = { ...spec, settings: { ...spec.settings, deadline } };
   }
 }

@@ -6,7 +6,7 @@ import { NetworkError, TimeoutError } from '../errors.js';
 import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSettings } from '../request/spec.js';
 import type { ParsedUrl } from '../request/url.js';
-import { h2Name, mapNetworkError, timeoutError } from './errors.js';
+import { connectLimit, deadlineError, h2Name, mapNetworkError, timeoutError, timeLeft } from './errors.js';
 import type { Hop, HopInfo, Timings } from './send.js';
 import { now } from '../clock.js';
 
@@ -60,12 +60,12 @@ async function connectSocket(url: ParsedUrl, settings: RequestSettings, tlsOpts:
       ? (await import('node:tls')).connect({ host: url.hostname, port: url.port, ...family, ...tlsOpts, ALPNProtocols: ['h2', 'http/1.1'] })
       : (await import('node:net')).connect({ host: url.hostname, port: url.port, ...family });
   return await new Promise((resolve, reject) => {
-    const limit = settings.connectTimeoutMs ?? settings.timeoutMs;
+    const limit = connectLimit(settings);
     const timer = limit
       ? setTimeout(() => {
           s.destroy();
-          reject(new TimeoutError(`could not connect to ${where} within ${limit / 1000}s`));
-        }, limit)
+          reject(new TimeoutError(`could not connect to ${where} within ${limit.text}`));
+        }, limit.ms)
       : undefined;
     // The limit covers the TLS handshake too, as curl's --connect-timeout does.
     s.once('connect', () => {
@@ -138,6 +138,14 @@ export async function sendH2(url: ParsedUrl, request: PreparedRequest, settings:
         info.timedOut = true;
         stream.destroy(timeoutError(where, settings, settled, info));
       });
+    }
+    if (settings.deadline !== undefined) {
+      // curl's -m: the stream and its body, however steadily the bytes come.
+      const hard = setTimeout(() => {
+        info.timedOut = true;
+        stream.destroy(deadlineError(where, settings, settled));
+      }, timeLeft(settings));
+      stream.once('close', () => clearTimeout(hard));
     }
     stream.on('response', (h: IncomingHttpHeaders) => {
       settled = true;

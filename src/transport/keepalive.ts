@@ -4,7 +4,7 @@ import { NetworkError, TimeoutError } from '../errors.js';
 import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSettings } from '../request/spec.js';
 import type { ParsedUrl } from '../request/url.js';
-import { mapNetworkError, timeoutError } from './errors.js';
+import { connectLimit, deadlineError, mapNetworkError, timeoutError, timeLeft } from './errors.js';
 import { contentLength, headerIn, incompleteHead, maxHeadersError, parseResponseHead, STREAM_FROM } from './head.js';
 import type { Hop, HopInfo, ResponseHead, Timings } from './send.js';
 import { now } from '../clock.js';
@@ -207,14 +207,14 @@ async function connect(url: ParsedUrl, where: string, settings: RequestSettings,
   const c = open(url, where);
   c.socket.once('lookup', () => (timings.dns = now()));
   await new Promise<void>((resolve, reject) => {
-    const limit = settings.connectTimeoutMs ?? settings.timeoutMs;
+    const limit = connectLimit(settings);
     const timer = limit
       ? setTimeout(() => {
           info.timedOut = true;
           c.current = undefined;
           c.socket.destroy();
-          reject(new TimeoutError(`could not connect to ${where} within ${limit / 1000}s`));
-        }, limit)
+          reject(new TimeoutError(`could not connect to ${where} within ${limit.text}`));
+        }, limit.ms)
       : undefined;
     c.current = {
       data: () => {},
@@ -255,9 +255,12 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
     /** The body as it arrives, once handed over (streamable): chunks go there instead of into `chunks`. */
     let stream: Readable | undefined;
 
+    /** curl's -m: the transfer ends by its deadline, however steadily the bytes come. */
+    let hard: ReturnType<typeof setTimeout> | undefined;
     const finish = (err?: Error, reusable = false) => {
       if (done) return;
       done = true;
+      if (hard) clearTimeout(hard);
       if (arrivingSet) setArriving(undefined);
       if (settings.timeoutMs) sock.setTimeout(0);
       if (err) {
@@ -482,6 +485,16 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
         finish(e);
       };
       sock.setTimeout(settings.timeoutMs);
+    }
+    if (settings.deadline !== undefined) {
+      hard = setTimeout(() => {
+        info.timedOut = true;
+        if (!response) return finish(deadlineError(where, settings, false, 0));
+        const e = deadlineError(url.hostHeader, settings, true, size);
+        timings.end = now();
+        if (!stream) e.partial = { response, body: headerIn(response.rawHeaders, 'content-encoding') ? Buffer.alloc(0) : Buffer.concat(chunks, size), info, request, url };
+        finish(e);
+      }, timeLeft(settings));
     }
     sock.write(wire(request, settings.curlFraming === true));
     onWritten?.();

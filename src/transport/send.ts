@@ -7,7 +7,7 @@ import { NetworkError, TimeoutError, UsageError } from '../errors.js';
 import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSettings } from '../request/spec.js';
 import type { ParsedUrl } from '../request/url.js';
-import { mapNetworkError, timeoutError } from './errors.js';
+import { connectLimit, deadlineError, mapNetworkError, timeoutError, timeLeft } from './errors.js';
 import { parseProxy, pickProxy, type ProxyTarget } from './proxy.js';
 import { now } from '../clock.js';
 
@@ -149,7 +149,9 @@ async function tunnel(proxy: ProxyTarget, url: ParsedUrl, settings: RequestSetti
   if (proxy.authorization) headers.push('Proxy-Authorization', proxy.authorization);
   const socket = await new Promise<Socket>((resolve, reject) => {
     const req = http.request({ host: proxy.url.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.url.port || 80), method: 'CONNECT', path: authority, headers, agent: false });
-    if (settings.timeoutMs) req.setTimeout(settings.timeoutMs, () => req.destroy(new TimeoutError(`proxy ${proxy.display} did not answer within ${settings.timeoutMs! / 1000}s`)));
+    // The tunnel is part of connecting (curl's --connect-timeout counts it), as is its TLS handshake.
+    const limit = connectLimit(settings);
+    if (limit) req.setTimeout(limit.ms, () => req.destroy(new TimeoutError(`proxy ${proxy.display} did not answer within ${limit.text}`)));
     req.on('connect', (res: IncomingMessage, sock: Socket) => {
       timings.connect = now();
       if (res.statusCode !== 200) {
@@ -165,11 +167,14 @@ async function tunnel(proxy: ProxyTarget, url: ParsedUrl, settings: RequestSetti
     req.end();
   });
   return await new Promise<TLSSocket>((resolve, reject) => {
+    const limit = connectLimit(settings);
     const tlsSock = tlsMod!.connect({ socket, ...tlsOptions(settings, url.hostname) }, () => {
       timings.tls = now();
+      // The handshake's limit only: the requests on the tunnel keep their own.
+      if (limit) tlsSock.setTimeout(0);
       resolve(tlsSock);
     });
-    if (settings.timeoutMs) tlsSock.setTimeout(settings.timeoutMs, () => tlsSock.destroy(new TimeoutError(`TLS handshake with ${authority} timed out`)));
+    if (limit) tlsSock.setTimeout(limit.ms, () => tlsSock.destroy(new TimeoutError(`TLS handshake with ${authority} timed out`)));
     tlsSock.once('error', (e) => reject(mapNetworkError(e, authority, proxy.display)));
   });
 }
@@ -310,16 +315,24 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
         req.destroy(timeoutError(where, settings, answer !== undefined, hopInfo));
       });
     }
+    if (settings.deadline !== undefined) {
+      // curl's -m: the request and its body, however steadily the bytes come (the timer ends with the request).
+      const hard = setTimeout(() => {
+        hopInfo.timedOut = true;
+        req.destroy(deadlineError(where, settings, answer !== undefined));
+      }, timeLeft(settings));
+      req.once('close', () => clearTimeout(hard));
+    }
     req.on('socket', (socket: Socket) => {
       if ((req as ClientRequest & { reusedSocket?: boolean }).reusedSocket) return;
       // Connecting, TLS handshake included (as curl's --connect-timeout counts it): the connection
       // limit, else --timeout, also for a server that never accepts or never finishes the handshake.
-      const limit = settings.connectTimeoutMs ?? settings.timeoutMs;
+      const limit = connectLimit(settings);
       if (limit && socket.connecting) {
         const timer = setTimeout(() => {
           hopInfo.timedOut = true;
-          req.destroy(new TimeoutError(`could not connect to ${where} within ${limit / 1000}s`));
-        }, limit);
+          req.destroy(new TimeoutError(`could not connect to ${where} within ${limit.text}`));
+        }, limit.ms);
         socket.once((socket as Socket & { encrypted?: boolean }).encrypted ? 'secureConnect' : 'connect', () => clearTimeout(timer));
         socket.once('close', () => clearTimeout(timer));
       }

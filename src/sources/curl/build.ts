@@ -292,7 +292,10 @@ export class CommandBuilder {
       // The command's own -L: --no-follow on sling's command line leaves it.
       followFrom: op.follow ? '-L' : undefined,
       maxRedirects: this.maxRedirects(op),
-      timeoutMs: this.timeout(op),
+      // curl: --connect-timeout bounds connecting (the TLS handshake too), -m the whole transfer.
+      connectTimeoutMs: limitMs(op.connectTimeout),
+      maxTimeMs: limitMs(op.maxTime),
+      // Set: sling's --timeout leaves the command's own limits alone.
       timeoutFrom: timeoutFrom(op),
       keepEncoding: !op.compressed,
       tls: {
@@ -465,10 +468,12 @@ export class CommandBuilder {
     return n < 0 ? Number.MAX_SAFE_INTEGER : n;
   }
 
-  private timeout(op: Operation): number | undefined {
-    const values = [op.maxTime, op.connectTimeout].filter((v): v is string => v !== undefined).map(Number).filter((n) => n > 0);
-    return values.length ? Math.min(Math.round(Math.min(...values) * 1000), MAX_TIMER_MS) : undefined;
-  }
+}
+
+/** -m / --connect-timeout SECONDS (decimals allowed; 0 is no limit, as in curl) in milliseconds. */
+function limitMs(value: string | undefined): number | undefined {
+  const n = value === undefined ? 0 : Number(value);
+  return n > 0 ? Math.min(Math.max(1, Math.round(n * 1000)), MAX_TIMER_MS) : undefined;
 }
 
 /** The option whose limit this.timeout() took, for messages. */
