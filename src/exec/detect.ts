@@ -14,7 +14,7 @@ export function detectType(file: string | undefined, text: string, given?: 'http
     if (!line || line.startsWith('#') || line.startsWith('//')) continue;
     // Shell lines before the first command (`export TOKEN=...`, `A=1`, `set -e`, `cd api`): a curl file's.
     if (SHELL_SETUP.test(line) || /^(echo|printf|cat)\s.*\|\s*((sudo|time|command|nohup)\s+)*(\S*\/)?curl(\s|$)/.test(line)) return 'curl';
-    return /^(\$\s+)?((sudo|time|command|exec|nohup|env(\s+[A-Za-z_]\w*=\S*)*)\s+)*(\S*[/\\])?curl(\.exe)?(\s|$)/.test(line) ? 'curl' : 'http';
+    return /^(\$\s+)?((sudo|time|command|exec|nohup|env)(\s+-\S+(\s+[^-\s]\S*)?)*(\s+[A-Za-z_]\w*=\S*)*\s+)*(\S*[/\\])?curl(\.exe)?(\s|$)/.test(line) ? 'curl' : 'http';
   }
   return 'http';
 }

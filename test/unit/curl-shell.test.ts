@@ -103,6 +103,8 @@ test('commands: newlines, ;, &&, ||, continuations, comments, prompts of a shell
   assert.deepEqual(curlArgs('T=abc\nexport U="x y"\ncurl $T "$U"'), [['abc', 'x y']]);
   assert.deepEqual(curlArgs('A=1 curl u'), [['u']]);
   assert.deepEqual(curlArgs('time curl u\nsudo curl v\n/usr/bin/curl w\ncurl.exe x'), [['u'], ['v'], ['w'], ['x']]);
+  // The prefixes' own options, with their values: what runs is still curl.
+  assert.deepEqual(curlArgs('sudo -E curl a\nsudo -u deploy -g web --preserve-env=HOME curl b\ntime -p curl c\nenv -i -u HOME curl d\nsudo -- curl e\nexec -a name curl f'), [['a'], ['b'], ['c'], ['d'], ['e'], ['f']]);
   const e = env();
   const calls = walkScript(parseShell(b('curl a && curl b\ncurl c || curl d\ncurl e')), { env: e, warn: () => {} });
   assert.deepEqual(calls.map((c) => c.when), ['always', 'ok', 'always', 'failed', 'always']);

@@ -40,6 +40,8 @@ export interface WalkContext {
 
 const CURL_NAME = /(^|\/)curl(\.exe)?$/i;
 const PREFIXES = new Set(['time', 'command', 'exec', 'nohup', 'sudo', 'builtin']);
+/** The prefixes' options that take the next word as their value (sudo -u USER, env -u NAME, time -f FORMAT, exec -a NAME). */
+const PREFIX_VALUES: Record<string, string> = { sudo: 'CDghpRrTtUu', env: 'CSu', time: 'fo', exec: 'a', command: '' };
 const NOOPS = new Set(['echo', 'printf', 'true', ':', 'sleep', 'wait', 'clear', 'shopt', 'alias', 'read', 'trap', 'umask', 'hash', 'type', 'which']);
 
 export function walkScript(items: ListItem[], ctx: WalkContext): CurlCall[] {
@@ -91,7 +93,15 @@ function walkItems(items: ListItem[], ctx: WalkContext, at: { offset: number }):
       const prefixEnv: Record<string, string> = Object.fromEntries(assigns);
       while (fields.length > 1 && (PREFIXES.has(fields[0]!.text) || fields[0]!.text === 'env')) {
         const isEnv = fields[0]!.text === 'env';
+        const withValue = PREFIX_VALUES[fields[0]!.text] ?? '';
         fields = fields.slice(1);
+        // The prefix's own options (`sudo -E -u deploy curl`, `time -p curl`, `env -i curl`).
+        while (fields.length > 1 && fields[0]!.text.startsWith('-')) {
+          const opt = fields.shift()!.text;
+          if (opt === '--') break;
+          if (/^-[A-Za-z]$/.test(opt) && withValue.includes(opt[1]!)) fields.shift();
+          else if (/^--(user|group|chdir|unset|prompt|format|output|host|other-user|close-from|role|type|command-timeout)$/.test(opt)) fields.shift();
+        }
         while (isEnv && fields.length > 1 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(fields[0]!.text)) {
           const t = fields.shift()!.text;
           prefixEnv[t.slice(0, t.indexOf('='))] = t.slice(t.indexOf('=') + 1);
