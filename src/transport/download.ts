@@ -188,6 +188,8 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
       }
     }
     written += buf.length;
+    // The bytes so far, for a --timeout that fires next (decodedBody counts them itself).
+    if (!decode) hop.info.bodyBytes = written;
     // `-o -`: whether stdout's last line is open (a message after it, or Ctrl-C's, starts a line of its own).
     if (fd === 1 && buf.length && 'lineOpen' in io.stdout) (io.stdout as { lineOpen: boolean }).lineOpen = buf[buf.length - 1] !== 10;
     progress.update(buf.length);

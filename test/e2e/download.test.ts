@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { runSling, SLING_PATH, baseEnv } from '../helpers/cli.js';
-import { assertError, httpServer, proxyServer, rawServer } from '../helpers/assert.js';
+import { assertError, httpServer, httpsServer, proxyServer, rawServer } from '../helpers/assert.js';
+import { certsUnavailableReason, makeCerts } from '../helpers/servers.js';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const tmp = () => mkdtempSync(join(tmpdir(), 'sling-dl-'));
@@ -400,4 +401,15 @@ test('download (-o FILE, -o -): a reset and a clean close are told apart; a body
   await new Promise<void>((resolve) => spawn(process.execPath, [SLING_PATH, '--timeout', '0.5', '-o', '-', `${srv.url}/stall`], { env: baseEnv(), stdio: ['ignore', fd, fd] }).on('close', () => resolve()));
   closeSync(fd);
   assert.match(readFileSync(merged, 'utf8'), /^hello\npart\nsling: error: /m);
+});
+
+test('download over HTTPS: a body that stalls after the head names the bytes that came', { skip: makeCerts() ? undefined : certsUnavailableReason() }, async (t) => {
+  const srv = await httpsServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Length': '1000' });
+    res.write('hello\npart');
+  }, { cert: 'good' });
+  const dir = mkdtempSync(join(tmpdir(), 'sling-dl-tls-stall-'));
+  const r = await runSling(['--verify=no', '--timeout', '0.5', '-o', join(dir, 's.txt'), `${srv.url}/stall`], { cwd: dir });
+  assertError(r, 2, /stopped sending the response body for longer than 0\.5s \(--timeout\) after 10 bytes; .* keeps the 10 B that arrived/);
+  assert.equal(readFileSync(join(dir, 's.txt'), 'utf8'), 'hello\npart');
 });
