@@ -55,12 +55,12 @@ export class JUnitReport {
 
   /** A request the run did not get to (--fail-fast stopped it): a skipped case, so the report lists every request. */
   notRun(entry: ExecEntry, why: string) {
-    this.cases.push({ name: entry.name ?? entry.label, classname: this.suite, timeMs: 0, failures: [], skipped: why, output: [] });
+    this.cases.push({ name: entry.name ?? entry.shownName ?? entry.label, classname: this.suite, timeMs: 0, failures: [], skipped: why, output: [] });
   }
 
   /** An entry that could not be built (unknown variable, unreadable file, ...). */
   error(entry: ExecEntry, message: string) {
-    this.cases.push({ name: entry.name ?? entry.label, classname: this.suite, timeMs: 0, failures: [], error: message, output: [] });
+    this.cases.push({ name: entry.name ?? entry.shownName ?? entry.label, classname: this.suite, timeMs: 0, failures: [], error: message, output: [] });
   }
 
   xml(): string {

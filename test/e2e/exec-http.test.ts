@@ -726,6 +726,9 @@ test('exec http: a placeholder that cannot be resolved is named where it is writ
     'sling: error: lib.http:2: a.http:21:19: unknown variable {{nopeR}}',
     'sling: test failed: a.http:25: a.http:27: the response handler failed: from the file (at ./h.js:3)',
   ], r.stderr);
+  // The title of a `run` that could not be built shows its request as written, as one that ran does.
+  assert.match(r.stdout, /^### Login: POST http:\/\/127\.0\.0\.1:\d+\/login\?u=\{\{user\}\}  \(lib\.http line 2\)$/m, r.stdout);
+  assert.doesNotMatch(r.stdout, /run #Login/, r.stdout);
 });
 
 test('exec http: --report junit to a folder (reports/, or one that exists) writes report.xml in it; a file that cannot be written is one line', async (t) => {

@@ -131,7 +131,7 @@ class Loader {
     if (item.name !== undefined) {
       for (const f of [file, ...imported]) {
         const node = f.parsed.items.find((x): x is RequestNode => x.kind === 'request' && (x.atName === item.name || x.title === item.name));
-        if (node) return [makeEntry({ rt: this.rt, file: f, node, overrides, label: `run #${item.name}`, named: false, shownFile: f === this.root ? undefined : f.path, runStart })];
+        if (node) return [makeEntry({ rt: this.rt, file: f, node, overrides, named: false, shownFile: f === this.root ? undefined : f.path, runStart })];
       }
       const msg = `run #${item.name}: no request is named ${item.name}${imported.length ? ' here or in the imported files' : ''}`;
       if (!importFailed) throw new UsageError(`${where}: ${msg}`);
