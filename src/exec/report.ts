@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { makeDirs } from '../files.js';
 import { dirname } from 'node:path';
 import type { AfterResult, ExecEntry } from './types.js';
 import { now } from '../clock.js';
@@ -88,7 +89,7 @@ export class JUnitReport {
   }
 
   write(path: string) {
-    mkdirSync(dirname(path), { recursive: true });
+    makeDirs(dirname(path));
     writeFileSync(path, this.xml());
   }
 }

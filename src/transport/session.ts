@@ -1,4 +1,5 @@
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { makeDirs } from '../files.js';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { configDir } from '../cli/config.js';
 import { UsageError } from '../errors.js';
@@ -164,7 +165,7 @@ export class SessionStore {
  */
 export function writeAtomically(path: string, text: string, ownFolder: boolean) {
   const dir = dirname(path);
-  const created = mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const created = makeDirs(dir, 0o700);
   if (ownFolder) chmodSync(dir, 0o700);
   else if (created !== undefined) {
     // The umask may have taken bits from the mode given to mkdir: every folder made here is 0700.

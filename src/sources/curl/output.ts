@@ -1,4 +1,5 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { makeDirs } from '../../files.js';
 import { dirname, resolve } from 'node:path';
 import { exitCodeForStatus } from '../../exit.js';
 import type { AfterResult, Completed } from '../../exec/types.js';
@@ -137,7 +138,7 @@ function storeBody(t: Transfer, url: CurlUrl, c: Completed, ctx: OutputContext, 
     } else {
       try {
         // curl makes missing folders only with --create-dirs (--output-dir alone fails: "Failed to open").
-        if (op.createDirs) mkdirSync(dirname(path), { recursive: true });
+        if (op.createDirs) makeDirs(dirname(path));
         if (ranged && status === 206) appendFileSync(path, bodyBytes);
         else writeFileSync(path, bodyBytes);
       } catch (e) {
@@ -159,7 +160,7 @@ function dumpHeader(op: Operation, c: Completed, ctx: OutputContext, result: Aft
   }
   if (target !== '/dev/null') {
     try {
-      if (op.createDirs) mkdirSync(dirname(resolve(ctx.cwd, target)), { recursive: true });
+      if (op.createDirs) makeDirs(dirname(resolve(ctx.cwd, target)));
       writeFileSync(resolve(ctx.cwd, target), text, 'latin1');
     } catch (e) {
       fail(`-D: cannot write '${target}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);

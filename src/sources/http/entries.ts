@@ -1,6 +1,6 @@
 import { MAX_TIMER_MS } from '../../clock.js';
-import { isDirectory } from '../../files.js';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isDirectory, makeDirs } from '../../files.js';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, extname, resolve as resolvePath } from 'node:path';
 import { UsageError } from '../../errors.js';
 import type { AfterResult, Completed, ExecContext, ExecEntry } from '../../exec/types.js';
@@ -457,7 +457,7 @@ function historyName(done: Completed): string {
 
 /** `>> file` keeps an existing file and writes `name-1.ext` instead; `>>! file` overwrites. */
 function writeOutput(path: string, body: Buffer, overwrite: boolean): string {
-  mkdirSync(dirname(path), { recursive: true });
+  makeDirs(dirname(path));
   let target = path;
   if (!overwrite) {
     const ext = extname(path);
