@@ -411,3 +411,16 @@ test('-m bounds the whole transfer (redirects and a body that keeps trickling) a
   });
   assert.equal((r.stderr.match(/took longer than 0\.5s \(--max-time\)/g) ?? []).length, origins.length * 2 + 1, r.stderr);
 });
+
+test('--http2-prior-knowledge to an HTTP/1.1 server: one line, exit 6, and -w %{exitcode} 52 as curl reports it', async (t) => {
+  const srv = http.createServer((_req, res) => res.end('h1'));
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => srv.closeAllConnections());
+  t.after(() => new Promise((r) => srv.close(r)));
+  const d = dir();
+  writeFileSync(join(d, 'c.sh'), `curl -s --http2-prior-knowledge -w '%{exitcode}\\n' http://127.0.0.1:${(srv.address() as { port: number }).port}/x\n`);
+  const r = await runSling(['exec', '-b', 'c.sh'], { cwd: d, env: { HOME: home } });
+  assert.equal(r.code, 6, r.stderr);
+  assert.match(r.stdout, /^52$/m, r.stdout);
+  assert.match(r.stderr, /did not answer in HTTP\/2/);
+});

@@ -295,7 +295,8 @@ export function curlExitCode(e: Error): number {
   if (code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EADDRNOTAVAIL') return 7;
   if (code.startsWith('EAI_') || code === 'ENOTFOUND') return 6;
   if (/ was cut short/.test(m)) return 18;
-  if (/closed the connection without answering/.test(m)) return 52;
+  // Also HTTP/2 with prior knowledge to a server that answers in HTTP/1.1 (curl 7.88: "Empty reply from server").
+  if (/closed the connection without answering|did not answer in HTTP\/2/.test(m)) return 52;
   if (/^TLS handshake/.test(m)) return /certificate|CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ALTNAME|HOSTNAME/.test(m + code) ? 60 : 35;
   if (/malformed|could not be decoded/.test(m)) return /could not be decoded/.test(m) ? 61 : 8;
   return 56;
