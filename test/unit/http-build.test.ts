@@ -342,7 +342,7 @@ test('scripts: JetBrains request iterations over {{$.path}}', async () => {
 test('run #Name with overrides, and dependencies through file variables', async () => {
   const { entries, ctx } = await load('### Login\n# @name login\nPOST http://{{host}}/login\n###\n@t = {{login.response.body.t}}\nGET http://h/{{t}}\n###\nrun #login (@host=other.example)\nrun #Login');
   const names = (entries as ExecEntry[]).map((e) => [e.name, e.label, e.dependsOn]);
-  assert.deepEqual(names, [['login', 'POST http://{{host}}/login', []], [undefined, 'GET http://h/{{t}}', ['login']], [undefined, 'run #login', []], [undefined, 'run #Login', []]]);
+  assert.deepEqual(names, [['login', 'POST http://{{host}}/login', []], [undefined, 'GET http://h/{{t}}', ['login']], [undefined, 'POST http://{{host}}/login', []], [undefined, 'POST http://{{host}}/login', []]]);
   const spec = (await entries[2]!.build(ctx)) as RequestSpec;
   assert.equal(formatUrl(spec.url), 'http://other.example/login');
 });
