@@ -1,4 +1,5 @@
 import { CliError, NetworkError, TimeoutError } from '../errors.js';
+import { notHttp1 } from './head.js';
 
 const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS|ERR_SSL|EPROTO|HOSTNAME_MISMATCH|ALTNAME/;
 
@@ -42,8 +43,12 @@ export function mapNetworkError(err: unknown, where: string, via?: string): CliE
     case 'ENETUNREACH':
     case 'EADDRNOTAVAIL':
       return new NetworkError(`cannot reach ${where}${through} (${code})`, undefined, { cause: err });
+    case 'HPE_INVALID_CONSTANT': {
+      const alien = notHttp1(where, (e as { rawPacket?: Buffer }).rawPacket);
+      if (alien) return alien;
+      return new NetworkError(`${where} sent a malformed HTTP response (${e.reason ?? e.message})`, undefined, { cause: err });
+    }
     case 'HPE_HEADER_OVERFLOW':
-    case 'HPE_INVALID_CONSTANT':
     case 'HPE_INVALID_STATUS':
     case 'HPE_INVALID_HEADER_TOKEN':
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':

@@ -89,6 +89,28 @@ export function contentLength(raw: string[], where: string): number | undefined 
 }
 
 /** The connection closed after bytes that never made a complete response head (HTTP/0.9, a head cut off). */
+/**
+ * The first bytes of an answer that cannot be an HTTP/1.x head (curl: "Received HTTP/0.9 when not
+ * allowed"): a server that speaks only HTTP/2, or no HTTP at all. Undefined while the bytes may
+ * still become `HTTP/...`.
+ */
+export function notHttp1(where: string, bytes: Buffer | undefined): NetworkError | undefined {
+  if (!bytes?.length) return undefined;
+  // `HTTP/` (the usual case, on every answer of a kept-alive connection: no string made).
+  if (bytes[0] === 72 && (bytes.length < 5 || (bytes[1] === 84 && bytes[2] === 84 && bytes[3] === 80 && bytes[4] === 47))) return undefined;
+  const n = Math.min(bytes.length, 5);
+  if (bytes.toString('latin1', 0, n) === 'HTTP/'.slice(0, n)) return undefined;
+  // An HTTP/2 frame on stream 0: SETTINGS (4) or GOAWAY (7), the first thing an h2 server sends.
+  if (bytes.length >= 9 && (bytes[3] === 4 || bytes[3] === 7) && bytes[5] === 0 && bytes[6] === 0 && bytes[7] === 0 && bytes[8] === 0) {
+    return new NetworkError(
+      `${where} answered in HTTP/2 to an HTTP/1.1 request: it speaks HTTP/2 only`,
+      "ask for HTTP/2 with prior knowledge: curl's --http2-prior-knowledge, or `HTTP/2 (Prior Knowledge)` at the end of a .http request line",
+    );
+  }
+  const text = bytes.toString('latin1', 0, Math.min(bytes.length, 40)).replace(/[^\x20-\x7e]/g, '.');
+  return new NetworkError(`${where} did not answer in HTTP: its answer begins '${text}'`, 'is it an HTTP server, and is the port right?');
+}
+
 export function incompleteHead(where: string): NetworkError {
   return new NetworkError(`${where} sent a malformed HTTP response (the connection closed before a complete status line and headers)`);
 }

@@ -5,7 +5,7 @@ import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSettings } from '../request/spec.js';
 import type { ParsedUrl } from '../request/url.js';
 import { connectLimit, deadlineError, mapNetworkError, timeoutError, timeLeft } from './errors.js';
-import { contentLength, headerIn, incompleteHead, maxHeadersError, parseResponseHead, STREAM_FROM } from './head.js';
+import { contentLength, headerIn, incompleteHead, maxHeadersError, notHttp1, parseResponseHead, STREAM_FROM } from './head.js';
 import type { Hop, HopInfo, ResponseHead, Timings } from './send.js';
 import { now } from '../clock.js';
 import { setArriving } from './inflight.js';
@@ -399,6 +399,9 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
             endAt = d.indexOf(HEAD_END_LF);
             sep = 2;
           }
+          // Not HTTP/1.x (an HTTP/2-only server, another protocol): said at once, not after a timeout.
+          const alien = notHttp1(where, d);
+          if (alien) return finish(alien);
           if (endAt === -1) {
             if (d.length > 256 * 1024) return finish(new NetworkError(`${where} sent a response head larger than 256 kB`));
             pending = Buffer.from(d);

@@ -424,3 +424,36 @@ test('--http2-prior-knowledge to an HTTP/1.1 server: one line, exit 6, and -w %{
   assert.match(r.stdout, /^52$/m, r.stdout);
   assert.match(r.stderr, /did not answer in HTTP\/2/);
 });
+
+test('an HTTP/2-only server, or one that does not speak HTTP, asked in HTTP/1.1: one line that says so at once, exit 6, -w %{exitcode} 1 as curl', async (t) => {
+  const h2 = http2.createServer();
+  h2.on('stream', (stream) => (stream.respond({ ':status': 200 }), stream.end('h2')));
+  h2.on('session', (s) => s.on('error', () => {}));
+  await new Promise<void>((r) => h2.listen(0, '127.0.0.1', r));
+  t.after(() => h2.close());
+  // A banner and then silence (an SSH server on the port): no waiting for a timeout.
+  const banner = net.createServer((c) => c.write('SSH-2.0-OpenSSH_9.2\r\n'));
+  const held: net.Socket[] = [];
+  banner.on('connection', (c) => held.push(c));
+  await new Promise<void>((r) => banner.listen(0, '127.0.0.1', r));
+  t.after(() => (held.forEach((c) => c.destroy()), banner.close()));
+  const h2url = `http://127.0.0.1:${(h2.address() as { port: number }).port}/`;
+  const bannerUrl = `http://127.0.0.1:${(banner.address() as { port: number }).port}/`;
+  const w = `-w '%{exitcode}\\n'`;
+  const d = dir();
+  writeFileSync(join(d, 'c.sh'), [`curl -s --http2 ${w} ${h2url}`, `curl -s ${w} ${h2url}`, `curl -s ${w} ${bannerUrl}`].join('\n') + '\n');
+  const r = await runSling(['exec', '-b', 'c.sh'], { cwd: d, env: { HOME: home } });
+  assert.equal(r.code, 6, r.stderr);
+  assert.equal((r.stdout.match(/^1$/gm) ?? []).length, 3, r.stdout);
+  const errors = r.stderr.split('\n').filter((l) => l.startsWith('sling: error:'));
+  assert.deepEqual(errors, [
+    `sling: error: c.sh:1: ${h2url.slice(7, -1)} answered in HTTP/2 to an HTTP/1.1 request: it speaks HTTP/2 only`,
+    `sling: error: c.sh:2: ${h2url.slice(7, -1)} answered in HTTP/2 to an HTTP/1.1 request: it speaks HTTP/2 only`,
+    `sling: error: c.sh:3: ${bannerUrl.slice(7, -1)} did not answer in HTTP: its answer begins 'SSH-2.0-OpenSSH_9.2..'`,
+  ]);
+  assert.match(r.stderr, /hint: ask for HTTP\/2 with prior knowledge: curl's --http2-prior-knowledge/);
+  // The main command says the same (no --timeout needed to end it).
+  const main = await runSling([bannerUrl], { env: { HOME: home } });
+  assert.equal(main.code, 6, main.stderr);
+  assert.match(main.stderr, /did not answer in HTTP: its answer begins 'SSH-2\.0-/);
+});

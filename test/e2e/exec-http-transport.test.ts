@@ -124,7 +124,7 @@ test('lane: --timeout is the longest silence (exit 2), a refused connection is e
   assertError(r, 2, /within 0\.3s/);
   const { srv: bad } = await scripted(t, [(s) => s.end('HTP/9 nonsense\r\n\r\n')]);
   writeFileSync(join(dir, 't.http'), `GET ${bad.url}/bad\n`);
-  assertError(await runSling(['exec', 't.http'], { cwd: dir }), 6, /malformed HTTP response/);
+  assertError(await runSling(['exec', 't.http'], { cwd: dir }), 6, /did not answer in HTTP: its answer begins 'HTP\/9 nonsense\.\.\.\.'/);
   writeFileSync(join(dir, 't.http'), 'GET http://127.0.0.1:1/nobody\n');
   assertError(await runSling(['exec', 't.http'], { cwd: dir }), 6);
 });

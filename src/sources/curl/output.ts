@@ -298,6 +298,8 @@ export function curlExitCode(e: Error): number {
   // Also HTTP/2 with prior knowledge to a server that answers in HTTP/1.1 (curl 7.88: "Empty reply from server").
   if (/closed the connection without answering|did not answer in HTTP\/2/.test(m)) return 52;
   if (/^TLS handshake/.test(m)) return /certificate|CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ALTNAME|HOSTNAME/.test(m + code) ? 60 : 35;
+  // curl takes an answer that is not HTTP/1.x for HTTP/0.9 and refuses it: 1.
+  if (/ answered in HTTP\/2 to an HTTP\/1\.1 request| did not answer in HTTP:/.test(m)) return 1;
   if (/malformed|could not be decoded/.test(m)) return /could not be decoded/.test(m) ? 61 : 8;
   return 56;
 }
