@@ -1,3 +1,4 @@
+import { CliError } from '../errors.js';
 import { curlCommand } from '../output/to-curl.js';
 import { httpRequest } from '../output/to-http.js';
 import { prepareRequest } from '../request/prepare.js';
@@ -10,18 +11,34 @@ import type { ExecContext, ExecEntry } from './types.js';
  * sent, variables resolved) and writes it in the other format: a bash file of curl commands, or a
  * .http file. Requests that need an earlier response (.http references) are built from what is known.
  */
-export async function convertEntries(entries: ExecEntry[], to: 'curl' | 'http', ctx: ExecContext, write: (text: string) => Promise<void> | void, apply: (s: RequestSpec) => RequestSpec): Promise<void> {
+export async function convertEntries(
+  entries: ExecEntry[],
+  to: 'curl' | 'http',
+  ctx: ExecContext,
+  write: (text: string) => Promise<void> | void,
+  apply: (s: RequestSpec) => RequestSpec,
+  failed: (e: CliError, entry: ExecEntry) => void,
+): Promise<void> {
   const offline: ExecContext = { ...ctx, offline: true };
   let first = true;
   if (to === 'curl') await write('#!/usr/bin/env bash\n');
   for (const entry of entries) {
-    const built = await entry.build(offline);
+    let built: Awaited<ReturnType<ExecEntry['build']>>;
+    try {
+      built = await entry.build(offline);
+    } catch (e) {
+      // One request that cannot be built (a `run` of a missing file): said, and the rest converted, as exec goes on.
+      if (!(e instanceof CliError)) throw e;
+      failed(e, entry);
+      continue;
+    }
     if (built === null) continue;
     for (const raw of Array.isArray(built) ? built : [built]) {
       const spec = apply(raw);
       const jar = spec.settings.cookieJar;
       const prepared = await prepareRequest(jar ? withJarCookies(spec, jar) : spec);
-      const where = `${entry.name ? entry.name + ': ' : ''}${entry.label} (line ${entry.line})`;
+      const name = entry.name ?? entry.shownName;
+      const where = `${name ? name + ': ' : ''}${entry.label} (${entry.file ? entry.file + ' ' : ''}line ${entry.line})`;
       if (to === 'curl') {
         await write(`\n# ${where.replace(/\n/g, ' ')}\n${curlCommand(spec, prepared)}\n`);
       } else {

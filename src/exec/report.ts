@@ -25,6 +25,12 @@ const clean = (s: string) => s.replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]
 const attr = (s: string) => clean(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/\n/g, '&#10;');
 const text = (s: string) => clean(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
+/** A request's title line without its `### `: `name: METHOD URL  (file line N)` (what its JUnit case is named too). */
+export function titleLine(entry: ExecEntry, request: string): string {
+  const name = entry.name ?? entry.shownName;
+  return `${name ? name + ': ' : ''}${request}  (${entry.file ? entry.file + ' ' : ''}line ${entry.line})`;
+}
+
 export class JUnitReport {
   private readonly cases: ReportCase[] = [];
   private readonly started = now();
@@ -56,12 +62,12 @@ export class JUnitReport {
 
   /** A request the run did not get to (--fail-fast stopped it): a skipped case, so the report lists every request. */
   notRun(entry: ExecEntry, why: string) {
-    this.cases.push({ name: entry.name ?? entry.shownName ?? entry.label, classname: this.suite, timeMs: 0, failures: [], skipped: why, output: [] });
+    this.cases.push({ name: titleLine(entry, entry.label), classname: this.suite, timeMs: 0, failures: [], skipped: why, output: [] });
   }
 
   /** An entry that could not be built (unknown variable, unreadable file, ...). */
   error(entry: ExecEntry, message: string) {
-    this.cases.push({ name: entry.name ?? entry.shownName ?? entry.label, classname: this.suite, timeMs: 0, failures: [], error: message, output: [] });
+    this.cases.push({ name: titleLine(entry, entry.label), classname: this.suite, timeMs: 0, failures: [], error: message, output: [] });
   }
 
   xml(): string {

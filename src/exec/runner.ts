@@ -13,7 +13,7 @@ import { withJarCookies } from '../transport/cookies.js';
 import type { RequestSpec } from '../request/spec.js';
 import { detectType } from './detect.js';
 import { dependencyOrder } from './order.js';
-import { JUnitReport, type ReportCase } from './report.js';
+import { JUnitReport, titleLine, type ReportCase } from './report.js';
 import { HeldWriter, OutputBatch, RequestSink } from './sink.js';
 import { onInterrupt } from '../interrupt.js';
 import type { AfterResult, Completed, ExecContext, ExecEntry, Script, SourceParser } from './types.js';
@@ -67,8 +67,15 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
   if (ex.to) {
     // --to curl|http: write the file's requests in the other format instead of sending them.
     const out = stdoutSink(io.stdout);
-    await (await import('./convert.js')).convertEntries(entries, ex.to, ctx, (text) => out.write(text), (s) => applyFlags(s, inv));
-    return ExitCode.OK;
+    let code: number = ExitCode.OK;
+    const shown = file === '-' ? '<stdin>' : file;
+    await (await import('./convert.js')).convertEntries(entries, ex.to, ctx, (text) => out.write(text), (s) => applyFlags(s, inv), (e, entry) => {
+      const where = entry.file ?? shown;
+      if (!e.message.startsWith(`${where}:`)) e.message = `${where}:${entry.line}: ${e.message}`;
+      reporter.error(e);
+      if (code === ExitCode.OK) code = e.exitCode;
+    });
+    return code;
   }
   run = new Run(inv, io, reporter, ctx, file === '-' ? '<stdin>' : file, type);
   await run.start();
@@ -281,7 +288,8 @@ class Run {
   /** Runs an entry; false when the run stops here. */
   async entry(entry: ExecEntry): Promise<boolean> {
     // Ctrl-C while it is built (a `# @sleep`, a pre-request script): which request.
-    this.runningAt = `${entry.file ?? this.display}:${entry.line}${entry.name ? ` (${entry.name})` : ''}`;
+    const name = entry.name ?? entry.shownName;
+    this.runningAt = `${entry.file ?? this.display}:${entry.line}${name ? ` (${name})` : ''}`;
     let specs: RequestSpec[];
     const notes: Note[] = (this.building = []);
     try {
@@ -681,7 +689,8 @@ function applyFlags(spec: RequestSpec, inv: Invocation): RequestSpec {
 function at(entry: ExecEntry, spec: RequestSpec): string {
   const src = spec.source;
   const where = src ? `${src.file}:${src.line}` : entry.label;
-  return entry.name ? `${where} (${entry.name})` : where;
+  const name = entry.name ?? entry.shownName;
+  return name ? `${where} (${name})` : where;
 }
 
 function title(entry: ExecEntry, spec: RequestSpec, colors: boolean): string {
@@ -690,8 +699,7 @@ function title(entry: ExecEntry, spec: RequestSpec, colors: boolean): string {
 }
 
 function titleText(entry: ExecEntry, request: string, colors: boolean): string {
-  const name = entry.name ?? entry.shownName;
-  const text = `### ${name ? name + ': ' : ''}${request}  (${entry.file ? entry.file + ' ' : ''}line ${entry.line})`;
+  const text = `### ${titleLine(entry, request)}`;
   return colors ? `\x1b[1;33m${text}\x1b[0m` : text;
 }
 

@@ -101,7 +101,13 @@ export function curlCommand(spec: RequestSpec, prepared: PreparedRequest): strin
 
   const s = spec.settings;
   if (s.follow) opts.push('-L', `--max-redirs ${s.maxRedirects}`);
-  if (s.timeoutMs !== undefined) opts.push(`--connect-timeout ${s.timeoutMs / 1000}`);
+  // sling's --timeout / # @timeout (the longest silence, connecting included) is curl's
+  // --connect-timeout for the connection and a low-speed limit (under 1 byte/s for that many whole
+  // seconds) for the rest; # @connection-timeout is --connect-timeout; a curl command's -m stays -m.
+  const connect = s.connectTimeoutMs ?? s.timeoutMs;
+  if (connect !== undefined) opts.push(`--connect-timeout ${connect / 1000}`);
+  if (s.timeoutMs !== undefined) opts.push(`--speed-limit 1 --speed-time ${Math.max(1, Math.ceil(s.timeoutMs / 1000))}`);
+  if (s.maxTimeMs !== undefined) opts.push(`-m ${s.maxTimeMs / 1000}`);
   if (s.tls.verify === false) opts.push('-k');
   else if (typeof s.tls.verify === 'string') opts.push(`--cacert ${shellWord(s.tls.verify)}`);
   if (s.tls.cert) opts.push(`-E ${shellWord(s.tls.cert.replace(/:/g, '\\:'))}`);

@@ -41,7 +41,14 @@ export function httpRequest(spec: RequestSpec, prepared: PreparedRequest, title:
     if (readBack('raw') === prepared.target) lines.push('# @no-auto-encoding');
     else problems.push(`the target '${prepared.target}' cannot be written so that a .http runner sends it byte for byte`);
   }
-  if (spec.settings.timeoutMs !== undefined) lines.push(`# @timeout ${spec.settings.timeoutMs} ms`);
+  const st = spec.settings;
+  if (st.timeoutMs !== undefined) lines.push(`# @timeout ${st.timeoutMs} ms`);
+  else if (st.maxTimeMs !== undefined) {
+    // curl's -m limits the whole transfer; the nearest a .http file has limits each wait.
+    lines.push(`# @timeout ${st.maxTimeMs} ms`);
+    problems.push(`-m ${st.maxTimeMs / 1000} limits the whole transfer, which no .http directive does: written as # @timeout, which limits each wait for the server`);
+  }
+  if (st.connectTimeoutMs !== undefined) lines.push(`# @connection-timeout ${st.connectTimeoutMs} ms`);
   if (spec.settings.tls.verify !== true) problems.push('TLS settings (-k, --cacert) have no place in a .http file');
   if (Object.keys(spec.settings.proxies).length) problems.push('the proxy has no place in a .http file');
   const version = spec.settings.http2 === 'alpn' ? ' HTTP/2' : spec.settings.http2 ? ' HTTP/2 (Prior Knowledge)' : '';

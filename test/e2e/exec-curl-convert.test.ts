@@ -174,3 +174,21 @@ test('--to http keeps a curl -g target byte for byte (# @no-auto-encoding) and a
     assert.equal(srv.requests.splice(0)[0]!.body.length, 140_000);
   }
 });
+
+test('time limits survive conversion: # @timeout / # @connection-timeout to curl options, curl -m / --connect-timeout to directives', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-curl-conv-'));
+  writeFileSync(join(dir, 't.http'), '### a\n# @timeout 5\n# @connection-timeout 2\nGET http://127.0.0.1:9/a\n\n### b\n# @connection-timeout 1.5\nGET http://127.0.0.1:9/b\n');
+  writeFileSync(join(dir, 'c.sh'), 'curl -m 7 --connect-timeout 2 http://127.0.0.1:9/x\n');
+  const curl = await runSling(['exec', '--to', 'curl', 't.http'], { cwd: dir, env: { HOME: home } });
+  assert.equal(curl.code, 0, curl.stderr);
+  const [a, b] = curl.stdout.split(/\n# /).slice(1);
+  assert.match(a!, /--connect-timeout 2 \\\n {2}--speed-limit 1 --speed-time 5(\n|$)/, a);
+  assert.match(b!, /--connect-timeout 1\.5(\n|$)/, b);
+  assert.doesNotMatch(b!, /speed-time/);
+  const http = await runSling(['exec', '--to', 'http', 'c.sh'], { cwd: dir, env: { HOME: home } });
+  assert.equal(http.code, 0, http.stderr);
+  assert.match(http.stdout, /\n# @timeout 7000 ms\n# @connection-timeout 2000 ms\n/);
+  assert.match(http.stderr, /-m 7 limits the whole transfer, which no \.http directive does: written as # @timeout/);
+  const back = await runSling(['exec', '--to', 'curl', 'c.sh'], { cwd: dir, env: { HOME: home } });
+  assert.match(back.stdout, /--connect-timeout 2 \\\n {2}-m 7\n/);
+});
