@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { runSling, type RunOptions } from '../helpers/cli.js';
 import { startCurlCapture } from '../helpers/curl-capture.js';
-import { httpServer } from '../helpers/assert.js';
+import { httpServer, proxyServer } from '../helpers/assert.js';
 
-function workdir(files: Record<string, string>): string {
+function workdir(files: Record<string, string | Buffer>): string {
   const dir = mkdtempSync(join(tmpdir(), 'sling-exec-curl-'));
   for (const [name, content] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
@@ -332,4 +332,40 @@ test('exec curl: a body cut short leaves the bytes that came in the -o file and 
   const again = await exec(dir, ['resume.sh']);
   assert.equal(again.code, 0, again.stderr);
   assert.equal(readFileSync(join(dir, 'o.txt'), 'utf8'), full);
+});
+
+test('exec curl: -C - resumes the file -O names and the one in --output-dir, as curl does', async (t) => {
+  const full = Buffer.from('0123456789'.repeat(10));
+  const ranges: string[] = [];
+  const srv = await httpServer(t, (req, res) => {
+    const m = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
+    ranges.push(req.headers.range ?? '(none)');
+    if (m) {
+      const from = Number(m[1]);
+      res.writeHead(206, { 'Content-Range': `bytes ${from}-99/100`, 'Content-Length': 100 - from });
+      res.end(full.subarray(from));
+    } else res.end(full);
+  });
+  const dir = workdir({
+    'name.bin': full.subarray(0, 40),
+    'd/x.bin': full.subarray(0, 40),
+    'd/name2.bin': full.subarray(0, 40),
+    'c.sh': [`curl -s -C - -O ${srv.url}/file/name.bin`, `curl -s -C - --output-dir d -o x.bin ${srv.url}/file/x`, `curl -s -C - --output-dir d -O ${srv.url}/file/name2.bin`].join('\n') + '\n',
+  });
+  const r = await exec(dir, ['c.sh']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(ranges, ['bytes=40-', 'bytes=40-', 'bytes=40-']);
+  for (const f of ['name.bin', 'd/x.bin', 'd/name2.bin']) assert.deepEqual(readFileSync(join(dir, f)), full, f);
+});
+
+test('exec curl: --noproxy and -x "" leave out a proxy from the environment (export http_proxy), as curl does', async (t) => {
+  const srv = await server(t);
+  const proxy = await proxyServer(t);
+  const dir = workdir({
+    'c.sh': [`export http_proxy=${proxy.url}`, `curl -s --noproxy '*' ${srv.url}/np1`, `curl -s -x '' ${srv.url}/np2`, `curl -s --noproxy 127.0.0.1 ${srv.url}/np3`, `curl -s --noproxy other.example ${srv.url}/via`].join('\n') + '\n',
+  });
+  const r = await exec(dir, ['c.sh']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(proxy.plainRequests.map((q) => new URL(q.url).pathname), ['/via']);
+  assert.deepEqual(srv.requests.map((q) => q.target), ['/np1', '/np2', '/np3', '/via']);
 });

@@ -10,6 +10,8 @@ import type { DataKind } from './args.js';
 export interface FileAccess {
   /** The file's bytes as a byte string; '-' is standard input. undefined when it cannot be read. */
   read(path: string): string | undefined;
+  /** An existing file's size and time (in the command's folder), for -C - and -z FILE; undefined when there is none. */
+  stat?(path: string): { size: number; mtimeMs: number } | undefined;
   warn(message: string): void;
 }
 

@@ -1,5 +1,5 @@
+import { join } from 'node:path';
 import { MAX_TIMER_MS } from '../../clock.js';
-import { statSync } from 'node:fs';
 import { USER_AGENT } from '../../request/build.js';
 import type { Header, RequestSettings, RequestSpec } from '../../request/spec.js';
 import type { ParsedUrl } from '../../request/url.js';
@@ -7,6 +7,7 @@ import { CookieJar } from '../../transport/cookies.js';
 import type { ResponseHead } from '../../transport/send.js';
 import { CurlBodyError, encodeMultipart, formPart, joinData, newBoundary, urlencodePiece, type FileAccess } from './body.js';
 import { parseCurlDate } from './dates.js';
+import { globName, isStdout } from './output.js';
 import { customHeaders } from './headers.js';
 import { AUTH, type Operation } from './operation.js';
 import { CurlBuildError, withUpload, type Transfer } from './plan.js';
@@ -242,7 +243,7 @@ export class CommandBuilder {
     }
 
     // Range (downloads) or Content-Range (uploads).
-    const range = this.rangeValue(t);
+    const range = this.rangeValue(t, hop.url);
     if (range !== undefined && !has('range')) {
       if (hop.kind === 'GET' || hop.kind === 'HEAD') headers.push(['Range', `bytes=${range}`]);
       else if (hop.body) headers.push(['Content-Range', contentRange(range, hop.body.length)]);
@@ -303,7 +304,7 @@ export class CommandBuilder {
         ...certSettings(op),
       },
       proxies: proxy ? { [url.scheme]: proxy.url } : {},
-      proxyEnv: this.rt.env,
+      proxyEnv: envProxies(op, url, this.rt.env),
       compress: 0,
       chunked: hop.chunked && !has('transfer-encoding') && !has('content-length'),
       digest,
@@ -421,18 +422,16 @@ export class CommandBuilder {
     return changed ? { host, port } : undefined;
   }
 
-  private rangeValue(t: Transfer): string | undefined {
+  private rangeValue(t: Transfer, url: CurlUrl): string | undefined {
     const op = t.op;
     if (op.continueAt !== undefined) {
       if (op.continueAt === '-') {
-        const out = t.output;
+        // The file the body goes to (-o, or -O's name from the URL), in --output-dir: its size.
+        let out = t.output !== undefined && !isStdout(t.output) ? globName(t.output, t.globMatches) : t.remoteName && t.output === undefined ? url.path.slice(url.path.lastIndexOf('/') + 1) : undefined;
         if (!out) return undefined;
-        try {
-          const size = statSync(out).size;
-          return size > 0 ? `${size}-` : undefined;
-        } catch {
-          return undefined;
-        }
+        if (op.outputDir) out = join(op.outputDir, out);
+        const size = this.rt.files.stat?.(out)?.size;
+        return size ? `${size}-` : undefined;
       }
       const n = Number(op.continueAt);
       return n > 0 ? `${n}-` : undefined;
@@ -452,9 +451,8 @@ export class CommandBuilder {
     } else if (text.startsWith('+') || text.startsWith('=')) text = text.slice(1);
     let when = parseCurlDate(text);
     if (when === undefined) {
-      try {
-        when = statSync(text).mtimeMs;
-      } catch {
+      when = this.rt.files.stat?.(text)?.mtimeMs;
+      if (when === undefined) {
         this.rt.warn(`-z '${op.timeCond}' is neither a date nor a file name: no time condition is sent`);
         return undefined;
       }
@@ -476,7 +474,19 @@ function limitMs(value: string | undefined): number | undefined {
   return n > 0 ? Math.min(Math.max(1, Math.round(n * 1000)), MAX_TIMER_MS) : undefined;
 }
 
-/** The option whose limit this.timeout() took, for messages. */
+/**
+ * The environment the proxy variables come from: none with `-x ""` (curl: no proxy at all) or when
+ * --noproxy names the host; with a --noproxy that does not, that list replaces NO_PROXY.
+ */
+function envProxies(op: Operation, url: CurlUrl, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (op.proxy === '') return {};
+  if (op.noproxy === undefined) return env;
+  if (noProxyMatch(op.noproxy, url.host)) return {};
+  const { NO_PROXY: _a, no_proxy: _b, ...rest } = env;
+  return rest;
+}
+
+/** The option whose limit comes first (--max-time or --connect-timeout), for messages. */
 function timeoutFrom(op: Operation): string | undefined {
   const max = op.maxTime !== undefined && Number(op.maxTime) > 0 ? Number(op.maxTime) : Infinity;
   const connect = op.connectTimeout !== undefined && Number(op.connectTimeout) > 0 ? Number(op.connectTimeout) : Infinity;

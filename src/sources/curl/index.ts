@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
@@ -190,6 +190,13 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
           read: (p) => {
             try {
               return readFileSync(resolve(call.cwd, p)).toString('latin1');
+            } catch {
+              return undefined;
+            }
+          },
+          stat: (p) => {
+            try {
+              return statSync(resolve(call.cwd, p));
             } catch {
               return undefined;
             }

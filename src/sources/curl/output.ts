@@ -25,7 +25,8 @@ export interface OutputContext {
 }
 
 function headText(r: Completed['response']): string {
-  let out = `HTTP/${r.httpVersion} ${r.status}${r.reason ? ' ' + r.reason : ''}\r\n`;
+  // HTTP/2 has no reason phrase: curl writes `HTTP/2 200 ` (with the blank).
+  let out = r.httpVersion === '2' ? `HTTP/2 ${r.status} \r\n` : `HTTP/${r.httpVersion} ${r.status}${r.reason ? ' ' + r.reason : ''}\r\n`;
   for (let i = 0; i < r.rawHeaders.length; i += 2) out += `${r.rawHeaders[i]}: ${r.rawHeaders[i + 1]}\r\n`;
   return out + '\r\n';
 }
@@ -56,7 +57,7 @@ function remoteName(url: CurlUrl, c: Completed, op: Operation): { name: string; 
 }
 
 /** `#1`, `#2`... in -o names: the text the URL's globs matched. */
-function globName(name: string, matches: string[]): string {
+export function globName(name: string, matches: string[]): string {
   return name.replace(/#(\d)/g, (m, d: string) => matches[Number(d) - 1] ?? m);
 }
 
@@ -294,6 +295,10 @@ export function curlExitCode(e: Error): number {
   const m = e.message;
   if (code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EADDRNOTAVAIL') return 7;
   if (code.startsWith('EAI_') || code === 'ENOTFOUND') return 6;
+  // A stream reset by the server (curl: 92 HTTP/2 stream error), a connection reset mid-body (56,
+  // a receive failure); a body that ended early otherwise (18, partial file).
+  if (/HTTP\/2 stream reset|reset the HTTP\/2 stream/.test(m)) return 92;
+  if (/ was cut short.*: connection reset$/.test(m)) return 56;
   if (/ was cut short/.test(m)) return 18;
   // Also HTTP/2 with prior knowledge to a server that answers in HTTP/1.1 (curl 7.88: "Empty reply from server").
   if (/closed the connection without answering|did not answer in HTTP\/2/.test(m)) return 52;
