@@ -466,6 +466,12 @@ class Run {
       // A body cut short: what arrived of the response (head, and the bytes the lane kept) is
       // printed before the error, as the main command prints it.
       const partial = e.partial;
+      if (partial?.encoded) {
+        // gzip/deflate/br bytes that came before the cut: decoded as far as they go (as curl writes them).
+        const { decodeCut, headerValue } = await import('../transport/body.js');
+        partial.body = await decodeCut(partial.body, headerValue(partial.response.rawHeaders, 'content-encoding'));
+        partial.encoded = false;
+      }
       const head = partial?.response ?? (bodyRead ? undefined : hop?.response);
       if (head && inv.quiet === 0) {
         const waiting = printer.response(head, partial?.body ?? EMPTY, partial?.info ?? hop!.info, hop?.request);

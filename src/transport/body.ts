@@ -67,7 +67,8 @@ export async function readBody(hop: Hop, keepEncoding = false): Promise<Buffer> 
   // A body cut short or stalled: what came of it goes with the error (printed before it), as the
   // keep-alive lane does, when it needed no decoding.
   const withPartial = (e: NetworkError | TimeoutError) => {
-    if (!e.partial && (keepEncoding || headerValue(hop.response.rawHeaders, 'content-encoding') === undefined)) {
+    // The chunks are the body as it is shown (decoded when it is decoded): what came of it.
+    if (!e.partial) {
       e.partial = { response: hop.response, body: Buffer.concat(chunks, received), info: hop.info, request: hop.request, url: hop.url };
     }
     return e;
@@ -83,5 +84,17 @@ export async function readBody(hop: Hop, keepEncoding = false): Promise<Buffer> 
     setArriving(undefined);
   }
   if (hop.info.timedOut) throw withPartial(bodyError(hop, new TimeoutError('timeout'), received) as TimeoutError);
+  return Buffer.concat(chunks);
+}
+
+/** Undoes the Content-Encoding of a body that was cut short, as far as its bytes go (curl writes what it could decode). */
+export async function decodeCut(bytes: Buffer, contentEncoding: string | undefined): Promise<Buffer> {
+  const { Readable } = await import('node:stream');
+  const chunks: Buffer[] = [];
+  try {
+    for await (const c of await decodeBody(Readable.from([bytes]), contentEncoding)) chunks.push(c as Buffer);
+  } catch {
+    // The rest cannot be decoded: what could be is kept.
+  }
   return Buffer.concat(chunks);
 }

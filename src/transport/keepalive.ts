@@ -255,6 +255,15 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
     /** The body as it arrives, once handed over (streamable): chunks go there instead of into `chunks`. */
     let stream: Readable | undefined;
 
+    /**
+     * What came of a body that failed (cut short, stalled): printed before the error and left in
+     * curl's -o file. Encoded bytes that are to be decoded are marked so: the runner decodes what it can.
+     */
+    const cutBody = () => {
+      info.bodyBytes = size;
+      const encoded = !settings.keepEncoding && headerIn(response!.rawHeaders, 'content-encoding') !== undefined;
+      return { response: response!, body: Buffer.concat(chunks, size), info, request, url, encoded };
+    };
     /** curl's -m: the transfer ends by its deadline, however steadily the bytes come. */
     let hard: ReturnType<typeof setTimeout> | undefined;
     const finish = (err?: Error, reusable = false) => {
@@ -460,7 +469,7 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
           const e = new NetworkError(`the response body from ${url.hostHeader} was cut short${length ? ` (Content-Length was ${length})` : ''}: ${(err as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET' ? 'connection reset' : 'connection closed'}`, undefined, { cause: err ?? cut });
           // The head and, when they need no decoding, the bytes that arrived: printed before the error.
           timings.end = now();
-          if (!stream) e.partial = { response, body: headerIn(response.rawHeaders, 'content-encoding') ? Buffer.alloc(0) : Buffer.concat(chunks, size), info, request, url };
+          if (!stream) e.partial = cutBody();
           return finish(e);
         }
         // Bytes that never made a head (an HTTP/0.9 answer, a head cut off by the close).
@@ -484,7 +493,7 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
         // The head came, then the body stalled: what arrived is printed before the error.
         const e = timeoutError(url.hostHeader, settings, true, { bodyBytes: size });
         timings.end = now();
-        if (!stream) e.partial = { response, body: headerIn(response.rawHeaders, 'content-encoding') ? Buffer.alloc(0) : Buffer.concat(chunks, size), info, request, url };
+        if (!stream) e.partial = cutBody();
         finish(e);
       };
       sock.setTimeout(settings.timeoutMs);
@@ -495,7 +504,7 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
         if (!response) return finish(deadlineError(where, settings, false, 0));
         const e = deadlineError(url.hostHeader, settings, true, size);
         timings.end = now();
-        if (!stream) e.partial = { response, body: headerIn(response.rawHeaders, 'content-encoding') ? Buffer.alloc(0) : Buffer.concat(chunks, size), info, request, url };
+        if (!stream) e.partial = cutBody();
         finish(e);
       }, timeLeft(settings));
     }

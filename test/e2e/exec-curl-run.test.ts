@@ -369,3 +369,25 @@ test('exec curl: --noproxy and -x "" leave out a proxy from the environment (exp
   assert.deepEqual(proxy.plainRequests.map((q) => new URL(q.url).pathname), ['/via']);
   assert.deepEqual(srv.requests.map((q) => q.target), ['/np1', '/np2', '/np3', '/via']);
 });
+
+test('exec curl: a gzip body cut short leaves what came in the -o file: decoded as far as it goes with --compressed, the raw bytes without, as curl does', async (t) => {
+  const { gzipSync } = await import('node:zlib');
+  const text = Array.from({ length: 4000 }, (_, i) => `line ${i} of the body\n`).join('');
+  const gz = gzipSync(text);
+  const half = Math.floor(gz.length / 2);
+  const srv = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Encoding': 'gzip', 'Content-Length': gz.length });
+    res.write(gz.subarray(0, half));
+    setTimeout(() => res.socket?.destroy(), 50);
+  });
+  const w = `-w '%{http_code} %{size_download} %{exitcode}\\n'`;
+  const dir = workdir({ 'c.sh': [`curl -s --compressed ${w} -o g1 ${srv.url}/a`, `curl -s ${w} -o g2 ${srv.url}/b`].join('\n') + '\n' });
+  const r = await exec(dir, ['c.sh']);
+  assert.equal(r.code, 6, r.stderr);
+  // Each -w line follows the printed body, which has no line break of its own at the cut.
+  assert.equal((r.stdout.match(new RegExp(`200 ${half} 18$`, 'gm')) ?? []).length, 2, r.stdout);
+  const g1 = readFileSync(join(dir, 'g1'), 'utf8');
+  assert.ok(g1.length > 1000 && g1.length < text.length, `decoded ${g1.length} of ${text.length}`);
+  assert.ok(text.startsWith(g1), 'what was decoded is the start of the body');
+  assert.deepEqual(readFileSync(join(dir, 'g2')), gz.subarray(0, half));
+});
