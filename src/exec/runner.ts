@@ -435,7 +435,9 @@ class Run {
       }
       sending.request = hop.request;
       const keep = spec.settings.keepEncoding;
-      if (streamable && streamsBody(hop) && printsAsItComes(printer.plan, hop.response)) {
+      // curl's -f: an HTTP error's body is not read (the keep-alive lane has not read it either).
+      const skipBody = spec.settings.failAtHead === true && hop.response.status >= 400;
+      if (streamable && !skipBody && streamsBody(hop) && printsAsItComes(printer.plan, hop.response)) {
         this.sending = undefined;
         bodyRead = true;
         const stopHere = await this.streamResponse(entry, spec, hop, printer, sink, rc);
@@ -445,7 +447,8 @@ class Run {
       // What goes to stderr about this response (a status, a failed test) waits for its printing
       // (on a terminal too: response handlers now run before the response is printed).
       this.stderr.hold();
-      const body = this.wholeBody!(hop, keep) ?? (await this.readBody!(hop, keep));
+      if (skipBody) hop.body.destroy();
+      const body = skipBody ? EMPTY : (this.wholeBody!(hop, keep) ?? (await this.readBody!(hop, keep)));
       bodyRead = true;
       this.sending = undefined;
       if (inv.checkStatus) this.checkStatus(entry, spec, hop.response, rc);

@@ -53,6 +53,8 @@ export interface RequestSettings {
    * bytes come (curl's -m / --max-time); undefined = none. exchange() turns it into `deadline`.
    */
   maxTimeMs?: number;
+  /** curl's -f (without --fail-with-body): a 4xx/5xx answer ends the transfer at its head, its body unread. */
+  failAtHead?: boolean;
   /** When the transfer must be over (Date.now() time), from maxTimeMs; set by exchange() for each attempt. */
   deadline?: number;
   tls: TlsSettings;

@@ -177,6 +177,10 @@ export async function sendH2(url: ParsedUrl, request: PreparedRequest, settings:
       });
       body.on('drain', () => stream.resume());
       stream.on('error', (e) => body.destroy(e));
+      // The reader gave up on the body (curl's -f on an HTTP error): the stream goes too (RST_STREAM CANCEL).
+      body.on('close', () => {
+        if (!body.writableEnded && !stream.closed && !stream.destroyed) stream.close(0x8);
+      });
       stream.on('end', () => {
         timings.end = now();
         const short = expectBody && length !== undefined && received < length;

@@ -441,6 +441,8 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
             } else framing = 'close';
           }
           if (framing === 'none' || (framing === 'length' && remaining === 0)) return finish(undefined, d.length === 0);
+          // curl's -f: an HTTP error ends the transfer at its head (the body is not waited for; the connection goes).
+          if (settings.failAtHead && r.status >= 400) return finish();
           if (bodyBytes(d, 0)) return finish(undefined, true);
           if (streamable && (framing !== 'length' || remaining + size > STREAM_FROM) && streamable(response)) handOver();
           return;

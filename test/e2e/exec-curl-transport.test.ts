@@ -457,3 +457,29 @@ test('an HTTP/2-only server, or one that does not speak HTTP, asked in HTTP/1.1:
   assert.equal(main.code, 6, main.stderr);
   assert.match(main.stderr, /did not answer in HTTP: its answer begins 'SSH-2\.0-/);
 });
+
+test('-f ends the transfer at an HTTP error\'s head, as curl does: the body is not waited for (HTTP/1.1 and HTTP/2)', async (t) => {
+  const raw = net.createServer((c) => c.once('data', () => c.write('HTTP/1.1 500 Internal Server Error\r\nContent-Length: 10\r\n\r\nab')));
+  const held: net.Socket[] = [];
+  raw.on('connection', (c) => held.push(c));
+  await new Promise<void>((r) => raw.listen(0, '127.0.0.1', r));
+  t.after(() => (held.forEach((c) => c.destroy()), raw.close()));
+  const h2 = http2.createServer();
+  h2.on('stream', (stream) => {
+    stream.on('error', () => {});
+    stream.respond({ ':status': 500, 'content-length': '10' });
+    stream.write('ab');
+  });
+  await new Promise<void>((r) => h2.listen(0, '127.0.0.1', r));
+  t.after(() => h2.close());
+  const port = (s: net.Server) => (s.address() as { port: number }).port;
+  const w = `-w '%{http_code} %{size_download} %{exitcode}\\n'`;
+  const d = dir();
+  writeFileSync(join(d, 'c.sh'), [`curl -s -f -m 5 ${w} http://127.0.0.1:${port(raw)}/`, `curl -s -f -m 5 --http2-prior-knowledge ${w} http://127.0.0.1:${port(h2)}/`, `curl -s -f -m 5 -o x.bin ${w} http://127.0.0.1:${port(raw)}/`].join('\n') + '\n');
+  const r = await runSling(['exec', '-b', 'c.sh'], { cwd: d, env: { HOME: home } });
+  // With the body waited for, -m would end each one with a timeout (exit 2, %{exitcode} 28).
+  assert.equal(r.code, 5, r.stderr);
+  assert.deepEqual(r.stdout.match(/^\d{3} \d+ \d+$/gm), ['500 0 22', '500 0 22', '500 0 22'], r.stdout);
+  assert.equal(existsSync(join(d, 'x.bin')), false, '-f writes no file for an HTTP error');
+  assert.equal((r.stderr.match(/the requested URL returned error: 500 Internal Server Error \(-f\)/g) ?? []).length, 3, r.stderr);
+});

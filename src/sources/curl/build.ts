@@ -296,6 +296,7 @@ export class CommandBuilder {
       // curl: --connect-timeout bounds connecting (the TLS handshake too), -m the whole transfer.
       connectTimeoutMs: limitMs(op.connectTimeout),
       maxTimeMs: limitMs(op.maxTime),
+      failAtHead: op.fail && !op.failWithBody ? true : undefined,
       // Set: sling's --timeout leaves the command's own limits alone.
       timeoutFrom: timeoutFrom(op),
       keepEncoding: !op.compressed,
