@@ -83,7 +83,8 @@ async function exchangeRetrying(first: RequestSpec, opts: ExchangeOptions, retry
   for (let attempt = 0; ; attempt++) {
     let delay = retry.delayMs ?? Math.min(1000 * 2 ** attempt, 600_000);
     const left = retry.count - attempt;
-    const inTime = () => retry.maxTimeMs === undefined || Date.now() - started + delay < retry.maxTimeMs;
+    // curl's --retry-max-time: another try while the time so far is within it (the wait before it is not counted).
+    const inTime = () => retry.maxTimeMs === undefined || Date.now() - started < retry.maxTimeMs;
     try {
       const hop = await exchangeOnce(first, opts);
       const status = hop.response.status;

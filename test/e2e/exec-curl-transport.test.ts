@@ -483,3 +483,21 @@ test('-f ends the transfer at an HTTP error\'s head, as curl does: the body is n
   assert.equal(existsSync(join(d, 'x.bin')), false, '-f writes no file for an HTTP error');
   assert.equal((r.stderr.match(/the requested URL returned error: 500 Internal Server Error \(-f\)/g) ?? []).length, 3, r.stderr);
 });
+
+test('--retry-max-time: another try while the time so far is within it, the wait before it not counted (as curl 7.88)', async (t) => {
+  let hits = 0;
+  const srv = http.createServer((_req, res) => {
+    hits++;
+    setTimeout(() => res.end('late'), 3000);
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => srv.closeAllConnections());
+  t.after(() => new Promise((r) => srv.close(r)));
+  const d = dir();
+  writeFileSync(join(d, 'c.sh'), `curl -s -o /dev/null -m 0.5 --retry 3 --retry-delay 1 --retry-max-time 1.5 http://127.0.0.1:${(srv.address() as { port: number }).port}/\n`);
+  const r = await runSling(['exec', 'c.sh'], { cwd: d, env: { HOME: home } });
+  assert.equal(r.code, 2, r.stderr);
+  // 0.5 s in (within 1.5 s): tried again after 1 s; 2 s in: no more.
+  assert.equal(hits, 2, r.stderr);
+  assert.equal((r.stderr.match(/retrying in 1s/g) ?? []).length, 1, r.stderr);
+});

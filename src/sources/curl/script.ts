@@ -89,6 +89,8 @@ function walkItems(items: ListItem[], ctx: WalkContext, at: { offset: number }):
         if (!last) pipedIn = '';
         continue;
       }
+      // `command -v curl`: a look-up (is curl there?), which succeeds; nothing runs.
+      if (fields[0]!.text === 'command' && /^-[vV]$/.test(fields[1]?.text ?? '')) fields = [{ text: 'type', offset: fields[0]!.offset }, ...fields.slice(2)];
       // `env A=b curl`, `time curl`, `sudo curl`: what runs is curl.
       const prefixEnv: Record<string, string> = Object.fromEntries(assigns);
       while (fields.length > 1 && (PREFIXES.has(fields[0]!.text) || fields[0]!.text === 'env')) {
@@ -99,7 +101,8 @@ function walkItems(items: ListItem[], ctx: WalkContext, at: { offset: number }):
         while (fields.length > 1 && fields[0]!.text.startsWith('-')) {
           const opt = fields.shift()!.text;
           if (opt === '--') break;
-          if (/^-[A-Za-z]$/.test(opt) && withValue.includes(opt[1]!)) fields.shift();
+          // `-u deploy`, also at the end of a group (`sudo -iu deploy`).
+          if (/^-[A-Za-z]+$/.test(opt) && withValue.includes(opt[opt.length - 1]!)) fields.shift();
           else if (/^--(user|group|chdir|unset|prompt|format|output|host|other-user|close-from|role|type|command-timeout)$/.test(opt)) fields.shift();
         }
         while (isEnv && fields.length > 1 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(fields[0]!.text)) {
