@@ -92,3 +92,21 @@ export class TooManyRedirectsError extends CliError {
 
 /** What a failed write(2) says, without Node's trailing ", write": "ENOSPC: no space left on device". */
 export const writeFailure = (e: unknown) => String((e as Error).message).replace(/, write$/, '');
+
+const FILE_PROBLEMS: Record<string, string> = {
+  ENOENT: 'no such file or folder',
+  EACCES: 'permission denied',
+  EPERM: 'not permitted',
+  ENOTDIR: 'a part of the path is a file, not a folder',
+  EISDIR: 'it is a folder',
+  ENAMETOOLONG: 'the name is too long',
+  ENOSPC: 'no space left on the device',
+  EROFS: 'the file system is read-only',
+  EEXIST: 'it exists',
+};
+
+/** A failed file operation in words ("permission denied"), without Node's `ENOENT: ..., mkdir '/x'` detail. */
+export function fileProblem(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  return (code && FILE_PROBLEMS[code]) ?? writeFailure(e);
+}

@@ -55,6 +55,8 @@ export class JUnitReport {
     const tests = result.tests ?? [];
     const testFailures = new Set(tests.filter((t) => t.failure !== undefined).map((t) => `${t.name}: ${t.failure}`));
     for (const f of result.failures) if (!testFailures.has(f)) c.failures.push(f);
+    // The entry's own errors (a response that could not be saved): the case is in error, not failed.
+    if (result.errors?.length) c.error = result.errors.join('\n');
     for (const t of tests) {
       this.cases.push({ name: `${c.name} › ${t.name}`, classname: this.suite, timeMs: 0, failures: t.failure === undefined ? [] : [t.failure], output: [] });
     }

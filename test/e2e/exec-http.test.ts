@@ -922,3 +922,14 @@ test('exec http: {{foo}} alone never means the request titled ### foo (only a # 
   }
   assert.deepEqual(srv.requests.map((q) => q.url), ['/foo', '/foo']);
 });
+
+test('exec http: a response that cannot be saved (>> through a file) is one error line naming the line and why (exit 1), a JUnit error, not a failed test', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({ blocker: 'a file', 's.http': `### save\nGET ${srv.url}/a\n\n>> blocker/sub/out.json\n` });
+  const r = await exec(dir, ['--report', 'junit', 'r.xml', 's.http']);
+  assertExit(r, 1);
+  assert.deepEqual(r.stderr.split('\n').filter((l) => l.startsWith('sling:')), ["sling: error: s.http:4: cannot save the response to 'blocker/sub/out.json': a part of the path is a file, not a folder"]);
+  const xml = readFileSync(join(dir, 'r.xml'), 'utf8');
+  assert.match(xml, /<error message="s\.http:4: cannot save the response to/);
+  assert.doesNotMatch(xml, /<failure/);
+});

@@ -2,7 +2,7 @@ import { MAX_TIMER_MS } from '../../clock.js';
 import { isDirectory, makeDirs } from '../../files.js';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, extname, resolve as resolvePath } from 'node:path';
-import { UsageError } from '../../errors.js';
+import { fileProblem, UsageError } from '../../errors.js';
 import type { AfterResult, Completed, ExecContext, ExecEntry } from '../../exec/types.js';
 import type { RequestSpec } from '../../request/spec.js';
 import { formatUrl } from '../../request/url.js';
@@ -396,7 +396,11 @@ class HttpEntry implements ExecEntry {
         const path = writeOutput(full, done.body, out.overwrite);
         result.log!.push(`response saved to ${path}`);
       } catch (e) {
-        result.failures.push(`${file.path}:${out.line}: cannot save the response: ${(e as Error).message}`);
+        // Not a failed test: an error of the run (exit 1), said once, with the path as written.
+        const shown = out.path.length > 100 ? out.path.slice(0, 100) + '...' : out.path;
+        const why = (e as NodeJS.ErrnoException).code ? fileProblem(e) : (e as Error).message;
+        (result.errors ??= []).push(`${file.path}:${out.line}: cannot save the response to '${shown}': ${why}`);
+        result.exitCode = 1;
       }
     }
     return result;
