@@ -48,6 +48,8 @@ export interface RequestSettings {
   followFrom?: string;
   /** A separate limit for establishing the connection (JetBrains `# @connection-timeout`, curl's --connect-timeout). */
   connectTimeoutMs?: number;
+  /** Where connectTimeoutMs came from, for messages (`# @connection-timeout`, `--connect-timeout`). */
+  connectFrom?: string;
   /**
    * The longest the whole transfer may take, redirects and the body included, however steadily
    * bytes come (curl's -m / --max-time); undefined = none. exchange() turns it into `deadline`.

@@ -104,7 +104,7 @@ export function h2Name(code: number | undefined): string {
 
 const bytes = (n: number) => `${n} byte${n === 1 ? '' : 's'}`;
 
-type Limits = { timeoutMs?: number; connectTimeoutMs?: number; maxTimeMs?: number; deadline?: number };
+type Limits = { timeoutMs?: number; timeoutFrom?: string; connectTimeoutMs?: number; connectFrom?: string; maxTimeMs?: number; deadline?: number };
 
 /** curl's -m: the milliseconds left before the transfer's deadline (at least 1), undefined without one. */
 export function timeLeft(settings: Limits): number | undefined {
@@ -119,7 +119,9 @@ export function connectLimit(settings: Limits): { ms: number; text: string } | u
   const own = settings.connectTimeoutMs ?? settings.timeoutMs;
   const left = timeLeft(settings);
   if (left !== undefined && (own === undefined || left < own)) return { ms: left, text: `${settings.maxTimeMs! / 1000}s (--max-time)` };
-  return own ? { ms: own, text: `${own / 1000}s` } : undefined;
+  if (!own) return undefined;
+  const from = settings.connectTimeoutMs !== undefined ? (settings.connectFrom ?? '--connect-timeout') : (settings.timeoutFrom ?? '--timeout');
+  return { ms: own, text: `${own / 1000}s (${from})` };
 }
 
 /** curl's -m reached: before the head, no answer in time; after it, the body took too long (what came of it is printed first). */

@@ -88,7 +88,7 @@ async function connectSocket(url: ParsedUrl, settings: RequestSettings, tlsOpts:
 
 export async function sendH2(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, tlsOpts: object): Promise<Hop | null> {
   const timings: Timings = { start: now() };
-  const where = `${url.hostname}:${url.port}`;
+  const where = `${url.hostname.includes(':') ? `[${url.hostname}]` : url.hostname}:${url.port}`;
   const s = await session(url, settings, tlsOpts, timings, where);
   if (!s) return null;
   const reused = timings.connect === undefined && timings.tls === undefined;

@@ -172,7 +172,7 @@ const hangUp = () => Object.assign(new Error('socket hang up'), { code: 'ECONNRE
  * function: the common case (a reused connection) is one write and one promise.
  */
 export function sendKeepAlive(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, onWritten?: () => void, streamable?: (head: ResponseHead) => boolean): Promise<Hop> {
-  const where = `${url.hostname}:${url.port}`;
+  const where = `${url.hostname.includes(':') ? `[${url.hostname}]` : url.hostname}:${url.port}`;
   const timings: Timings = { start: now() };
   const info: HopInfo = { reused: false, timings };
   return sendOn(url, where, request, settings, info, onWritten, 0, streamable);

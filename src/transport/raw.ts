@@ -23,7 +23,7 @@ type Consumer = (chunk: Buffer) => void;
 export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings): Promise<Hop> {
   const net = await import('node:net');
   const timings: Timings = { start: now() };
-  const where = `${url.hostname}:${url.port}`;
+  const where = `${url.hostname.includes(':') ? `[${url.hostname}]` : url.hostname}:${url.port}`;
   const info: HopInfo = { reused: false, timings };
 
   return await new Promise<Hop>((resolve, reject) => {

@@ -760,13 +760,13 @@ test('exec http: HTTP/2 gives up on a server that never accepts the connection (
   const r = await exec(dir, ['--print=b', 'c.http']);
   assert.equal(r.timedOut, false, 'the run ended');
   assertExit(r, 2);
-  assert.match(r.stderr, new RegExp(`^sling: error: c\\.http:2: could not connect to 127\\.0\\.0\\.1:${hole.port} within 0\\.5s\\nsling: error: c\\.http:6: could not connect to 127\\.0\\.0\\.1:${hole.port} within 0\\.5s\\n$`), show(r));
+  assert.match(r.stderr, new RegExp(`^sling: error: c\\.http:2: could not connect to 127\\.0\\.0\\.1:${hole.port} within 0\\.5s \\(# @connection-timeout\\)\\nsling: error: c\\.http:6: could not connect to 127\\.0\\.0\\.1:${hole.port} within 0\\.5s \\(# @connection-timeout\\)\\n$`), show(r));
   assert.match(r.stdout, /\/after {2}\(line 9\)\n\{"path":"\/after"\}/);
   // --timeout alone: the same, and nothing keeps the process alive afterwards (it took minutes).
   const r2 = await exec(dir, ['--print=b', '--timeout', '0.5', 't.http']);
   assert.equal(r2.timedOut, false, 'the run ended');
   assertExit(r2, 2);
-  assert.match(r2.stderr, /t\.http:1: could not connect to 127\.0\.0\.1:\d+ within 0\.5s/);
+  assert.match(r2.stderr, /t\.http:1: could not connect to 127\.0\.0\.1:\d+ within 0\.5s \(--timeout\)/);
   assert.deepEqual(srv.requests.map((q) => q.url), ['/after', '/after']);
   // The h2c upgrade (HTTP/2 on http://) under --timeout, and a TLS handshake that never finishes
   // under # @connection-timeout: given up on too (curl's --connect-timeout counts the handshake).
@@ -780,7 +780,7 @@ GET https://127.0.0.1:${silent.url.split(':').pop()}/tls
   const r3 = await exec(dir, ['--print=b', '--timeout', '0.5', 'u.http']);
   assert.equal(r3.timedOut, false, 'the run ended');
   assertExit(r3, 2);
-  assert.match(r3.stderr, /u\.http:1: could not connect to 127\.0\.0\.1:\d+ within 0\.5s\n[\s\S]*u\.http:5: could not connect to 127\.0\.0\.1:\d+ within 0\.5s/, show(r3));
+  assert.match(r3.stderr, /u\.http:1: could not connect to 127\.0\.0\.1:\d+ within 0\.5s \(--timeout\)\n[\s\S]*u\.http:5: could not connect to 127\.0\.0\.1:\d+ within 0\.5s \(# @connection-timeout\)/, show(r3));
 });
 
 test('exec http: scripts as JetBrains runs them: a ### title named like a global runs in file order; request variables keep their type in handlers; async tests count; a test that calls client.exit() passes', async (t) => {

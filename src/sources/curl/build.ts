@@ -295,6 +295,7 @@ export class CommandBuilder {
       maxRedirects: this.maxRedirects(op),
       // curl: --connect-timeout bounds connecting (the TLS handshake too), -m the whole transfer.
       connectTimeoutMs: limitMs(op.connectTimeout),
+      connectFrom: '--connect-timeout',
       maxTimeMs: limitMs(op.maxTime),
       failAtHead: op.fail && !op.failWithBody ? true : undefined,
       // Set: sling's --timeout leaves the command's own limits alone.

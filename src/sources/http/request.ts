@@ -187,6 +187,7 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
       timeoutMs: d.timeoutMs,
       timeoutFrom: d.timeoutMs !== undefined ? '# @timeout' : undefined,
       connectTimeoutMs: d.connectTimeoutMs,
+      connectFrom: d.connectTimeoutMs !== undefined ? '# @connection-timeout' : undefined,
       tls: { verify: !d.insecure },
       proxies: {},
       compress: 0,
