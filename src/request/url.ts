@@ -263,3 +263,16 @@ export function requestTarget(u: ParsedUrl, extraQuery = ''): string {
 export function formatUrl(u: ParsedUrl, extraQuery = ''): string {
   return `${originText(u)}${requestTarget(u, extraQuery)}`;
 }
+
+/** The URL's `user:password@` as the words they stand for (`us%40er` is `us@er`), as curl and HTTPie read them. */
+export function credentialsOf(url: ParsedUrl): { user: string; password: string } | undefined {
+  if (url.username === undefined) return undefined;
+  const decode = (s: string) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return s;
+    }
+  };
+  return { user: decode(url.username), password: decode(url.password ?? '') };
+}

@@ -289,3 +289,17 @@ test('--compress deflates the body with zlib\'s own bytes (as HTTPie), only when
   assert.equal(header(forced, 'content-encoding'), 'deflate');
   assert.equal(forced.body.toString('hex'), '789cab564a54b252503254aa05000dd8026d');
 });
+
+test('credentials in the URL are sent as Basic, percent-escapes decoded as curl and HTTPie decode them: main command and .http files', async (t) => {
+  const srv = await httpServer(t, okText);
+  const port = srv.url.split(':').pop();
+  const url = `http://us%40er:p%3Aw@127.0.0.1:${port}/cred`;
+  const r = await runSling([url]);
+  assertExit(r, 0);
+  const dir = tempDir(t);
+  writeFileSync(join(dir, 'c.http'), `GET ${url}\n\n###\nGET ${url}\nAuthorization: Bearer own\n`);
+  const e = await runSling(['exec', 'c.http'], { cwd: dir });
+  assertExit(e, 0);
+  const expected = 'Basic ' + Buffer.from('us@er:p:w').toString('base64');
+  assert.deepEqual(srv.requests.map((q) => header(q, 'authorization')), [expected, expected, 'Bearer own'], show(e));
+});

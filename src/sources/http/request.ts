@@ -1,7 +1,7 @@
 import { CliError, UsageError } from '../../errors.js';
 import { USER_AGENT } from '../../request/build.js';
 import type { Header, RequestSpec } from '../../request/spec.js';
-import { parseUrl, type ParsedUrl } from '../../request/url.js';
+import { credentialsOf, parseUrl, type ParsedUrl } from '../../request/url.js';
 import type { RequestNode } from './ast.js';
 import { bodyBytes, graphqlBody, GraphqlVariablesError } from './bodies.js';
 import { badHeaderChar, rawText } from './template.js';
@@ -148,6 +148,12 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
     }
   }
 
+  // `http://user:pass@host/`: Basic credentials, as curl and the main command send them (an
+  // Authorization header of the request's own wins).
+  const userinfo = credentialsOf(url);
+  if (userinfo && !headers.some(([n]) => n.toLowerCase() === 'authorization')) {
+    headers.push(['Authorization', 'Basic ' + Buffer.from(`${userinfo.user}:${userinfo.password}`, 'utf8').toString('base64')]);
+  }
   const contentType = ctIndex === -1 ? undefined : headers[ctIndex]![1];
   // A body with no placeholders and no files is encoded once (a JSON body sent a thousand times).
   let body: Buffer;
