@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { fstatSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { isDirectory } from '../files.js';
 import { originText } from '../request/url.js';
@@ -242,8 +242,10 @@ class Run {
     void batch.flush();
     const open = batch.lineOpen;
     batch.lineOpen = false;
-    return open;
+    // Only where both go to the same place (`> out 2>&1`): a stderr of its own needs no line ended.
+    return open && (this.oneTarget ??= sameTarget());
   }
+  private oneTarget?: boolean;
 
   /** The end of the run: what stdout still holds, then what stderr held back. */
   async close() {
@@ -621,11 +623,23 @@ class Run {
       lines = plan.responseBody && !plan.terminal && body.length && body[body.length - 1] !== 10 ? ['', ...log] : log;
     }
     if (result.stderrText) this.stderr.write(result.stderrText);
+    if (this.inv.quiet === 0) for (const n of result.notes ?? []) this.stderr.write(`sling: ${oneLine(n)}\n`);
     for (const f of result.failures) this.stderr.write(`sling: test failed: ${at(entry, spec)}: ${oneLine(f)}\n`);
     for (const e of result.errors ?? []) this.stderr.write(`sling: error: ${oneLine(e)}\n`);
     if (result.failures.length) this.fail(ExitCode.ERROR, entry);
     if (result.exitCode) this.fail(result.exitCode, entry);
     return lines;
+  }
+}
+
+/** Standard output and standard error are the same file or pipe (`2>&1`); true when it cannot be told. */
+function sameTarget(): boolean {
+  try {
+    const a = fstatSync(1);
+    const b = fstatSync(2);
+    return a.dev === b.dev && a.ino === b.ino;
+  } catch {
+    return true;
   }
 }
 

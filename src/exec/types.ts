@@ -54,6 +54,8 @@ export interface AfterResult {
   failures: string[];
   /** Lines to print after the response (script logs, test results). */
   log?: string[];
+  /** What the entry did besides (a response saved to a file): `sling: ` lines on stderr, unless --quiet. */
+  notes?: string[];
   /** The script asked to stop the run (client.exit()). */
   stop?: boolean;
   /** The entry's own failures (curl's -f on an HTTP error, an -o file that cannot be written): a `sling: error:` line each. */

@@ -9,7 +9,7 @@ import { guessMime } from './mime.js';
 import { parsePath, setPath } from './nested-json.js';
 import type { Body, Header, MultipartPart, RequestSpec } from './spec.js';
 import type { StoredAuth } from '../transport/session.js';
-import { credentialsOf, parseUrl } from './url.js';
+import { parseUrl } from './url.js';
 
 declare const SLING_VERSION: string;
 export const VERSION = typeof SLING_VERSION === 'string' ? SLING_VERSION : '0.0.0-dev';
@@ -247,8 +247,8 @@ export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<
       auth = { type: inv.authType, user, password: password ?? (await ctx.askPassword(user)) };
     }
   } else if (url.username !== undefined) {
-    const { user, password } = credentialsOf(url)!;
-    auth = { type: inv.authType === 'digest' ? 'digest' : 'basic', user, password };
+    // As written, escapes and all, as HTTPie sends them (curl decodes them: .http files do too).
+    auth = { type: inv.authType === 'digest' ? 'digest' : 'basic', user: url.username, password: url.password ?? '' };
   }
   const givenAuth = auth;
   const hasAuthItem = userHeaders.some(([n, v]) => n.toLowerCase() === 'authorization' && v !== null);

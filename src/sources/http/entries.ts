@@ -394,7 +394,8 @@ class HttpEntry implements ExecEntry {
         // A folder (`>> out/`, or one that exists): a file in it named as JetBrains names its response history.
         if (/[/\\]$/.test(written) || isDirectory(full)) full = resolvePath(full, historyName(done));
         const path = writeOutput(full, done.body, out.overwrite);
-        result.log!.push(`response saved to ${path}`);
+        // On stderr: stdout stays the responses (`--print=b ... | jq`).
+        (result.notes ??= []).push(`response saved to ${path}`);
       } catch (e) {
         // Not a failed test: an error of the run (exit 1), said once, with the path as written.
         const shown = out.path.length > 100 ? out.path.slice(0, 100) + '...' : out.path;
