@@ -84,8 +84,8 @@ export class TimeoutError extends CliError {
 
 /** More hops than `--max-redirects`: exit 3. */
 export class TooManyRedirectsError extends CliError {
-  constructor(message: string) {
-    super(message, ExitCode.TOO_MANY_REDIRECTS, 'raise the limit with --max-redirects N');
+  constructor(message: string, option = '--max-redirects') {
+    super(message, ExitCode.TOO_MANY_REDIRECTS, `raise the limit with ${option} N`);
     this.name = 'TooManyRedirectsError';
   }
 }

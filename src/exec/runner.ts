@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { isDirectory } from '../files.js';
 import { originText } from '../request/url.js';
 import type { Invocation } from '../cli/invocation.js';
-import { CliError, UsageError, beyondLimits, oneLine } from '../errors.js';
+import { CliError, TooManyRedirectsError, UsageError, beyondLimits, oneLine } from '../errors.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { Reporter, stdoutSink, type Io } from '../main.js';
 import { makePlan, printParts, type OutputPlan } from '../output/plan.js';
@@ -541,13 +541,19 @@ class Run {
       opts = { ...opts, onRedirect: (hop, body) => (earlier.push(hop.response), inner?.(hop, body)) };
     }
     let hop: Hop;
-    if (!this.deferred) hop = await this.exchange!(spec, opts);
-    else {
-      try {
-        hop = await this.exchange!(spec, opts);
-      } finally {
-        await this.settle();
+    const deferred = this.deferred !== undefined;
+    try {
+      hop = await this.exchange!(spec, opts);
+    } catch (e) {
+      // A later hop failed: the heads of the redirects before it (-D, -i). The answer reported is
+      // the last redirect (its head is the last of them) or, past --max-redirs, the one after them.
+      if (earlier?.length && e instanceof CliError) {
+        if (e.partial) e.partial.info.earlierHeads = earlier;
+        else if (e.lastAnswer) e.lastAnswer.info.earlierHeads = e instanceof TooManyRedirectsError ? earlier : earlier.slice(0, -1);
       }
+      throw e;
+    } finally {
+      if (deferred) await this.settle();
     }
     if (earlier?.length) hop.info.earlierHeads = earlier;
     return hop;

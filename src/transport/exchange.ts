@@ -108,6 +108,8 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
   // curl's -m: one deadline for this attempt, its redirects and its body (each lane keeps to it).
   let spec = first.settings.maxTimeMs ? { ...first, settings: { ...first.settings, deadline: Date.now() + first.settings.maxTimeMs } } : first;
   let answeredDigest = false;
+  /** The hop before this one (a redirect that was followed). */
+  let previous: Hop | undefined;
   for (let hops = 0; ; hops++) {
     const jar = spec.settings.cookieJar;
     const withCookies = jar ? withJarCookies(spec, jar) : spec;
@@ -118,11 +120,23 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
     }
     const st = spec.settings;
     const direct = (opts.fastLane || opts.keepAliveLane) && spec.url.scheme === 'http' && !st.unixSocket && !st.family && !st.http2 && !pickProxy(spec.url, st.proxies, st.proxyEnv ?? opts.env);
-    const hop = direct
-      ? opts.fastLane
-        ? await sendRaw(spec.url, prepared, spec.settings)
-        : await sendKeepAlive(spec.url, prepared, spec.settings, opts.onSent, opts.streamable)
-      : await sendOnce(spec.url, prepared, spec.settings, { env: opts.env });
+    let hop: Hop;
+    try {
+      hop = direct
+        ? opts.fastLane
+          ? await sendRaw(spec.url, prepared, spec.settings)
+          : await sendKeepAlive(spec.url, prepared, spec.settings, opts.onSent, opts.streamable)
+        : await sendOnce(spec.url, prepared, spec.settings, { env: opts.env });
+    } catch (e) {
+      // A hop after redirects failed: the redirects that came still count (curl's -w reports the
+      // last answer's %{http_code} and %{num_redirects}, with the failing URL as %{url_effective}).
+      if (hops > 0 && e instanceof CliError) {
+        if (e.partial) e.partial.info.redirects = hops;
+        else if (!e.lastAnswer && previous) e.lastAnswer = { response: previous.response, body: Buffer.alloc(0), info: { ...previous.info, redirects: hops }, request: prepared, url: spec.url };
+      }
+      throw e;
+    }
+    previous = hop;
     // The keep-alive lane calls it as soon as the request is written; the others once they return.
     if (!direct || opts.fastLane) opts.onSent?.();
     if (opts.debug) opts.debug(`${prepared.method} ${formatUrl(spec.url, '')} → ${hop.response.status} (${hop.info.reused ? 'reused connection' : 'new connection'})`);
@@ -153,7 +167,8 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
     }
     if (hops >= spec.settings.maxRedirects) {
       hop.body.resume();
-      const e = new TooManyRedirectsError(`too many redirects: more than ${spec.settings.maxRedirects} (last: ${hop.response.status} to ${location})`);
+      // A front end with redirect rules of its own is curl's: its option is --max-redirs.
+      const e = new TooManyRedirectsError(`too many redirects: more than ${spec.settings.maxRedirects} (last: ${hop.response.status} to ${location})`, spec.settings.redirect ? '--max-redirs' : undefined);
       // The last answer came (curl's -w reports its %{http_code} with exit code 47).
       e.lastAnswer = { response: hop.response, body: Buffer.alloc(0), info: hop.info, request: hop.request, url: hop.url };
       throw e;

@@ -501,3 +501,22 @@ test('--retry-max-time: another try while the time so far is within it, the wait
   assert.equal(hits, 2, r.stderr);
   assert.equal((r.stderr.match(/retrying in 1s/g) ?? []).length, 1, r.stderr);
 });
+
+test('-L then a hop that fails: -w reports the last answer (302), the redirects so far and the failing URL, -D has their heads, as curl does', async (t) => {
+  const srv = http.createServer((req, res) => {
+    const n = Number(new URL(req.url!, 'http://x').searchParams.get('n'));
+    setTimeout(() => (n > 0 ? res.writeHead(302, { Location: `/redir?n=${n - 1}` }).end() : res.end('done')), 400);
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => srv.closeAllConnections());
+  t.after(() => new Promise((r) => srv.close(r)));
+  const base = `http://127.0.0.1:${(srv.address() as { port: number }).port}`;
+  const d = dir();
+  writeFileSync(join(d, 'c.sh'), `curl -s -L -m 1.4 -D heads.txt -o /dev/null -w '%{http_code} %{num_redirects} %{url_effective} %{exitcode}\\n' '${base}/redir?n=5'\ncurl -s -L --max-redirs 1 -o /dev/null '${base}/redir?n=5'\n`);
+  const r = await runSling(['exec', '-b', 'c.sh'], { cwd: d, env: { HOME: home } });
+  assert.equal(r.code, 2, r.stderr);
+  // 0.4 s a hop: three redirects came within 1.4 s; the fourth request (n=2) ran out of time.
+  assert.match(r.stdout, new RegExp(`^302 3 ${base.replace(/\./g, '\\.')}/redir\\?n=2 28$`, 'm'), r.stdout);
+  assert.equal((readFileSync(join(d, 'heads.txt'), 'latin1').match(/^HTTP\/1\.1 302 Found\r$/gm) ?? []).length, 3);
+  assert.match(r.stderr, /too many redirects: more than 1[\s\S]*hint: raise the limit with --max-redirs N/);
+});
