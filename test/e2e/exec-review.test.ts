@@ -185,9 +185,12 @@ test('curl files: a number option that is not a number is an error naming the pl
     const r = await runSling(['exec', 'n.sh'], { cwd: dir });
     assertError(r, 1, new RegExp(`n\\.sh:2:6: option ${opt === '-m' ? '--max-time' : opt}: expected a proper numerical parameter, got '${v}'`));
   }
-  const fine = workdir({ 'n.sh': `curl -m 2.5 --connect-timeout .5 --retry 0 --max-redirs -1 ${srv.url}/c\n` });
+  const negative = workdir({ 'n.sh': `curl -m -1 ${srv.url}/b\n` });
+  assertError(await runSling(['exec', 'n.sh'], { cwd: negative }), 1, /n\.sh:1:6: option --max-time: expected a positive numerical parameter, got '-1'/);
+  // What curl's strtod reads: an exponent, hexadecimal.
+  const fine = workdir({ 'n.sh': `curl -m 2.5 --connect-timeout .5 --retry 0 --max-redirs -1 ${srv.url}/c\ncurl -m 1e1 --connect-timeout 0x10 ${srv.url}/d\n` });
   assertExit(await runSling(['exec', 'n.sh'], { cwd: fine }), 0);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/c']);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/c', '/d']);
 });
 
 test('curl files: -f on an HTTP error and an -o file that cannot be written are error lines, also under -qq', async (t) => {

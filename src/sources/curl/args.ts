@@ -167,7 +167,8 @@ const BOOLS: Record<string, BoolField> = {
 };
 
 /** Options whose value must be a number: seconds (decimals allowed) or a count (--max-redirs -1: no limit). */
-const SECONDS = /^(\d+(\.\d*)?|\.\d+)$/;
+// What curl's strtod takes: decimals with an exponent (`1e1`), hexadecimal (`0x10`).
+const SECONDS = /^\+?((\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|0[xX][0-9a-fA-F]+)$/;
 const NUMBERS: Record<string, RegExp> = {
   'max-time': SECONDS,
   'connect-timeout': SECONDS,
@@ -201,7 +202,10 @@ function apply(opt: CurlOption, value: string | undefined, on: boolean, ops: Ope
   if (opt.use === 'quiet' || NO_EFFECT.has(long)) return;
   // curl refuses what is not a number here (exit 2, "expected a proper numerical parameter").
   const number = NUMBERS[long];
-  if (number && !number.test(v.trim())) throw new CurlArgError(`option ${name}: expected a proper numerical parameter, got '${v}'`, at);
+  if (number && !number.test(v.trim())) {
+    const negative = number === SECONDS && /^-/.test(v.trim()) && SECONDS.test(v.trim().slice(1));
+    throw new CurlArgError(`option ${name}: expected a ${negative ? 'positive' : 'proper'} numerical parameter, got '${v}'`, at);
+  }
   if (long in STRINGS) (op[STRINGS[long]!] as string | undefined) = v;
   else if (long in BOOLS) (op[BOOLS[long]!] as boolean) = on;
   else if (long in LISTS) op[LISTS[long]!].push(v);
