@@ -296,6 +296,7 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
     }
     let settled = false;
     let answer: IncomingMessage | undefined;
+    const whereVia = proxy ? `${where} (through proxy ${proxy.display})` : where;
     const hopInfo: HopInfo = { reused: false, proxy: proxy?.display, timings };
     const fail = (e: unknown) => {
       if (settled) return;
@@ -312,14 +313,14 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
     if (settings.timeoutMs) {
       req.setTimeout(settings.timeoutMs, () => {
         hopInfo.timedOut = true;
-        req.destroy(timeoutError(where, settings, answer !== undefined, hopInfo));
+        req.destroy(timeoutError(whereVia, settings, answer !== undefined, hopInfo));
       });
     }
     if (settings.deadline !== undefined) {
       // curl's -m: the request and its body, however steadily the bytes come (the timer ends with the request).
       const hard = setTimeout(() => {
         hopInfo.timedOut = true;
-        req.destroy(deadlineError(where, settings, answer !== undefined));
+        req.destroy(deadlineError(whereVia, settings, answer !== undefined));
       }, timeLeft(settings));
       req.once('close', () => clearTimeout(hard));
     }
@@ -331,7 +332,8 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
       if (limit && socket.connecting) {
         const timer = setTimeout(() => {
           hopInfo.timedOut = true;
-          req.destroy(new TimeoutError(`could not connect to ${where} within ${limit.text}`));
+          // Through a proxy, the connection is the proxy's.
+          req.destroy(new TimeoutError(`could not connect to ${proxy ? `proxy ${proxy.display}` : where} within ${limit.text}`));
         }, limit.ms);
         socket.once((socket as Socket & { encrypted?: boolean }).encrypted ? 'secureConnect' : 'connect', () => clearTimeout(timer));
         socket.once('close', () => clearTimeout(timer));

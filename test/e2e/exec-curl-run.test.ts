@@ -391,3 +391,16 @@ test('exec curl: a gzip body cut short leaves what came in the -o file: decoded 
   assert.ok(text.startsWith(g1), 'what was decoded is the start of the body');
   assert.deepEqual(readFileSync(join(dir, 'g2')), gz.subarray(0, half));
 });
+
+test('exec curl: a proxy that never answers: the time-out says it went through the proxy', async (t) => {
+  const net = await import('node:net');
+  const held: import('node:net').Socket[] = [];
+  const silent = net.createServer((c) => held.push(c));
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  t.after(() => (held.forEach((c) => c.destroy()), silent.close()));
+  const proxy = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+  const dir = workdir({ 'c.sh': `curl -s -m 0.5 -x ${proxy} http://127.0.0.1:9/a\n` });
+  const r = await exec(dir, ['c.sh']);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, new RegExp(`no answer from 127\\.0\\.0\\.1:9 \\(through proxy ${proxy.replace(/\./g, '\\.')}\\) within 0\\.5s \\(--max-time\\)`));
+});
