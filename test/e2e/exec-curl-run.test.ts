@@ -358,16 +358,27 @@ test('exec curl: -C - resumes the file -O names and the one in --output-dir, as 
   for (const f of ['name.bin', 'd/x.bin', 'd/name2.bin']) assert.deepEqual(readFileSync(join(dir, f)), full, f);
 });
 
-test('exec curl: --noproxy and -x "" leave out a proxy from the environment (export http_proxy), as curl does', async (t) => {
+test('exec curl: --noproxy, -x "", env -i and env -u leave out a proxy from the environment (export http_proxy), and exec ends the script, as in curl and bash', async (t) => {
   const srv = await server(t);
   const proxy = await proxyServer(t);
   const dir = workdir({
-    'c.sh': [`export http_proxy=${proxy.url}`, `curl -s --noproxy '*' ${srv.url}/np1`, `curl -s -x '' ${srv.url}/np2`, `curl -s --noproxy 127.0.0.1 ${srv.url}/np3`, `curl -s --noproxy other.example ${srv.url}/via`].join('\n') + '\n',
+    'c.sh': [
+      `export http_proxy=${proxy.url}`,
+      `curl -s --noproxy '*' ${srv.url}/np1`,
+      `curl -s -x '' ${srv.url}/np2`,
+      `curl -s --noproxy 127.0.0.1 ${srv.url}/np3`,
+      `curl -s --noproxy other.example ${srv.url}/via`,
+      // env -i: no exported variables; env -u: that one out; exec: nothing runs after it.
+      `env -i curl -s ${srv.url}/envi`,
+      `env -u http_proxy curl -s ${srv.url}/envu`,
+      `exec curl -s ${srv.url}/last`,
+      `curl -s ${srv.url}/never`,
+    ].join('\n') + '\n',
   });
   const r = await exec(dir, ['c.sh']);
   assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual(proxy.plainRequests.map((q) => new URL(q.url).pathname), ['/via']);
-  assert.deepEqual(srv.requests.map((q) => q.target), ['/np1', '/np2', '/np3', '/via']);
+  assert.deepEqual(proxy.plainRequests.map((q) => new URL(q.url).pathname), ['/via', '/last']);
+  assert.deepEqual(srv.requests.map((q) => q.target), ['/np1', '/np2', '/np3', '/via', '/envi', '/envu', '/last']);
 });
 
 test('exec curl: a gzip body cut short leaves what came in the -o file: decoded as far as it goes with --compressed, the raw bytes without, as curl does', async (t) => {

@@ -77,13 +77,14 @@ export const parseCurlFile: SourceParser = async (text: string, opts: SourceOpti
   const entries: ExecEntry[] = [];
   for (const call of calls) {
     const argAt = (i: number) => (i >= 0 && i < call.argOffsets.length ? call.argOffsets[i]! : call.offset);
+    const callEnv = commandEnv(call, opts.env);
     let ops: Operation[];
     let transfers: Transfer[];
     try {
       // `-K -`: the config comes from the command's standard input (a here-document, a pipe, `< file`).
       const configStdin = () => (call.stdin?.kind === 'data' ? call.stdin.data : call.stdin?.kind === 'file' ? readFileSync(resolve(call.cwd, call.stdin.path)).toString('latin1') : processStdin());
       // A CURL_HOME or HOME the file sets for curl (`export`, `HOME=/d curl ...`) moves its .curlrc.
-      const rc = call.env.CURL_HOME !== undefined || call.env.HOME !== undefined || call.env.XDG_CONFIG_HOME !== undefined ? readCurlrc({ ...opts.env, ...call.env }) : curlrc;
+      const rc = call.cleanEnv || call.unsetEnv || call.env.CURL_HOME !== undefined || call.env.HOME !== undefined || call.env.XDG_CONFIG_HOME !== undefined ? readCurlrc(callEnv) : curlrc;
       ops = parseCurlArgs(call.argv, { readConfig: (p) => (p === '-' ? configStdin() : readFileSync(resolve(call.cwd, p)).toString('latin1')) }, rc).operations;
       transfers = planTransfers(ops);
     } catch (e) {
@@ -204,7 +205,7 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
           warn: (m) => ctx.warn(`${at}: ${m}`),
         },
         stdin,
-        env: { ...opts.env, ...call.env },
+        env: commandEnv(call, opts.env),
         warn: (m) => ctx.warn(`${at}: ${m}`),
         source: { file: opts.file, line },
       });
@@ -290,6 +291,13 @@ function guessMethod(t: Transfer): string {
 }
 
 /** curl reads ~/.curlrc (or $CURL_HOME/.curlrc, $XDG_CONFIG_HOME/.curlrc) before the command line. */
+/** A command's environment: the process's and the file's exports, unless `env -i`; less what `env -u` took out. */
+function commandEnv(call: CurlCall, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = call.cleanEnv ? { ...call.env } : { ...env, ...call.env };
+  for (const name of call.unsetEnv ?? []) delete out[name];
+  return out;
+}
+
 function readCurlrc(env: NodeJS.ProcessEnv): string | undefined {
   const dirs = [env.CURL_HOME, env.XDG_CONFIG_HOME, env.HOME].filter((d): d is string => Boolean(d));
   for (const d of dirs) {

@@ -22,6 +22,10 @@ export interface CurlCall {
   stdout?: { kind: 'file'; path: string; append: boolean } | { kind: 'discard' };
   /** NAME=value words in front of curl (its environment: proxies). */
   env: Record<string, string>;
+  /** `env -i curl`: `env` is the whole environment (no process or exported variables). */
+  cleanEnv?: boolean;
+  /** `env -u NAME curl`: variables taken out of it. */
+  unsetEnv?: string[];
   /** Conditions of the commands between the previous curl call and this one (each sets the status to 0 when it runs). */
   before: Condition[];
   when: Condition;
@@ -92,18 +96,29 @@ function walkItems(items: ListItem[], ctx: WalkContext, at: { offset: number }):
       // `command -v curl`: a look-up (is curl there?), which succeeds; nothing runs.
       if (fields[0]!.text === 'command' && /^-[vV]$/.test(fields[1]?.text ?? '')) fields = [{ text: 'type', offset: fields[0]!.offset }, ...fields.slice(2)];
       // `env A=b curl`, `time curl`, `sudo curl`: what runs is curl.
-      const prefixEnv: Record<string, string> = Object.fromEntries(assigns);
+      let prefixEnv: Record<string, string> = Object.fromEntries(assigns);
+      let cleanEnv = false;
+      let execs = false;
+      const unsetEnv: string[] = [];
       while (fields.length > 1 && (PREFIXES.has(fields[0]!.text) || fields[0]!.text === 'env')) {
-        const isEnv = fields[0]!.text === 'env';
-        const withValue = PREFIX_VALUES[fields[0]!.text] ?? '';
+        const prefix = fields[0]!.text;
+        const isEnv = prefix === 'env';
+        if (prefix === 'exec') execs = true;
+        const withValue = PREFIX_VALUES[prefix] ?? '';
         fields = fields.slice(1);
         // The prefix's own options (`sudo -E -u deploy curl`, `time -p curl`, `env -i curl`).
         while (fields.length > 1 && fields[0]!.text.startsWith('-')) {
           const opt = fields.shift()!.text;
           if (opt === '--') break;
-          // `-u deploy`, also at the end of a group (`sudo -iu deploy`).
-          if (/^-[A-Za-z]+$/.test(opt) && withValue.includes(opt[opt.length - 1]!)) fields.shift();
-          else if (/^--(user|group|chdir|unset|prompt|format|output|host|other-user|close-from|role|type|command-timeout)$/.test(opt)) fields.shift();
+          // env -i (-, --ignore-environment): curl gets only the variables env names; env -u NAME takes one out.
+          if (isEnv && (opt === '-' || opt === '--ignore-environment' || /^-[A-Za-z]*i[A-Za-z]*$/.test(opt))) {
+            cleanEnv = true;
+            prefixEnv = {};
+          }
+          const value = /^-[A-Za-z]+$/.test(opt) && withValue.includes(opt[opt.length - 1]!) ? fields.shift()?.text : /^--(user|group|chdir|unset|prompt|format|output|host|other-user|close-from|role|type|command-timeout)$/.test(opt) ? fields.shift()?.text : undefined;
+          const unsetLong = /^--unset=(.*)$/.exec(opt);
+          if (isEnv && value !== undefined && (opt.endsWith('u') || opt === '--unset')) unsetEnv.push(value);
+          else if (isEnv && unsetLong) unsetEnv.push(unsetLong[1]!);
         }
         while (isEnv && fields.length > 1 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(fields[0]!.text)) {
           const t = fields.shift()!.text;
@@ -118,7 +133,9 @@ function walkItems(items: ListItem[], ctx: WalkContext, at: { offset: number }):
           argOffsets: fields.slice(1).map((f) => f.offset),
           offset: cmd.offset,
           cwd: env.cwd,
-          env: { ...exported, ...prefixEnv },
+          env: cleanEnv ? prefixEnv : { ...exported, ...prefixEnv },
+          cleanEnv: cleanEnv || undefined,
+          unsetEnv: unsetEnv.length ? unsetEnv : undefined,
           before,
           when: pipelineHasCurl ? 'always' : when,
           countsStatus: last,
@@ -141,6 +158,8 @@ function walkItems(items: ListItem[], ctx: WalkContext, at: { offset: number }):
         calls.push(call);
         pipelineHasCurl = true;
         pipedIn = undefined;
+        // `exec curl ...`: curl takes the shell's place; nothing after it runs.
+        if (execs && last && when === 'always') return calls;
         continue;
       }
       // Not curl: a builtin sling can follow, or an error.
