@@ -125,6 +125,7 @@ const ERRORS: [string, string, [number, number, RegExp]][] = [
   ['bad dynamic arguments', 'GET http://h/{{$randomInt 1}}', [1, 14, /takes 0 or 2 arguments/]],
   ['file variable without =', '@host http://h\nGET http://h/', [1, 1, /@name = value/]],
   ['bad timeout', '# @timeout soon\nGET http://h/', [1, 1, /@timeout needs a time/]],
+  ['run overrides without their )', '# @name a\nGET http://h/\n\n###\nrun #a (@x=1', [5, 1, /run: the variable overrides .* are missing their closing '\)'/]],
 ];
 for (const [name, input, [line, col, re]] of ERRORS) {
   test(`parse error: ${name}`, () => {
