@@ -103,6 +103,7 @@ const FILE_PROBLEMS: Record<string, string> = {
   ENOSPC: 'no space left on the device',
   EROFS: 'the file system is read-only',
   EEXIST: 'it exists',
+  ENOTREG: 'it is not a regular file (a pipe, a socket)',
 };
 
 /** A failed file operation in words ("permission denied"), without Node's `ENOENT: ..., mkdir '/x'` detail. */

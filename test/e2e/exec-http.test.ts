@@ -933,3 +933,15 @@ test('exec http: a response that cannot be saved (>> through a file) is one erro
   assert.match(xml, /<error message="s\.http:4: cannot save the response to/);
   assert.doesNotMatch(xml, /<failure/);
 });
+
+test('exec http: >>! onto a named pipe is one error line at once, not a write that waits for a reader', { skip: process.platform === 'win32' ? 'no mkfifo on Windows' : undefined }, async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({ 'p.http': `GET ${srv.url}/a\n\n>>! pipe\n` });
+  const { spawnSync } = await import('node:child_process');
+  const made = spawnSync('mkfifo', [join(dir, 'pipe')]);
+  if (made.status !== 0) return t.skip('mkfifo is not available');
+  const r = await exec(dir, ['p.http']);
+  assert.equal(r.timedOut, false);
+  assertExit(r, 1);
+  assert.match(r.stderr, /^sling: error: p\.http:3: cannot save the response to 'pipe': it is not a regular file/m);
+});

@@ -1,6 +1,6 @@
 import { MAX_TIMER_MS } from '../../clock.js';
 import { isDirectory, makeDirs } from '../../files.js';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, extname, resolve as resolvePath } from 'node:path';
 import { fileProblem, UsageError } from '../../errors.js';
 import type { AfterResult, Completed, ExecContext, ExecEntry } from '../../exec/types.js';
@@ -468,6 +468,16 @@ function writeOutput(path: string, body: Buffer, overwrite: boolean): string {
     const ext = extname(path);
     const stem = path.slice(0, path.length - ext.length);
     for (let n = 1; existsSync(target); n++) target = `${stem}-${n}${ext}`;
+  }
+  // `>>! fifo`: a write that would wait for a reader, with Ctrl-C unable to stop it (the thread is blocked).
+  if (overwrite) {
+    let st: import('node:fs').Stats | undefined;
+    try {
+      st = statSync(target);
+    } catch {
+      // a new file
+    }
+    if (st && !st.isFile() && !st.isCharacterDevice()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
   }
   writeFileSync(target, body);
   return target;
