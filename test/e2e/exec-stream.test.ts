@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type http from 'node:http';
@@ -278,12 +278,14 @@ test('exec of curl commands: --retry still retries a chunked body cut short (suc
   assert.equal(cuts, 2, show(retried));
   assert.match(retried.stderr, /retrying in 0\.2s \(1 retry left\)/);
   writeFileSync(join(dir, 'f.sh'), `curl -sf -w 'code=%{http_code}\\n' ${srv.url}/chunked\ncurl -sf -w 'code=%{http_code}\\n' ${srv.url}/sized\n`);
-  const child = spawn(process.execPath, [SLING_PATH, 'exec', '--print=b', join(dir, 'f.sh')], { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  // stdout and stderr into one text, in the order they were written (stderr is written after stdout's batch).
-  let merged = '';
-  child.stdout!.on('data', (d: Buffer) => (merged += d.toString('utf8')));
-  child.stderr!.on('data', (d: Buffer) => (merged += d.toString('utf8')));
+  // stdout and stderr into one file (`> out 2>&1`), in the order they were written: two pipes read
+  // side by side would not keep it.
+  const mergedFile = join(dir, 'merged.txt');
+  const fd = openSync(mergedFile, 'w');
+  const child = spawn(process.execPath, [SLING_PATH, 'exec', '--print=b', join(dir, 'f.sh')], { env: baseEnv(), stdio: ['ignore', fd, fd] });
   const code = await new Promise<number | null>((r) => child.on('close', r));
+  closeSync(fd);
+  const merged = readFileSync(mergedFile, 'utf8');
   assert.equal(code, 4);
   const blocks = merged.split(/\n(?=### )/).map((b) => b.replace(/^### .*\n/, '').replace(/f\.sh:\d:1/, 'f.sh:N:1'));
   assert.equal(blocks.length, 2, merged);

@@ -104,7 +104,7 @@ test('commands: newlines, ;, &&, ||, continuations, comments, prompts of a shell
   assert.deepEqual(curlArgs('A=1 curl u'), [['u']]);
   assert.deepEqual(curlArgs('time curl u\nsudo curl v\n/usr/bin/curl w\ncurl.exe x'), [['u'], ['v'], ['w'], ['x']]);
   // The prefixes' own options, with their values: what runs is still curl.
-  assert.deepEqual(curlArgs('sudo -E curl a\nsudo -u deploy -g web --preserve-env=HOME curl b\ntime -p curl c\nenv -i -u HOME curl d\nsudo -- curl e\nexec -a name curl f\nsudo -iu deploy curl g\ncommand -v curl >/dev/null || exit 1\ncommand -V curl'), [['a'], ['b'], ['c'], ['d'], ['e'], ['f'], ['g']]);
+  assert.deepEqual(curlArgs('sudo -E curl a\nsudo -u deploy -g web --preserve-env=HOME curl b\ntime -p curl c\nenv -i -u HOME curl d\nsudo -- curl e\nsudo -iu deploy curl g\ncommand -v curl >/dev/null || exit 1\ncommand -V curl\nexec -a name curl f\ncurl never'), [['a'], ['b'], ['c'], ['d'], ['e'], ['g'], ['f']]);
   const e = env();
   const calls = walkScript(parseShell(b('curl a && curl b\ncurl c || curl d\ncurl e')), { env: e, warn: () => {} });
   assert.deepEqual(calls.map((c) => c.when), ['always', 'ok', 'always', 'failed', 'always']);
