@@ -520,3 +520,18 @@ test('-L then a hop that fails: -w reports the last answer (302), the redirects 
   assert.equal((readFileSync(join(d, 'heads.txt'), 'latin1').match(/^HTTP\/1\.1 302 Found\r$/gm) ?? []).length, 3);
   assert.match(r.stderr, /too many redirects: more than 1[\s\S]*hint: raise the limit with --max-redirs N/);
 });
+
+test('--speed-limit / --speed-time: a transfer without a byte for that long is given up (exit 2, %{exitcode} 28); a limit above 1 byte/s is warned about', async (t) => {
+  const held: net.Socket[] = [];
+  const srv = net.createServer((c) => (held.push(c), c.once('data', () => c.write('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc'))));
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => (held.forEach((c) => c.destroy()), srv.close()));
+  const url = `http://127.0.0.1:${(srv.address() as { port: number }).port}/`;
+  const d = dir();
+  writeFileSync(join(d, 'c.sh'), `curl -s --speed-limit 1 --speed-time 0.5 -w '%{http_code} %{size_download} %{exitcode}\\n' ${url}\ncurl -s -Y 1000 -y 0.5 -o /dev/null ${url}\n`);
+  const r = await runSling(['exec', '-b', 'c.sh'], { cwd: d, env: { HOME: home } });
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stdout, /200 3 28$/m, r.stdout);
+  assert.equal((r.stderr.match(/stopped sending the response body for longer than 0\.5s \(--speed-time\) after 3 bytes/g) ?? []).length, 2, r.stderr);
+  assert.match(r.stderr, /c\.sh:2:1: --speed-limit 1000: sling gives up after --speed-time seconds without a byte/);
+});

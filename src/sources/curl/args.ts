@@ -122,6 +122,8 @@ const STRINGS: Record<string, StringField> = {
   'proxy-user': 'proxyUser',
   noproxy: 'noproxy',
   'max-time': 'maxTime',
+  'speed-limit': 'speedLimit',
+  'speed-time': 'speedTime',
   'connect-timeout': 'connectTimeout',
   'output-dir': 'outputDir',
   'continue-at': 'continueAt',
@@ -171,6 +173,8 @@ const BOOLS: Record<string, BoolField> = {
 const SECONDS = /^\+?((\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|0[xX][0-9a-fA-F]+)$/;
 const NUMBERS: Record<string, RegExp> = {
   'max-time': SECONDS,
+  'speed-time': SECONDS,
+  'speed-limit': /^\d+[kKmMgG]?$/,
   'connect-timeout': SECONDS,
   'retry-delay': SECONDS,
   'retry-max-time': SECONDS,

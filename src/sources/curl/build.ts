@@ -107,6 +107,10 @@ export class CommandBuilder {
   build(): RequestSpec[] {
     const specs: RequestSpec[] = [];
     const files = this.files();
+    for (const t of this.transfers) {
+      const limit = t.op.speedLimit;
+      if (limit !== undefined && !/^[01]$/.test(limit)) this.rt.warn(`--speed-limit ${limit}: sling gives up after --speed-time seconds without a byte; a transfer that is merely slower goes on`);
+    }
     // -O with a URL that names no file: curl stops before it sends anything.
     for (const t of this.transfers) {
       if (!t.remoteName || t.output !== undefined || t.op.remoteHeaderName) continue;
@@ -298,8 +302,11 @@ export class CommandBuilder {
       connectFrom: '--connect-timeout',
       maxTimeMs: limitMs(op.maxTime),
       failAtHead: op.fail && !op.failWithBody ? true : undefined,
+      // -y/-Y: slower than the limit for that long ends the transfer. As sling measures silence, it
+      // is exact for the usual `--speed-limit 1` (no byte for N seconds); a higher limit is read as 1.
+      timeoutMs: op.speedLimit !== undefined || op.speedTime !== undefined ? limitMs(op.speedTime ?? '30') : undefined,
       // Set: sling's --timeout leaves the command's own limits alone.
-      timeoutFrom: timeoutFrom(op),
+      timeoutFrom: op.speedLimit !== undefined || op.speedTime !== undefined ? '--speed-time' : timeoutFrom(op),
       keepEncoding: !op.compressed,
       tls: {
         verify: op.insecure ? false : op.cacert ? op.cacert : true,

@@ -76,6 +76,9 @@ export interface Operation {
   proxyBasic: boolean;
   noproxy?: string;
   maxTime?: string;
+  /** -Y / -y: a transfer slower than speedLimit bytes a second for speedTime seconds is given up. */
+  speedLimit?: string;
+  speedTime?: string;
   connectTimeout?: string;
   outputDir?: string;
   createDirs: boolean;
