@@ -1,6 +1,6 @@
 import { runInterruptHooks } from './interrupt.js';
 import { main } from './main.js';
-import { FdWriter, fdWriterFor } from './fd-writer.js';
+import { FdWriter, fdWriterFor, stdoutIsStderr } from './fd-writer.js';
 import { writeFailure } from './errors.js';
 
 /**
@@ -34,7 +34,7 @@ export function start(defaultScheme: 'http' | 'https') {
     const said = runInterruptHooks();
     if (said !== true) {
       // Redirected (`> out 2>&1`): on a line of its own after a body without its last newline.
-      const open = !tty && stdout instanceof FdWriter && stdout.lineOpen;
+      const open = !tty && stdout instanceof FdWriter && stdout.lineOpen && stdoutIsStderr();
       process.stderr.write(`${open ? '\n' : ''}sling: interrupted${said ? ` ${said}` : ''}\n`);
     }
     process.exit(130);

@@ -79,3 +79,21 @@ export function fdWriterFor(fd: number, fallback: () => OutStream, onError: (e: 
   }
   return undefined;
 }
+
+let oneTarget: boolean | undefined;
+/**
+ * Standard output and standard error are the same file or pipe (`> out 2>&1`): a message after a
+ * body without its last line break then needs a line of its own. True when it cannot be told.
+ */
+export function stdoutIsStderr(): boolean {
+  if (oneTarget === undefined) {
+    try {
+      const a = fstatSync(1);
+      const b = fstatSync(2);
+      oneTarget = a.dev === b.dev && a.ino === b.ino;
+    } catch {
+      oneTarget = true;
+    }
+  }
+  return oneTarget;
+}

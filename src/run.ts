@@ -9,6 +9,7 @@ import { prepareRequest } from './request/prepare.js';
 import { withJarCookies } from './transport/cookies.js';
 import { askPassword, readStdinBody } from './stdin.js';
 import { now } from './clock.js';
+import { stdoutIsStderr } from './fd-writer.js';
 
 /** The main command: build the request, print or send it, print the exchange, pick the exit code. */
 export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): Promise<number> {
@@ -24,13 +25,14 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
   const plan = makePlan(inv, spec.method, { isTTY: Boolean(downloading ? io.stderr.isTTY : io.stdout.isTTY), env: io.env });
   const printer = new Printer(plan, stdoutSink(io.stdout));
   // A message after a body that did not end its line starts a line of its own.
+  // Only where stdout and stderr are one file (`> out 2>&1`): a stderr of its own gets no blank line.
   reporter.openLine = () => {
-    if (printer.takeOpenLine()) return true;
+    if (printer.takeOpenLine()) return stdoutIsStderr();
     // `-o -` writes stdout itself (download.ts), and says whether its last line is open.
     const out = io.stdout as { lineOpen?: boolean };
     if (!downloading || !out.lineOpen) return false;
     out.lineOpen = false;
-    return true;
+    return stdoutIsStderr();
   };
 
   if (inv.curl) {

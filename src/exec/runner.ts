@@ -1,6 +1,7 @@
-import { fstatSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { isDirectory } from '../files.js';
+import { stdoutIsStderr } from '../fd-writer.js';
 import { originText } from '../request/url.js';
 import type { Invocation } from '../cli/invocation.js';
 import { CliError, TooManyRedirectsError, UsageError, beyondLimits, oneLine } from '../errors.js';
@@ -243,9 +244,8 @@ class Run {
     const open = batch.lineOpen;
     batch.lineOpen = false;
     // Only where both go to the same place (`> out 2>&1`): a stderr of its own needs no line ended.
-    return open && (this.oneTarget ??= sameTarget());
+    return open && stdoutIsStderr();
   }
-  private oneTarget?: boolean;
 
   /** The end of the run: what stdout still holds, then what stderr held back. */
   async close() {
@@ -635,17 +635,6 @@ class Run {
     if (result.failures.length) this.fail(ExitCode.ERROR, entry);
     if (result.exitCode) this.fail(result.exitCode, entry);
     return lines;
-  }
-}
-
-/** Standard output and standard error are the same file or pipe (`2>&1`); true when it cannot be told. */
-function sameTarget(): boolean {
-  try {
-    const a = fstatSync(1);
-    const b = fstatSync(2);
-    return a.dev === b.dev && a.ino === b.ino;
-  } catch {
-    return true;
   }
 }
 

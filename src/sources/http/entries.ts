@@ -398,7 +398,8 @@ class HttpEntry implements ExecEntry {
         (result.notes ??= []).push(`response saved to ${path}`);
       } catch (e) {
         // Not a failed test: an error of the run (exit 1), said once, with the path as written.
-        const shown = out.path.length > 100 ? out.path.slice(0, 100) + '...' : out.path;
+        const written = rawText(out.path);
+        const shown = written.length > 100 ? written.slice(0, 100) + '...' : written;
         const why = (e as NodeJS.ErrnoException).code ? fileProblem(e) : (e as Error).message;
         (result.errors ??= []).push(`${file.path}:${out.line}: cannot save the response to '${shown}': ${why}`);
         result.exitCode = 1;
