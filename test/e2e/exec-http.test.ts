@@ -944,4 +944,10 @@ test('exec http: >>! onto a named pipe is one error line at once, not a write th
   assert.equal(r.timedOut, false);
   assertExit(r, 1);
   assert.match(r.stderr, /^sling: error: p\.http:3: cannot save the response to 'pipe': it is not a regular file/m);
+  // A device takes the body as it is: `>> /dev/null` makes no /dev/null-1 beside it.
+  writeFileSync(join(dir, 'n.http'), `GET ${srv.url}/a\n\n>> /dev/null\n`);
+  const n = await exec(dir, ['n.http']);
+  assertExit(n, 0);
+  assert.match(n.stderr, /response saved to \/dev\/null$/m);
+  assert.equal(existsSync('/dev/null-1'), false);
 });

@@ -464,21 +464,26 @@ function historyName(done: Completed): string {
 /** `>> file` keeps an existing file and writes `name-1.ext` instead; `>>! file` overwrites. */
 function writeOutput(path: string, body: Buffer, overwrite: boolean): string {
   makeDirs(dirname(path));
+  let st: import('node:fs').Stats | undefined;
+  try {
+    st = statSync(path);
+  } catch {
+    // a new file
+  }
+  if (st && !st.isFile()) {
+    // `>> /dev/null`: the device takes it (no `/dev/null-1` beside it). A named pipe or a socket
+    // would wait for a reader, with Ctrl-C unable to stop the blocked thread: refused.
+    if (st.isCharacterDevice()) {
+      writeFileSync(path, body);
+      return path;
+    }
+    throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
+  }
   let target = path;
   if (!overwrite) {
     const ext = extname(path);
     const stem = path.slice(0, path.length - ext.length);
     for (let n = 1; existsSync(target); n++) target = `${stem}-${n}${ext}`;
-  }
-  // `>>! fifo`: a write that would wait for a reader, with Ctrl-C unable to stop it (the thread is blocked).
-  if (overwrite) {
-    let st: import('node:fs').Stats | undefined;
-    try {
-      st = statSync(target);
-    } catch {
-      // a new file
-    }
-    if (st && !st.isFile() && !st.isCharacterDevice()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
   }
   writeFileSync(target, body);
   return target;
