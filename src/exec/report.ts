@@ -6,7 +6,7 @@ import { now } from '../clock.js';
 
 /**
  * `sling exec --report junit --report-file FILE`: a JUnit XML report for CI. One <testsuite> for
- * the file; one <testcase> per request sent (named like its title line), failing when a test or
+ * the file; one <testcase> per request (named by its title line as written), failing when a test or
  * assertion of its scripts failed or --check-status rejected the status, in error when it could
  * not be built or sent; and one <testcase> per script test (`client.test`), so a CI page lists
  * tests by name.

@@ -392,7 +392,9 @@ class Run {
     const plan = this.planFor(spec.method, entry.output?.print);
     const sink = new RequestSink(this.out, this.buffered);
     const printer = new Printer(plan, sink);
-    const rc = this.report?.begin(entry, title(entry, spec, false).replace(/^### /, ''));
+    // Named as written (`GET {{base}}/b`), as a request that was skipped or could not be built is:
+    // one name for one request whatever happened to it, in every environment.
+    const rc = this.report?.begin(entry, titleLine(entry, entry.label));
     // A printed request goes out as it is sent: the previous response must be out first.
     if (this.deferred && (plan.requestHeaders || plan.requestBody)) await this.settle();
     if (inv.quiet === 0) {
