@@ -4,7 +4,7 @@ import { isDirectory } from '../files.js';
 import { stdoutIsStderr } from '../fd-writer.js';
 import { originText } from '../request/url.js';
 import type { Invocation } from '../cli/invocation.js';
-import { CliError, TooManyRedirectsError, UsageError, beyondLimits, oneLine } from '../errors.js';
+import { CliError, TooManyRedirectsError, UsageError, beyondLimits, fileProblem, oneLine } from '../errors.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { Reporter, stdoutSink, type Io } from '../main.js';
 import { makePlan, printParts, type OutputPlan } from '../output/plan.js';
@@ -102,7 +102,7 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
     try {
       report.write(out);
     } catch (e) {
-      throw new UsageError(`--report: cannot write the report to '${out}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new UsageError(`--report: cannot write the report to '${out}': ${fileProblem(e)}`);
     }
     reporter.debug(`JUnit report written to ${out}`);
   }

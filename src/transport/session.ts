@@ -2,7 +2,7 @@ import { chmodSync, closeSync, fsyncSync, openSync, readFileSync, renameSync, un
 import { makeDirs } from '../files.js';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { configDir } from '../cli/config.js';
-import { UsageError } from '../errors.js';
+import { fileProblem, UsageError } from '../errors.js';
 import type { Header, RequestSpec } from '../request/spec.js';
 import type { ParsedUrl } from '../request/url.js';
 import { CookieJar, domainMatches, type Cookie } from './cookies.js';
@@ -153,7 +153,7 @@ export class SessionStore {
       try {
         writeAtomically(file.path, JSON.stringify(data, null, 4) + '\n', !isPath(this.nameOrPath));
       } catch (e) {
-        throw new UsageError(`cannot write the session ${file.path}: ${(e as Error).message}`);
+        throw new UsageError(`cannot write the session ${file.path}: ${fileProblem(e)}`);
       }
     }
   }
