@@ -126,6 +126,7 @@ const ERRORS: [string, string, [number, number, RegExp]][] = [
   ['file variable without =', '@host http://h\nGET http://h/', [1, 1, /@name = value/]],
   ['bad timeout', '# @timeout soon\nGET http://h/', [1, 1, /@timeout needs a time/]],
   ['run overrides without their )', '# @name a\nGET http://h/\n\n###\nrun #a (@x=1', [5, 1, /run: the variable overrides .* are missing their closing '\)'/]],
+  ['text after run overrides', '# @name a\nGET http://h/\n\n###\nrun #a (@x=1) trailing', [5, 1, /run: nothing may follow the variable overrides' closing '\)'/]],
 ];
 for (const [name, input, [line, col, re]] of ERRORS) {
   test(`parse error: ${name}`, () => {

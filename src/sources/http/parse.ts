@@ -289,7 +289,9 @@ class Parser {
     const m = /^(.*?)\s*(?:\((.*)\))?\s*$/.exec(rest.trim())!;
     const target = m[1]!;
     // `run #Name (@a=1` without its `)`: said as such, not taken for a name with a parenthesis in it.
-    if (m[2] === undefined && /\s\(@?[^\s=]+\s*=/.test(target)) this.fail(ln, col, "run: the variable overrides '(@name=value, ...)' are missing their closing ')'");
+    if (m[2] === undefined && /\s\(@?[^\s=]+\s*=/.test(target)) {
+      this.fail(ln, col, target.includes(')') ? "run: nothing may follow the variable overrides' closing ')'" : "run: the variable overrides '(@name=value, ...)' are missing their closing ')'");
+    }
     const overrides: [string, Template][] = [];
     if (m[2] !== undefined) {
       const text = this.lines[this.i]!;
