@@ -90,8 +90,17 @@ async function exchangeRetrying(first: RequestSpec, opts: ExchangeOptions, retry
       const status = hop.response.status;
       if (!(TRANSIENT_STATUS.has(status) || (retry.allErrors && status >= 400)) || left <= 0) return hop;
       const after = headerValue(hop.response.rawHeaders, 'retry-after');
-      if (after && /^\d+$/.test(after.trim()) && retry.delayMs === undefined) delay = Math.min(Number(after.trim()) * 1000, MAX_TIMER_MS);
       if (!inTime()) return hop;
+      // The server's Retry-After (seconds) is the wait, over --retry-delay too, as curl 7.88 takes it;
+      // one that would go past --retry-max-time ends the retries.
+      if (after && /^\d+$/.test(after.trim())) {
+        const secs = Number(after.trim());
+        if (retry.maxTimeMs !== undefined && Math.floor((Date.now() - started) / 1000) * 1000 + secs * 1000 > retry.maxTimeMs) {
+          opts.warn?.(`HTTP ${status} from ${first.url.hostHeader} asks to retry after ${secs}s, past --retry-max-time: not retried`);
+          return hop;
+        }
+        delay = Math.min(secs * 1000, MAX_TIMER_MS);
+      }
       await readBody(hop);
       opts.warn?.(`HTTP ${status} from ${first.url.hostHeader}: retrying in ${delay / 1000}s (${left} ${left === 1 ? 'retry' : 'retries'} left)`);
     } catch (e) {
@@ -166,11 +175,12 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
       return hop;
     }
     if (hops >= spec.settings.maxRedirects) {
-      hop.body.resume();
+      // The last answer, read (curl's -w reports its %{size_download}), with the redirects followed before it.
+      const last = await readBody(hop).catch(() => Buffer.alloc(0));
       // A front end with redirect rules of its own is curl's: its option is --max-redirs.
       const e = new TooManyRedirectsError(`too many redirects: more than ${spec.settings.maxRedirects} (last: ${hop.response.status} to ${location})`, spec.settings.redirect ? '--max-redirs' : undefined);
       // The last answer came (curl's -w reports its %{http_code} with exit code 47).
-      e.lastAnswer = { response: hop.response, body: Buffer.alloc(0), info: hop.info, request: hop.request, url: hop.url };
+      e.lastAnswer = { response: hop.response, body: last, info: { ...hop.info, redirects: hops }, request: hop.request, url: hop.url };
       throw e;
     }
     const body = await readBody(hop);

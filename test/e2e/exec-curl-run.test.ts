@@ -415,3 +415,19 @@ test('exec curl: a proxy that never answers: the time-out says it went through t
   assert.equal(r.code, 2, r.stderr);
   assert.match(r.stderr, new RegExp(`no answer from 127\\.0\\.0\\.1:9 \\(through proxy ${proxy.replace(/\./g, '\\.')}\\) within 0\\.5s \\(--max-time\\)`));
 });
+
+test('exec curl: a proxy from the environment sling runs in: unset and a plain assignment in the file change it as bash would; HTTP_PROXY is not curl\'s', async (t) => {
+  const srv = await server(t);
+  const proxy = await proxyServer(t);
+  const dir = workdir({
+    'c.sh': [`curl -s ${srv.url}/via1`, 'unset http_proxy', `curl -s ${srv.url}/direct1`, `export http_proxy=${proxy.url}`, `curl -s ${srv.url}/via2`, "http_proxy=''", `curl -s ${srv.url}/direct2`].join('\n') + '\n',
+    'u.sh': `curl -s ${srv.url}/upper\n`,
+  });
+  const r = await exec(dir, ['c.sh'], { env: { http_proxy: proxy.url } });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(proxy.plainRequests.map((q) => new URL(q.url).pathname), ['/via1', '/via2']);
+  const u = await exec(dir, ['u.sh'], { env: { HTTP_PROXY: proxy.url } });
+  assert.equal(u.code, 0, u.stderr);
+  assert.deepEqual(proxy.plainRequests.map((q) => new URL(q.url).pathname), ['/via1', '/via2']);
+  assert.deepEqual(srv.requests.map((q) => q.target), ['/via1', '/direct1', '/via2', '/direct2', '/upper']);
+});

@@ -535,3 +535,38 @@ test('--speed-limit / --speed-time: a transfer without a byte for that long is g
   assert.equal((r.stderr.match(/stopped sending the response body for longer than 0\.5s \(--speed-time\) after 3 bytes/g) ?? []).length, 2, r.stderr);
   assert.match(r.stderr, /c\.sh:2:1: --speed-limit 1000: sling gives up after --speed-time seconds without a byte/);
 });
+
+test('as curl: -f -i keeps the error\'s head; past --max-redirs -w reports the last redirect\'s size, count and URL; Retry-After wins over --retry-delay unless it passes --retry-max-time', async (t) => {
+  const hits = new Map<string, number>();
+  const srv = http.createServer((req, res) => {
+    const u = new URL(req.url!, 'http://x');
+    hits.set(u.pathname, (hits.get(u.pathname) ?? 0) + 1);
+    if (u.pathname === '/404') return void res.writeHead(404, { 'Content-Type': 'text/plain' }).end('nope');
+    if (u.pathname === '/redir') {
+      const n = Number(u.searchParams.get('n'));
+      return void (n > 0 ? res.writeHead(302, { Location: `/redir?n=${n - 1}` }).end('moved!') : res.end('done'));
+    }
+    // First a 503 that asks for a retry after 1 s (/soon) or 5 s (/late), then 200.
+    if (hits.get(u.pathname)! === 1) return void res.writeHead(503, { 'Retry-After': u.pathname === '/late' ? '5' : '1' }).end('busy');
+    res.end('fine');
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => srv.closeAllConnections());
+  t.after(() => new Promise((r) => srv.close(r)));
+  const base = `http://127.0.0.1:${(srv.address() as { port: number }).port}`;
+  const d = dir();
+  writeFileSync(join(d, 'c.sh'), [
+    `curl -s -f -i ${base}/404 > head.txt`,
+    `curl -s -L --max-redirs 1 -o /dev/null -w '%{size_download} %{num_redirects} %{url_effective}\\n' '${base}/redir?n=3'`,
+    `curl -s -o /dev/null --retry 1 --retry-delay 3 ${base}/soon`,
+    `curl -s -o /dev/null --retry 1 --retry-max-time 2 ${base}/late`,
+  ].join('\n') + '\n');
+  const r = await runSling(['exec', '-b', 'c.sh'], { cwd: d, env: { HOME: home } });
+  // The first failure's code: -f on the 404.
+  assert.equal(r.code, 4, r.stderr);
+  assert.match(readFileSync(join(d, 'head.txt'), 'latin1'), /^HTTP\/1\.1 404 Not Found\r\n[\s\S]*\r\n\r\n$/);
+  assert.match(r.stdout, new RegExp(`^6 1 ${base.replace(/\./g, '\\.')}/redir\\?n=2$`, 'm'), r.stdout);
+  assert.match(r.stderr, /HTTP 503 from [^ ]+: retrying in 1s \(1 retry left\)/);
+  assert.match(r.stderr, /HTTP 503 from [^ ]+ asks to retry after 5s, past --retry-max-time: not retried/);
+  assert.deepEqual([hits.get('/soon'), hits.get('/late')], [2, 1]);
+});

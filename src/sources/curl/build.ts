@@ -485,14 +485,17 @@ function limitMs(value: string | undefined): number | undefined {
 
 /**
  * The environment the proxy variables come from: none with `-x ""` (curl: no proxy at all) or when
- * --noproxy names the host; with a --noproxy that does not, that list replaces NO_PROXY.
+ * --noproxy names the host; with a --noproxy that does not, that list replaces NO_PROXY. Upper-case
+ * HTTP_PROXY is not curl's.
  */
 function envProxies(op: Operation, url: CurlUrl, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   if (op.proxy === '') return {};
-  if (op.noproxy === undefined) return env;
-  if (noProxyMatch(op.noproxy, url.host)) return {};
-  const { NO_PROXY: _a, no_proxy: _b, ...rest } = env;
-  return rest;
+  if (op.noproxy !== undefined && noProxyMatch(op.noproxy, url.host)) return {};
+  // curl reads http_proxy in lower case only (HTTP_PROXY may come from a CGI request's Proxy header).
+  const { HTTP_PROXY: _h, ...rest } = env;
+  if (op.noproxy === undefined) return rest;
+  const { NO_PROXY: _a, no_proxy: _b, ...others } = rest;
+  return others;
 }
 
 /** The option whose limit comes first (--max-time or --connect-timeout), for messages. */

@@ -14,6 +14,8 @@ export interface ShellEnv {
   lookup(name: string): string | undefined;
   /** Sets a shell variable (undefined: unset it). */
   assign(name: string, value: string | undefined): void;
+  /** The variable comes from the environment sling runs in (it is exported to the commands). */
+  inherited?(name: string): boolean;
   cwd: string;
   home: string;
   /** Called once per unset variable that was expanded. */

@@ -43,6 +43,7 @@ export const parseCurlFile: SourceParser = async (text: string, opts: SourceOpti
       return v === undefined ? undefined : Buffer.from(v, 'utf8').toString('latin1');
     },
     assign: (name, value) => void fileVars.set(name, value),
+    inherited: (name) => Object.hasOwn(opts.env, name),
     cwd,
     home: opts.env.HOME ?? homedir(),
     unset: (name, offset) => {

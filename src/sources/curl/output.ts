@@ -118,9 +118,11 @@ function storeBody(t: Transfer, url: CurlUrl, c: Completed, ctx: OutputContext, 
   }
   // -i, and -I (which shows the headers as its output): the heads go before the body.
   const includeHead = op.include || op.noBody ? allHeads(c) : '';
-  const bodyBytes = Buffer.concat([Buffer.from(includeHead, 'latin1'), c.body]);
-  // -f writes no body on an HTTP error; --remove-on-error leaves no file after one.
-  const writeBody = !(op.fail && !op.failWithBody && failed) && !(failed && op.removeOnError);
+  // -f writes no body on an HTTP error (but -i's heads, which curl has written as they came);
+  // --remove-on-error leaves no file after one.
+  const headOnly = op.fail && !op.failWithBody && failed;
+  const bodyBytes = headOnly ? Buffer.from(includeHead, 'latin1') : Buffer.concat([Buffer.from(includeHead, 'latin1'), c.body]);
+  const writeBody = (!headOnly || includeHead !== '') && !(failed && op.removeOnError);
   // -C: the request asked for a range.
   const ranged = op.continueAt !== undefined && c.request.headers.some(([n]) => n.toLowerCase() === 'range');
   if (outFile !== undefined && writeBody && outFile !== '/dev/null') {

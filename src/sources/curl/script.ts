@@ -69,6 +69,8 @@ function walkItems(items: ListItem[], ctx: WalkContext, at: { offset: number }):
   let prevDir = env.cwd;
   /** What `export` gave the commands' environment (proxies, CURL_HOME), as bash passes it to curl. */
   const exported: Record<string, string> = {};
+  /** What `unset` took out of the environment sling runs in. */
+  const removed = new Set<string>();
 
   for (const item of items) {
     at.offset = item.pipeline.offset;
@@ -88,7 +90,8 @@ function walkItems(items: ListItem[], ctx: WalkContext, at: { offset: number }):
         // NAME=value alone sets a shell variable (and the exported value, once it is exported).
         for (const [n, v] of assigns) {
           env.assign(n, v);
-          if (n in exported) exported[n] = v;
+          // A variable from the environment sling runs in is exported already, as in bash.
+          if (n in exported || (!removed.has(n) && env.inherited?.(n))) exported[n] = v;
         }
         if (!last) pipedIn = '';
         continue;
@@ -135,7 +138,7 @@ function walkItems(items: ListItem[], ctx: WalkContext, at: { offset: number }):
           cwd: env.cwd,
           env: cleanEnv ? prefixEnv : { ...exported, ...prefixEnv },
           cleanEnv: cleanEnv || undefined,
-          unsetEnv: unsetEnv.length ? unsetEnv : undefined,
+          unsetEnv: unsetEnv.length || removed.size ? [...removed].filter((n) => !(n in prefixEnv)).concat(unsetEnv) : undefined,
           before,
           when: pipelineHasCurl ? 'always' : when,
           countsStatus: last,
@@ -178,13 +181,18 @@ function walkItems(items: ListItem[], ctx: WalkContext, at: { offset: number }):
           if (name !== 'export') continue;
           const n = eq > 0 ? a.slice(0, eq) : a;
           const v = eq > 0 ? a.slice(eq + 1) : env.lookup(a);
-          if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(n) && v !== undefined) exported[n] = v;
+          if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(n) && v !== undefined) {
+            exported[n] = v;
+            removed.delete(n);
+          }
         }
       } else if (name === 'unset') {
         for (const a of args) {
           if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(a)) continue;
           env.assign(a, undefined);
           delete exported[a];
+          // Also one from the environment sling runs in: gone for the commands after it.
+          removed.add(a);
         }
       } else if (name === 'set') {
         for (let k = 0; k < args.length; k++) {
