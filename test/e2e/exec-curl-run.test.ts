@@ -350,11 +350,13 @@ test('exec curl: -C - resumes the file -O names and the one in --output-dir, as 
     'name.bin': full.subarray(0, 40),
     'd/x.bin': full.subarray(0, 40),
     'd/name2.bin': full.subarray(0, 40),
-    'c.sh': [`curl -s -C - -O ${srv.url}/file/name.bin`, `curl -s -C - --output-dir d -o x.bin ${srv.url}/file/x`, `curl -s -C - --output-dir d -O ${srv.url}/file/name2.bin`].join('\n') + '\n',
+    'c.sh': [`curl -s -C - -O ${srv.url}/file/name.bin`, `curl -s -C - --output-dir d -o x.bin -w 'f=%{filename_effective}\\n' ${srv.url}/file/x`, `curl -s -C - --output-dir d -O ${srv.url}/file/name2.bin`].join('\n') + '\n',
   });
   const r = await exec(dir, ['c.sh']);
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(ranges, ['bytes=40-', 'bytes=40-', 'bytes=40-']);
+  // %{filename_effective} names the file in its folder, as curl does.
+  assert.match(r.stdout, /^f=d\/x\.bin$/m, r.stdout);
   for (const f of ['name.bin', 'd/x.bin', 'd/name2.bin']) assert.deepEqual(readFileSync(join(dir, f)), full, f);
 });
 

@@ -95,7 +95,7 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
     }
   }
 
-  if (op.writeOut !== undefined) putWriteOut(result, ctx, writeOut(writeOutFormat(op.writeOut, ctx), t, url, c, outFile, curlCode, undefined, ctx.warn));
+  if (op.writeOut !== undefined) putWriteOut(result, ctx, writeOut(writeOutFormat(op.writeOut, ctx), t, url, c, effectiveName(op, outFile), curlCode, undefined, ctx.warn));
   return result;
 }
 
@@ -196,8 +196,13 @@ export function afterFailedTransfer(t: Transfer, url: CurlUrl, failed: FailedTra
     }
   }
   if (op.writeOut === undefined) return result;
-  putWriteOut(result, ctx, writeOut(writeOutFormat(op.writeOut, ctx), t, url, undefined, outFile, failed.exitCode, failed, ctx.warn));
+  putWriteOut(result, ctx, writeOut(writeOutFormat(op.writeOut, ctx), t, url, undefined, effectiveName(op, outFile), failed.exitCode, failed, ctx.warn));
   return result;
+}
+
+/** %{filename_effective}: the file as curl names it, in --output-dir (`od/x.txt`, `od//x.txt` for `od/`). */
+function effectiveName(op: Operation, outFile: string | undefined): string | undefined {
+  return outFile !== undefined && op.outputDir ? `${op.outputDir}/${outFile}` : outFile;
 }
 
 /** -w @file reads the format from a file. */
