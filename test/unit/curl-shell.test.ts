@@ -186,3 +186,10 @@ test('position: line and column of any offset, as a scan from the top counts the
   assert.deepEqual(position(big, last), scan(big, last));
   assert.deepEqual(position(big, 27), { line: 2, column: 1 });
 });
+
+test('{ } groups: one that runs no curl is read like its builtins (`|| { echo failed; exit 1; }`); curl inside one, or a group left open, is an error', () => {
+  assert.deepEqual(curlArgs('curl -f a || { echo "a failed" >&2; exit 1; }\ncurl b\n{ echo start; }\ncurl c && {\n  echo ok\n}\n'), [['-f', 'a'], ['b'], ['c']]);
+  assert.throws(() => curlArgs('true || { curl x; }'), (e: unknown) => e instanceof ShellSyntaxError && /'curl' inside a '\{ \}' group is not supported/.test(e.message));
+  assert.throws(() => curlArgs('curl a || { echo x; exit 1\ncurl b'), (e: unknown) => e instanceof ShellSyntaxError && /a '\{' group without its closing '\}'/.test(e.message));
+  assert.throws(() => curlArgs('{ echo x; } y'), (e: unknown) => e instanceof ShellSyntaxError && /only redirections may follow/.test(e.message));
+});

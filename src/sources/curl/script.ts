@@ -83,6 +83,20 @@ function walkItems(items: ListItem[], ctx: WalkContext, at: { offset: number }):
     for (let i = 0; i < stages.length; i++) {
       const cmd = stages[i]!;
       const last = i === stages.length - 1;
+      if (cmd.group) {
+        // `curl ... || { echo "failed"; exit 1; }`: a group that runs no curl is read like its
+        // builtins (echo writes nothing sling keeps; exit ends the script where it always runs).
+        const kinds = groupCommands(cmd.group, env);
+        const curl = kinds.find((k) => CURL_NAME.test(k.name) || (!NOOPS.has(k.name) && !['exit', 'return', 'cat', 'export', 'unset', 'set', 'cd'].includes(k.name)));
+        if (curl) throw new ShellSyntaxError(`'${curl.name}' inside a '{ }' group is not supported: write the group's commands one after another`, curl.offset);
+        if (kinds.some((k) => k.name === 'exit' || k.name === 'return')) {
+          if (when === 'always' && stages.length === 1) return calls;
+          ctx.warn(cmd.offset, "'exit' in a '{ }' group after && or || is ignored");
+        }
+        if (!last) pipedIn = '';
+        if (last && !pipelineHasCurl) before.push(when);
+        continue;
+      }
       const assigns = cmd.assigns.map((a) => [a.name, expandSingle(a.value, env)] as const);
       let fields: { text: string; offset: number }[] = [];
       for (const w of cmd.words) for (const text of expandWord(w, env)) fields.push({ text, offset: w.offset });
@@ -228,6 +242,18 @@ function walkItems(items: ListItem[], ctx: WalkContext, at: { offset: number }):
     }
   }
   return calls;
+}
+
+/** The commands of a `{ }` group (and of groups in it), by the name they run. */
+function groupCommands(items: ListItem[], env: ShellEnv): { name: string; offset: number }[] {
+  const out: { name: string; offset: number }[] = [];
+  for (const item of items) {
+    for (const c of item.pipeline.commands) {
+      if (c.group) out.push(...groupCommands(c.group, env));
+      else if (c.words.length) out.push({ name: firstWord(c, env), offset: c.offset });
+    }
+  }
+  return out;
 }
 
 function firstWord(cmd: SimpleCommand, env: ShellEnv): string {

@@ -52,6 +52,8 @@ export interface SimpleCommand {
   words: Word[];
   redirects: Redirect[];
   offset: number;
+  /** `{ list; }`: a group of commands in place of words (script.ts allows only ones that run no curl). */
+  group?: ListItem[];
 }
 
 export interface Pipeline {
@@ -181,31 +183,59 @@ class Reader {
       }
       if (c === ';' || c === '&' || c === '|') this.fail(`unexpected '${c}'`);
       const pipeline = this.parsePipeline();
-      this.skipBlanks();
-      let next: ListItem['next'] = ';';
-      const d = this.peek();
-      if (d === '&' && this.peek(1) === '&') {
-        next = '&&';
-        this.pos += 2;
-        this.skipToCommand();
-      } else if (d === '|' && this.peek(1) === '|') {
-        next = '||';
-        this.pos += 2;
-        this.skipToCommand();
-      } else if (d === ';') {
-        if (this.peek(1) === ';') this.fail("';;' belongs to a case statement, which sling does not run");
-        this.pos++;
-      } else if (d === '&') {
-        next = '&';
-        this.pos++;
-      } else if (d === '\n') {
-        this.pos++;
-        this.readHeredocs();
-      } else if (!this.atEnd()) this.fail(`unexpected '${d}'`);
-      items.push({ pipeline, next });
+      items.push({ pipeline, next: this.readNext(false) });
     }
     if (this.pending.length) this.fail(`here-document without its body (delimiter '${this.pending[0]!.delimiter}')`, this.pending[0]!.redirect.offset);
     return items;
+  }
+
+  /** What follows a pipeline: `&&`, `||`, `;`, `&` or a line break (`}` too, inside a group). */
+  private readNext(inGroup: boolean): ListItem['next'] {
+    this.skipBlanks();
+    const d = this.peek();
+    if (d === '&' && this.peek(1) === '&') {
+      this.pos += 2;
+      this.skipToCommand();
+      return '&&';
+    }
+    if (d === '|' && this.peek(1) === '|') {
+      this.pos += 2;
+      this.skipToCommand();
+      return '||';
+    }
+    if (d === ';') {
+      if (this.peek(1) === ';') this.fail("';;' belongs to a case statement, which sling does not run");
+      this.pos++;
+    } else if (d === '&') {
+      this.pos++;
+      return '&';
+    } else if (d === '\n') {
+      this.pos++;
+      this.readHeredocs();
+    } else if (!this.atEnd() && !(inGroup && d === '}')) this.fail(`unexpected '${d}'`);
+    return ';';
+  }
+
+  /** `{ list; }` after its `{`: the commands up to the `}` that stands as a command of its own. */
+  private parseGroup(start: number): ListItem[] {
+    const items: ListItem[] = [];
+    for (;;) {
+      this.skipBlanks();
+      if (this.atEnd()) this.fail("a '{' group without its closing '}'", start);
+      const c = this.peek();
+      if (c === '\n') {
+        this.pos++;
+        this.readHeredocs();
+        continue;
+      }
+      if (c === '}' && (this.pos + 1 >= this.text.length || /[\s;|&)]/.test(this.peek(1)))) {
+        if (!items.length) this.fail("an empty '{ }' group", start);
+        this.pos++;
+        return items;
+      }
+      const pipeline = this.parsePipeline();
+      items.push({ pipeline, next: this.readNext(true) });
+    }
   }
 
   /** After && / || / |: newlines may follow before the next command. */
@@ -262,14 +292,20 @@ class Reader {
           continue;
         }
       }
+      if (cmd.group) this.fail("only redirections may follow a '{ }' group", start);
       const word = this.parseWord(false);
+      // `{ echo failed; exit 1; }` (after || mostly): a group of commands.
+      if (!cmd.words.length && !cmd.assigns.length && word.parts.length === 1 && word.parts[0]!.kind === 'lit' && !word.parts[0]!.quoted && word.parts[0]!.text === '{') {
+        cmd.group = this.parseGroup(start);
+        continue;
+      }
       if (!cmd.words.length && word.parts.length === 1 && word.parts[0]!.kind === 'lit' && !word.parts[0]!.quoted && RESERVED.has(word.parts[0]!.text)) {
         this.fail(`'${word.parts[0]!.text}': shell control structures are not supported`, start);
       }
       if (!cmd.words.length && this.peek() === '(' && this.peek(1) === ')') this.fail('shell functions are not supported', start);
       cmd.words.push(word);
     }
-    if (!cmd.words.length && !cmd.assigns.length && !cmd.redirects.length) this.fail('a command is missing here');
+    if (!cmd.words.length && !cmd.assigns.length && !cmd.redirects.length && !cmd.group) this.fail('a command is missing here');
     return cmd;
   }
 
