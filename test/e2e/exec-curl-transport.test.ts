@@ -557,6 +557,7 @@ test('as curl: -f -i keeps the error\'s head; past --max-redirs -w reports the l
   const d = dir();
   writeFileSync(join(d, 'c.sh'), [
     `curl -s -f -i ${base}/404 > head.txt`,
+    `curl -s -f -o /dev/null -w 'e=%{errormsg}\\n' ${base}/404`,
     `curl -s -L --max-redirs 1 -o /dev/null -w '%{size_download} %{num_redirects} %{url_effective}\\n' '${base}/redir?n=3'`,
     `curl -s -o /dev/null --retry 1 --retry-delay 3 ${base}/soon`,
     `curl -s -o /dev/null --retry 1 --retry-max-time 2 ${base}/late`,
@@ -565,6 +566,7 @@ test('as curl: -f -i keeps the error\'s head; past --max-redirs -w reports the l
   // The first failure's code: -f on the 404.
   assert.equal(r.code, 4, r.stderr);
   assert.match(readFileSync(join(d, 'head.txt'), 'latin1'), /^HTTP\/1\.1 404 Not Found\r\n[\s\S]*\r\n\r\n$/);
+  assert.match(r.stdout, /^e=The requested URL returned error: 404$/m, r.stdout);
   assert.match(r.stdout, new RegExp(`^6 1 ${base.replace(/\./g, '\\.')}/redir\\?n=2$`, 'm'), r.stdout);
   assert.match(r.stderr, /HTTP 503 from [^ ]+: retrying in 1s \(1 retry left\)/);
   assert.match(r.stderr, /HTTP 503 from [^ ]+ asks to retry after 5s, past --retry-max-time: not retried/);

@@ -413,7 +413,8 @@ function doneVars(t: Transfer, url: CurlUrl, c: Completed, outFile: string | und
     referer: t.op.referer === undefined ? '' : (c.request.headers.find(([n]) => n.toLowerCase() === 'referer')?.[1] ?? ''),
     filename_effective: outFile ?? '',
     exitcode: String(exitCode),
-    errormsg: '',
+    // -f on an HTTP error: curl's own words for it.
+    errormsg: exitCode === 22 ? `The requested URL returned error: ${c.response.status}` : '',
     time_total: secs(timings.end ?? now()),
     time_namelookup: secs(timings.dns ?? timings.connect),
     time_connect: secs(timings.connect),
