@@ -113,7 +113,8 @@ function wire(request: PreparedRequest, curlFraming: boolean): Buffer {
   for (const [n, v] of request.headers) {
     if (n.length === 10 && n.toLowerCase() === 'connection') connection = true;
     else if (n.length === 17 && n.toLowerCase() === 'transfer-encoding' && /chunked/i.test(v)) chunked = true;
-    text += `${n}: ${/[^\x00-\x7f]/.test(v) ? Buffer.from(v, 'utf8').toString('latin1') : v}\r\n`;
+    // curl's `-H 'Name;'` goes out as `Name:` with nothing after the colon.
+    text += v === '' && curlFraming ? `${n}:\r\n` : `${n}: ${/[^\x00-\x7f]/.test(v) ? Buffer.from(v, 'utf8').toString('latin1') : v}\r\n`;
   }
   if (!connection && !curlFraming) text += 'Connection: keep-alive\r\n';
   text += '\r\n';

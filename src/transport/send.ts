@@ -191,6 +191,8 @@ function reframe(req: ClientRequest & { _header?: string; chunkedEncoding: boole
   if (typeof head !== 'string') return;
   if (request.method !== req.method && head.startsWith(req.method + ' ')) head = request.method + head.slice(req.method.length);
   if (settings.curlFraming) {
+    // curl's `-H 'Name;'`: `Name:` with nothing after the colon.
+    for (const [n, v] of request.headers) if (v === '') head = head.replace(`\r\n${n}: \r\n`, `\r\n${n}:\r\n`);
     const given = (name: string) => request.headers.some(([n]) => n.toLowerCase() === name);
     // node:http's own lines come after the given ones, just before the blank line.
     if (!given('connection')) head = head.replace(/\r\nConnection: (?:keep-alive|close)\r\n(?=(?:[^\r]*\r\n)*\r\n$)/, '\r\n');

@@ -433,3 +433,15 @@ test('exec curl: a proxy from the environment sling runs in: unset and a plain a
   assert.deepEqual(proxy.plainRequests.map((q) => new URL(q.url).pathname), ['/via1', '/via2']);
   assert.deepEqual(srv.requests.map((q) => q.target), ['/via1', '/direct1', '/via2', '/direct2', '/upper']);
 });
+
+test('exec curl: -H \'Name;\' goes out as `Name:` with nothing after the colon, as curl sends it', async (t) => {
+  const net = await import('node:net');
+  const heads: string[] = [];
+  const srv = net.createServer((c) => c.once('data', (d: Buffer) => (heads.push(d.toString('latin1')), c.end('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n'))));
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => srv.close());
+  const dir = workdir({ 'c.sh': `curl -s -H 'Y;' -H 'X-A: 1' http://127.0.0.1:${(srv.address() as { port: number }).port}/a\n` });
+  const r = await exec(dir, ['c.sh']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(heads[0]!, /\r\nY:\r\nX-A: 1\r\n\r\n$/);
+});
