@@ -124,6 +124,8 @@ test('stdin and stdout of a curl command: redirections, here-documents, pipes fr
 
 test('command substitution: echo, printf and cat only', () => {
   assert.deepEqual(curlArgs('curl -d "$(echo a b)" `echo u`'), [['-d', 'a b', 'u']]);
+  // printf with flags, widths and precisions, as bash's printf writes them.
+  assert.deepEqual(curlArgs(`curl -d "$(printf '%05d|%-4s|%.3s|%4d|%+d|%.2d' 42 ab abcdef 7 5 3)" u`), [['-d', '00042|ab  |abc|   7|+5|03', 'u']]);
   assert.throws(() => curlArgs('curl -H "X: $(date +%s)" u'), (e: unknown) => e instanceof ShellSyntaxError && /runs 'date'/.test(e.message));
 });
 

@@ -209,19 +209,39 @@ function backslashEscapes(s: string, octal = false): string {
   });
 }
 
-/** printf FORMAT ARGS: %s %d %i %b %% and backslash escapes; the format repeats while arguments remain. */
+/**
+ * printf FORMAT ARGS: %s %d %i %b %% with flags (`-`, `0`), a width and a precision (`%05d`, `%-8s`,
+ * `%.3s`), and backslash escapes; the format repeats while arguments remain.
+ */
 function printf(format: string, args: string[]): string {
   let out = '';
   let i = 0;
   do {
     let used = false;
-    out += backslashEscapes(format, true).replace(/%([-0-9]*)([sdib%])/g, (_m, _w: string, conv: string) => {
+    out += backslashEscapes(format, true).replace(/%([-0 +]*)(\d*)(?:\.(\d*))?([sdib%])/g, (_m, flags: string, width: string, precision: string | undefined, conv: string) => {
       if (conv === '%') return '%';
       used = true;
       const a = args[i++] ?? '';
-      if (conv === 'd' || conv === 'i') return String(parseInt(a, 10) || 0);
-      if (conv === 'b') return backslashEscapes(a);
-      return a;
+      let text: string;
+      let zeroPad = false;
+      if (conv === 'd' || conv === 'i') {
+        const n = parseInt(a, 10) || 0;
+        text = String(Math.abs(n));
+        if (precision !== undefined) text = text.padStart(Number(precision) || 0, '0');
+        text = (n < 0 ? '-' : flags.includes('+') ? '+' : flags.includes(' ') ? ' ' : '') + text;
+        zeroPad = flags.includes('0') && !flags.includes('-') && precision === undefined;
+      } else {
+        text = conv === 'b' ? backslashEscapes(a) : a;
+        if (precision !== undefined) text = text.slice(0, Number(precision) || 0);
+      }
+      const w = Number(width) || 0;
+      if (text.length >= w) return text;
+      if (flags.includes('-')) return text.padEnd(w);
+      if (zeroPad) {
+        const sign = /^[-+ ]/.test(text) ? text[0]! : '';
+        return sign + text.slice(sign.length).padStart(w - sign.length, '0');
+      }
+      return text.padStart(w);
     });
     if (!used) break;
   } while (i < args.length);
