@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { NetworkError, TimeoutError } from '../errors.js';
 import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSettings } from '../request/spec.js';
-import type { ParsedUrl } from '../request/url.js';
+import { hostAndPort, type ParsedUrl } from '../request/url.js';
 import { connectLimit, deadlineError, h2Name, mapNetworkError, timeoutError, timeLeft } from './errors.js';
 import type { Hop, HopInfo, Timings } from './send.js';
 import { now } from '../clock.js';
@@ -36,7 +36,7 @@ async function session(url: ParsedUrl, settings: RequestSettings, tlsOpts: objec
   const cached = sessions.get(key);
   if (cached && !cached.closed && !cached.destroyed) return cached;
   const http2 = await import('node:http2');
-  const origin = `${url.scheme}://${url.hostname.includes(':') ? `[${url.hostname}]` : url.hostname}:${url.port}`;
+  const origin = `${url.scheme}://${hostAndPort(url)}`;
   // The connection is made here (not by node:http2), so that a server that never accepts it is
   // given up on after --connect-timeout / # @connection-timeout (else --timeout), as over HTTP/1.1,
   // and no connection attempt is left behind to keep the process alive.
@@ -88,7 +88,7 @@ async function connectSocket(url: ParsedUrl, settings: RequestSettings, tlsOpts:
 
 export async function sendH2(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, tlsOpts: object): Promise<Hop | null> {
   const timings: Timings = { start: now() };
-  const where = `${url.hostname.includes(':') ? `[${url.hostname}]` : url.hostname}:${url.port}`;
+  const where = hostAndPort(url);
   const s = await session(url, settings, tlsOpts, timings, where);
   if (!s) return null;
   const reused = timings.connect === undefined && timings.tls === undefined;

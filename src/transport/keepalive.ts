@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { NetworkError, TimeoutError } from '../errors.js';
 import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSettings } from '../request/spec.js';
-import type { ParsedUrl } from '../request/url.js';
+import { hostAndPort, type ParsedUrl } from '../request/url.js';
 import { connectLimit, deadlineError, mapNetworkError, timeoutError, timeLeft } from './errors.js';
 import { contentLength, headerIn, incompleteHead, maxHeadersError, notHttp1, parseResponseHead, STREAM_FROM } from './head.js';
 import type { Hop, HopInfo, ResponseHead, Timings } from './send.js';
@@ -173,7 +173,7 @@ const hangUp = () => Object.assign(new Error('socket hang up'), { code: 'ECONNRE
  * function: the common case (a reused connection) is one write and one promise.
  */
 export function sendKeepAlive(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, onWritten?: () => void, streamable?: (head: ResponseHead) => boolean): Promise<Hop> {
-  const where = `${url.hostname.includes(':') ? `[${url.hostname}]` : url.hostname}:${url.port}`;
+  const where = hostAndPort(url);
   const timings: Timings = { start: now() };
   const info: HopInfo = { reused: false, timings };
   return sendOn(url, where, request, settings, info, onWritten, 0, streamable);

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { NetworkError, TimeoutError } from '../errors.js';
 import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSettings } from '../request/spec.js';
-import type { ParsedUrl } from '../request/url.js';
+import { hostAndPort, type ParsedUrl } from '../request/url.js';
 import { mapNetworkError } from './errors.js';
 import { contentLength, headerIn, incompleteHead, maxHeadersError, parseResponseHead } from './head.js';
 import type { Hop, HopInfo, Timings } from './send.js';
@@ -23,7 +23,7 @@ type Consumer = (chunk: Buffer) => void;
 export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings): Promise<Hop> {
   const net = await import('node:net');
   const timings: Timings = { start: now() };
-  const where = `${url.hostname.includes(':') ? `[${url.hostname}]` : url.hostname}:${url.port}`;
+  const where = hostAndPort(url);
   const info: HopInfo = { reused: false, timings };
 
   return await new Promise<Hop>((resolve, reject) => {

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { NetworkError, TimeoutError, UsageError } from '../errors.js';
 import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSettings } from '../request/spec.js';
-import type { ParsedUrl } from '../request/url.js';
+import { hostAndPort, type ParsedUrl } from '../request/url.js';
 import { connectLimit, deadlineError, mapNetworkError, timeoutError, timeLeft } from './errors.js';
 import { parseProxy, pickProxy, type ProxyTarget } from './proxy.js';
 import { now } from '../clock.js';
@@ -144,7 +144,7 @@ let h2Loaded = false;
 async function tunnel(proxy: ProxyTarget, url: ParsedUrl, settings: RequestSettings, timings: Timings): Promise<TLSSocket> {
   const http = await modules();
   tlsMod ??= await import('node:tls');
-  const authority = `${url.hostname.includes(':') ? `[${url.hostname}]` : url.hostname}:${url.port}`;
+  const authority = hostAndPort(url);
   const headers: string[] = ['Host', authority];
   if (proxy.authorization) headers.push('Proxy-Authorization', proxy.authorization);
   const socket = await new Promise<Socket>((resolve, reject) => {

@@ -292,6 +292,7 @@ export class CommandBuilder {
       if (expect && !has('expect')) headers.push(['Expect', '100-continue']);
     }
 
+    const lowSpeed = op.speedLimit !== undefined || op.speedTime !== undefined;
     const settings: RequestSettings = {
       follow: op.follow,
       // The command's own -L: --no-follow on sling's command line leaves it.
@@ -304,9 +305,9 @@ export class CommandBuilder {
       failAtHead: op.fail && !op.failWithBody ? true : undefined,
       // -y/-Y: slower than the limit for that long ends the transfer. As sling measures silence, it
       // is exact for the usual `--speed-limit 1` (no byte for N seconds); a higher limit is read as 1.
-      timeoutMs: op.speedLimit !== undefined || op.speedTime !== undefined ? limitMs(op.speedTime ?? '30') : undefined,
+      timeoutMs: lowSpeed ? limitMs(op.speedTime ?? '30') : undefined,
       // Set: sling's --timeout leaves the command's own limits alone.
-      timeoutFrom: op.speedLimit !== undefined || op.speedTime !== undefined ? '--speed-time' : timeoutFrom(op),
+      timeoutFrom: lowSpeed ? '--speed-time' : timeoutFrom(op),
       keepEncoding: !op.compressed,
       tls: {
         verify: op.insecure ? false : op.cacert ? op.cacert : true,
