@@ -110,7 +110,10 @@ function wire(request: PreparedRequest, curlFraming: boolean): Buffer {
   let text = `${request.method} ${request.target} HTTP/1.1\r\n`;
   let connection = false;
   let chunked = false;
-  for (const [n, v] of request.headers) {
+  const headers = request.headers;
+  for (let i = 0; i < headers.length; i++) {
+    const n = headers[i]![0];
+    const v = headers[i]![1];
     if (n.length === 10 && n.toLowerCase() === 'connection') connection = true;
     else if (n.length === 17 && n.toLowerCase() === 'transfer-encoding' && /chunked/i.test(v)) chunked = true;
     // curl's `-H 'Name;'` goes out as `Name:` with nothing after the colon.
@@ -123,12 +126,24 @@ function wire(request: PreparedRequest, curlFraming: boolean): Buffer {
     const framed = body.length ? `${body.length.toString(16)}\r\n` : '';
     return Buffer.concat([Buffer.from(text + framed, 'latin1'), body, Buffer.from(body.length ? '\r\n0\r\n\r\n' : '0\r\n\r\n', 'latin1')]);
   }
-  if (!body.length) return Buffer.from(text, 'latin1');
-  // One buffer for head and body: one write, no concatenation of pieces.
-  const out = Buffer.allocUnsafe(text.length + body.length);
+  const size = text.length + body.length;
+  // One buffer for head and body: one write, no concatenation of pieces. Most requests go out
+  // through one buffer the lane keeps (send() lets go of it when a write has to wait): a new
+  // buffer per request is new memory for the process to touch, until the garbage collector
+  // gives it back.
+  const out = size <= OUT_BUFFER_SIZE ? outBuffer : Buffer.allocUnsafe(size);
   out.write(text, 0, 'latin1');
   body.copy(out, text.length);
-  return out;
+  return size <= OUT_BUFFER_SIZE ? out.subarray(0, size) : out;
+}
+
+const OUT_BUFFER_SIZE = 16 * 1024;
+let outBuffer = Buffer.allocUnsafe(OUT_BUFFER_SIZE);
+
+/** Writes a request's bytes; a write that could not go out at once keeps the shared buffer, and the lane takes a new one. */
+function send(sock: Socket, bytes: Buffer) {
+  sock.write(bytes);
+  if (bytes.buffer === outBuffer.buffer && sock.writableLength > 0) outBuffer = Buffer.allocUnsafe(OUT_BUFFER_SIZE);
 }
 
 const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
@@ -511,7 +526,7 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
         finish(e);
       }, timeLeft(settings));
     }
-    sock.write(wire(request, settings.curlFraming === true));
+    send(sock, wire(request, settings.curlFraming === true));
     onWritten?.();
   });
 }
