@@ -631,9 +631,9 @@ class Run {
       lines = plan.responseBody && !plan.terminal && body.length && body[body.length - 1] !== 10 ? ['', ...log] : log;
     }
     if (result.stderrText) this.stderr.write(result.stderrText);
-    if (this.inv.quiet === 0) for (const n of result.notes ?? []) this.stderr.write(`sling: ${oneLine(n)}\n`);
-    for (const f of result.failures) this.stderr.write(`sling: test failed: ${at(entry, spec)}: ${oneLine(f)}\n`);
-    for (const e of result.errors ?? []) this.stderr.write(`sling: error: ${oneLine(e)}\n`);
+    if (result.notes?.length && this.inv.quiet === 0) for (const n of result.notes) this.stderr.write(`sling: ${oneLine(n)}\n`);
+    if (result.failures.length) for (const f of result.failures) this.stderr.write(`sling: test failed: ${at(entry, spec)}: ${oneLine(f)}\n`);
+    if (result.errors?.length) for (const e of result.errors) this.stderr.write(`sling: error: ${oneLine(e)}\n`);
     if (result.failures.length) this.fail(ExitCode.ERROR, entry);
     if (result.exitCode) this.fail(result.exitCode, entry);
     return lines;

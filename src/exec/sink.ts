@@ -99,7 +99,8 @@ export class RequestSink implements Sink {
     if (!chunks) return;
     this.chunks = undefined;
     let waiting: void | Promise<void> = undefined;
-    for (const c of chunks) {
+    for (let i = 0; i < chunks.length; i++) {
+      const c = chunks[i]!;
       if (typeof c === 'function') c();
       else waiting = this.out.write(c) ?? waiting;
     }
@@ -111,7 +112,8 @@ export class RequestSink implements Sink {
 function joinStrings(chunks: (string | Buffer)[]): (string | Buffer)[] {
   const parts: (string | Buffer)[] = [];
   let text = '';
-  for (const c of chunks) {
+  for (let i = 0; i < chunks.length; i++) {
+    const c = chunks[i]!;
     if (typeof c === 'string') text += c;
     else {
       if (text) parts.push(text);
@@ -128,10 +130,16 @@ function join(chunks: (string | Buffer)[]): string | Buffer {
   const parts = joinStrings(chunks);
   if (parts.length === 1) return parts[0]!;
   let bytes = 0;
-  for (const p of parts) bytes += typeof p === 'string' ? Buffer.byteLength(p, 'utf8') : p.length;
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i]!;
+    bytes += typeof p === 'string' ? Buffer.byteLength(p, 'utf8') : p.length;
+  }
   const out = Buffer.allocUnsafe(bytes);
   let at = 0;
-  for (const p of parts) at += typeof p === 'string' ? out.write(p, at, 'utf8') : p.copy(out, at);
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i]!;
+    at += typeof p === 'string' ? out.write(p, at, 'utf8') : p.copy(out, at);
+  }
   return out;
 }
 

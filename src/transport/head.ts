@@ -77,8 +77,9 @@ export function contentLength(raw: string[], where: string): number | undefined 
   let length: number | undefined;
   for (let i = 0; i < raw.length; i += 2) {
     if (raw[i]!.length !== 14 || raw[i]!.toLowerCase() !== 'content-length') continue;
-    for (const part of raw[i + 1]!.split(',')) {
-      const v = part.trim();
+    const parts = raw[i + 1]!.split(',');
+    for (let k = 0; k < parts.length; k++) {
+      const v = parts[k]!.trim();
       if (!/^\d+$/.test(v)) throw new NetworkError(`${where} sent a malformed HTTP response (Content-Length '${raw[i + 1]!.slice(0, 40)}')`);
       const n = Number(v);
       if (length !== undefined && n !== length) throw new NetworkError(`${where} sent a malformed HTTP response (Content-Length ${length} and ${n} disagree)`);

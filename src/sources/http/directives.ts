@@ -18,6 +18,14 @@ export function isRequestDirective(t: string): boolean {
   return m !== null && REQUEST_DIRECTIVES.has(m[1]!.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase()));
 }
 
+/** `# @timeout 30`, `30 s`, `500 ms`, `2 m`: milliseconds (at most what a timer holds). */
+function secondsOf(value: string, what: string, ln: number, col: number, fail: (line: number, col: number, message: string) => never): number {
+  const s = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/.exec(value);
+  if (!s) fail(ln, col, `# @${what} needs a time such as 30, 30 s, 500 ms or 2 m, got '${value}'`);
+  const n = Number(s[1]);
+  return Math.min(s[2] === 'ms' ? n : s[2] === 'm' ? n * 60000 : n * 1000, MAX_TIMER_MS);
+}
+
 export function directive(
   t: string,
   ln: number,
@@ -28,16 +36,12 @@ export function directive(
 ): { name?: string; lua?: boolean; import?: string } | undefined {
   const m = /^(?:#|\/\/)\s*@([A-Za-z][\w.-]*)(\s*=\s*|\s+|$)(.*)$/.exec(t);
   if (!m) return undefined;
-  const [, written, sep, rest] = m as unknown as [string, string, string, string];
+  const written = m[1]!;
+  const sep = m[2]!;
+  const rest = m[3]!;
   // httpyac writes its directives in camelCase as well (`@noRedirect` is `@no-redirect`).
-  const name = written.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
+  const name = /[A-Z]/.test(written) ? written.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase()) : written;
   const value = rest.trim();
-  const seconds = (what: string) => {
-    const s = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/.exec(value);
-    if (!s) fail(ln, col, `# @${what} needs a time such as 30, 30 s, 500 ms or 2 m, got '${value}'`);
-    const n = Number(s[1]);
-    return Math.min(s[2] === 'ms' ? n : s[2] === 'm' ? n * 60000 : n * 1000, MAX_TIMER_MS);
-  };
   switch (name) {
     case 'name':
       if (!value) fail(ln, col, '# @name needs a name');
@@ -49,10 +53,10 @@ export function directive(
       d.noCookieJar = true;
       return undefined;
     case 'timeout':
-      d.timeoutMs = seconds('timeout');
+      d.timeoutMs = secondsOf(value, 'timeout', ln, col, fail);
       return undefined;
     case 'connection-timeout':
-      d.connectTimeoutMs = seconds('connection-timeout');
+      d.connectTimeoutMs = secondsOf(value, 'connection-timeout', ln, col, fail);
       return undefined;
     case 'no-log':
       d.noLog = true;
@@ -67,7 +71,8 @@ export function directive(
     case 'ref':
     case 'force-ref':
       if (!value) fail(ln, col, `# @${written} needs a request name`);
-      d.refs.push(value);
+      // A list of its own (a request without @ref shares one empty list).
+      d.refs = [...d.refs, value];
       if (name === 'force-ref') (d.forceRefs ??= []).push(value);
       return undefined;
     case 'disabled':

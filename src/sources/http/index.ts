@@ -54,7 +54,10 @@ class Loader {
     for (const w of file.parsed.warnings) this.opts.warn(`${file.path}:${w.line}:${w.col}: ${w.message}`);
     const rt = this.rt;
     for (const defs of file.parsed.vars.values()) for (const d of defs) rt.noteReferences(d.value);
-    for (const item of file.parsed.items) {
+    // Indexed loops: a thousand requests read in V8's baseline tiers, where for...of allocates per step.
+    const items = file.parsed.items;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
       if (item.kind !== 'request') {
         for (const [, t] of item.overrides) rt.noteReferences(t);
         continue;
@@ -62,14 +65,17 @@ class Loader {
       const n = requestName(item);
       if (n !== undefined) rt.requestNames.add(n);
       if (item.atName !== undefined) rt.atNames.add(item.atName);
-      for (const r of item.directives.refs) rt.referenced.add(r);
+      if (item.directives.refs.length) for (const r of item.directives.refs) rt.referenced.add(r);
       rt.noteReferences(item.url);
-      for (const h of item.headers) {
-        rt.noteReferences(h.name);
-        rt.noteReferences(h.value);
+      const headers = item.headers;
+      for (let k = 0; k < headers.length; k++) {
+        rt.noteReferences(headers[k]!.name);
+        rt.noteReferences(headers[k]!.value);
       }
-      for (const a of item.asserts) rt.noteReferences(a.expected);
-      for (const b of item.body) {
+      if (item.asserts.length) for (const a of item.asserts) rt.noteReferences(a.expected);
+      const body = item.body;
+      for (let k = 0; k < body.length; k++) {
+        const b = body[k]!;
         if (b.kind === 'text') rt.noteReferences(b.t);
         else {
           rt.noteReferences(b.path);

@@ -42,7 +42,9 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
   let ctIndex = -1;
   let hasUA = false;
   let hasAE = false;
-  for (const h of node.headers) {
+  const nodeHeaders = node.headers;
+  for (let i = 0; i < nodeHeaders.length; i++) {
+    const h = nodeHeaders[i]!;
     let name: string;
     let lower = h.lower;
     if (lower !== undefined) name = h.name as string;
