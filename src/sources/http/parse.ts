@@ -62,7 +62,24 @@ interface Pending {
   lua: boolean;
 }
 
-const freshPending = (): Pending => ({ directives: { refs: [] }, pre: [], asserts: [], lua: false });
+const freshPending = (): Pending => ({ directives: { refs: NONE }, pre: NONE, asserts: NONE, lua: false });
+/** Nothing was written into it since it was made (no directive, script or assertion). */
+const untouched = (p: Pending) => p.atName === undefined && !p.lua && p.pre.length === 0 && p.asserts.length === 0 && p.directives.refs.length === 0 && Object.keys(p.directives).length === 1;
+
+/**
+ * The lists of a request that has none of a kind (most have no scripts, assertions or outputs):
+ * one shared empty list. A file's requests all stay in memory until they run (a thousand parsed
+ * before the first is sent), so endRequest() also trims the lists that have entries to their
+ * length. Frozen: nothing adds to a request once it is parsed.
+ */
+const NONE: never[] = Object.freeze([]) as unknown as never[];
+const fit = <T>(list: T[]): T[] => (list.length === 0 ? NONE : list.slice());
+/** `list` with `item` added: a list of its own in place of the shared NONE. */
+function added<T>(list: T[], item: T): T[] {
+  if ((list as unknown) === NONE) return [item];
+  list.push(item);
+  return list;
+}
 
 export function parseHttp(text: string): ParsedHttp {
   return new Parser(text).run();
@@ -164,7 +181,7 @@ class Parser {
   private newBlock(title: string) {
     // `# @name x` and `< {% %}` placed before `###` belong to the next request (vp.http, kulala),
     // also when they come after a request, at the end of its block.
-    if (this.blockHasRequest) this.pending = freshPending();
+    if (this.blockHasRequest && !untouched(this.pending)) this.pending = freshPending();
     this.title = title || undefined;
     this.blockHasRequest = false;
     this.state = 'pre';
@@ -202,7 +219,7 @@ class Parser {
         return;
       }
       const path = t.slice(1).trim();
-      this.pending.pre.push({ path: this.template(path, ln, col + t.indexOf(path), true), line: ln, lua: this.takeLua() });
+      this.pending.pre = added(this.pending.pre, { path: this.template(path, ln, col + t.indexOf(path), true), line: ln, lua: this.takeLua() });
       return;
     }
     if (t.startsWith('>')) {
@@ -216,7 +233,7 @@ class Parser {
       return;
     }
     if (t.startsWith('{{')) return this.httpyacScript(ln, col);
-    if (t.startsWith('??')) return this.assertLine(t, ln, col, this.pending.asserts);
+    if (t.startsWith('??')) return this.assertLine(t, ln, col, this.pending);
     const c0 = t.charCodeAt(0);
     let m = c0 === 105 /* i */ ? /^import\s+(.+)$/.exec(t) : null;
     if (m) {
@@ -247,6 +264,8 @@ class Parser {
     }
   }
 
+  /** Literal header names seen so far, with their lower-case form. */
+  private readonly names = new Map<string, [string, string]>();
   private readonly onWarn = (l: number, c: number, m: string) => this.warn(l, c, m);
   private readonly onFail = (l: number, c: number, m: string): never => this.fail(l, c, m);
 
@@ -353,12 +372,12 @@ class Parser {
 
   private preScript(line: string, ln: number) {
     const code = this.script(line.indexOf('{%'));
-    this.pending.pre.push({ code, line: ln, lua: this.takeLua(code) });
+    this.pending.pre = added(this.pending.pre, { code, line: ln, lua: this.takeLua(code) });
   }
 
   private handlerScript(line: string, ln: number) {
     const code = this.script(line.indexOf('{%'));
-    this.req!.handlers.push({ code, line: ln, lua: this.takeLua(code) });
+    this.req!.handlers = added(this.req!.handlers, { code, line: ln, lua: this.takeLua(code) });
   }
 
   private trailing(line: string, from: number, ln: number) {
@@ -375,10 +394,10 @@ class Parser {
   }
 
   /** httpyac `?? ...` (t trimmed; col where it starts): kept for its request, or a warning. */
-  private assertLine(t: string, ln: number, col: number, into: AssertNode[]) {
+  private assertLine(t: string, ln: number, col: number, into: { asserts: AssertNode[] }) {
     const a = parseAssert(t);
     if (typeof a === 'string') return this.warn(ln, col, `${a}: skipped`);
-    into.push({ line: ln, a, expected: this.template(a.expected, ln, col + a.expectedAt, false) });
+    into.asserts = added(into.asserts, { line: ln, a, expected: this.template(a.expected, ln, col + a.expectedAt, false) });
   }
 
   private template(text: string, ln: number, col: number, strict: boolean): Template {
@@ -464,9 +483,9 @@ class Parser {
       graphql,
       fragments: this.out.fragments,
       pre: p.pre,
-      handlers: [],
+      handlers: NONE,
       asserts: p.asserts,
-      outputs: [],
+      outputs: NONE,
       directives: p.directives,
     };
     this.title = undefined;
@@ -523,7 +542,7 @@ class Parser {
     const t = line.trimStart();
     const col = line.length - t.length + 1;
     if (t.startsWith('#') || t.startsWith('//')) return;
-    if (t.startsWith('??')) return this.assertLine(t, ln, col, req.asserts);
+    if (t.startsWith('??')) return this.assertLine(t, ln, col, req);
     // httpyac: a request line right after another request starts the next request.
     if (c0 >= 65 && c0 <= 90 && isMethodWord(line) && startsRequest(line)) return this.startNextRequest(line);
     if (t.startsWith('>') || t.startsWith('<>')) {
@@ -554,9 +573,15 @@ class Parser {
     const valueCol = col + t.indexOf(valueText, colon + 1);
     const bad = badHeaderChar(valueText);
     if (bad) this.fail(ln, valueCol + bad.at, `the value of ${name} contains ${bad.what}, which a header cannot carry`);
-    const nameT = this.template(name, ln, col, true);
+    // A literal name is kept once per file with its lower-case form (`Content-Type` on a thousand requests).
+    const known = this.names.get(name);
+    const nameT = known ? known[0] : this.template(name, ln, col, true);
     const header: HeaderNode = { name: nameT, value: this.template(valueText, ln, valueCol, true), line: ln, col };
-    if (typeof nameT === 'string') header.lower = nameT.toLowerCase();
+    if (known) header.lower = known[1];
+    else if (typeof nameT === 'string') {
+      header.lower = nameT.toLowerCase();
+      this.names.set(nameT, [nameT, header.lower]);
+    }
     if (name.length === 14 && /^x-request-type$/i.test(name) && /^graphql$/i.test(valueText)) {
       req.graphql = true;
       req.graphqlVariables = true;
@@ -578,7 +603,7 @@ class Parser {
     }
     if (this.handlerLine(line, ln)) return;
     if (line.startsWith('??')) {
-      this.assertLine(line.trimEnd(), ln, 1, req.asserts);
+      this.assertLine(line.trimEnd(), ln, 1, req);
       this.state = 'after';
       return;
     }
@@ -674,7 +699,7 @@ class Parser {
     if (!line.startsWith('>')) return false;
     const out = /^>>(!?)\s*(\S.*?)\s*$/.exec(line);
     if (out) {
-      req.outputs.push({ path: this.template(out[2]!, ln, line.indexOf(out[2]!) + 1, true), overwrite: out[1] === '!', line: ln });
+      req.outputs = added(req.outputs, { path: this.template(out[2]!, ln, line.indexOf(out[2]!) + 1, true), overwrite: out[1] === '!', line: ln });
       this.state = 'after';
       return true;
     }
@@ -685,7 +710,7 @@ class Parser {
     }
     const file = /^>\s+(\S.*?)\s*$/.exec(line);
     if (file) {
-      req.handlers.push({ path: this.template(file[1]!, ln, line.indexOf(file[1]!) + 1, true), line: ln, lua: this.takeLua() });
+      req.handlers = added(req.handlers, { path: this.template(file[1]!, ln, line.indexOf(file[1]!) + 1, true), line: ln, lua: this.takeLua() });
       this.state = 'after';
       return true;
     }
@@ -707,7 +732,7 @@ class Parser {
       return;
     }
     if (this.handlerLine(line, ln)) return;
-    if (t.startsWith('??')) return this.assertLine(t, ln, 1, this.req!.asserts);
+    if (t.startsWith('??')) return this.assertLine(t, ln, 1, this.req!);
     if (this.blankBefore && startsRequest(line)) return this.startNextRequest(line);
     if (line.startsWith('{{') && !line.slice(2).includes('}}')) return this.httpyacScript(ln, 1);
     this.warn(ln, 1, `text after the response handler is ignored: '${clip(t)}'`);
@@ -737,22 +762,20 @@ class Parser {
     }
     // Trailing blank lines, and comments after a blank line at the end (orders.http), are not body.
     const body = req.body;
-    const blank = (b: BodyLine) => b.kind === 'text' && b.raw.trim() === '';
-    const comment = (b: BodyLine) => b.kind === 'text' && (b.raw.startsWith('#') || b.raw.startsWith('//'));
     let end = body.length;
     for (;;) {
-      while (end > 0 && blank(body[end - 1]!)) end--;
+      while (end > 0 && blankLine(body[end - 1]!)) end--;
       let k = end;
-      while (k > 0 && comment(body[k - 1]!)) k--;
-      if (k < end && k > 0 && blank(body[k - 1]!)) end = k;
+      while (k > 0 && commentLine(body[k - 1]!)) k--;
+      if (k < end && k > 0 && blankLine(body[k - 1]!)) end = k;
       else break;
     }
     if (end < body.length) body.length = end;
     // A JSON body cannot hold a line starting with # or //: such lines are comments (REST Client
     // drops every comment line of the block), as are the blank lines JSON does not need.
-    const first = body.find((b) => b.kind === 'text' && b.raw.trim() !== '');
-    if (first && first.kind === 'text' && /^\s*[[{]/.test(first.raw) && body.some((b) => b.kind === 'text' && /^\s*(#|\/\/)/.test(b.raw))) {
-      req.body = body.filter((b) => !(b.kind === 'text' && /^\s*(#|\/\/)/.test(b.raw)));
+    const first = body.length ? body.find(textLine) : undefined;
+    if (first && first.kind === 'text' && /^\s*[[{]/.test(first.raw) && body.some(indentedComment)) {
+      req.body = body.filter((b) => !indentedComment(b));
     }
     if (req.body.length) req.body[req.body.length - 1]!.eol = '';
     // httpyac: a JSON-typed body that starts with a GraphQL operation is a GraphQL request.
@@ -760,10 +783,21 @@ class Parser {
       const ct = req.headers.find((h) => /^content-type$/i.test(rawText(h.name)));
       if (!ct || /json/i.test(rawText(ct.value))) req.graphql = true;
     }
+    req.headers = fit(req.headers);
+    req.body = fit(req.body);
+    req.pre = fit(req.pre);
+    req.handlers = fit(req.handlers);
+    req.asserts = fit(req.asserts);
+    req.outputs = fit(req.outputs);
     this.out.items.push(req);
     this.state = 'pre';
   }
 }
+
+const blankLine = (b: BodyLine) => b.kind === 'text' && b.raw.trim() === '';
+const commentLine = (b: BodyLine) => b.kind === 'text' && (b.raw.startsWith('#') || b.raw.startsWith('//'));
+const textLine = (b: BodyLine) => b.kind === 'text' && b.raw.trim() !== '';
+const indentedComment = (b: BodyLine) => b.kind === 'text' && /^\s*(#|\/\/)/.test(b.raw);
 
 /** A file encoding TextDecoder knows (`latin1`, `utf-16le`, `windows-1252`, ...). */
 function isEncoding(label: string): boolean {
