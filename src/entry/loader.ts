@@ -78,10 +78,11 @@ export function chunkLoader(dir: string, version: string, env: NodeJS.ProcessEnv
  * (the flavor), so that exec and the main command do not reject each other's entries.
  *
  * The second flag keeps V8's young generation at its starting size (1 MB semi-spaces) instead of
- * letting it double (to 4 MB semi-spaces in a 1,000-request run) when enough objects survive (the parsed file does). Every
- * page the process touches for the first time costs a page fault, and on a virtual machine such a
- * fault can cost 14 µs (measured here; curl's whole run touches ~580 pages). A young generation that
- * keeps its first pages is scavenged more often but touches ~1,100 fewer pages. Measured
+ * letting it double when enough objects survive (the parsed file does: 4 MB semi-spaces in a
+ * 1,000-request run). Every page the process touches for the first time costs a page fault, and on
+ * a virtual machine such a fault can cost 14 µs (measured here; curl's whole run touches ~580
+ * pages). A young generation that keeps its first pages is scavenged more often but touches ~1,100
+ * fewer pages. Measured
  * (1,000 requests to nginx, 21 interleaved rounds): page faults 4,957 -> 3,834, 261 -> 239 ms.
  * Returns the flavor ('' when nothing was changed).
  */
