@@ -82,8 +82,8 @@ export function chunkLoader(dir: string, version: string, env: NodeJS.ProcessEnv
  * 1,000-request run). Every page the process touches for the first time costs a page fault, and on
  * a virtual machine such a fault can cost 14 µs (measured here; curl's whole run touches ~580
  * pages). A young generation that keeps its first pages is scavenged more often but touches ~1,100
- * fewer pages. Measured
- * (1,000 requests to nginx, 21 interleaved rounds): page faults 4,957 -> 3,834, 261 -> 239 ms.
+ * fewer pages. Measured (1,000 requests to nginx, 21 interleaved rounds): page faults 4,957 ->
+ * 3,834, 261 -> 239 ms.
  * Returns the flavor ('' when nothing was changed).
  */
 export function tuneV8(argv: readonly string[], requireBuiltin: (id: string) => unknown): string {
