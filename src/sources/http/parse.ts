@@ -48,7 +48,12 @@ const STRICT_REQUEST = new RegExp(`^(${[...METHODS, ...MORE_METHODS].join('|')})
 /** The same for the requests of other protocols (skipped with a warning): their targets have no scheme (`GRPC host:port/Service/Method`). */
 const PROTOCOL_REQUEST = new RegExp(`^(${Object.keys(OTHER_METHODS).join('|')})\\s+([A-Za-z][A-Za-z0-9+.-]*:\\/\\/|\\/|\\{\\{|[\\w.-]+:\\d+)\\S*(\\s+HTTP\\/\\d+(\\.\\d+)?)?\\s*$`);
 /** A line that starts a request when it follows a blank line in a body (also what `--to http` must not leave as it is). */
-export const startsRequest = (line: string) => STRICT_REQUEST.test(line) || PROTOCOL_REQUEST.test(line);
+export const startsRequest = (line: string) => {
+  // Every method both expressions know is upper-case: most lines (a JSON body) are told apart
+  // without running them (the first run of each also compiles it).
+  const c = line.charCodeAt(0);
+  return c >= 65 && c <= 90 && (STRICT_REQUEST.test(line) || PROTOCOL_REQUEST.test(line));
+};
 const METHOD_WORDS = new Set([...METHODS, ...MORE_METHODS, ...Object.keys(OTHER_METHODS)]);
 
 type State = 'pre' | 'headers' | 'body' | 'after' | 'skip';
