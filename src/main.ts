@@ -4,7 +4,7 @@ import { helpText } from './cli/help.js';
 import { configFile, defaultOptions } from './cli/config.js';
 import { CliError, limitReached, oneLine, tooDeep } from './errors.js';
 import { ExitCode } from './exit.js';
-import { VERSION } from './request/build.js';
+import { VERSION } from './version.js';
 import type { Sink } from './output/printer.js';
 import type { OutStream } from './fd-writer.js';
 

@@ -11,9 +11,9 @@ import type { Body, Header, MultipartPart, RequestSpec } from './spec.js';
 import type { StoredAuth } from '../transport/session.js';
 import { parseUrl } from './url.js';
 
-declare const SLING_VERSION: string;
-export const VERSION = typeof SLING_VERSION === 'string' ? SLING_VERSION : '0.0.0-dev';
-export const USER_AGENT = `sling/${VERSION}`;
+import { USER_AGENT, VERSION } from '../version.js';
+
+export { USER_AGENT, VERSION };
 export const JSON_ACCEPT = 'application/json, */*;q=0.5';
 export const FORM_TYPE = 'application/x-www-form-urlencoded; charset=utf-8';
 

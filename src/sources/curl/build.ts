@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { MAX_TIMER_MS } from '../../clock.js';
-import { USER_AGENT } from '../../request/build.js';
+import { USER_AGENT } from '../../version.js';
 import type { Header, RequestSettings, RequestSpec } from '../../request/spec.js';
 import type { ParsedUrl } from '../../request/url.js';
 import { CookieJar } from '../../transport/cookies.js';

@@ -1,5 +1,5 @@
 import { CliError, UsageError } from '../../errors.js';
-import { USER_AGENT } from '../../request/build.js';
+import { USER_AGENT } from '../../version.js';
 import type { Header, RequestSpec } from '../../request/spec.js';
 import { credentialsOf, parseUrl, type ParsedUrl } from '../../request/url.js';
 import type { RequestNode } from './ast.js';
