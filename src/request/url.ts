@@ -254,12 +254,12 @@ function withTarget(o: Origin, rest: string, pathAsIs: boolean, asWritten: boole
 /** The origin (scheme, host, port) of a URL, for cross-origin checks on redirects. */
 export const originOf = (u: ParsedUrl) => `${u.scheme}://${u.hostname}:${u.port}`;
 
-/** The request target: path, then the URL's query and the query items. */
 /** `host:port` with the port always there and an IPv6 address in brackets (`[::1]:8080`): for connections and messages. */
 export function hostAndPort(u: Pick<ParsedUrl, 'hostname' | 'port'>): string {
   return `${u.hostname.includes(':') ? `[${u.hostname}]` : u.hostname}:${u.port}`;
 }
 
+/** The request target: path, then the URL's query and the query items. */
 export function requestTarget(u: ParsedUrl, extraQuery = ''): string {
   const q = u.query === '' ? extraQuery : extraQuery === '' ? u.query : `${u.query}&${extraQuery}`;
   return q ? `${u.path}?${q}` : u.path;

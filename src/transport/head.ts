@@ -89,7 +89,6 @@ export function contentLength(raw: string[], where: string): number | undefined 
   return length;
 }
 
-/** The connection closed after bytes that never made a complete response head (HTTP/0.9, a head cut off). */
 /**
  * The first bytes of an answer that cannot be an HTTP/1.x head (curl: "Received HTTP/0.9 when not
  * allowed"): a server that speaks only HTTP/2, or no HTTP at all. Undefined while the bytes may
@@ -112,6 +111,7 @@ export function notHttp1(where: string, bytes: Buffer | undefined): NetworkError
   return new NetworkError(`${where} did not answer in HTTP: its answer begins '${text}'`, 'is it an HTTP server, and is the port right?');
 }
 
+/** The connection closed after bytes that never made a complete response head (HTTP/0.9, a head cut off). */
 export function incompleteHead(where: string): NetworkError {
   return new NetworkError(`${where} sent a malformed HTTP response (the connection closed before a complete status line and headers)`);
 }

@@ -291,7 +291,6 @@ function guessMethod(t: Transfer): string {
   return 'GET';
 }
 
-/** curl reads ~/.curlrc (or $CURL_HOME/.curlrc, $XDG_CONFIG_HOME/.curlrc) before the command line. */
 /** A command's environment: the process's and the file's exports, unless `env -i`; less what `env -u` took out. */
 function commandEnv(call: CurlCall, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = call.cleanEnv ? { ...call.env } : { ...env, ...call.env };
@@ -299,6 +298,7 @@ function commandEnv(call: CurlCall, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return out;
 }
 
+/** curl reads ~/.curlrc (or $CURL_HOME/.curlrc, $XDG_CONFIG_HOME/.curlrc) before the command line. */
 function readCurlrc(env: NodeJS.ProcessEnv): string | undefined {
   const dirs = [env.CURL_HOME, env.XDG_CONFIG_HOME, env.HOME].filter((d): d is string => Boolean(d));
   for (const d of dirs) {
