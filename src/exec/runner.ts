@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { isDirectory } from '../files.js';
 import { stdoutIsStderr } from '../fd-writer.js';
 import { originText } from '../request/url.js';
+import { basicAuth } from '../request/basic-auth.js';
 import type { Invocation } from '../cli/invocation.js';
 import { CliError, TooManyRedirectsError, UsageError, beyondLimits, fileProblem, oneLine } from '../errors.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
@@ -666,7 +667,7 @@ function withSession(s: RequestSpec, sessions: Sessions): RequestSpec {
   const auth = applied.auth;
   if (!auth) return applied.spec;
   if (auth.type === 'digest') return { ...applied.spec, settings: { ...applied.spec.settings, digest: { user: auth.user, password: auth.password ?? '' } } };
-  const value = auth.type === 'bearer' ? `Bearer ${auth.user}` : 'Basic ' + Buffer.from(`${auth.user}:${auth.password ?? ''}`, 'utf8').toString('base64');
+  const value = auth.type === 'bearer' ? `Bearer ${auth.user}` : basicAuth(`${auth.user}:${auth.password ?? ''}`);
   return { ...applied.spec, headers: [...applied.spec.headers, ['Authorization', value] as [string, string]] };
 }
 

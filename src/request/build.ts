@@ -10,6 +10,7 @@ import { parsePath, setPath } from './nested-json.js';
 import type { Body, Header, MultipartPart, RequestSpec } from './spec.js';
 import type { StoredAuth } from '../transport/session.js';
 import { parseUrl } from './url.js';
+import { basicAuth } from './basic-auth.js';
 
 import { USER_AGENT, VERSION } from '../version.js';
 
@@ -313,7 +314,7 @@ export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<
   if (auth && !hasAuthItem) {
     if (auth.type === 'digest') spec = { ...spec, settings: { ...spec.settings, digest: { user: auth.user, password: auth.password ?? '' } } };
     else {
-      const value = auth.type === 'bearer' ? `Bearer ${auth.user}` : 'Basic ' + Buffer.from(`${auth.user}:${auth.password ?? ''}`, 'utf8').toString('base64');
+      const value = auth.type === 'bearer' ? `Bearer ${auth.user}` : basicAuth(`${auth.user}:${auth.password ?? ''}`);
       // Authorization goes where a default header would: after the defaults, before Content-Type.
       const at = spec.headers.findIndex(([n]) => n.toLowerCase() === 'content-type');
       const headers = [...spec.headers];

@@ -1,4 +1,5 @@
 import type { ParsedUrl } from '../request/url.js';
+import { basicAuth } from '../request/basic-auth.js';
 
 /**
  * Which proxy a request goes through: `--proxy` first (per scheme, then for all), then the
@@ -77,7 +78,7 @@ export function parseProxy(text: string): ProxyTarget {
   let authorization: string | undefined;
   if (u.username) {
     const creds = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;
-    authorization = 'Basic ' + Buffer.from(creds, 'utf8').toString('base64');
+    authorization = basicAuth(creds);
   }
   const display = `${u.protocol}//${u.username ? (u.password ? `${u.username}:***@` : `${u.username}@`) : ''}${u.host}`;
   return { url: u, authorization, display };

@@ -1,5 +1,6 @@
 import { CliError, UsageError } from '../../errors.js';
 import { USER_AGENT } from '../../version.js';
+import { basicAuth } from '../../request/basic-auth.js';
 import type { Header, RequestSpec } from '../../request/spec.js';
 import { credentialsOf, parseUrl, type ParsedUrl } from '../../request/url.js';
 import type { RequestNode } from './ast.js';
@@ -139,7 +140,7 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
     const basic = /^basic\s+(\S+)(?:\s+(.+))?$/i.exec(v);
     if (basic) {
       const cred = basic[2] !== undefined ? `${basic[1]}:${basic[2]}` : basic[1]!.includes(':') ? basic[1]! : undefined;
-      if (cred !== undefined) headers[i] = [n, 'Basic ' + Buffer.from(cred, 'utf8').toString('base64')];
+      if (cred !== undefined) headers[i] = [n, basicAuth(cred)];
     }
     const dig = /^digest\s+(\S+)\s+(.+)$/i.exec(v);
     if (dig) {
@@ -154,7 +155,7 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
   // Authorization header of the request's own wins).
   const userinfo = credentialsOf(url);
   if (userinfo && !headers.some(([n]) => n.toLowerCase() === 'authorization')) {
-    headers.push(['Authorization', 'Basic ' + Buffer.from(`${userinfo.user}:${userinfo.password}`, 'utf8').toString('base64')]);
+    headers.push(['Authorization', basicAuth(`${userinfo.user}:${userinfo.password}`)]);
   }
   const contentType = ctIndex === -1 ? undefined : headers[ctIndex]![1];
   // A body with no placeholders and no files is encoded once (a JSON body sent a thousand times).
