@@ -69,7 +69,12 @@ interface Pending {
 
 const freshPending = (): Pending => ({ directives: { refs: NONE }, pre: NONE, asserts: NONE, lua: false });
 /** Nothing was written into it since it was made (no directive, script or assertion). */
-const untouched = (p: Pending) => p.atName === undefined && !p.lua && p.pre.length === 0 && p.asserts.length === 0 && p.directives.refs.length === 0 && Object.keys(p.directives).length === 1;
+function untouched(p: Pending): boolean {
+  if (p.atName !== undefined || p.lua || p.pre.length !== 0 || p.asserts.length !== 0 || p.directives.refs.length !== 0) return false;
+  // for...in rather than Object.keys(): no list made per request.
+  for (const k in p.directives) if (k !== 'refs') return false;
+  return true;
+}
 
 /**
  * The lists of a request that has none of a kind (most have no scripts, assertions or outputs):
@@ -78,7 +83,11 @@ const untouched = (p: Pending) => p.atName === undefined && !p.lua && p.pre.leng
  * length. Frozen: nothing adds to a request once it is parsed.
  */
 const NONE: never[] = Object.freeze([]) as unknown as never[];
-const fit = <T>(list: T[]): T[] => (list.length === 0 ? NONE : list.slice());
+/**
+ * Every list of a request starts as NONE and grows through added(): a list of one entry was made
+ * with room for one (kept as it is); a longer one grew with room to spare (copied to its length).
+ */
+const fit = <T>(list: T[]): T[] => (list.length === 0 ? NONE : list.length === 1 ? list : list.slice());
 /** `list` with `item` added: a list of its own in place of the shared NONE. */
 function added<T>(list: T[], item: T): T[] {
   if ((list as unknown) === NONE) return [item];
@@ -483,8 +492,8 @@ class Parser {
       method,
       url: this.template(rest, ln, urlCol, true),
       version,
-      headers: [],
-      body: [],
+      headers: NONE,
+      body: NONE,
       graphql,
       fragments: this.out.fragments,
       pre: p.pre,
@@ -581,9 +590,9 @@ class Parser {
     // A literal name is kept once per file with its lower-case form (`Content-Type` on a thousand requests).
     const known = this.names.get(name);
     const nameT = known ? known[0] : this.template(name, ln, col, true);
-    const header: HeaderNode = { name: nameT, value: this.template(valueText, ln, valueCol, true), line: ln, col };
-    if (known) header.lower = known[1];
-    else if (typeof nameT === 'string') {
+    // `lower` is in the literal even when unknown: a property added later takes a block of its own per header.
+    const header: HeaderNode = { name: nameT, lower: known ? known[1] : undefined, value: this.template(valueText, ln, valueCol, true), line: ln, col };
+    if (!known && typeof nameT === 'string') {
       header.lower = nameT.toLowerCase();
       this.names.set(nameT, [nameT, header.lower]);
     }
@@ -592,7 +601,7 @@ class Parser {
       req.graphqlVariables = true;
       return;
     }
-    req.headers.push(header);
+    req.headers = added(req.headers, header);
   }
 
   // ------------------------------------------------------------------------------------- body --
@@ -602,7 +611,7 @@ class Parser {
     const ln = this.i + 1;
     if (line.trim() === '') {
       if (this.leadComments) this.leadComments.push(this.i);
-      else if (this.bodyStarted) req.body.push({ kind: 'text', t: '', raw: '', eol: this.eol(this.i), line: ln });
+      else if (this.bodyStarted) req.body = added<BodyLine>(req.body, { kind: 'text', t: '', raw: '', eol: this.eol(this.i), line: ln });
       this.blankBefore = true;
       return;
     }
@@ -635,7 +644,7 @@ class Parser {
         const col = line.indexOf(gql[2]!, 3) + 1;
         req.graphql = true;
         if (gql[1]) req.operationName = gql[1];
-        req.body.push({ kind: 'file', path: this.template(gql[2]!, ln, col, true), vars: false, eol: this.eol(this.i), line: ln, col });
+        req.body = added<BodyLine>(req.body, { kind: 'file', path: this.template(gql[2]!, ln, col, true), vars: false, eol: this.eol(this.i), line: ln, col });
         this.bodyStarted = true;
         return;
       }
@@ -658,16 +667,16 @@ class Parser {
         for (const k of comments) {
           const text = this.lines[k]!;
           if (text.startsWith('//')) continue;
-          req.body.push({ kind: 'text', t: text.trim() === '' ? '' : this.template(text, k + 1, 1, false), raw: text.trim() === '' ? '' : text, eol: this.eol(k), line: k + 1 });
+          req.body = added<BodyLine>(req.body, { kind: 'text', t: text.trim() === '' ? '' : this.template(text, k + 1, 1, false), raw: text.trim() === '' ? '' : text, eol: this.eol(k), line: k + 1 });
         }
       }
     }
     if (inc) {
       const col = line.indexOf(inc[3]!, 1 + (inc[1]?.length ?? 0)) + 1;
       if (inc[2] && !isEncoding(inc[2])) this.fail(ln, 3, `'${inc[2]}' is not an encoding sling knows (<@latin1 ./file, <@utf-8 ./file)`);
-      req.body.push({ kind: 'file', path: this.template(inc[3]!, ln, col, true), vars: inc[1] !== undefined, eol: this.eol(this.i), line: ln, col, encoding: inc[2] });
+      req.body = added<BodyLine>(req.body, { kind: 'file', path: this.template(inc[3]!, ln, col, true), vars: inc[1] !== undefined, eol: this.eol(this.i), line: ln, col, encoding: inc[2] });
     } else {
-      req.body.push({ kind: 'text', t: this.template(line, ln, 1, false), raw: line, eol: this.eol(this.i), line: ln });
+      req.body = added<BodyLine>(req.body, { kind: 'text', t: this.template(line, ln, 1, false), raw: line, eol: this.eol(this.i), line: ln });
     }
     this.bodyStarted = true;
   }
@@ -766,7 +775,7 @@ class Parser {
       }
     }
     // Trailing blank lines, and comments after a blank line at the end (orders.http), are not body.
-    const body = req.body;
+    let body = req.body;
     let end = body.length;
     for (;;) {
       while (end > 0 && blankLine(body[end - 1]!)) end--;
@@ -775,12 +784,14 @@ class Parser {
       if (k < end && k > 0 && blankLine(body[k - 1]!)) end = k;
       else break;
     }
-    if (end < body.length) body.length = end;
+    // The lines kept, in a list of their own length (a list that grew keeps its spare room when cut).
+    req.body = body = end === body.length ? fit(body) : end === 0 ? NONE : body.slice(0, end);
     // A JSON body cannot hold a line starting with # or //: such lines are comments (REST Client
-    // drops every comment line of the block), as are the blank lines JSON does not need.
-    const first = body.length ? body.find(textLine) : undefined;
+    // drops every comment line of the block), as are the blank lines JSON does not need. (A body of
+    // one line is that JSON line.)
+    const first = body.length > 1 ? body.find(textLine) : undefined;
     if (first && first.kind === 'text' && /^\s*[[{]/.test(first.raw) && body.some(indentedComment)) {
-      req.body = body.filter((b) => !indentedComment(b));
+      req.body = fit(body.filter((b) => !indentedComment(b)));
     }
     if (req.body.length) req.body[req.body.length - 1]!.eol = '';
     // httpyac: a JSON-typed body that starts with a GraphQL operation is a GraphQL request.
@@ -789,7 +800,6 @@ class Parser {
       if (!ct || /json/i.test(rawText(ct.value))) req.graphql = true;
     }
     req.headers = fit(req.headers);
-    req.body = fit(req.body);
     req.pre = fit(req.pre);
     req.handlers = fit(req.handlers);
     req.asserts = fit(req.asserts);
