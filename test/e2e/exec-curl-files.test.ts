@@ -72,7 +72,7 @@ test('`> file` is emptied when the command starts, also when it fails; a file th
   writeFileSync(join(d, 'r.sh'), `curl -sf ${s.url}/404 > out.txt\ncurl -s ${s.url}/never > /nonexistent-dir/x\ncurl -s ${s.url}/piped | cat > piped.txt\n`);
   const r = await runSling(['exec', 'r.sh'], { cwd: d });
   assert.equal(readFileSync(join(d, 'out.txt'), 'utf8'), '', show(r));
-  assert.match(r.stderr, /r\.sh:2:1: cannot open '\/nonexistent-dir\/x' for the command's output: ENOENT; the command is not run/);
+  assert.match(r.stderr, /r\.sh:2:1: cannot open '\/nonexistent-dir\/x' for the command's output: no such file or folder; the command is not run/);
   assert.ok(!s.requests.some((q) => q.url === '/never'), 'not sent');
   assert.equal(readFileSync(join(d, 'piped.txt'), 'utf8'), 'hello', '| cat > file writes curl\'s output');
   assert.equal(r.code, 4, 'the first failure: -f on a 404');
@@ -95,10 +95,10 @@ test('-D to a file that cannot be written is an error line naming the command; t
   const d = dir();
   writeFileSync(join(d, 'd.sh'), `curl -s -D /nonexistent-dir/h -o /dev/null ${s.url}/first\ncurl -s -O ${s.url}/files/a%20b.bin\ncurl -s -O ${s.url}/\ncurl -s --output-dir od -o x.txt ${s.url}/x\ncurl -s --create-dirs --output-dir od2 -o y.txt ${s.url}/y\n`);
   const r = await runSling(['exec', 'd.sh'], { cwd: d });
-  assert.match(r.stderr, /^sling: error: d\.sh:1:1: -D: cannot write '\/nonexistent-dir\/h': ENOENT$/m, show(r));
+  assert.match(r.stderr, /^sling: error: d\.sh:1:1: -D: cannot write '\/nonexistent-dir\/h': no such file or folder$/m, show(r));
   assert.equal(readFileSync(join(d, 'a%20b.bin'), 'utf8'), 'hello');
   assert.match(r.stderr, /^sling: error: d\.sh:3:1: -O: the URL has no file name to save to/m);
-  assert.match(r.stderr, /^sling: error: d\.sh:4:1: cannot write 'x\.txt': ENOENT$/m);
+  assert.match(r.stderr, /^sling: error: d\.sh:4:1: cannot write 'x\.txt': no such file or folder$/m);
   assert.equal(existsSync(join(d, 'od')), false);
   assert.equal(readFileSync(join(d, 'od2', 'y.txt'), 'utf8'), 'hello');
   assert.equal(r.code, 1);
@@ -173,7 +173,7 @@ test('-c - writes the cookie jar to the command\'s output (here a file); -c to a
   const jar = readFileSync(join(d, 'jar.txt'), 'utf8');
   assert.match(jar, /^body\n# Netscape HTTP Cookie File/, jar);
   assert.match(jar, /\tsid\tabc\n?$/m);
-  assertError(r, 1, /^sling: error: c\.sh:2:1: -c: cannot write the cookie jar '\/nonexistent-dir\/jar': ENOENT$/m);
+  assertError(r, 1, /^sling: error: c\.sh:2:1: -c: cannot write the cookie jar '\/nonexistent-dir\/jar': no such file or folder$/m);
 });
 
 test('-D and -i after -L write every hop\'s headers, as curl does', async (t) => {

@@ -202,7 +202,7 @@ test('curl files: -f on an HTTP error and an -o file that cannot be written are 
   const f = await runSling(['exec', 'f.sh'], { cwd: dir });
   assertError(f, 4, /^sling: error: f\.sh:1:1: the requested URL returned error: 404 Not Found \(-f\)$/m);
   const o = await runSling(['exec', '-qq', 'o.sh'], { cwd: dir });
-  assertError(o, 1, /^sling: error: o\.sh:1:1: cannot write 'nodir\/x': ENOENT$/m);
+  assertError(o, 1, /^sling: error: o\.sh:1:1: cannot write 'nodir\/x': no such file or folder$/m);
 });
 
 test('exec: --max-headers applies to every request of the file', async (t) => {

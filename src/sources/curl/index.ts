@@ -1,7 +1,7 @@
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { UsageError } from '../../errors.js';
+import { fileProblem, UsageError } from '../../errors.js';
 import type { AfterResult, ExecContext, ExecEntry, Script, SourceOptions, SourceParser } from '../../exec/types.js';
 import { now } from '../../clock.js';
 import { loadEnvironment } from '../http/env.js';
@@ -172,7 +172,7 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
           else writeFileSync(out.path, '');
           stdoutStarted.value = true;
         } catch (e) {
-          throw new UsageError(`${at}: cannot open '${out.path}' for the command's output: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; the command is not run (as in bash)`);
+          throw new UsageError(`${at}: cannot open '${out.path}' for the command's output: ${fileProblem(e)}; the command is not run (as in bash)`);
         }
       }
       pending = transfers.length;
@@ -262,14 +262,14 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
             try {
               appendFileSync(out.path, text);
             } catch (e) {
-              (result.errors ??= []).push(`${at}: cannot write '${out.path}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+              (result.errors ??= []).push(`${at}: cannot write '${out.path}': ${fileProblem(e)}`);
             }
           } else if (out?.kind !== 'discard') result.log = [...(result.log ?? []), ...text.replace(/\n$/, '').split('\n')];
         } else {
           try {
             writeFileSync(resolve(call.cwd, jarOp.cookieJar!), text);
           } catch (e) {
-            (result.errors ??= []).push(`${at}: -c: cannot write the cookie jar '${jarOp.cookieJar}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+            (result.errors ??= []).push(`${at}: -c: cannot write the cookie jar '${jarOp.cookieJar}': ${fileProblem(e)}`);
             result.exitCode ??= 1;
           }
         }

@@ -8,7 +8,7 @@ import type { Transfer } from './build.js';
 import { formatCurlUrl, type CurlUrl } from './url.js';
 import { formatUrl } from '../../request/url.js';
 import { now } from '../../clock.js';
-import { TimeoutError, TooManyRedirectsError } from '../../errors.js';
+import { fileProblem, TimeoutError, TooManyRedirectsError } from '../../errors.js';
 
 /**
  * What curl does with a response once it has arrived: -o/-O/-J files (with --output-dir,
@@ -91,7 +91,7 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
       // Without an ETag, curl still makes the file, empty.
       writeFileSync(resolve(ctx.cwd, op.etagSave), etag !== undefined ? etag + '\n' : '');
     } catch (e) {
-      fail(`--etag-save: cannot write '${op.etagSave}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      fail(`--etag-save: cannot write '${op.etagSave}': ${fileProblem(e)}`);
     }
   }
 
@@ -145,7 +145,7 @@ function storeBody(t: Transfer, url: CurlUrl, c: Completed, ctx: OutputContext, 
         if (ranged && status === 206) appendFileSync(path, bodyBytes);
         else writeFileSync(path, bodyBytes);
       } catch (e) {
-        fail(`cannot write '${outFile}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+        fail(`cannot write '${outFile}': ${fileProblem(e)}`);
       }
     }
   }
@@ -166,7 +166,7 @@ function dumpHeader(op: Operation, c: Completed, ctx: OutputContext, result: Aft
       if (op.createDirs) makeDirs(dirname(resolve(ctx.cwd, target)));
       writeFileSync(resolve(ctx.cwd, target), text, 'latin1');
     } catch (e) {
-      fail(`-D: cannot write '${target}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      fail(`-D: cannot write '${target}': ${fileProblem(e)}`);
     }
   }
   return false;
@@ -239,7 +239,7 @@ function writeStdout(ctx: OutputContext, data: Buffer) {
     else appendFileSync(ctx.stdout.path, data);
     ctx.stdoutStarted.value = true;
   } catch (e) {
-    ctx.warn(`cannot write '${ctx.stdout.path}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    ctx.warn(`cannot write '${ctx.stdout.path}': ${fileProblem(e)}`);
   }
 }
 
