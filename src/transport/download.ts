@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Invocation } from '../cli/invocation.js';
 import { CliError, UsageError, writeFailure } from '../errors.js';
+import { isDirectory } from '../files.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { onInterrupt } from '../interrupt.js';
 import type { Io, Reporter } from '../main.js';
@@ -70,7 +71,7 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
     throw new UsageError(`cannot write '${inv.output}': the folder '${dirname(inv.output!)}' does not exist`);
   }
   // Found before anything is sent (a directory's size is no offset to resume from).
-  if (explicitPath && existsSync(explicitPath) && statSync(explicitPath).isDirectory()) {
+  if (explicitPath && isDirectory(explicitPath)) {
     throw new UsageError(`cannot write '${inv.output}': it is a directory`, 'name a file: --output DIR/NAME');
   }
   if (inv.resume && explicitPath && existsSync(explicitPath)) {
