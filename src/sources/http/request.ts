@@ -182,13 +182,14 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
   if (!hasAE) headers.push(['Accept-Encoding', 'gzip, deflate, br']);
 
   const d = node.directives;
+  const plain = !d.noRedirect && d.timeoutMs === undefined && d.connectTimeoutMs === undefined && !d.insecure && !d.noCookieJar && !digest && node.version === undefined;
   const spec: RequestSpec = {
     method: node.method,
     url,
     query: [],
     headers,
     body: body.length || node.body.length || !BODYLESS.has(node.method) ? { kind: 'bytes', data: body } : NO_BODY,
-    settings: {
+    settings: plain ? plainSettings(o.jar) : {
       follow: !d.noRedirect,
       followFrom: d.noRedirect ? '# @no-redirect' : undefined,
       maxRedirects: 30,
@@ -219,6 +220,37 @@ function literalBody(node: RequestNode): boolean {
 }
 
 const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE', 'TRACE']);
+
+let plainKept: { jar: BuildOptions['jar']; settings: RequestSpec['settings'] } | undefined;
+/**
+ * The settings of a request with no directive that changes them (most of a file's requests): one
+ * object per cookie jar (per run), made once. Settings are never changed after they are made
+ * (applyFlags, sessions and redirects make new ones), so they can be shared; frozen all the same.
+ * Building a thousand requests makes one object of seventeen properties instead of a thousand.
+ */
+function plainSettings(jar: BuildOptions['jar']): RequestSpec['settings'] {
+  if (plainKept === undefined || plainKept.jar !== jar) {
+    const settings: RequestSpec['settings'] = {
+      follow: true,
+      followFrom: undefined,
+      maxRedirects: 30,
+      timeoutMs: undefined,
+      timeoutFrom: undefined,
+      connectTimeoutMs: undefined,
+      connectFrom: undefined,
+      tls: Object.freeze({ verify: true }),
+      proxies: Object.freeze({}),
+      compress: 0,
+      chunked: false,
+      cookieJar: jar,
+      noCookies: undefined,
+      digest: undefined,
+      http2: undefined,
+    };
+    plainKept = { jar, settings: Object.freeze(settings) };
+  }
+  return plainKept.settings;
+}
 const NO_BODY: RequestSpec['body'] = { kind: 'none' };
 
 /** A class rather than an object literal with a getter: one is made per request. */
