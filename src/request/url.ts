@@ -154,16 +154,34 @@ type Origin = Pick<ParsedUrl, 'scheme' | 'hostname' | 'port' | 'hostHeader' | 'u
 /** `http://host:port` prefixes already parsed (a file of requests names the same few hosts). */
 const origins = new Map<string, Origin>();
 
+/** Where the origin of an `http(s)://` URL ends (at its path, query or fragment); -1 for other input. */
+function originEnd(input: string): number {
+  const slash = input.startsWith('http://') ? 7 : input.startsWith('https://') ? 8 : -1;
+  if (slash === -1) return -1;
+  let end = slash;
+  while (end < input.length) {
+    const c = input.charCodeAt(end);
+    if (c === 47 /* / */ || c === 63 /* ? */ || c === 35 /* # */) break;
+    end++;
+  }
+  return end;
+}
+
+/**
+ * Throws what parseUrl(input, defaultScheme) throws, without making the parsed URL when its origin
+ * was seen before (only the origin can be invalid: a path and a query are encoded, never refused).
+ * The .http parser checks every literal URL of a file this way before anything is sent.
+ */
+export function checkUrl(input: string, defaultScheme = 'http'): void {
+  const end = originEnd(input);
+  if (end !== -1 && origins.has(input.slice(0, end))) return;
+  parseUrl(input, defaultScheme);
+}
+
 export function parseUrl(input: string, defaultScheme = 'http', pathAsIs = false, asWritten: boolean | 'raw' = false): ParsedUrl {
   // The common case, `http(s)://host[:port]/...` seen before: only the path and query are new.
-  const slash = input.startsWith('http://') ? 7 : input.startsWith('https://') ? 8 : -1;
-  if (slash !== -1) {
-    let end = slash;
-    while (end < input.length) {
-      const c = input.charCodeAt(end);
-      if (c === 47 /* / */ || c === 63 /* ? */ || c === 35 /* # */) break;
-      end++;
-    }
+  const end = originEnd(input);
+  if (end !== -1) {
     const known = origins.get(input.slice(0, end));
     if (known) return withTarget(known, input.slice(end), pathAsIs, asWritten);
   }
@@ -224,7 +242,7 @@ export function parseUrl(input: string, defaultScheme = 'http', pathAsIs = false
   const hostHeader = port === defaultPort ? hostForHeader : `${hostForHeader}:${port}`;
   const origin: Origin = { scheme, hostname, port, hostHeader, username, password };
   // Remembered under the prefix the fast path looks up (the input started `http://` or `https://`).
-  if (slash !== -1 && origins.size < 256) origins.set(input.slice(0, slash + authority.length), origin);
+  if (end !== -1 && origins.size < 256) origins.set(input.slice(0, end), origin);
   return withTarget(origin, rest, pathAsIs, asWritten);
 }
 

@@ -4,7 +4,7 @@ import { checkDynamic } from './dynamic.js';
 import { directive, isRequestDirective } from './directives.js';
 import { jsonPathProblem } from './jsonpath.js';
 import { badHeaderChar, compile, concat, expressions, lastCompile, rawText, type Expr, type Template } from './template.js';
-import { parseUrl } from '../../request/url.js';
+import { checkUrl } from '../../request/url.js';
 import { CliError } from '../../errors.js';
 
 /**
@@ -768,7 +768,7 @@ class Parser {
     // A URL with no placeholders is checked now: a file with a broken one sends nothing.
     if (typeof req.url === 'string' && !req.url.startsWith('/')) {
       try {
-        parseUrl(req.url.trim(), 'http', false, true);
+        checkUrl(req.url.trim());
       } catch (e) {
         if (!(e instanceof CliError)) throw e;
         this.fail(req.line, req.urlCol, e.message);
