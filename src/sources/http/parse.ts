@@ -611,7 +611,7 @@ class Parser {
     const ln = this.i + 1;
     if (line.trim() === '') {
       if (this.leadComments) this.leadComments.push(this.i);
-      else if (this.bodyStarted) req.body = added<BodyLine>(req.body, { kind: 'text', t: '', raw: '', eol: this.eol(this.i), line: ln });
+      else if (this.bodyStarted) (this.blanks ??= []).push(this.i);
       this.blankBefore = true;
       return;
     }
@@ -656,6 +656,7 @@ class Parser {
       return;
     }
     this.blankBefore = false;
+    this.flushBlanks(req);
     // `< file`, `<@ file`, and REST Client's `<@latin1 file` (the file's encoding).
     const inc = line.charCodeAt(0) === 60 /* < */ ? /^<(@([\w-]+)?)?\s+(\S.*?)\s*$/.exec(line) : null;
     if (this.leadComments) {
@@ -679,6 +680,16 @@ class Parser {
       req.body = added<BodyLine>(req.body, { kind: 'text', t: this.template(line, ln, 1, false), raw: line, eol: this.eol(this.i), line: ln });
     }
     this.bodyStarted = true;
+  }
+
+  /** Blank lines inside a body, held until text follows them (at the end of a body they are not body). */
+  private blanks?: number[];
+
+  private flushBlanks(req: RequestNode) {
+    const blanks = this.blanks;
+    if (!blanks) return;
+    this.blanks = undefined;
+    for (let k = 0; k < blanks.length; k++) req.body = added<BodyLine>(req.body, { kind: 'text', t: '', raw: '', eol: this.eol(blanks[k]!), line: blanks[k]! + 1 });
   }
 
   /**
@@ -756,6 +767,8 @@ class Parser {
   private endRequest(replayed?: number[]) {
     const req = this.req;
     this.req = undefined;
+    // Blank lines after the last text of a body: not body.
+    this.blanks = undefined;
     // Comment lines with no body after them: not body (trailing comments, orders.http); a
     // directive among them (`# @name next` before `###`) is for the next request.
     if (this.leadComments) {
