@@ -37,7 +37,9 @@ test('compile cache: written on the first run, used on the next, same output', a
   assert.equal(normal(first.stdout), EXPECTED);
   const files = readdirSync(folder);
   assert.ok(files.length >= 5, `cache files: ${files.join(', ')}`);
-  assert.ok(files.every((f) => f.endsWith('.js.v8')), files.join(', '));
+  // The chunks' entries, and (exec only) how much code the run that wrote them had made.
+  assert.ok(files.every((f) => f.endsWith('.js.v8') || f === 'code-size'), files.join(', '));
+  assert.match(readFileSync(join(folder, 'code-size'), 'utf8'), /^\d+$/);
   assert.ok(files.some((f) => f.startsWith('runner-')), files.join(', '));
   const before = readFileSync(join(folder, files.find((f) => f.startsWith('runner-'))!));
   const second = await run();
@@ -48,6 +50,36 @@ test('compile cache: written on the first run, used on the next, same output', a
   assert.deepEqual(readFileSync(join(folder, files.find((f) => f.startsWith('runner-'))!)), before);
   const off = await run({ SLING_NO_COMPILE_CACHE: '1' });
   assert.equal(normal(off.stdout), EXPECTED);
+});
+
+test('compile cache: exec writes it all again after a run that made much more code than the one that wrote it, once', async (t) => {
+  const { run, folder, dir } = await setup(t);
+  assert.equal((await run()).code, 0);
+  const snapshot = () => new Map(readdirSync(folder).map((f) => [f, readFileSync(join(folder, f))]));
+  const small = snapshot();
+  const smallCode = Number(small.get('code-size'));
+  // The same small file again: nothing is written.
+  assert.equal((await run()).code, 0);
+  assert.deepEqual(snapshot(), small);
+  // 300 requests on one connection take code paths the 2-request run never compiled.
+  const srvUrl = /^# @name one\nGET (http:\/\/127\.0\.0\.1:\d+)/.exec(readFileSync(join(dir, 'api.http'), 'utf8'))![1]!;
+  const many = join(dir, 'many.http');
+  writeFileSync(many, Array.from({ length: 300 }, (_, i) => `###\nPOST ${srvUrl}/n${i}\nContent-Type: application/json\n\n{"i": ${i}}\n`).join('\n'));
+  const runMany = () => runSling(['exec', '--print=b', many], { env: { SLING_CACHE_DIR: join(dir, 'cache') } });
+  const r = await runMany();
+  assert.equal(r.code, 0, show(r));
+  assert.equal(r.stdout.match(/"path":"\/n\d+"/g)?.length, 300);
+  const big = snapshot();
+  assert.ok(Number(big.get('code-size')) > smallCode * 1.1, `${big.get('code-size')} after ${smallCode}`);
+  const runner = [...big.keys()].find((f) => f.startsWith('runner-'))!;
+  assert.notDeepEqual(big.get(runner), small.get(runner), 'the runner chunk was written again');
+  // A run of the same size: nothing is written again.
+  assert.equal((await runMany()).code, 0);
+  assert.deepEqual(snapshot(), big);
+  // And the small file still runs the same, from the larger cache.
+  const again = await run();
+  assert.equal(normal(again.stdout), EXPECTED);
+  assert.deepEqual(snapshot(), big);
 });
 
 test('compile cache: a broken entry is rejected and written again; the run is unchanged', async (t) => {
