@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodePairs, expandUrl, parseUrl, removeDotSegments, requestTarget } from '../../src/request/url.js';
+import { checkUrl, encodePairs, expandUrl, parseUrl, removeDotSegments, requestTarget } from '../../src/request/url.js';
 
 const EXPAND: [string, string, string][] = [
   ['example.org', 'http', 'http://example.org'],
@@ -108,4 +108,23 @@ test('parseUrl: a second URL of a known origin is parsed like the first (origins
   // An invalid port is never remembered: it fails every time.
   assert.throws(() => parseUrl('http://h:99999/a'), /not a valid port/);
   assert.throws(() => parseUrl('http://h:99999/b'), /not a valid port/);
+});
+
+test('checkUrl: throws what parseUrl throws, and nothing for a URL parseUrl takes (also once its origin is known)', () => {
+  for (const bad of ['http://127.0.0.1:99999/x', 'ftp://example.org/', 'http:///x', 'http://[::1/x', 'http://exa mple.org/']) {
+    let parseMessage = '';
+    try {
+      parseUrl(bad, 'http', false, true);
+    } catch (e) {
+      parseMessage = (e as Error).message;
+    }
+    assert.match(parseMessage, /^invalid URL /, bad);
+    assert.throws(() => checkUrl(bad), (e: Error) => e.message === parseMessage, bad);
+  }
+  // A good URL, the first time (full parse) and again (its origin known: only the path is new).
+  for (const good of ['http://check-url.example:8080/a b?c=d#e', 'http://check-url.example:8080/../x%zz?%', 'https://check-url.example/']) {
+    assert.doesNotThrow(() => checkUrl(good));
+    assert.doesNotThrow(() => checkUrl(good));
+    assert.doesNotThrow(() => parseUrl(good, 'http', false, true));
+  }
 });
