@@ -11,10 +11,8 @@ import type { Body, Header, MultipartPart, RequestSpec } from './spec.js';
 import type { StoredAuth } from '../transport/session.js';
 import { parseUrl } from './url.js';
 import { basicAuth } from './basic-auth.js';
+import { USER_AGENT } from '../version.js';
 
-import { USER_AGENT, VERSION } from '../version.js';
-
-export { USER_AGENT, VERSION };
 export const JSON_ACCEPT = 'application/json, */*;q=0.5';
 export const FORM_TYPE = 'application/x-www-form-urlencoded; charset=utf-8';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { parseHttpFile } from '../../src/sources/http/index.js';
 import { prepareRequest } from '../../src/request/prepare.js';
 import { formatUrl } from '../../src/request/url.js';
-import { USER_AGENT } from '../../src/request/build.js';
+import { USER_AGENT } from '../../src/version.js';
 import type { Completed, ExecEntry } from '../../src/exec/types.js';
 import type { RequestSpec } from '../../src/request/spec.js';
 

@@ -3,7 +3,7 @@ import { USER_AGENT } from '../../version.js';
 import { basicAuth } from '../../request/basic-auth.js';
 import type { Header, RequestSpec } from '../../request/spec.js';
 import { credentialsOf, parseUrl, type ParsedUrl } from '../../request/url.js';
-import type { RequestNode } from './ast.js';
+import type { Directives, RequestNode } from './ast.js';
 import { bodyBytes, graphqlBody, GraphqlVariablesError } from './bodies.js';
 import { badHeaderChar, rawText } from './template.js';
 import type { FileCtx, Resolution } from './vars.js';
@@ -182,6 +182,7 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
   if (!hasAE) headers.push(['Accept-Encoding', 'gzip, deflate, br']);
 
   const d = node.directives;
+  // No directive or version that settingsOf() reads: the run's shared settings.
   const plain = !d.noRedirect && d.timeoutMs === undefined && d.connectTimeoutMs === undefined && !d.insecure && !d.noCookieJar && !digest && node.version === undefined;
   const spec: RequestSpec = {
     method: node.method,
@@ -189,26 +190,7 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
     query: [],
     headers,
     body: body.length || node.body.length || !BODYLESS.has(node.method) ? { kind: 'bytes', data: body } : NO_BODY,
-    settings: plain ? plainSettings(o.jar) : {
-      follow: !d.noRedirect,
-      followFrom: d.noRedirect ? '# @no-redirect' : undefined,
-      maxRedirects: 30,
-      // `@timeout`: waiting for the response; `@connection-timeout`: establishing the connection.
-      timeoutMs: d.timeoutMs,
-      timeoutFrom: d.timeoutMs !== undefined ? '# @timeout' : undefined,
-      connectTimeoutMs: d.connectTimeoutMs,
-      connectFrom: d.connectTimeoutMs !== undefined ? '# @connection-timeout' : undefined,
-      tls: { verify: !d.insecure },
-      proxies: {},
-      compress: 0,
-      chunked: false,
-      cookieJar: d.noCookieJar ? undefined : o.jar,
-      noCookies: d.noCookieJar || undefined,
-      digest,
-      // `HTTP/2` (httpyac's `HTTP/2.0` too): h2 offered with ALPN over TLS, an h2c upgrade offer over
-      // http:// (curl's --http2); `HTTP/2 (Prior Knowledge)`: h2 from the first byte.
-      http2: node.version?.startsWith('HTTP/2') ? (node.version.endsWith(')') ? 'prior-knowledge' : 'alpn') : undefined,
-    },
+    settings: plain ? plainSettings(o.jar) : settingsOf(d, o.jar, digest, node.version),
     source: { file: file.path, line: node.line },
   };
   return new Built(spec, node);
@@ -221,6 +203,31 @@ function literalBody(node: RequestNode): boolean {
 
 const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE', 'TRACE']);
 
+/** A request's settings from its directives (`# @no-redirect`, `# @timeout`, ...) and its HTTP version. */
+function settingsOf(d: Directives, jar: BuildOptions['jar'], digest: RequestSpec['settings']['digest'], version: string | undefined): RequestSpec['settings'] {
+  return {
+    follow: !d.noRedirect,
+    followFrom: d.noRedirect ? '# @no-redirect' : undefined,
+    maxRedirects: 30,
+    // `@timeout`: waiting for the response; `@connection-timeout`: establishing the connection.
+    timeoutMs: d.timeoutMs,
+    timeoutFrom: d.timeoutMs !== undefined ? '# @timeout' : undefined,
+    connectTimeoutMs: d.connectTimeoutMs,
+    connectFrom: d.connectTimeoutMs !== undefined ? '# @connection-timeout' : undefined,
+    tls: { verify: !d.insecure },
+    proxies: {},
+    compress: 0,
+    chunked: false,
+    cookieJar: d.noCookieJar ? undefined : jar,
+    noCookies: d.noCookieJar || undefined,
+    digest,
+    // `HTTP/2` (httpyac's `HTTP/2.0` too): h2 offered with ALPN over TLS, an h2c upgrade offer over
+    // http:// (curl's --http2); `HTTP/2 (Prior Knowledge)`: h2 from the first byte.
+    http2: version?.startsWith('HTTP/2') ? (version.endsWith(')') ? 'prior-knowledge' : 'alpn') : undefined,
+  };
+}
+
+const NO_DIRECTIVES: Directives = { refs: [] };
 let plainKept: { jar: BuildOptions['jar']; settings: RequestSpec['settings'] } | undefined;
 /**
  * The settings of a request with no directive that changes them (most of a file's requests): one
@@ -230,23 +237,9 @@ let plainKept: { jar: BuildOptions['jar']; settings: RequestSpec['settings'] } |
  */
 function plainSettings(jar: BuildOptions['jar']): RequestSpec['settings'] {
   if (plainKept === undefined || plainKept.jar !== jar) {
-    const settings: RequestSpec['settings'] = {
-      follow: true,
-      followFrom: undefined,
-      maxRedirects: 30,
-      timeoutMs: undefined,
-      timeoutFrom: undefined,
-      connectTimeoutMs: undefined,
-      connectFrom: undefined,
-      tls: Object.freeze({ verify: true }),
-      proxies: Object.freeze({}),
-      compress: 0,
-      chunked: false,
-      cookieJar: jar,
-      noCookies: undefined,
-      digest: undefined,
-      http2: undefined,
-    };
+    const settings = settingsOf(NO_DIRECTIVES, jar, undefined, undefined);
+    Object.freeze(settings.tls);
+    Object.freeze(settings.proxies);
     plainKept = { jar, settings: Object.freeze(settings) };
   }
   return plainKept.settings;
