@@ -195,3 +195,34 @@ test('lane: bodies larger than a read arrive intact (Content-Length and chunked,
   assert.ok(bodies[0] === big, `the 300 kB body differs (length ${bodies[0]!.length})`);
   assert.ok(bodies[1] === parts.join(''), `the chunked body differs (length ${bodies[1]!.length})`);
 });
+
+test('lane: answers polled for (the default) and answers slept for (SLING_NO_POLL=1) print the same, fast or slow, whole or split', async (t) => {
+  // Answer k comes after delays[k] ms: some at once (inside the poll window), some well after it
+  // (the lane has stopped polling and sleeps in the kernel), one split across writes.
+  const delays = [0, 0, 5, 60, 0, 1, 30];
+  const body = (k: number) => `answer ${k}\n`;
+  const answer = (k: number) => (s: net.Socket) => {
+    const head = `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ${body(k).length}\r\n\r\n`;
+    const go = () => {
+      if (k === 5) {
+        s.write(head.slice(0, 10));
+        setTimeout(() => s.write(head.slice(10) + body(k)), 15);
+      } else s.write(head + body(k));
+    };
+    if (delays[k]) setTimeout(go, delays[k]);
+    else go();
+  };
+  const text = delays.map((_, k) => `GET /item/${k}`).join('\n###\n');
+  const outputs: string[] = [];
+  for (const env of [{}, { SLING_NO_POLL: '1' }]) {
+    const { srv, seen } = await scripted(t, delays.map((_, k) => answer(k)));
+    const { dir } = file(text.replace(/GET \//g, `GET ${srv.url}/`));
+    const r = await runSling(['exec', '--print=hb', 't.http'], { cwd: dir, env });
+    assertExit(r, 0);
+    assert.deepEqual(seen, delays.map((_, k) => `GET /item/${k} HTTP/1.1`));
+    assert.equal(srv.connections(), 1, 'all on one kept-alive connection');
+    outputs.push(r.stdout.replaceAll(srv.url, 'URL'));
+  }
+  for (let k = 0; k < delays.length; k++) assert.match(outputs[0]!, new RegExp(`\\n\\nanswer ${k}\\n`), outputs[0]);
+  assert.equal(outputs[0], outputs[1]);
+});
