@@ -135,7 +135,7 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
         ? opts.fastLane
           ? await sendRaw(spec.url, prepared, spec.settings)
           : await sendKeepAlive(spec.url, prepared, spec.settings, opts.onSent, opts.streamable)
-        : await sendOnce(spec.url, prepared, spec.settings, { env: opts.env });
+        : await sendOnce(spec.url, prepared, spec.settings, { env: opts.env, poll: opts.keepAliveLane });
     } catch (e) {
       // A hop after redirects failed: the redirects that came still count (curl's -w reports the
       // last answer's %{http_code} and %{num_redirects}, with the failing URL as %{url_effective}).

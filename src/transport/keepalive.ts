@@ -1,5 +1,4 @@
 import type { Socket } from 'node:net';
-import { availableParallelism } from 'node:os';
 import { Readable } from 'node:stream';
 import { NetworkError, TimeoutError } from '../errors.js';
 import type { PreparedRequest } from '../request/prepare.js';
@@ -10,6 +9,7 @@ import { contentLength, headerIn, incompleteHead, maxHeadersError, notHttp1, par
 import type { Hop, HopInfo, ResponseHead, Timings } from './send.js';
 import { now } from '../clock.js';
 import { setArriving } from './inflight.js';
+import { awaitAnswer } from './poll.js';
 
 /**
  * The `sling exec` lane for plain HTTP without a proxy: a minimal HTTP/1.1 client on kept-alive
@@ -533,40 +533,3 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
   });
 }
 
-/**
- * Polling for an answer instead of sleeping. After a request is written the event loop is kept
- * turning (one setImmediate after another, so libuv polls the sockets without blocking) for up
- * to POLL_MS, and only then sleeps in the kernel until the answer comes. On a virtual machine a
- * process that sleeps lets its virtual CPU halt, and waking it again when a loopback answer
- * arrives costs ~90 µs on this project's machines (bench/exec-http.mjs: the bare Node loop sends
- * 3,000 requests in ~0.37 s polling, ~0.7 s sleeping); an answer from a local server usually
- * comes well within the window. The cost is CPU: at most POLL_MS of it a request, when the server
- * is slower. Only with a second CPU (with one, the spin would take the time a local server needs
- * to answer), and SLING_NO_POLL=1 turns it off.
- */
-const POLL_MS = 0.25;
-let pollFor: (() => boolean) | undefined;
-let pollUntil = 0;
-let polling = false;
-let pollWanted: boolean | undefined;
-
-function awaitAnswer(answered: () => boolean) {
-  pollWanted ??= wantPolling();
-  if (!pollWanted) return;
-  pollFor = answered;
-  pollUntil = now() + POLL_MS;
-  if (!polling) {
-    polling = true;
-    setImmediate(pollTick);
-  }
-}
-
-function pollTick() {
-  if (pollFor && !pollFor() && now() < pollUntil) setImmediate(pollTick);
-  else polling = false;
-}
-
-function wantPolling(): boolean {
-  if (process.env.SLING_NO_POLL) return false;
-  return availableParallelism() > 1;
-}

@@ -10,6 +10,7 @@ import { hostAndPort, type ParsedUrl } from '../request/url.js';
 import { connectLimit, deadlineError, mapNetworkError, timeoutError, timeLeft } from './errors.js';
 import { parseProxy, pickProxy, type ProxyTarget } from './proxy.js';
 import { now } from '../clock.js';
+import { awaitAnswer } from './poll.js';
 
 /** What came back for one request: the head as received and the body as a raw (still encoded) stream. */
 export interface ResponseHead {
@@ -206,6 +207,8 @@ function reframe(req: ClientRequest & { _header?: string; chunkedEncoding: boole
 
 export interface SendOptions {
   env: NodeJS.ProcessEnv;
+  /** Poll briefly for the answer once the request is written (poll.ts; `sling exec`). */
+  poll?: boolean;
 }
 
 /** Sends one request (no redirect handling) and resolves when the response head has arrived. */
@@ -388,6 +391,7 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
     });
     if (request.body.length > 0) req.end(request.body);
     else req.end();
+    if (opts.poll) awaitAnswer(() => settled);
   });
   if (hop === STALE) return await sendOnce(url, request, settings, opts, retried + 1);
   if (hop !== UPGRADED) return hop;

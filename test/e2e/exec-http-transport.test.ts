@@ -214,7 +214,8 @@ test('lane: answers polled for (the default) and answers slept for (SLING_NO_POL
   };
   const text = delays.map((_, k) => `GET /item/${k}`).join('\n###\n');
   const outputs: string[] = [];
-  for (const env of [{}, { SLING_NO_POLL: '1' }]) {
+  const envs: Record<string, string>[] = [{}, { SLING_NO_POLL: '1' }];
+  for (const env of envs) {
     const { srv, seen } = await scripted(t, delays.map((_, k) => answer(k)));
     const { dir } = file(text.replace(/GET \//g, `GET ${srv.url}/`));
     const r = await runSling(['exec', '--print=hb', 't.http'], { cwd: dir, env });

@@ -427,3 +427,30 @@ test('exec: transport failures are plain sentences: an HTTP/2-only TLS server, a
   assert.match(r.stdout, /\(line 4\)\npart-\n/);
   assert.match(r.stdout, /\(line 10\)\nrst-/);
 });
+
+test('HTTPS: answers polled for (the default) and slept for (SLING_NO_POLL=1) print the same, fast or slow', { skip: certs ? undefined : certsUnavailableReason() }, async (t) => {
+  // Answer k comes after delays[k] ms: inside the 0.25 ms poll window or long after it.
+  const delays = [0, 40, 0, 3, 0];
+  const srv = await httpsServer(
+    t,
+    (req, res) => {
+      const k = Number(req.url!.slice(1));
+      setTimeout(() => {
+        res.writeHead(200, { 'Content-Type': 'text/plain' });
+        res.end(`answer ${k}\n`);
+      }, delays[k]);
+    },
+    { cert: 'good' },
+  );
+  const dir = workdir({ 'poll.http': delays.map((_, k) => `GET ${srv.url}/${k}`).join('\n\n###\n') + '\n' });
+  const outputs: string[] = [];
+  const envs: Record<string, string>[] = [{}, { SLING_NO_POLL: '1' }];
+  for (const env of envs) {
+    const r = await runSling(['exec', '--print=b', '--verify', certs!.caCert, 'poll.http'], { cwd: dir, env });
+    assertExit(r, 0);
+    outputs.push(r.stdout);
+  }
+  assert.equal(srv.requests.length, 2 * delays.length);
+  assert.match(outputs[0]!, /answer 0\n[^]*answer 1\n[^]*answer 2\n[^]*answer 3\n[^]*answer 4\n/, outputs[0]);
+  assert.equal(outputs[0], outputs[1]);
+});
