@@ -532,4 +532,3 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
     onWritten?.();
   });
 }
-
