@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Script } from 'node:vm';
+import { EXEC_V8_FLAGS } from '../exec/tiering.js';
 
 /**
  * How dist/sling.js loads its own chunks (scripts/build.mjs puts this function at the top of each
@@ -96,15 +97,11 @@ function plainExports(exports: unknown): unknown {
  * has run a set amount of bytecode (the "interrupt budget"); sling's request path is a handful of big
  * async functions whose optimisation takes 10-50 ms of compiler time each (--trace-opt-verbose) and
  * gains almost nothing (the time goes to system calls and the server). On a 2-core machine that
- * compiler thread competes with the server and sling itself. A budget ~4.4 times V8's default (300,000
- * bytes) keeps the request path in baseline code through a file of a thousand requests, while a loop
- * that really runs long (formatting a 10 MB body) and the request path of a file of ten thousand are
- * optimised. Measured (bench/exec-http.mjs, nginx), with 30 times the default (2,000,000): 1,000
- * requests 353 -> 230 ms, 10,000 unchanged (1,142 -> 1,135 ms), `exec --pretty=all` of an 11 MB JSON
- * body 672 -> 706 ms. The eighth session lowered it to 300,000 (interleaved, on its machine): 1,000
- * requests the same (21 rounds: paired 0.95x; 13 rounds: 0.99x; V8's default: 1.18x), 10,000
- * requests 3,268 -> 2,769 ms (9 rounds, paired 0.78x; 7 functions optimised at 1,000, 79 at 10,000,
- * against 1 and 13 with 2,000,000). The flag changes
+ * compiler thread competes with the server and sling itself. A budget 30 times V8's default keeps the
+ * request path in baseline code while a loop that really runs long (formatting a 10 MB body) is still
+ * optimised. Measured (bench/exec-http.mjs, nginx): 1,000 requests 353 -> 230 ms, 10,000 unchanged
+ * (1,142 -> 1,135 ms), `exec --pretty=all` of an 11 MB JSON body 672 -> 706 ms. A file of thousands
+ * of requests gets a lower budget once it is parsed (src/exec/tiering.ts). The flag changes
  * V8's flag hash, which its code cache checks: exec runs keep their cache in a folder of their own
  * (the flavor), so that exec and the main command do not reject each other's entries.
  *
@@ -120,7 +117,7 @@ function plainExports(exports: unknown): unknown {
 export function tuneV8(argv: readonly string[], requireBuiltin: (id: string) => unknown): string {
   if (!argv.includes('exec')) return '';
   try {
-    (requireBuiltin('node:v8') as typeof import('node:v8')).setFlagsFromString('--interrupt-budget=300000 --semi-space-growth-factor=1');
+    (requireBuiltin('node:v8') as typeof import('node:v8')).setFlagsFromString(EXEC_V8_FLAGS);
     return 'exec';
   } catch {
     return '';

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runSling, VERSION } from '../helpers/cli.js';
+import { LONG_RUN } from '../../src/exec/tiering.js';
 import { httpServer, show } from '../helpers/assert.js';
 
 async function setup(t: import('node:test').TestContext) {
@@ -80,6 +81,27 @@ test('compile cache: exec writes it all again after a run that made much more co
   const again = await run();
   assert.equal(normal(again.stdout), EXPECTED);
   assert.deepEqual(snapshot(), big);
+});
+
+test('compile cache: a long exec run (V8 set to optimise sooner while it runs) leaves a cache the next runs accept', async (t) => {
+  const { run, folder, dir } = await setup(t);
+  const srvUrl = /^# @name one\nGET (http:\/\/127\.0\.0\.1:\d+)/.exec(readFileSync(join(dir, 'api.http'), 'utf8'))![1]!;
+  const long = join(dir, 'long.http');
+  writeFileSync(long, Array.from({ length: LONG_RUN }, (_, i) => `###\nPOST ${srvUrl}/n${i}\nContent-Type: application/json\n\n{"i": ${i}}\n`).join('\n'));
+  const runLong = () => runSling(['exec', '--print=b', long], { env: { SLING_CACHE_DIR: join(dir, 'cache') }, timeoutMs: 60_000 });
+  const r = await runLong();
+  assert.equal(r.code, 0, show(r));
+  assert.equal(r.stdout.match(/"path":"\/n\d+"/g)?.length, LONG_RUN);
+  const snapshot = () => new Map(readdirSync(folder).map((f) => [f, readFileSync(join(folder, f))]));
+  const written = snapshot();
+  assert.ok(written.size >= 5, [...written.keys()].join(', '));
+  // Entries written with V8's flags as the run changed them would be rejected by the next run
+  // (V8 checks its code cache against its flags) and written again.
+  const short = await run();
+  assert.equal(normal(short.stdout), EXPECTED);
+  assert.deepEqual(snapshot(), written);
+  assert.equal((await runLong()).code, 0);
+  assert.deepEqual(snapshot(), written);
 });
 
 test('compile cache: a broken entry is rejected and written again; the run is unchanged', async (t) => {
