@@ -123,7 +123,13 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
 function optimiseSooner(): (() => void) | undefined {
   try {
     setFlagsFromString(`--interrupt-budget=${LONG_RUN_BUDGET}`);
-    return () => setFlagsFromString(`--interrupt-budget=${EXEC_BUDGET}`);
+    const restore = () => setFlagsFromString(`--interrupt-budget=${EXEC_BUDGET}`);
+    // Also when the process exits without returning here (Ctrl-C): before the loader writes the cache.
+    process.prependOnceListener('exit', restore);
+    return () => {
+      process.removeListener('exit', restore);
+      restore();
+    };
   } catch {
     return undefined;
   }
