@@ -36,7 +36,11 @@ let ticks = 0;
 /** One turn of the loop: the clock is read every fourth turn only (each read allocates; a turn is a few µs). */
 function pollTick() {
   if (pollFor && !pollFor() && ((++ticks & 3) !== 0 || now() < pollUntil)) setImmediate(pollTick);
-  else polling = false;
+  else {
+    polling = false;
+    // The exchange's closure is not kept alive past its wait.
+    pollFor = undefined;
+  }
 }
 
 function wantPolling(): boolean {
