@@ -10,13 +10,6 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 // The main command's path is one small entry plus one chunk of Node-built-ins-only code; what it
 // does not always need (exec and its parsers, downloads, sessions, formatters of other types) is
 // split into chunks that are loaded only when used, so start-up stays close to `node -e 0`.
-// The chunk loader hands out each chunk's exports as plain values read once the chunk has run
-// (src/entry/loader.ts, plainExports): a binding that changes later would not be seen.
-const sourceFiles = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
-for (const file of sourceFiles(join(root, 'src'))) {
-  const at = readFileSync(file, 'utf8').search(/^export (let|var)\b/m);
-  if (at !== -1) throw new Error(`build: ${file.slice(root.length)} exports a let or var binding; export a const, a function or an object instead (src/entry/loader.ts, plainExports)`);
-}
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 await build({
   entryPoints: { sling: join(root, 'src/entry/sling.ts'), slings: join(root, 'src/entry/slings.ts') },
@@ -57,7 +50,7 @@ const withLoader = (code) => {
   let n = 0;
   const body = code.replace(/require\("\.\/chunks\/([\w.-]+\.js)"\)/g, (_, name) => (n++, `sling_load(${JSON.stringify(name)})`));
   if (!n || /require\("\.\//.test(body)) throw new Error('build: an entry file requires something other than its chunks');
-  return `var sling_loader = (function (module) {\n${loader}return module.exports;\n})({ exports: {} });\nvar sling_load = sling_loader.chunkLoader(require("node:path").join(__dirname, "chunks"), ${JSON.stringify(pkg.version)}, process.env, require, sling_loader.tuneV8(process.argv, require));\n${body}`;
+  return `var sling_loader = (function (module) {\n${loader}return module.exports;\n})({ exports: {} });\nvar sling_load = sling_loader.chunkLoader(require("node:path").join(__dirname, "chunks"), ${JSON.stringify(pkg.version)}, process.env, require);\n${body}`;
 };
 const outputs = [
   ...['sling.js', 'slings.js'].map((f) => join(dist, f)),

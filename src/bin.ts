@@ -1,6 +1,6 @@
 import { runInterruptHooks } from './interrupt.js';
 import { main } from './main.js';
-import { FdWriter, fdWriterFor, stdoutIsStderr } from './fd-writer.js';
+import { FdWriter, fdWriterFor, readerGone, stdoutIsStderr } from './fd-writer.js';
 import { writeFailure } from './errors.js';
 
 /**
@@ -10,7 +10,7 @@ import { writeFailure } from './errors.js';
 export function start(defaultScheme: 'http' | 'https') {
   const stdoutFailed = (e: NodeJS.ErrnoException) => {
     // The reader went away (`sling ... | head`): stop quietly, as other command-line tools do.
-    if (e.code === 'EPIPE') process.exit(0);
+    if (readerGone(e)) process.exit(0);
     // A full disk, /dev/full, a descriptor not open for writing: one line, exit 1.
     process.stderr.write(`sling: error: writing to standard output failed: ${writeFailure(e)}\n`);
     process.exit(1);

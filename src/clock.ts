@@ -7,8 +7,6 @@
 export const MAX_TIMER_MS = 2_147_483_647;
 
 export function now(): number {
-  // Indexed, not destructured: sling runs in V8's baseline tiers (loader.ts, tuneV8), where
-  // destructuring and for...of over an array allocate an iterator and a result object per step.
   const t = process.hrtime();
   return t[0] * 1e3 + t[1] / 1e6;
 }

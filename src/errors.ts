@@ -1,4 +1,5 @@
 import { ExitCode } from './exit.js';
+import { NestingError } from './nesting.js';
 
 /**
  * Every failure the user can see is a CliError: it knows its one-line message, its exit code and
@@ -42,6 +43,7 @@ export function oneLine(text: string): string {
  */
 export function limitReached(e: unknown): string | undefined {
   if (!(e instanceof RangeError)) return undefined;
+  if (e instanceof NestingError) return `nested too deeply to work through (${e.message})`;
   if (/call stack size/i.test(e.message)) return `nested too deeply to work through (${e.message})`;
   if (/invalid (string|array|typed array) length|array buffer allocation failed/i.test(e.message)) return `a value grows past the largest string Node.js can hold (${e.message})`;
   return undefined;
@@ -49,7 +51,7 @@ export function limitReached(e: unknown): string | undefined {
 
 /** The stack ran out (limitReached): whether it was that. */
 export function tooDeep(e: unknown): boolean {
-  return e instanceof RangeError && /call stack size/i.test(e.message);
+  return e instanceof NestingError || (e instanceof RangeError && /call stack size/i.test(e.message));
 }
 
 /** Either limit (limitReached) as one sentence naming `where` (`api.http:12`), exit 1. */

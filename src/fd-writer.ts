@@ -80,6 +80,16 @@ export function fdWriterFor(fd: number, fallback: () => OutStream, onError: (e: 
   return undefined;
 }
 
+/**
+ * A write to standard output failed because its reader went away: EPIPE for a pipe (`| head`), and
+ * ECONNRESET for a socket (what Node's child_process gives a child as its stdout) that its reader
+ * closed with bytes still unread. Either way sling stops quietly, exit 0, as other tools do.
+ */
+export function readerGone(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'EPIPE' || code === 'ECONNRESET';
+}
+
 let oneTarget: boolean | undefined;
 /**
  * Standard output and standard error are the same file or pipe (`> out 2>&1`): a message after a

@@ -1,41 +1,36 @@
-import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Script } from 'node:vm';
-import { EXEC_V8_FLAGS } from '../exec/tiering.js';
 
 /**
- * How dist/sling.js loads its own chunks (scripts/build.mjs puts this function at the top of each
- * entry file and turns the entry's `require("./chunks/X.js")` into `load("X.js")`).
+ * How dist/sling.js loads its own chunks (scripts/build.mjs puts this module at the top of each
+ * entry file and turns the entry's `require("./chunks/X.js")` into `sling_load("X.js")`).
  *
- * Two costs of Node's own CommonJS loader are left out, both measured on `sling --offline POST
- * example.org a=1` (bench/startup.mjs):
- * - resolving: Node stats and realpaths every `require("./chunk-X.js")` again from every chunk that
- *   names it, and looks for a package.json above it (~20 chunks × several requires each);
- * - compiling: V8's code cache of each chunk (what Node 22's module.enableCompileCache() does, for
- *   Node 20 too) is read instead of compiling the source. The cache is written when a run ends, after
- *   the code ran, so it holds the functions that were compiled lazily as well; `sling exec` writes
- *   it all again after a run that made much more code than the one that wrote it (refreshNeeded).
- * Together: 89 → 73 ms, with `node -e 0` at 55 ms.
+ * Chunks are sling's own CommonJS files, requiring only each other (`./NAME.js`) and Node's
+ * built-ins (through requireBuiltin: the entry file's own require). Each chunk is read, compiled
+ * with node:vm's Script and run once; cycles get the exports so far, as with Node's require. Two
+ * things make this faster than Node's own loader (bench/mechanisms.mjs measures both on Node 20
+ * and 24 against SLING_NO_CHUNK_LOADER=1, which is Node's require with Node's compile cache):
+ * - no resolution: Node stats and realpaths each `require("./X.js")` and looks for package.json
+ *   files above it;
+ * - V8's code cache of each chunk, written when the run ends (Script#createCachedData), so it
+ *   holds the functions the run compiled lazily too. Node's module.enableCompileCache() caches
+ *   each module as it is compiled, before it runs, which leaves most of sling's functions out.
  *
- * Chunks are sling's own files, CommonJS, requiring only each other (`./NAME.js`) and Node's
- * built-ins (through requireBuiltin: the entry file's own require); a chunk is run once and its
- * exports kept, cycles get the exports so far (as Node does).
- *
- * The cache lives in $SLING_CACHE_DIR, else $XDG_CACHE_HOME/sling or ~/.cache/sling
- * (%LOCALAPPDATA%\sling\Cache on Windows), in a folder per sling version, Node version and CPU
- * (and one more for `sling exec`, which runs with a V8 flag of its own: tuneV8);
- * older folders are removed when a new one is made, and entries of chunks the build no longer has
- * when an entry is written. V8 checks each entry against the source and its own flags and rejects
- * a mismatch (the entry is then written again). Any failure (no home, read-only disk, a broken
- * file) means compiling as usual, silently. NODE_DISABLE_COMPILE_CACHE or SLING_NO_COMPILE_CACHE
- * turns the cache off.
+ * The cache lives under $SLING_CACHE_DIR, else $XDG_CACHE_HOME/sling or ~/.cache/sling
+ * (%LOCALAPPDATA%\sling\Cache on Windows), in `v8/`, one folder per install (the chunks' folder,
+ * hashed), sling version, Node version and CPU. Making a folder removes the folders of the same
+ * install's other sling versions and folders no run has written to for 30 days. V8 checks each entry against the
+ * source and its own flags and rejects a mismatch (the entry is then written again). Nothing is
+ * written outside that folder, and any failure (no home, a read-only disk, a broken entry) means
+ * compiling as usual, silently. SLING_NO_COMPILE_CACHE=1 or NODE_DISABLE_COMPILE_CACHE=1 turns the
+ * cache off.
  */
-export function chunkLoader(dir: string, version: string, env: NodeJS.ProcessEnv, requireBuiltin: (id: string) => unknown, flavor = ''): (name: string) => unknown {
+export function chunkLoader(dir: string, version: string, env: NodeJS.ProcessEnv, requireBuiltin: (id: string) => unknown): (name: string) => unknown {
+  if (env.SLING_NO_CHUNK_LOADER) return nodeLoader(dir, version, env, requireBuiltin);
   const modules = new Map<string, { exports: unknown }>();
-  const cache = cacheFolder(env, version, flavor);
+  const cache = cacheFolder(env, version, dir, '');
   const stale: [Script, string][] = [];
-  /** Every chunk this run loaded (`sling exec` may write them all again: refreshNeeded). */
-  const loaded: [Script, string][] = [];
   const requireFrom = (id: string) => (id.startsWith('./') ? load(id.slice(2)) : requireBuiltin(id));
 
   function load(name: string): unknown {
@@ -55,76 +50,45 @@ export function chunkLoader(dir: string, version: string, env: NodeJS.ProcessEnv
     }
     const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename, cachedData });
     if (cache && (!cachedData || script.cachedDataRejected)) stale.push([script, name]);
-    if (cache && flavor === 'exec') loaded.push([script, name]);
     const fn = script.runInThisContext() as (...args: unknown[]) => void;
     fn.call(module.exports, module.exports, requireFrom, module, filename, dir);
-    module.exports = plainExports(module.exports);
     return module.exports;
   }
 
-  if (cache) {
-    process.once('exit', () => {
-      // `sling exec`: the whole cache again after a run that made much more code than the one that
-      // wrote it (refreshNeeded); otherwise only what was missing or rejected.
-      const code = flavor === 'exec' ? codeSize(requireBuiltin) : undefined;
-      const all = code !== undefined && refreshNeeded(cache.dir, code);
-      if (all || stale.length) save(cache.root, cache.dir, cache.keep, all ? loaded : stale, dir, code);
-    });
-  }
+  if (cache) process.once('exit', () => stale.length && save(cache, stale, dir));
   return load;
 }
 
 /**
- * A chunk's exports as plain properties, once the chunk has run. esbuild's CommonJS form reaches
- * each export through a getter, twice over (`__export`, then `__toCommonJS`): that keeps an
- * `export let` live, but makes every use of an imported function two getter calls, and the request
- * path of `sling exec` makes a few hundred of those per request. sling exports no binding that
- * changes once its module has run (scripts/build.mjs refuses `export let` and `export var`), so each
- * value is read once here. A chunk in a cycle that took the exports before this point keeps the
- * getters, which still work. Measured (1,000 requests to nginx, 41 rounds in random order, time
- * inside the process, two runs): 150.9 -> 148.4 ms and 150.9 -> 149.2 ms.
+ * SLING_NO_CHUNK_LOADER=1: Node's own require for the chunks, with Node's own compile cache where
+ * Node has one (22.8 and later), in a folder of its own beside the loader's. For comparison
+ * (bench/mechanisms.mjs) and as a way out should the loader ever misbehave.
  */
-function plainExports(exports: unknown): unknown {
-  if (exports === null || typeof exports !== 'object' || !(exports as { __esModule?: unknown }).__esModule) return exports;
-  const plain: Record<string, unknown> = {};
-  for (const key of Object.getOwnPropertyNames(exports)) plain[key] = (exports as Record<string, unknown>)[key];
-  return plain;
-}
-
-/**
- * `sling exec` sends hundreds or thousands of requests through the same few functions in a process
- * that lives a fraction of a second. V8 sends a function to its optimising compiler (TurboFan) once it
- * has run a set amount of bytecode (the "interrupt budget"); sling's request path is a handful of big
- * async functions whose optimisation takes 10-50 ms of compiler time each (--trace-opt-verbose) and
- * gains almost nothing (the time goes to system calls and the server). On a 2-core machine that
- * compiler thread competes with the server and sling itself. A budget 30 times V8's default keeps the
- * request path in baseline code while a loop that really runs long (formatting a 10 MB body) is still
- * optimised. Measured (bench/exec-http.mjs, nginx): 1,000 requests 353 -> 230 ms, 10,000 unchanged
- * (1,142 -> 1,135 ms), `exec --pretty=all` of an 11 MB JSON body 672 -> 706 ms. A file of thousands
- * of requests gets a lower budget once it is parsed (src/exec/tiering.ts). The flag changes
- * V8's flag hash, which its code cache checks: exec runs keep their cache in a folder of their own
- * (the flavor), so that exec and the main command do not reject each other's entries.
- *
- * The second flag keeps V8's young generation at its starting size (1 MB semi-spaces) instead of
- * letting it double when enough objects survive (the parsed file does: 4 MB semi-spaces in a
- * 1,000-request run). Every page the process touches for the first time costs a page fault, and on
- * a virtual machine such a fault can cost 14 µs (measured here; curl's whole run touches ~580
- * pages). A young generation that keeps its first pages is scavenged more often but touches ~1,100
- * fewer pages. Measured (1,000 requests to nginx, 21 interleaved rounds): page faults 4,957 ->
- * 3,834, 261 -> 239 ms.
- * Returns the flavor ('' when nothing was changed).
- */
-export function tuneV8(argv: readonly string[], requireBuiltin: (id: string) => unknown): string {
-  if (!argv.includes('exec')) return '';
-  try {
-    (requireBuiltin('node:v8') as typeof import('node:v8')).setFlagsFromString(EXEC_V8_FLAGS);
-    return 'exec';
-  } catch {
-    return '';
+function nodeLoader(dir: string, version: string, env: NodeJS.ProcessEnv, requireBuiltin: (id: string) => unknown): (name: string) => unknown {
+  const cache = cacheFolder(env, version, dir, 'node-');
+  const { enableCompileCache } = requireBuiltin('node:module') as { enableCompileCache?: (dir: string) => unknown };
+  if (cache && enableCompileCache) {
+    try {
+      if (prepare(cache)) enableCompileCache(cache.dir);
+    } catch {
+      // no cache, then
+    }
   }
+  return (name) => requireBuiltin(join(dir, name));
 }
 
-function cacheFolder(env: NodeJS.ProcessEnv, version: string, flavor: string): { root: string; dir: string; keep: Set<string> } | undefined {
+interface CacheFolder {
+  /** `<base>/v8`: every folder of the cache, of every install. */
+  root: string;
+  /** This install's, this sling's, this Node's. */
+  dir: string;
+  /** The start of the names of this install's folders (of every version of sling and Node). */
+  install: string;
+  /** The start of the names of this install's folders of this version of sling (one per Node). */
+  release: string;
+}
+
+function cacheFolder(env: NodeJS.ProcessEnv, version: string, chunks: string, kind: string): CacheFolder | undefined {
   if (env.NODE_DISABLE_COMPILE_CACHE || env.SLING_NO_COMPILE_CACHE) return undefined;
   let base = env.SLING_CACHE_DIR;
   if (!base) {
@@ -139,69 +103,74 @@ function cacheFolder(env: NodeJS.ProcessEnv, version: string, flavor: string): {
     }
   }
   const root = join(base, 'v8');
-  const name = `${version}-node${process.version}-${process.arch}`;
-  // The folders of this version: the main command's and exec's (tuneV8).
-  return { root, dir: join(root, flavor ? `${name}-${flavor}` : name), keep: new Set([name, `${name}-exec`]) };
+  const install = `${kind}${hash(chunks)}-`;
+  const release = `${install}${version}-node`;
+  return { root, dir: join(root, `${release}${process.version}-${process.arch}`), install, release };
 }
+
+/** FNV-1a, 32 bits, as 8 hex digits: enough to tell installs apart, and no node:crypto to load. */
+function hash(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+const MONTH_MS = 30 * 24 * 3600 * 1000;
 
 /**
- * The machine code in V8's heap at the end of a run (`sling exec` only: node:v8 is loaded there).
- * V8's code cache holds what the run that wrote it had compiled, and a cache written at the end of
- * a long run starts the next long run warmer: measured, 1,000 requests to nginx (31 rounds), with
- * the cache of a one-request run 148.5 ms, with that of a 1,000-request run 144.3 ms (the first
- * request ~3 ms slower, the next hundred ~8 ms faster). A one-request run ends with ~1.85 MB of
- * code, a 50-request run with ~2.16 MB, a 1,000-request run with ~2.24 MB.
+ * Makes the folder when it is missing. A new folder may mean a new version of sling for this
+ * install: the folders of its other versions go, and so do folders that no run wrote to for 30 days
+ * (installs that are gone, a Node no longer used). False when the folder cannot be made.
  */
-function codeSize(requireBuiltin: (id: string) => unknown): number | undefined {
+function prepare(cache: CacheFolder): boolean {
   try {
-    return (requireBuiltin('node:v8') as typeof import('node:v8')).getHeapCodeStatistics().code_and_metadata_size;
+    if (statSync(cache.dir).isDirectory()) return true;
   } catch {
-    return undefined;
+    // to be made
   }
-}
-
-/** The size recorded beside the cache (CODE_SIZE_FILE): a run with 10 % more code writes it all again (a few times per version at most). */
-function refreshNeeded(dir: string, code: number): boolean {
-  try {
-    const was = Number(readFileSync(join(dir, CODE_SIZE_FILE), 'utf8'));
-    return Number.isFinite(was) && code > was * 1.1;
-  } catch {
-    // No record (a cache written before there were records, or none at all).
-    return false;
-  }
-}
-
-const CODE_SIZE_FILE = 'code-size';
-
-function save(root: string, dir: string, keep: Set<string>, stale: [Script, string][], chunks: string, code?: number) {
-  try {
-    let fresh = false;
+  mkdirSync(cache.dir, { recursive: true });
+  const old = Date.now() - MONTH_MS;
+  for (const name of readdirSync(cache.root)) {
+    const path = join(cache.root, name);
+    if (path === cache.dir) continue;
     try {
-      readdirSync(dir);
+      if ((name.startsWith(cache.install) && !name.startsWith(cache.release)) || statSync(path).mtimeMs < old) rmSync(path, { recursive: true, force: true });
     } catch {
-      fresh = true;
+      // another run removed it first
     }
-    mkdirSync(dir, { recursive: true });
-    // A new version of sling or Node: the caches of the old ones are of no more use.
-    if (fresh) {
-      for (const old of readdirSync(root)) if (!keep.has(old)) rmSync(join(root, old), { recursive: true, force: true });
-    } else {
+  }
+  return true;
+}
+
+function save(cache: CacheFolder, stale: [Script, string][], chunks: string) {
+  try {
+    const fresh = !exists(cache.dir);
+    prepare(cache);
+    if (!fresh) {
       // Entries of chunks that this build no longer has (a rebuild of the same version).
       const current = new Set(readdirSync(chunks));
-      for (const entry of readdirSync(dir)) if (entry.endsWith('.v8') && !current.has(entry.slice(0, -3))) rmSync(join(dir, entry), { force: true });
+      for (const entry of readdirSync(cache.dir)) if (entry.endsWith('.v8') && !current.has(entry.slice(0, -3))) rmSync(join(cache.dir, entry), { force: true });
     }
     for (const [script, name] of stale) {
-      const file = join(dir, `${name}.v8`);
+      const file = join(cache.dir, `${name}.v8`);
       const tmp = `${file}.${process.pid}.tmp`;
-      writeFileSync(tmp, script.createCachedData());
-      renameSync(tmp, file);
-    }
-    if (code !== undefined) {
-      const file = join(dir, CODE_SIZE_FILE);
-      writeFileSync(`${file}.${process.pid}.tmp`, String(code));
-      renameSync(`${file}.${process.pid}.tmp`, file);
+      try {
+        writeFileSync(tmp, script.createCachedData());
+        renameSync(tmp, file);
+      } catch (e) {
+        rmSync(tmp, { force: true });
+        throw e;
+      }
     }
   } catch {
     // A cache that cannot be written is a cache that is not used.
+  }
+}
+
+function exists(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
   }
 }

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
 import { dirname, join, resolve } from 'node:path';
 import { isDirectory } from '../files.js';
 import { stdoutIsStderr } from '../fd-writer.js';
@@ -16,7 +15,6 @@ import { withJarCookies } from '../transport/cookies.js';
 import type { RequestSpec } from '../request/spec.js';
 import { detectType } from './detect.js';
 import { dependencyOrder } from './order.js';
-import { EXEC_BUDGET, LONG_RUN, LONG_RUN_BUDGET } from './tiering.js';
 import { JUnitReport, titleLine, type ReportCase } from './report.js';
 import { HeldWriter, OutputBatch, RequestSink } from './sink.js';
 import { onInterrupt } from '../interrupt.js';
@@ -83,7 +81,6 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
   }
   run = new Run(inv, io, reporter, ctx, file === '-' ? '<stdin>' : file, type);
   await run.start();
-  const tiering = inv.offline || entries.length < LONG_RUN ? undefined : optimiseSooner();
   try {
     for (let i = 0; i < entries.length; i++) {
       if (await run.entry(entries[i]!)) continue;
@@ -93,7 +90,6 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
     }
     await run.settle();
   } finally {
-    tiering?.();
     (await import('../transport/send.js')).closeConnections();
     await run.close();
   }
@@ -112,27 +108,6 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
     reporter.debug(`JUnit report written to ${out}`);
   }
   return run.firstFailure;
-}
-
-/**
- * A long file: V8's optimising compiler may take the request path after a few thousand requests
- * (tiering.ts). The start-up budget is put back before the run ends: V8 checks its code cache
- * against its flags, and the cache written at exit must match the flags the next run starts with.
- * Chunks first loaded in between are compiled as usual and cached at exit.
- */
-function optimiseSooner(): (() => void) | undefined {
-  try {
-    setFlagsFromString(`--interrupt-budget=${LONG_RUN_BUDGET}`);
-    const restore = () => setFlagsFromString(`--interrupt-budget=${EXEC_BUDGET}`);
-    // Also when the process exits without returning here (Ctrl-C): before the loader writes the cache.
-    process.prependOnceListener('exit', restore);
-    return () => {
-      process.removeListener('exit', restore);
-      restore();
-    };
-  } catch {
-    return undefined;
-  }
 }
 
 type Exchange = typeof import('../transport/exchange.js').exchange;

@@ -1,3 +1,4 @@
+import { MAX_NESTING, NestingError } from '../nesting.js';
 /**
  * A JSON value that keeps what JavaScript objects lose: integers of any size, numbers written the
  * way Python writes them (`1.0` stays `1.0`, `1e3` becomes `1000.0`), key order for keys that look
@@ -37,10 +38,12 @@ export function parseJson(text: string): JsonValue {
       else break;
     }
   };
-  const value = (): JsonValue => {
+  /** `depth`: the arrays and objects around this value (at most MAX_NESTING, nesting.ts). */
+  const value = (depth = 0): JsonValue => {
     ws();
     const c = text[i];
     if (c === '{') {
+      if (depth >= MAX_NESTING) throw new NestingError();
       i++;
       const m = new Map<string, JsonValue>();
       const pairs: [string, JsonValue][] = [];
@@ -57,7 +60,7 @@ export function parseJson(text: string): JsonValue {
         ws();
         if (text[i] !== ':') fail("expected ':'");
         i++;
-        const v = value();
+        const v = value(depth + 1);
         if (m.has(k)) twice = true;
         m.set(k, v);
         pairs.push([k, v]);
@@ -74,6 +77,7 @@ export function parseJson(text: string): JsonValue {
       }
     }
     if (c === '[') {
+      if (depth >= MAX_NESTING) throw new NestingError();
       i++;
       const a: JsonValue[] = [];
       ws();
@@ -82,7 +86,7 @@ export function parseJson(text: string): JsonValue {
         return { t: 'arr', a };
       }
       for (;;) {
-        a.push(value());
+        a.push(value(depth + 1));
         ws();
         if (text[i] === ',') {
           i++;

@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { MAX_NESTING, NestingError } from '../nesting.js';
 import { setKey, type JsonValue } from './json.js';
 
 /**
@@ -82,6 +83,11 @@ export function parsePath(source: string, orig: string): Step[] {
       steps.push({ kind: 'key', key: text });
     }
     k += 3;
+  }
+  if (steps.length > MAX_NESTING) {
+    // A long item is shown by its start: the message stays one readable line.
+    const shown = orig.length > 100 ? `${orig.slice(0, 100)}...` : orig;
+    throw new UsageError(`item '${shown}': the JSON path is nested too deeply to work through (${new NestingError().message})`);
   }
   return steps;
 }

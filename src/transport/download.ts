@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import type { Invocation } from '../cli/invocation.js';
 import { CliError, UsageError, writeFailure } from '../errors.js';
 import { isDirectory } from '../files.js';
+import { readerGone } from '../fd-writer.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { onInterrupt } from '../interrupt.js';
 import type { Io, Reporter } from '../main.js';
@@ -182,7 +183,7 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
         // A pipe another program left non-blocking is full: wait for its reader.
         if (code === 'EAGAIN') Atomics.wait(PAUSE, 0, 0, 1);
         // The reader of `-o -` went away (`| head`): stop quietly, as the main output does.
-        else if (code === 'EPIPE' && fd === 1) throw new CliError('', ExitCode.OK);
+        else if (fd === 1 && readerGone(e)) throw new CliError('', ExitCode.OK);
         else {
           throw new CliError(fd === 1 ? `writing to standard output failed: ${writeFailure(e)}` : `cannot write '${name}': ${writeFailure(e)}`, ExitCode.ERROR);
         }

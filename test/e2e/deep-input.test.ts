@@ -33,7 +33,7 @@ test('exec: a response nested too deeply fails the request that reads it; the re
   });
   const dir = workdir({ 'api.http': `# @name r\nGET ${srv.url}/deep\n\n###\nGET ${srv.url}/use?v={{r.response.body.$.a}}\n\n###\nGET ${srv.url}/after\n` });
   const r = await runSling(['exec', '--print=b', join(dir, 'api.http')]);
-  assertError(r, 1, /api\.http:5: nested too deeply to work through \(Maximum call stack size exceeded\)/);
+  assertError(r, 1, /api\.http:5: nested too deeply to work through \(more than 1,000 levels of nesting\)/);
   notABug(r.stderr);
   assert.deepEqual(
     srv.requests.map((q) => q.url),
@@ -88,7 +88,7 @@ test('exec: a curl file whose shell variable doubles past the largest string nam
 
 test('main command: a JSON item or a nested path too deep is one sentence, exit 1, the item shown by its start', async () => {
   const raw = await runSling(['--offline', 'POST', '127.0.0.1:9/x', `a:=${deepArray}`]);
-  assertError(raw, 1, /^sling: error: item 'a:=\[{97}\.\.\.': the value is nested too deeply to work through \(Maximum call stack size exceeded\)$/m);
+  assertError(raw, 1, /^sling: error: item 'a:=\[{97}\.\.\.': the value is nested too deeply to work through \(more than 1,000 levels of nesting\)$/m);
   notABug(raw.stderr);
   assert.ok(raw.stderr.length < 300, raw.stderr.slice(0, 400));
   // Still a plain syntax error when the JSON is broken, with a short value quoted.
@@ -96,7 +96,37 @@ test('main command: a JSON item or a nested path too deep is one sentence, exit 
   assertError(bad, 1, /item 'a:=\{x': '\{x' is not valid JSON/);
   const path = await runSling(['--offline', 'POST', '127.0.0.1:9/x', `a${'[]'.repeat(DEPTH)}=1`]);
   assertExit(path, 1);
-  assert.match(path.stderr, /^sling: error: the input is nested too deeply to work through \(Maximum call stack size exceeded\)$/m);
+  assert.match(path.stderr, /^sling: error: item 'a(\[\]){49}\[\.\.\.': the JSON path is nested too deeply to work through \(more than 1,000 levels of nesting\)$/m);
   notABug(path.stderr);
   assert.equal(path.stdout, '');
+});
+
+test('the nesting limit is 1,000 levels on every Node: 1,000 go through, 1,001 are refused (items, paths, environment values, response values)', async (t) => {
+  const nested = (n: number) => '['.repeat(n) + ']'.repeat(n);
+  const item = await runSling(['--offline', '--print=B', 'POST', '127.0.0.1:9/x', `a:=${nested(1000)}`]);
+  assert.equal(item.code, 0, item.stderr);
+  assert.equal(item.stdout.trim(), `{"a": ${nested(1000)}}`);
+  assertError(await runSling(['--offline', 'POST', '127.0.0.1:9/x', `a:=${nested(1001)}`]), 1, /the value is nested too deeply to work through \(more than 1,000 levels of nesting\)/);
+  const path = await runSling(['--offline', '--print=B', 'POST', '127.0.0.1:9/x', `a${'[]'.repeat(999)}=1`]);
+  assert.equal(path.code, 0, path.stderr);
+  assert.equal(path.stdout.trim(), `{"a": ${'['.repeat(999)}"1"${']'.repeat(999)}}`);
+  assertError(await runSling(['--offline', 'POST', '127.0.0.1:9/x', `a${'[]'.repeat(1000)}=1`]), 1, /the JSON path is nested too deeply/);
+
+  const srv = await httpServer(t, (req, res) => {
+    res.setHeader('Content-Type', 'application/json');
+    res.end(req.url === '/deep1000' ? `{"a": ${nested(999)}}` : req.url === '/deep1001' ? `{"a": ${nested(1000)}}` : '{}');
+  });
+  const dir = workdir({
+    'api.http': `# @name d1000\nGET ${srv.url}/deep1000\n\n###\nPOST ${srv.url}/use1000\n\n{{d1000.response.body.$.a}}\n\n###\n# @name d1001\nGET ${srv.url}/deep1001\n\n###\nPOST ${srv.url}/use1001\n\n{{d1001.response.body.$.a}}\n\n###\nPOST ${srv.url}/env\n\n{{v}}\n`,
+    'http-client.env.json': `{"ok": {"v": ${nested(1000)}}, "deep": {"v": ${nested(1001)}}}`,
+  });
+  const r = await runSling(['exec', '--env', 'ok', join(dir, 'api.http')]);
+  assertError(r, 1, /api\.http:14: nested too deeply to work through \(more than 1,000 levels of nesting\)/);
+  notABug(r.stderr);
+  const bodies = new Map(srv.requests.map((q) => [q.url, q.body.toString()]));
+  assert.deepEqual([...bodies.keys()], ['/deep1000', '/use1000', '/deep1001', '/env']);
+  assert.equal(bodies.get('/use1000'), nested(999));
+  assert.equal(bodies.get('/env'), nested(1000));
+  const env = await runSling(['exec', '--env', 'deep', join(dir, 'api.http')]);
+  assertError(env, 1, /http-client\.env\.json: the value of v: nested too deeply to work through \(more than 1,000 levels of nesting\)/);
 });

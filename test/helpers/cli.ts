@@ -21,6 +21,8 @@ export interface RunOptions {
   cwd?: string;
   /** Kill the child after this many milliseconds (default 15000). */
   timeoutMs?: number;
+  /** Another copy of dist/sling.js to run (another install). */
+  script?: string;
 }
 
 export interface RunResult {
@@ -50,7 +52,7 @@ export function baseEnv(): Record<string, string> {
 export function runSling(args: string[], opts: RunOptions = {}): Promise<RunResult> {
   const timeoutMs = opts.timeoutMs ?? 15000;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SLING_PATH, ...args], {
+    const child = spawn(process.execPath, [opts.script ?? SLING_PATH, ...args], {
       cwd: opts.cwd,
       env: { ...baseEnv(), ...(opts.env ?? {}) },
       stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],

@@ -43,24 +43,6 @@ test('chunkLoader: a cycle gets the exports made so far, as in Node', () => {
   assert.equal((load('y.js') as Record<string, unknown>).sawLate, undefined);
 });
 
-test('chunkLoader: the exports of an esbuild ES module come out as plain properties, read once the chunk has run', () => {
-  const { load } = chunks({
-    // esbuild's CommonJS form: a getter per export, and __esModule.
-    'm.js': 'var value = 1; function f() { return value; } Object.defineProperty(exports, "__esModule", { value: true }); Object.defineProperty(exports, "f", { get: () => f, enumerable: true }); Object.defineProperty(exports, "value", { get: () => value, enumerable: true }); value = 2;',
-    'c.js': 'module.exports = { n: 1 };',
-  });
-  const m = load('m.js') as Record<string, unknown>;
-  assert.equal(m.value, 2);
-  assert.equal((m.f as () => number)(), 2);
-  assert.deepEqual(Object.getOwnPropertyDescriptor(m, 'f'), { value: m.f, writable: true, enumerable: true, configurable: true });
-  assert.equal(m.__esModule, true);
-  assert.equal(load('m.js'), m);
-  // Anything else is handed on as the chunk made it.
-  const c = load('c.js') as Record<string, unknown>;
-  assert.deepEqual(c, { n: 1 });
-  assert.equal(load('c.js'), c);
-});
-
 test('chunkLoader: an error thrown by a chunk, and a missing chunk, reach the caller', () => {
   const { load } = chunks({ 'bad.js': 'throw new TypeError("bad chunk");' });
   assert.throws(() => load('bad.js'), /bad chunk/);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { checkNesting } from '../../nesting.js';
 import { runInNewContext } from 'node:vm';
 import type { Completed } from '../../exec/types.js';
 import { formatUrl } from '../../request/url.js';
@@ -91,6 +92,7 @@ function responseData(done: Completed) {
     } catch {
       // not JSON after all: parsedBody stays undefined, as in httpyac
     }
+    checkNesting(parsedBody);
   }
   const t = done.info.timings;
   return {

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { stringifyChecked } from '../../nesting.js';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError, beyondLimits } from '../../errors.js';
 
@@ -75,7 +76,7 @@ export function findEnvFiles(dir: string): string[] {
   }
 }
 
-const text = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+const text = (v: unknown) => (typeof v === 'string' ? v : stringifyChecked(v));
 
 export function loadEnvironment(dir: string, envName: string | undefined, envFile: string | undefined, cwd: string): Environment {
   let files: string[];

@@ -6,6 +6,8 @@
  * parentheses; `@.path` alone tests that the field is there and truthy. Filters are read, not run
  * as JavaScript (jsonpath-plus, which REST Client uses, evaluates them as JavaScript).
  */
+import { stringifyChecked } from '../../nesting.js';
+
 export class JsonPathError extends Error {}
 
 type Step =
@@ -279,5 +281,5 @@ function evaluate(doc: unknown, steps: Step[], root: unknown): unknown[] {
 export function asText(v: unknown): string {
   if (typeof v === 'string') return v;
   if (v === undefined) return '';
-  return JSON.stringify(v);
+  return stringifyChecked(v);
 }

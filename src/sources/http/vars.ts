@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { checkNesting, type NestingError } from '../../nesting.js';
 import { UsageError } from '../../errors.js';
 import type { SourceOptions } from '../../exec/types.js';
 import type { CookieJar } from '../../transport/cookies.js';
@@ -23,7 +24,8 @@ export interface FileCtx {
 export interface Stored {
   request: { method: string; url: import('../../request/url.js').ParsedUrl; headers: [string, string][]; body: Buffer };
   response: { status: number; rawHeaders: string[]; body: Buffer };
-  json?: { value: unknown } | null;
+  /** The body parsed as JSON once asked for; null: not JSON; `deep`: nested past MAX_NESTING (nesting.ts). */
+  json?: { value: unknown; deep?: NestingError } | null;
 }
 
 /** State shared by every request of a run: variables set by scripts, named responses, the cookie jar. */
@@ -100,15 +102,24 @@ export class Runtime {
   }
 }
 
-/** Parsed JSON of a stored body, or null when it is not JSON. */
+/** Parsed JSON of a stored body, or undefined when it is not JSON; NestingError when it is nested too deeply to work through. */
 export function storedJson(s: Stored): unknown {
   if (s.json === undefined) {
+    let value: unknown;
     try {
-      s.json = { value: JSON.parse(s.response.body.toString('utf8')) };
+      value = JSON.parse(s.response.body.toString('utf8'));
     } catch {
       s.json = null;
+      return undefined;
+    }
+    try {
+      checkNesting(value);
+      s.json = { value };
+    } catch (e) {
+      s.json = { value: undefined, deep: e as NestingError };
     }
   }
+  if (s.json?.deep) throw s.json.deep;
   return s.json === null ? undefined : s.json.value;
 }
 
@@ -366,6 +377,7 @@ export class Resolution {
       } catch {
         doc = undefined;
       }
+      checkNesting(doc);
     }
     if (doc === undefined) return { v: undefined, why: `${e.raw}: the ${which} body of ${e.name} is not JSON` };
     const found = jsonPath(doc, path.startsWith('$') ? path : '$.' + path);
