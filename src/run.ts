@@ -55,20 +55,20 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
 
   if (downloading) {
     const { runDownload } = await import('./transport/download.js');
-    const { closeConnections } = await import('./transport/send.js');
+    const { closeConnections } = await import('./transport/exchange.js');
     try {
       const code = await runDownload(inv, spec, plan, io, reporter);
       ctx.session?.save();
       return code;
     } finally {
-      closeConnections();
+      await closeConnections();
     }
   }
 
   const { exchange } = await import('./transport/exchange.js');
   const { decodedBody } = await import('./transport/body.js');
   const { bodyError } = await import('./transport/body.js');
-  const { closeConnections } = await import('./transport/send.js');
+  const { closeConnections } = await import('./transport/exchange.js');
   try {
     const hop = await exchange(spec, {
       env: io.env,
@@ -112,6 +112,6 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
     }
     return ExitCode.OK;
   } finally {
-    closeConnections();
+    await closeConnections();
   }
 }

@@ -90,7 +90,7 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
     }
     await run.settle();
   } finally {
-    (await import('../transport/send.js')).closeConnections();
+    await (await import('../transport/exchange.js')).closeConnections();
     await run.close();
   }
   run.sessions?.save();

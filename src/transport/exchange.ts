@@ -4,12 +4,12 @@ import { prepareRequest, prepareUncompressed, type PreparedRequest } from '../re
 import type { RequestSpec } from '../request/spec.js';
 import { formatUrl, originOf, parseUrl } from '../request/url.js';
 import { headerValue, readBody } from './body.js';
-import { sendOnce, type Hop, type ResponseHead } from './send.js';
+import { closeAgents, sendOnce, type Hop, type ResponseHead } from './send.js';
 import { withJarCookies } from './cookies.js';
 import { digestAuthorization, parseDigestChallenge } from './digest.js';
 import { pickProxy } from './proxy.js';
 import { sendRaw } from './raw.js';
-import { sendKeepAlive } from './keepalive.js';
+import { closeH2, closeIdle, sendKeepAlive } from './keepalive.js';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
@@ -64,6 +64,13 @@ export function redirectSpec(spec: RequestSpec, hop: Hop, location: string): Req
 }
 
 const TRANSIENT_STATUS = new Set([408, 429, 500, 502, 503, 504]);
+
+/** Closes every kept-alive connection and HTTP/2 session of the process (the end of a `sling exec` run, of a main command). */
+export async function closeConnections(): Promise<void> {
+  closeAgents();
+  closeIdle();
+  await closeH2();
+}
 
 /**
  * Sends a request (following redirects when asked) and resolves with the final hop, body unread.
@@ -128,14 +135,18 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
       if (printed) await printed;
     }
     const st = spec.settings;
-    const direct = (opts.fastLane || opts.keepAliveLane) && spec.url.scheme === 'http' && !st.unixSocket && !st.family && !st.http2 && !pickProxy(spec.url, st.proxies, st.proxyEnv ?? opts.env);
+    const proxy = pickProxy(spec.url, st.proxies, st.proxyEnv ?? opts.env);
+    // keepalive.ts writes each request head itself: `sling exec`, and any request that must go out
+    // as a curl file gives it (node:http upper-cases the method and adds a Connection line).
+    const ownLane = opts.keepAliveLane || st.curlFraming === true || prepared.method !== prepared.method.toUpperCase();
+    const raw = !ownLane && opts.fastLane && spec.url.scheme === 'http' && !st.unixSocket && !st.family && !st.http2 && !proxy;
     let hop: Hop;
     try {
-      hop = direct
-        ? opts.fastLane
-          ? await sendRaw(spec.url, prepared, spec.settings)
-          : await sendKeepAlive(spec.url, prepared, spec.settings, opts.onSent, opts.streamable)
-        : await sendOnce(spec.url, prepared, spec.settings, { env: opts.env, poll: opts.keepAliveLane });
+      hop = ownLane
+        ? await sendKeepAlive(spec.url, prepared, st, { proxy, onWritten: opts.onSent, streamable: opts.streamable })
+        : raw
+          ? await sendRaw(spec.url, prepared, st)
+          : await sendOnce(spec.url, prepared, st, { env: opts.env });
     } catch (e) {
       // A hop after redirects failed: the redirects that came still count (curl's -w reports the
       // last answer's %{http_code} and %{num_redirects}, with the failing URL as %{url_effective}).
@@ -147,7 +158,7 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
     }
     previous = hop;
     // The keep-alive lane calls it as soon as the request is written; the others once they return.
-    if (!direct || opts.fastLane) opts.onSent?.();
+    if (!ownLane) opts.onSent?.();
     if (opts.debug) opts.debug(`${prepared.method} ${formatUrl(spec.url, '')} → ${hop.response.status} (${hop.info.reused ? 'reused connection' : 'new connection'})`);
     if (jar) {
       const raw = hop.response.rawHeaders;

@@ -1,10 +1,13 @@
 import type { Socket } from 'node:net';
+import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import { Readable } from 'node:stream';
 import { NetworkError, TimeoutError } from '../errors.js';
 import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSettings } from '../request/spec.js';
 import { hostAndPort, type ParsedUrl } from '../request/url.js';
 import { connectLimit, deadlineError, mapNetworkError, timeoutError, timeLeft } from './errors.js';
+import { h2cOfferHeaders, loadTls, proxyHeaders, proxyTarget, tlsOptions, tunnel } from './connect.js';
+import type { ProxyTarget } from './proxy.js';
 import { contentLength, headerIn, incompleteHead, maxHeadersError, notHttp1, parseResponseHead, STREAM_FROM } from './head.js';
 import type { Hop, HopInfo, ResponseHead, Timings } from './send.js';
 import { now } from '../clock.js';
@@ -12,13 +15,16 @@ import { setArriving } from './inflight.js';
 import { awaitAnswer } from './poll.js';
 
 /**
- * The `sling exec` lane for plain HTTP without a proxy: a minimal HTTP/1.1 client on kept-alive
- * TCP sockets (one pool per run), reading each response whole. A file of a thousand requests
- * spends most of its time in the per-request machinery of node:http (agents, parsers, streams,
- * events); here a request is one write, its response a few reads (node:net's `onread`, into one
- * shared buffer, no stream) parsed in place, and each socket keeps the same listeners for its
- * whole life. That keeps `sling exec` level with `curl -K` once warm (bench/exec-http.mjs). HTTPS,
- * proxies and the main command use send.ts.
+ * The `sling exec` lane: a minimal HTTP/1.1 client on kept-alive sockets (one pool per run), over
+ * TCP, TLS, a Unix socket, an HTTP proxy or a CONNECT tunnel, reading each response whole (or
+ * handing a large or open-ended body over as a stream). A file of a thousand requests spends most
+ * of its time in the per-request machinery of node:http (agents, parsers, streams, events); here
+ * a request is one write, its response a few reads (the sockets' `onread`, into one shared
+ * buffer, no stream) parsed in place, and each socket keeps the same listeners for its whole life.
+ * It also writes the request head itself, so a curl file's request goes out as curl writes it:
+ * the method as given (`-X wHat`), no Connection line the user did not give, `Name:` for
+ * `-H 'Name;'`. HTTP/2 (h2.ts) is tried first when a request asks for it. The main command uses
+ * send.ts (node:http).
  *
  * What it keeps from send.ts: header values sent as UTF-8 bytes, the lenient reading of heads,
  * interim 1xx answers skipped, --timeout as the longest silence, --max-headers, `Connection:
@@ -41,6 +47,13 @@ interface Conn {
 
 const idle = new Map<string, Conn[]>();
 let netMod: typeof import('node:net') | undefined;
+let tlsMod: typeof import('node:tls') | undefined;
+
+/** Closes the idle connections of the lane (the end of a run: idle sockets never keep the process alive anyway). */
+export function closeIdle() {
+  for (const list of idle.values()) for (const c of list) c.socket.destroy();
+  idle.clear();
+}
 
 function unpark(c: Conn) {
   const list = idle.get(c.key);
@@ -54,21 +67,56 @@ function unpark(c: Conn) {
  */
 const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
-function open(url: ParsedUrl, key: string): Conn {
-  const c = { key } as Conn;
-  const socket = netMod!.connect({
-    host: url.hostname,
-    port: url.port,
-    noDelay: true,
-    onread: {
-      buffer: READ_BUFFER,
-      callback: (n: number, buf: Uint8Array) => {
-        c.current?.data((buf as Buffer).subarray(0, n));
-        return true;
-      },
+/** How the lane reaches a server, and the pool of kept-alive connections it belongs to. */
+interface Route {
+  key: string;
+  /** TCP (or a Unix socket), TLS over it, plain HTTP to a proxy, TLS in a CONNECT tunnel through one. */
+  kind: 'tcp' | 'tls' | 'proxy' | 'tunnel';
+  /** Messages name this: the server's `host:port`. */
+  where: string;
+  proxy?: ProxyTarget;
+  tls?: ConnectionOptions;
+}
+
+function routeFor(url: ParsedUrl, settings: RequestSettings, proxy: ProxyTarget | undefined, where: string): Route {
+  const tlsKey = () => JSON.stringify(settings.tls);
+  if (proxy) {
+    if (url.scheme === 'http') return { key: `proxy|${proxy.display}`, kind: 'proxy', where, proxy };
+    return { key: `tunnel|${proxy.display}|${where}|${tlsKey()}`, kind: 'tunnel', where, proxy };
+  }
+  const via = `${settings.unixSocket ? `unix:${settings.unixSocket}` : ''}|${settings.family ?? ''}`;
+  if (url.scheme === 'https') return { key: `tls|${where}|${via}|${tlsKey()}`, kind: 'tls', where, tls: tlsOptions(settings, url.hostname) };
+  return { key: settings.unixSocket || settings.family ? `tcp|${where}|${via}` : where, kind: 'tcp', where };
+}
+
+/** A socket of the lane: TCP or TLS to the server (or a Unix socket), or TCP to a proxy. */
+function open(url: ParsedUrl, route: Route, settings: RequestSettings): Conn {
+  const c = { key: route.key } as Conn;
+  const onread = {
+    buffer: READ_BUFFER,
+    callback: (n: number, buf: Uint8Array) => {
+      c.current?.data((buf as Buffer).subarray(0, n));
+      return true;
     },
-  });
+  };
+  const to = settings.unixSocket ? { path: settings.unixSocket } : { host: url.hostname, port: url.port, ...(settings.family ? { family: settings.family } : {}) };
+  let socket: Socket;
+  if (route.kind === 'tls') {
+    // node:tls takes `onread` as node:net does (documented for tls.connect; @types/node 20 lacks it).
+    const options: ConnectionOptions & { onread?: typeof onread } = { ...to, ...route.tls };
+    options.onread = onread;
+    socket = tlsMod!.connect(options);
+    socket.setNoDelay(true);
+  } else if (route.kind === 'proxy') {
+    socket = netMod!.connect({ host: route.proxy!.url.hostname.replace(/^\[|\]$/g, ''), port: Number(route.proxy!.url.port || 80), noDelay: true, onread });
+  } else socket = netMod!.connect({ ...to, noDelay: true, onread });
+  return attach(c, socket);
+}
+
+/** The lane's listeners on a socket, for its whole life (`data` events for a tunnel's TLS socket, which has no onread). */
+function attach(c: Conn, socket: Socket, viaData = false): Conn {
   c.socket = socket;
+  if (viaData) socket.on('data', (d: Buffer) => c.current?.data(d));
   socket.on('timeout', () => c.current?.timeout?.());
   const gone = (err?: Error) => {
     const cur = c.current;
@@ -107,11 +155,10 @@ function park(c: Conn) {
  * bytes, as curl sends them), header values with non-ASCII characters as UTF-8 (send.ts), and a
  * body framed in chunks when the request says `Transfer-Encoding: chunked`.
  */
-function wire(request: PreparedRequest, curlFraming: boolean): Buffer {
-  let text = `${request.method} ${request.target} HTTP/1.1\r\n`;
+function wire(request: PreparedRequest, curlFraming: boolean, headers: readonly (readonly [string, string])[], target: string): Buffer {
+  let text = `${request.method} ${target} HTTP/1.1\r\n`;
   let connection = false;
   let chunked = false;
-  const headers = request.headers;
   for (let i = 0; i < headers.length; i++) {
     const n = headers[i]![0];
     const v = headers[i]![1];
@@ -184,16 +231,95 @@ class StreamHop implements Hop {
 
 const hangUp = () => Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
 
+export interface LaneOptions {
+  /** The proxy of the request (proxy.ts pickProxy), as given. */
+  proxy?: string;
+  /** Called once the request is written. */
+  onWritten?: () => void;
+  /** exchange.ts ExchangeOptions.streamable. */
+  streamable?: (head: ResponseHead) => boolean;
+}
+
+/** What goes on the wire for one request: its header lines and request target (a proxy's, an h2c offer's). */
+interface Framing {
+  headers: readonly (readonly [string, string])[];
+  target: string;
+  /** The request offers an upgrade to h2c: a 101 answer means the server took it. */
+  h2c: boolean;
+}
+
 /**
  * Sends one request on a kept-alive connection (a new one when none is idle). Not an async
- * function: the common case (a reused connection) is one write and one promise.
+ * function: the common case (plain HTTP, a reused connection) is one write and one promise.
  */
-export function sendKeepAlive(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, onWritten?: () => void, streamable?: (head: ResponseHead) => boolean): Promise<Hop> {
+export function sendKeepAlive(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, opts: LaneOptions): Promise<Hop> {
+  if (opts.proxy || url.scheme !== 'http' || settings.unixSocket || settings.family || settings.http2) return sendRouted(url, request, settings, opts);
   const where = hostAndPort(url);
   const timings: Timings = { start: now() };
   const info: HopInfo = { reused: false, timings };
-  return sendOn(url, where, request, settings, info, onWritten, 0, streamable);
+  return sendOn(url, { key: where, kind: 'tcp', where }, request, { headers: request.headers, target: request.target, h2c: false }, settings, info, opts, 0);
 }
+
+/** Origins that accepted the h2c upgrade: later --http2 requests to them speak HTTP/2 at once, on the session of the first. */
+const h2cOrigins = new Set<string>();
+let h2Loaded = false;
+
+/** Closes the HTTP/2 sessions of the run, when there are any. */
+export async function closeH2(): Promise<void> {
+  if (h2Loaded) (await import('./h2.js')).closeH2Sessions();
+}
+
+/** HTTPS, proxies, Unix sockets, -4/-6 and HTTP/2: the route is worked out, HTTP/2 tried first when asked for. */
+async function sendRouted(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, opts: LaneOptions): Promise<Hop> {
+  const where = hostAndPort(url);
+  const proxy = proxyTarget(opts.proxy);
+  // tlsOptions() checks a client certificate with node:tls.
+  if (url.scheme === 'https') tlsMod ??= await loadTls();
+  if (settings.http2 && !proxy && !settings.unixSocket) {
+    if (h2cOrigins.has(where)) return await sendH2c(url, request, settings);
+    if (url.scheme === 'https' || settings.http2 === 'prior-knowledge') {
+      const { sendH2 } = await import('./h2.js');
+      h2Loaded = true;
+      const h2 = await sendH2(url, request, settings, url.scheme === 'https' ? tlsOptions(settings, url.hostname) : {});
+      if (h2) return h2;
+      // The server chose HTTP/1.1 (ALPN): the usual way below.
+    }
+  }
+  const route = routeFor(url, settings, proxy, where);
+  let framing: Framing = { headers: request.headers, target: request.target, h2c: false };
+  // Plain HTTP through a proxy: the absolute URL goes on the request line.
+  if (route.kind === 'proxy') framing = { headers: proxyHeaders(request.headers, proxy!, settings.curlFraming === true), target: `http://${url.hostHeader}${request.target}`, h2c: false };
+  // curl's --http2 on http:// (direct): an HTTP/1.1 request that offers an upgrade to h2c.
+  else if (settings.http2 === 'alpn' && url.scheme === 'http' && !settings.unixSocket) framing = { ...framing, headers: h2cOfferHeaders(request.headers), h2c: true };
+  const info: HopInfo = { reused: false, timings: { start: now() }, proxy: proxy?.display };
+  try {
+    return await sendOn(url, route, request, framing, settings, info, opts, 0);
+  } catch (e) {
+    if (!(e instanceof H2cAccepted)) throw e;
+  }
+  // The server accepted the h2c upgrade: its answer to this request comes on HTTP/2 stream 1 of that
+  // connection, which node:http2 cannot take over. A request without a body is sent again on a new
+  // connection speaking HTTP/2 from the first byte (a server that upgrades to h2c speaks it); one
+  // with a body is not sent twice.
+  if (request.body.length > 0 || !REPEATABLE.has(request.method)) {
+    throw new NetworkError(
+      `${where} switched to HTTP/2 (101 Switching Protocols, accepting the h2c upgrade offer): sling cannot go on with that connection and does not send a ${request.method} request${request.body.length ? ' with a body' : ''} twice`,
+      "ask for HTTP/2 with prior knowledge: curl's --http2-prior-knowledge, or `HTTP/2 (Prior Knowledge)` at the end of a .http request line",
+    );
+  }
+  h2cOrigins.add(where);
+  return await sendH2c(url, request, settings);
+}
+
+async function sendH2c(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings): Promise<Hop> {
+  const { sendH2 } = await import('./h2.js');
+  h2Loaded = true;
+  return (await sendH2(url, request, { ...settings, http2: 'prior-knowledge' }, {}))!;
+}
+
+/** A 101 answer to an h2c upgrade offer: the connection now speaks HTTP/2. */
+class H2cAccepted extends Error {}
+const REPEATABLE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * How many times a request goes again on a new connection when a kept-alive one turns out dead:
@@ -203,25 +329,28 @@ export function sendKeepAlive(url: ParsedUrl, request: PreparedRequest, settings
  */
 const STALE_RETRIES = 3;
 
-function sendOn(url: ParsedUrl, where: string, request: PreparedRequest, settings: RequestSettings, info: HopInfo, onWritten: (() => void) | undefined, retries: number, streamable: ((head: ResponseHead) => boolean) | undefined): Promise<Hop> {
-  const conn = take(where);
+function sendOn(url: ParsedUrl, route: Route, request: PreparedRequest, framing: Framing, settings: RequestSettings, info: HopInfo, opts: LaneOptions, retries: number): Promise<Hop> {
+  const conn = take(route.key);
   if (conn) {
     info.reused = true;
     conn.socket.ref();
-    return exchangeOn(conn, url, request, settings, info, onWritten, retries < STALE_RETRIES ? () => retry() : undefined, streamable);
+    return exchangeOn(conn, route, url, request, framing, settings, info, opts.onWritten, retries < STALE_RETRIES ? () => retry() : undefined, opts.streamable);
   }
   info.reused = false;
-  return connect(url, where, settings, info).then((c) => exchangeOn(c, url, request, settings, info, onWritten, undefined, streamable));
+  return connect(url, route, settings, info).then((c) => exchangeOn(c, route, url, request, framing, settings, info, opts.onWritten, undefined, opts.streamable));
 
   function retry(): Promise<Hop> {
-    return sendOn(url, where, request, settings, info, undefined, retries + 1, streamable);
+    return sendOn(url, route, request, framing, settings, info, { ...opts, onWritten: undefined }, retries + 1);
   }
 }
 
-async function connect(url: ParsedUrl, where: string, settings: RequestSettings, info: HopInfo): Promise<Conn> {
+async function connect(url: ParsedUrl, route: Route, settings: RequestSettings, info: HopInfo): Promise<Conn> {
   const timings = info.timings;
   netMod ??= await import('node:net');
-  const c = open(url, where);
+  // Through a CONNECT tunnel: the proxy's answer and the TLS handshake inside it (connect.ts).
+  if (route.kind === 'tunnel') return attach({ key: route.key } as Conn, await tunnel(route.proxy!, url, settings, timings), true);
+  const c = open(url, route, settings);
+  const via = route.kind === 'proxy' ? route.proxy!.display : undefined;
   c.socket.once('lookup', () => (timings.dns = now()));
   await new Promise<void>((resolve, reject) => {
     const limit = connectLimit(settings);
@@ -230,34 +359,51 @@ async function connect(url: ParsedUrl, where: string, settings: RequestSettings,
           info.timedOut = true;
           c.current = undefined;
           c.socket.destroy();
-          reject(new TimeoutError(`could not connect to ${where} within ${limit.text}`));
+          reject(new TimeoutError(`could not connect to ${via ? `proxy ${via}` : route.where} within ${limit.text}`));
         }, limit.ms)
       : undefined;
     c.current = {
       data: () => {},
       gone: (e) => {
         if (timer) clearTimeout(timer);
-        reject(mapNetworkError(e ?? hangUp(), where));
+        reject(mapNetworkError(e ?? hangUp(), route.where, via));
       },
     };
     c.socket.once('connect', () => {
+      timings.connect = now();
+      // The limit covers the TLS handshake too, as curl's --connect-timeout does.
+      if (route.kind === 'tls') return;
       if (timer) clearTimeout(timer);
       c.current = undefined;
       resolve();
     });
+    if (route.kind === 'tls') {
+      c.socket.once('secureConnect', () => {
+        timings.tls = now();
+        if (timer) clearTimeout(timer);
+        c.current = undefined;
+        resolve();
+      });
+    }
   });
-  timings.connect = now();
   return c;
 }
 
-function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, info: HopInfo, onWritten?: () => void, stale?: () => Promise<Hop>, streamable?: (head: ResponseHead) => boolean): Promise<Hop> {
-  const where = c.key;
+function exchangeOn(c: Conn, route: Route, url: ParsedUrl, request: PreparedRequest, onWire: Framing, settings: RequestSettings, info: HopInfo, onWritten?: () => void, stale?: () => Promise<Hop>, streamable?: (head: ResponseHead) => boolean): Promise<Hop> {
+  const where = route.where;
+  const via = route.proxy?.display;
+  /** Time-outs before any answer name the proxy the request went through. */
+  const whereVia = via ? `${where} (through proxy ${via})` : where;
   const timings = info.timings;
   const sock = c.socket;
   info.remoteAddress = sock.remoteAddress;
   info.remotePort = sock.remotePort;
   info.localAddress = sock.localAddress;
   info.localPort = sock.localPort;
+  if (route.kind === 'tls' || route.kind === 'tunnel') {
+    info.tlsProtocol = (sock as TLSSocket).getProtocol() ?? undefined;
+    info.tlsCipher = (sock as TLSSocket).getCipher()?.name;
+  }
 
   return new Promise<Hop>((resolve, reject) => {
     let pending: Buffer | undefined;
@@ -435,6 +581,7 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
           }
           const r = parseResponseHead(d.toString('latin1', 0, endAt), where);
           d = d.subarray(endAt + sep);
+          if (r.status === 101 && onWire.h2c) return finish(new H2cAccepted());
           if (r.status >= 100 && r.status < 200) {
             // 100 Continue and other interim answers: the real head follows.
             if (d.length) data(d);
@@ -493,7 +640,7 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
         }
         // Bytes that never made a head (an HTTP/0.9 answer, a head cut off by the close).
         if (pending?.length && !err) return finish(incompleteHead(where));
-        finish(mapNetworkError(err ?? hangUp(), where));
+        finish(mapNetworkError(err ?? hangUp(), where, via));
       },
     };
     if (settings.timeoutMs) {
@@ -508,7 +655,7 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
       };
       const timedOut = () => {
         info.timedOut = true;
-        if (!response) return finish(timeoutError(where, settings, false, info));
+        if (!response) return finish(timeoutError(whereVia, settings, false, info));
         // The head came, then the body stalled: what arrived is printed before the error.
         const e = timeoutError(url.hostHeader, settings, true, { bodyBytes: size });
         timings.end = now();
@@ -520,14 +667,14 @@ function exchangeOn(c: Conn, url: ParsedUrl, request: PreparedRequest, settings:
     if (settings.deadline !== undefined) {
       hard = setTimeout(() => {
         info.timedOut = true;
-        if (!response) return finish(deadlineError(where, settings, false, 0));
+        if (!response) return finish(deadlineError(whereVia, settings, false, 0));
         const e = deadlineError(url.hostHeader, settings, true, size);
         timings.end = now();
         if (!stream) e.partial = cutBody();
         finish(e);
       }, timeLeft(settings));
     }
-    send(sock, wire(request, settings.curlFraming === true));
+    send(sock, wire(request, settings.curlFraming === true, onWire.headers, onWire.target));
     awaitAnswer(() => done);
     onWritten?.();
   });

@@ -1,0 +1,152 @@
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ConnectionOptions, TLSSocket } from 'node:tls';
+import { readFileSync } from 'node:fs';
+import { NetworkError, TimeoutError, UsageError } from '../errors.js';
+import type { RequestSettings } from '../request/spec.js';
+import { hostAndPort, type ParsedUrl } from '../request/url.js';
+import { now } from '../clock.js';
+import { connectLimit, mapNetworkError } from './errors.js';
+import { parseProxy, type ProxyTarget } from './proxy.js';
+import type { Timings } from './send.js';
+
+/**
+ * What both HTTP/1.1 lanes (send.ts with node:http, keepalive.ts with its own writer) need to reach
+ * a server: TLS options, a CONNECT tunnel through a proxy, the proxy as given, and the header lines
+ * a proxy or an h2c upgrade offer add.
+ */
+
+let tlsMod: typeof import('node:tls') | undefined;
+
+export async function loadTls(): Promise<typeof import('node:tls')> {
+  tlsMod ??= await import('node:tls');
+  return tlsMod;
+}
+
+/** The proxy of a request (proxy.ts pickProxy), parsed; a malformed one is the user's error. */
+export function proxyTarget(text: string | undefined): ProxyTarget | undefined {
+  if (!text) return undefined;
+  try {
+    return parseProxy(text);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+/**
+ * The TLS options of a request (certificate checks, CA bundle, client certificate), offering
+ * http/1.1 by ALPN. node:tls must be loaded first (loadTls) when a client certificate is given.
+ */
+export function tlsOptions(settings: RequestSettings, servername: string): ConnectionOptions {
+  const { tls } = settings;
+  const read = (path: string, what: string) => {
+    try {
+      return readFileSync(path);
+    } catch (e) {
+      throw new UsageError(`cannot read ${what} '${path}': ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+    }
+  };
+  const opts: ConnectionOptions = { rejectUnauthorized: tls.verify !== false, servername: /^[\d.]+$|:/.test(servername) ? undefined : servername };
+  if (typeof tls.verify === 'string') opts.ca = read(tls.verify, 'CA bundle');
+  if (tls.cert) opts.cert = read(tls.cert, 'client certificate');
+  if (tls.certKey) opts.key = read(tls.certKey, 'client certificate key');
+  else if (tls.cert) opts.key = opts.cert;
+  if (tls.certKeyPass) opts.passphrase = tls.certKeyPass;
+  opts.ALPNProtocols = ['http/1.1'];
+  if (tls.cert) checkClientCert(tls.cert, tls.certKey, opts);
+  return opts;
+}
+
+const checkedCerts = new Set<string>();
+/**
+ * A client certificate or key that OpenSSL cannot use is an error naming the file, before anything
+ * is sent (node:https would only say "PEM routines::no start line"). Checked once per pair of files.
+ */
+function checkClientCert(cert: string, certKey: string | undefined, opts: ConnectionOptions) {
+  const key = `${cert}\0${certKey ?? ''}\0${opts.passphrase ?? ''}`;
+  if (checkedCerts.has(key)) return;
+  const why = (e: unknown) => (e as Error).message.replace(/^error:[0-9A-F]+:/, '');
+  try {
+    tlsMod!.createSecureContext({ cert: opts.cert });
+  } catch (e) {
+    throw new UsageError(`--cert '${cert}' is not a usable PEM certificate: ${why(e)}`);
+  }
+  try {
+    tlsMod!.createSecureContext({ cert: opts.cert, key: opts.key, passphrase: opts.passphrase });
+  } catch (e) {
+    const where = certKey ? `--cert-key '${certKey}'` : `--cert '${cert}' (no --cert-key: the key is looked for in the same file)`;
+    throw new UsageError(`${where}: the private key cannot be used: ${why(e)}`);
+  }
+  checkedCerts.add(key);
+}
+
+/** Opens a CONNECT tunnel through an HTTP proxy and starts TLS inside it. */
+export async function tunnel(proxy: ProxyTarget, url: ParsedUrl, settings: RequestSettings, timings: Timings): Promise<TLSSocket> {
+  const http = await import('node:http');
+  const tls = await loadTls();
+  const authority = hostAndPort(url);
+  const headers: string[] = ['Host', authority];
+  if (proxy.authorization) headers.push('Proxy-Authorization', proxy.authorization);
+  const socket = await new Promise<Socket>((resolve, reject) => {
+    const req = http.request({ host: proxy.url.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.url.port || 80), method: 'CONNECT', path: authority, headers, agent: false });
+    // The tunnel is part of connecting (curl's --connect-timeout counts it), as is its TLS handshake.
+    const limit = connectLimit(settings);
+    if (limit) req.setTimeout(limit.ms, () => req.destroy(new TimeoutError(`proxy ${proxy.display} did not answer within ${limit.text}`)));
+    req.on('connect', (res: IncomingMessage, sock: Socket) => {
+      timings.connect = now();
+      if (res.statusCode !== 200) {
+        sock.destroy();
+        reject(new NetworkError(`proxy ${proxy.display} refused the tunnel to ${authority}: ${res.statusCode} ${res.statusMessage ?? ''}`.trim()));
+      } else resolve(sock);
+    });
+    req.on('response', (res: IncomingMessage) => {
+      res.resume();
+      reject(new NetworkError(`proxy ${proxy.display} refused the tunnel to ${authority}: ${res.statusCode} ${res.statusMessage ?? ''}`.trim()));
+    });
+    req.on('error', (e) => reject(mapNetworkError(e, `proxy ${proxy.display}`)));
+    req.end();
+  });
+  return await new Promise<TLSSocket>((resolve, reject) => {
+    const limit = connectLimit(settings);
+    const tlsSock = tls.connect({ socket, ...tlsOptions(settings, url.hostname) }, () => {
+      timings.tls = now();
+      // The handshake's limit only: the requests on the tunnel keep their own.
+      if (limit) tlsSock.setTimeout(0);
+      resolve(tlsSock);
+    });
+    if (limit) tlsSock.setTimeout(limit.ms, () => tlsSock.destroy(new TimeoutError(`TLS handshake with ${authority} timed out`)));
+    tlsSock.once('error', (e) => reject(mapNetworkError(e, authority, proxy.display)));
+  });
+}
+
+/**
+ * The header lines of a request sent to a proxy in plain HTTP (absolute URL on the request line):
+ * Proxy-Authorization last, and for curl files curl's own `Proxy-Connection: Keep-Alive` after its
+ * default headers (Host, User-Agent, Accept), before the user's, unless the user gave one.
+ */
+export function proxyHeaders(headers: readonly (readonly [string, string])[], proxy: ProxyTarget, curlFraming: boolean): [string, string][] {
+  const out = headers.map(([n, v]) => [n, v] as [string, string]);
+  if (proxy.authorization) out.push(['Proxy-Authorization', proxy.authorization]);
+  if (curlFraming && !out.some(([n]) => /^proxy-connection$/i.test(n))) {
+    let at = 0;
+    for (let i = 0; i < out.length; i++) if (/^(host|user-agent|accept)$/i.test(out[i]![0])) at = i + 1;
+    out.splice(at, 0, ['Proxy-Connection', 'Keep-Alive']);
+  }
+  return out;
+}
+
+/**
+ * curl's --http2 on http:// (direct): the HTTP/1.1 request offers an upgrade to h2c, next to any
+ * Connection or Upgrade header of the user's (as curl 7.88 sends it), after its Accept line and
+ * before the user's headers and the body's.
+ */
+export function h2cOfferHeaders(headers: readonly (readonly [string, string])[]): [string, string][] {
+  const out = headers.map(([n, v]) => [n, v] as [string, string]);
+  let at = out.length;
+  for (let i = 0; i < out.length; i++) if (out[i]![0].toLowerCase() === 'accept') at = i + 1;
+  out.splice(at, 0, ['Connection', 'Upgrade, HTTP2-Settings'], ['Upgrade', 'h2c'], ['HTTP2-Settings', H2C_SETTINGS]);
+  return out;
+}
+
+/** What curl 7.88 offers in HTTP2-Settings (base64url SETTINGS payload): at most 100 concurrent streams, a 32 MiB window, no server push. */
+const H2C_SETTINGS = 'AAMAAABkAAQCAAAAAAIAAAAA';
