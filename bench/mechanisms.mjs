@@ -361,7 +361,11 @@ function verdicts(results) {
   return out;
 }
 
-const fmt = (x, digits = 1) => (x == null ? '-' : x.toFixed(digits));
+const fmt = (x, digits = 1) => {
+  if (x == null) return '-';
+  const s = x.toFixed(digits);
+  return /^-0\.?0*$/.test(s) ? s.slice(1) : s; // no "-0.0"
+};
 
 function printNode(r, opts) {
   console.log(`Node ${r.node} (${r.node_path}): ${r.cpus ?? '?'} CPUs seen; Node's own compile cache: ${r.node_compile_cache ? 'yes' : 'no'}`);
