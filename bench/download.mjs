@@ -3,8 +3,10 @@
 // measured side by side in one run. Reports median wall time, throughput, the ratio to curl, and
 // peak memory (VmHWM polled from /proc). Targets (issue 5): >= 0.9x curl's throughput, < 100 MB.
 //
-//   node bench/download.mjs [--size MB] [--runs N (default 15)] [--json]
+//   node bench/download.mjs [--node PATH] [--size MB] [--runs N (default 15)] [--json]
 //
+// --node: the Node binary that runs sling (default: $SLING_BENCH_NODE, else the Node running this
+// script); the Node fallback server stays on the Node running this script.
 // The server is nginx with sendfile when `nginx` is installed (Debian: nginx-light), else a small
 // Node server (then the server, not the client, may be the limit; the report says which was used).
 // Everything stays on 127.0.0.1; files go to /dev/shm when it exists, to keep disk noise out.
@@ -12,13 +14,15 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync, writeSync, createReadStream, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { randomFillSync } from 'node:crypto';
+import { SLING, benchNode, cleanEnv, nodeLine } from './common.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const SLING = join(ROOT, 'dist', 'sling.js');
 const args = process.argv.slice(2);
+const node = benchNode(args, (message) => {
+  console.error(`bench: ${message}`);
+  process.exit(2);
+});
 const opt = (name, def) => {
   const i = args.indexOf(name);
   return i === -1 ? def : Number(args[i + 1]);
@@ -100,7 +104,8 @@ function peakOf(pid) {
 function runOnce(cmd, argv, out) {
   return new Promise((resolve) => {
     const t0 = process.hrtime.bigint();
-    const child = spawn(cmd, argv, { stdio: 'ignore' });
+    // Without NODE_EXTRA_CA_CERTS: Node 20 parses that file at every start (~0.1 s), no cost of sling's.
+    const child = spawn(cmd, argv, { stdio: 'ignore', env: cleanEnv() });
     let peak = 0;
     const poll = setInterval(() => (peak = Math.max(peak, peakOf(child.pid))), 10);
     child.on('close', (code) => {
@@ -117,7 +122,7 @@ const subjects = [];
 const curl = which('curl');
 if (curl) subjects.push({ name: 'curl -o', cmd: curl, argv: (out) => ['-s', '-o', out, url] });
 else console.log('skipped: curl is not on PATH');
-subjects.push({ name: 'sling -o', cmd: process.execPath, argv: (out) => [SLING, '-q', '-o', out, url] });
+subjects.push({ name: 'sling -o', cmd: node.path, argv: (out) => [SLING, '-q', '-o', out, url] });
 
 const results = Object.fromEntries(subjects.map((s) => [s.name, []]));
 for (let round = 0; round < runs + 1; round++) {
@@ -144,12 +149,14 @@ const summary = subjects.map((s) => {
 const curlRow = summary.find((r) => r.name === 'curl -o');
 const slingRow = summary.find((r) => r.name === 'sling -o');
 if (asJson) {
-  console.log(JSON.stringify({ sizeMB, runs, server: serverKind, summary, ratio: curlRow ? slingRow.mbPerS / curlRow.mbPerS : null }, null, 2));
+  console.log(JSON.stringify({ sizeMB, runs, server: serverKind, node: node.version, node_path: node.path, summary, ratio: curlRow ? slingRow.mbPerS / curlRow.mbPerS : null }, null, 2));
 } else {
-  console.log(`Download of ${sizeMB} MiB from ${serverKind} to ${base}, ${runs} runs after a warm-up, Node ${process.version}`);
+  console.log(`Download of ${sizeMB} MiB from ${serverKind} to ${base}, ${runs} runs after a warm-up, Node ${node.version}`);
+  console.log(nodeLine(node));
   console.log('');
   console.log('command     median s   MB/s     peak memory');
   for (const r of summary) console.log(`${r.name.padEnd(10)}  ${(r.medianMs / 1000).toFixed(2).padStart(8)}  ${r.mbPerS.toFixed(0).padStart(6)}   ${r.peakMB.toFixed(1)} MB`);
+  if (process.env.NODE_EXTRA_CA_CERTS) console.log('note: NODE_EXTRA_CA_CERTS is set here; it was removed for the measured commands (Node reads it at every start)');
   if (curlRow) {
     const ratio = slingRow.mbPerS / curlRow.mbPerS;
     console.log('');

@@ -3,8 +3,10 @@
 // loopback server, side by side in one run with `curl -K` running the same N requests from a curl
 // config file (`next` between them), and with httpyac when it can be had.
 //
-//   node bench/exec-http.mjs [--runs N (default 5)] [--small 1000] [--large 10000] [--no-httpyac] [--json]
+//   node bench/exec-http.mjs [--node PATH] [--runs N (default 5)] [--small 1000] [--large 10000] [--no-httpyac] [--json]
 //
+// --node: the Node binary that runs sling and the bare Node loop (default: $SLING_BENCH_NODE, else
+// the Node running this script); httpyac runs on the machine's Node, curl is curl.
 // Targets: sling's median for --small requests at most 1.5x curl's; --large requests at most 11x
 // sling's own --small time (linear). Every client writes the responses to /dev/null. The server is
 // nginx when installed (a fixed JSON answer, keep-alive without a request limit), else a Node
@@ -12,15 +14,17 @@
 // a temporary folder (kept for later runs); skipped, with the reason, when neither works. httpyac's
 // cost grows with the square of the file, so it only runs the small file.
 // Nothing leaves 127.0.0.1.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { SLING, benchNode, execFiles, nodeLine, startExecServer, which } from './common.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const SLING = join(ROOT, 'dist', 'sling.js');
 const args = process.argv.slice(2);
+const node = benchNode(args, (message) => {
+  console.error(`bench: ${message}`);
+  process.exit(2);
+});
 const opt = (name, def) => {
   const i = args.indexOf(name);
   return i === -1 ? def : Number(args[i + 1]);
@@ -36,7 +40,6 @@ if (!existsSync(SLING)) {
   console.error('bench: dist/sling.js is missing: run `npm run build` first');
   process.exit(1);
 }
-const which = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).stdout.trim() || (existsSync(`/usr/sbin/${cmd}`) ? `/usr/sbin/${cmd}` : '');
 const work = mkdtempSync(join(tmpdir(), 'sling-bench-exec-'));
 // Every client runs without NODE_EXTRA_CA_CERTS: Node 20 reads and parses that file at every start
 // (about 100 ms for a system bundle), a cost of the machine's set-up that curl never pays and that
@@ -44,87 +47,14 @@ const work = mkdtempSync(join(tmpdir(), 'sling-bench-exec-'));
 const childEnv = { ...process.env };
 delete childEnv.NODE_EXTRA_CA_CERTS;
 
-// --------------------------------------------------------------------------------- server --
-let serverKind;
-let port;
-let stopServer;
-const nginx = which('nginx');
-async function freePort() {
-  const net = await import('node:net');
-  return await new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = s.address().port;
-      s.close(() => resolve(p));
-    });
-  });
-}
-async function waitFor(p) {
-  const net = await import('node:net');
-  for (let i = 0; i < 100; i++) {
-    const ok = await new Promise((resolve) => {
-      const s = net.connect(p, '127.0.0.1', () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.on('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`the server on port ${p} did not come up`);
-}
-port = await freePort();
-if (nginx) {
-  serverKind = 'nginx';
-  mkdirSync(join(work, 'tmp'));
-  const conf = join(work, 'nginx.conf');
-  const tmp = join(work, 'tmp');
-  writeFileSync(
-    conf,
-    `worker_processes 1;
-daemon off;
-pid ${join(work, 'nginx.pid')};
-error_log ${join(work, 'error.log')};
-events { worker_connections 256; }
-http {
-  access_log off;
-  client_body_temp_path ${tmp}; proxy_temp_path ${tmp}; fastcgi_temp_path ${tmp}; uwsgi_temp_path ${tmp}; scgi_temp_path ${tmp};
-  keepalive_requests 10000000;
-  keepalive_timeout 120s;
-  server {
-    listen 127.0.0.1:${port};
-    location / { default_type application/json; return 200 '{"ok": true}'; }
-  }
-}
-`,
-  );
-  const child = spawn(nginx, ['-c', conf, '-p', work], { stdio: 'ignore' });
-  stopServer = () => child.kill('SIGTERM');
-} else {
-  serverKind = 'node:http (nginx not installed; the server may be the limit)';
-  const code = `require('node:http').createServer((q, s) => { q.resume(); q.on('end', () => { s.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': 12 }); s.end('{"ok": true}'); }); }).listen(${port}, '127.0.0.1');`;
-  const child = spawn(process.execPath, ['-e', code], { stdio: 'ignore' });
-  stopServer = () => child.kill('SIGTERM');
-}
-await waitFor(port);
-
-// ---------------------------------------------------------------------------------- files --
-function files(n) {
-  let http = '';
-  let curl = '';
-  for (let i = 1; i <= n; i++) {
-    const body = `{"id": ${i}, "name": "item ${i}"}`;
-    http += `### Create item ${i}\n# @name item${i}\nPOST http://127.0.0.1:${port}/items/${i}\nContent-Type: application/json\n\n${body}\n\n`;
-    curl += `url = "http://127.0.0.1:${port}/items/${i}"\nrequest = "POST"\nheader = "Content-Type: application/json"\ndata-raw = "${body.replace(/"/g, '\\"')}"\n${i < n ? 'next\n' : ''}`;
-  }
-  const h = join(work, `requests-${n}.http`);
-  const c = join(work, `requests-${n}.curl`);
-  writeFileSync(h, http);
-  writeFileSync(c, curl);
-  return { http: h, curl: c };
-}
-const f1 = files(small);
-const f2 = files(large);
+// ------------------------------------------------------------------------- server, files --
+// nginx when installed, else a Node server in its own process (bench/common.mjs).
+const server = await startExecServer(work);
+const serverKind = server.kind;
+const port = server.port;
+const stopServer = server.stop;
+const f1 = execFiles(work, port, small);
+const f2 = execFiles(work, port, large);
 
 // The floor Node sets: a bare loop that sends the same requests one after another on one kept-alive
 // socket and writes each answer out, with none of sling's work (no file to parse, no variables, no
@@ -194,8 +124,8 @@ function check(label, cmd, argv, n, pattern) {
   }
 }
 check('curl', 'curl', ['-s', '-K', f1.curl], small, /"ok": true/g);
-check('sling', process.execPath, [SLING, 'exec', f1.http], small, /^HTTP\/1\.1 200 OK$/gm);
-check('the bare Node loop', process.execPath, [floorScript, String(small)], small, /"ok": true/g);
+check('sling', node.path, [SLING, 'exec', f1.http], small, /^HTTP\/1\.1 200 OK$/gm);
+check('the bare Node loop', node.path, [floorScript, String(small)], small, /"ok": true/g);
 if (httpyac) {
   const r = spawnSync(httpyac, ['send', f1.http, '--all'], { cwd: work, env: childEnv, encoding: 'utf8', maxBuffer: 1 << 30 });
   if (!new RegExp(`${small} requests processed \\(${small} succeeded\\)`).test(r.stdout)) {
@@ -207,11 +137,11 @@ if (httpyac) {
 // ------------------------------------------------------------------------------- measuring --
 const subjects = [
   { name: `curl -K (${small})`, cmd: 'curl', argv: ['-s', '-K', f1.curl] },
-  { name: `sling exec (${small})`, cmd: process.execPath, argv: [SLING, 'exec', f1.http] },
-  { name: `bare Node loop (${small})`, cmd: process.execPath, argv: [floorScript, String(small)] },
+  { name: `sling exec (${small})`, cmd: node.path, argv: [SLING, 'exec', f1.http] },
+  { name: `bare Node loop (${small})`, cmd: node.path, argv: [floorScript, String(small)] },
   { name: `curl -K (${large})`, cmd: 'curl', argv: ['-s', '-K', f2.curl] },
-  { name: `sling exec (${large})`, cmd: process.execPath, argv: [SLING, 'exec', f2.http] },
-  { name: `bare Node loop (${large})`, cmd: process.execPath, argv: [floorScript, String(large)] },
+  { name: `sling exec (${large})`, cmd: node.path, argv: [SLING, 'exec', f2.http] },
+  { name: `bare Node loop (${large})`, cmd: node.path, argv: [floorScript, String(large)] },
 ];
 if (httpyac) subjects.push({ name: `httpyac send --all (${small})`, cmd: httpyac, argv: ['send', f1.http, '--all'], runs: Math.min(runs, 3) });
 
@@ -225,6 +155,7 @@ function time(s) {
 }
 const results = new Map(subjects.map((s) => [s.name, []]));
 log(`bench: ${serverKind} on 127.0.0.1:${port}; ${runs} runs after a warm-up, interleaved`);
+log(`bench: ${nodeLine(node)} (and so did the bare Node loop)`);
 try {
   for (const s of subjects) time(s); // warm-up (page cache, nginx)
   for (let round = 0; round < runs; round++) {
@@ -253,6 +184,8 @@ const floorLarge = med[`bare Node loop (${large})`];
 const report = {
   server: serverKind,
   runs,
+  node: node.version,
+  node_path: node.path,
   medians_ms: med,
   sling_vs_curl: slingSmall / curlSmall,
   sling_vs_curl_paired: pairedSmall,

@@ -3,18 +3,27 @@
 // with --pretty=all, side by side with HTTPie 3 (`http --pretty=all`) and `jq -C .` in one run, and
 // peak memory; then a 1 GiB plain body piped with --pretty=none (constant memory expected).
 //
-//   node bench/pretty.mjs [--runs N] [--skip-big]
+//   node bench/pretty.mjs [--node PATH] [--runs N] [--skip-big] [--json]
+//
+// --node: the Node binary that runs sling (default: $SLING_BENCH_NODE, else the Node running this
+// script; the loopback server runs on the latter). --json: the results as JSON instead of a table.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { SLING, benchNode, cleanEnv, nodeLine } from './common.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const SLING = join(ROOT, 'dist', 'sling.js');
 const args = process.argv.slice(2);
+const node = benchNode(args, (message) => {
+  console.error(`bench: ${message}`);
+  process.exit(2);
+});
 const runs = Number(args[args.indexOf('--runs') + 1]) || 5;
+const asJson = args.includes('--json');
+const log = (...m) => {
+  if (!asJson) console.log(...m);
+};
 if (!existsSync(SLING)) {
   console.error('bench: dist/sling.js is missing: run `npm run build` first');
   process.exit(1);
@@ -69,7 +78,8 @@ function peakOf(pid) {
 function run(cmd, argv, env = {}) {
   return new Promise((resolve) => {
     const t0 = process.hrtime.bigint();
-    const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, ...env } });
+    // Without NODE_EXTRA_CA_CERTS: Node 20 parses that file at every start (~0.1 s), no cost of sling's.
+    const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'ignore'], env: { ...cleanEnv(), ...env } });
     let bytes = 0;
     child.stdout.on('data', (c) => (bytes += c.length));
     let peak = 0;
@@ -87,40 +97,66 @@ writeFileSync(join(work, 'empty'), '');
 spawnSync('mkdir', ['-p', httpieConfig]);
 writeFileSync(join(httpieConfig, 'config.json'), '{"disable_update_warnings": true}');
 
+const skipped = [];
 const subjects = [
-  { name: 'sling --pretty=all', cmd: process.execPath, argv: [SLING, '--pretty=all', '--body', `${base}/big.json`] },
+  { name: 'sling --pretty=all', cmd: node.path, argv: [SLING, '--pretty=all', '--body', `${base}/big.json`] },
   { name: 'jq -C .', cmd: 'jq', argv: ['-C', '.', jsonFile], need: 'jq' },
   { name: 'http --pretty=all', cmd: 'http', argv: ['--ignore-stdin', '--pretty=all', '--body', `${base}/big.json`], need: 'http', env: { HTTPIE_CONFIG_DIR: httpieConfig } },
 ].filter((s) => {
   if (s.need && !has(s.need)) {
-    console.log(`skipped: ${s.name}: \`${s.need}\` is not on PATH`);
+    skipped.push(`${s.name}: \`${s.need}\` is not on PATH`);
+    log(`skipped: ${skipped.at(-1)}`);
     return false;
   }
   return true;
 });
 
-console.log(`JSON: ${(json.length / 1048576).toFixed(1)} MB, ${i} records; ${runs} runs each (HTTPie: 1 run), median wall time, Node ${process.version}`);
+log(`JSON: ${(json.length / 1048576).toFixed(1)} MB, ${i} records; ${runs} runs each (HTTPie: 1 run), median wall time, Node ${node.version}`);
+log(nodeLine(node));
 const rows = [];
 for (const s of subjects) {
   const n = s.cmd === 'http' ? 1 : runs;
   const rs = [];
   for (let k = 0; k < n; k++) rs.push(await run(s.cmd, s.argv, s.env));
-  if (rs.some((r) => r.code !== 0)) console.log(`warning: ${s.name} exited ${rs.map((r) => r.code).join(',')}`);
-  rows.push({ name: s.name, ms: median(rs.map((r) => r.ms)), peak: Math.max(...rs.map((r) => r.peak)), bytes: rs[0].bytes });
+  if (rs.some((r) => r.code !== 0)) log(`warning: ${s.name} exited ${rs.map((r) => r.code).join(',')}`);
+  rows.push({ name: s.name, ms: median(rs.map((r) => r.ms)), peak: Math.max(...rs.map((r) => r.peak)), bytes: rs[0].bytes, exit_codes: rs.map((r) => r.code) });
 }
-console.log('\ncommand              median s   peak memory   output');
-for (const r of rows) console.log(`${r.name.padEnd(20)} ${(r.ms / 1000).toFixed(2).padStart(8)}   ${(r.peak / 1048576).toFixed(0).padStart(8)} MB   ${(r.bytes / 1048576).toFixed(1)} MB`);
+log('\ncommand              median s   peak memory   output');
+for (const r of rows) log(`${r.name.padEnd(20)} ${(r.ms / 1000).toFixed(2).padStart(8)}   ${(r.peak / 1048576).toFixed(0).padStart(8)} MB   ${(r.bytes / 1048576).toFixed(1)} MB`);
 const sling = rows[0];
 const jq = rows.find((r) => r.name.startsWith('jq'));
 const httpie = rows.find((r) => r.name.startsWith('http '));
-console.log('');
-if (httpie) console.log(`sling vs HTTPie: ${(httpie.ms / sling.ms).toFixed(1)}x faster (target >= 10x: ${httpie.ms / sling.ms >= 10 ? 'met' : 'NOT met'})`);
-if (jq) console.log(`sling vs jq -C: ${(sling.ms / jq.ms).toFixed(2)}x jq's time (target <= 2x: ${sling.ms / jq.ms <= 2 ? 'met' : 'NOT met'})`);
-console.log(`sling peak memory: ${(sling.peak / 1048576).toFixed(0)} MB = ${(sling.peak / json.length).toFixed(1)}x the body`);
+log('');
+if (httpie) log(`sling vs HTTPie: ${(httpie.ms / sling.ms).toFixed(1)}x faster (target >= 10x: ${httpie.ms / sling.ms >= 10 ? 'met' : 'NOT met'})`);
+if (jq) log(`sling vs jq -C: ${(sling.ms / jq.ms).toFixed(2)}x jq's time (target <= 2x: ${sling.ms / jq.ms <= 2 ? 'met' : 'NOT met'})`);
+if (process.env.NODE_EXTRA_CA_CERTS) log('note: NODE_EXTRA_CA_CERTS is set here; it was removed for the measured commands (Node reads it at every start)');
+log(`sling peak memory: ${(sling.peak / 1048576).toFixed(0)} MB = ${(sling.peak / json.length).toFixed(1)}x the body`);
 
+let big;
 if (!args.includes('--skip-big')) {
-  const big = await run(process.execPath, [SLING, '--pretty=none', '--body', `${base}/gig`]);
-  console.log(`\n1 GiB plain body, --pretty=none to a pipe: ${(big.ms / 1000).toFixed(2)} s, ${(big.bytes / GiB).toFixed(2)} GiB out, peak memory ${(big.peak / 1048576).toFixed(0)} MB (constant memory expected)`);
+  big = await run(node.path, [SLING, '--pretty=none', '--body', `${base}/gig`]);
+  log(`\n1 GiB plain body, --pretty=none to a pipe: ${(big.ms / 1000).toFixed(2)} s, ${(big.bytes / GiB).toFixed(2)} GiB out, peak memory ${(big.peak / 1048576).toFixed(0)} MB (constant memory expected)`);
 }
 server.close();
 rmSync(work, { recursive: true, force: true });
+if (asJson) {
+  console.log(
+    JSON.stringify(
+      {
+        runs,
+        node: node.version,
+        node_path: node.path,
+        json_mb: json.length / 1048576,
+        records: i,
+        results: rows.map((r) => ({ command: r.name, median_ms: r.ms, peak_mb: r.peak / 1048576, output_mb: r.bytes / 1048576, exit_codes: r.exit_codes })),
+        skipped,
+        sling_vs_httpie_faster: httpie ? httpie.ms / sling.ms : null,
+        sling_vs_jq: jq ? sling.ms / jq.ms : null,
+        sling_peak_vs_body: sling.peak / json.length,
+        big_plain_body: big ? { ms: big.ms, gib_out: big.bytes / GiB, peak_mb: big.peak / 1048576, exit_code: big.code } : null,
+      },
+      null,
+      2,
+    ),
+  );
+}

@@ -2,27 +2,28 @@
 // Start-up benchmark (not a test): wall time of short commands that do no network I/O, side by side in
 // one run, with `node -e 0` as the floor every Node CLI pays. The target is sling within 1.2x of it.
 //
-//   node bench/startup.mjs [--runs N] [--json] [--strict]
+//   node bench/startup.mjs [--node PATH] [--runs N] [--json] [--strict]
 //
+// --node P   the Node binary that runs sling and `node -e 0` (default: $SLING_BENCH_NODE, else the
+//            Node running this script); HTTPie, curl and httpyac are not Node-dependent here
 // --runs N   measured runs per command (default 30), after 3 warm-ups
 // --json     print the results as JSON instead of a table
 // --strict   exit 1 when sling misses the target (default: report only)
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { delimiter, join, relative } from 'node:path';
+import { SLING, benchNode, nodeLine } from './common.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const SLING = join(ROOT, 'dist', 'sling.js');
 const WARMUPS = 3;
 const TARGET = 1.2; // sling's median over `node -e 0`'s median
 const RUN_TIMEOUT_MS = 30_000;
 
-const USAGE = 'usage: node bench/startup.mjs [--runs N] [--json] [--strict]';
+const USAGE = 'usage: node bench/startup.mjs [--node PATH] [--runs N] [--json] [--strict]';
 
 function parseArgs(argv) {
-  const opts = { runs: 30, json: false, strict: false };
+  argv = [...argv];
+  const opts = { runs: 30, json: false, strict: false, node: benchNode(argv, fail) };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--json') opts.json = true;
@@ -32,7 +33,7 @@ function parseArgs(argv) {
       if (!/^\d+$/.test(v ?? '') || Number(v) < 1) fail(`--runs needs a whole number of at least 1, got '${v ?? ''}'`);
       opts.runs = Number(v);
     } else if (a === '--help' || a === '-h') {
-      console.log(`${USAGE}\nMeasures the start-up time of sling next to node -e 0, HTTPie, curl and httpyac.`);
+      console.log(`${USAGE}\nMeasures the start-up time of sling next to node -e 0, HTTPie, curl and httpyac.\n--node defaults to $SLING_BENCH_NODE, else the Node running this script.`);
       process.exit(0);
     } else fail(`unknown argument '${a}'\n${USAGE}`);
   }
@@ -70,8 +71,7 @@ function makeEnv(httpieConfigDir) {
   return env;
 }
 
-function candidates() {
-  const node = process.execPath;
+function candidates(node) {
   const list = [{ id: 'node', label: 'node -e 0', file: node, args: ['-e', '0'] }];
   list.push(existsSync(SLING)
     ? { id: 'sling', label: 'sling --offline POST example.org a=1', file: node, args: [SLING, '--offline', 'POST', 'example.org', 'a=1'] }
@@ -141,7 +141,8 @@ function summarize(cmds, opts) {
   return {
     runs: opts.runs,
     warmups: WARMUPS,
-    node: process.version,
+    node: opts.node.version,
+    node_path: opts.node.path,
     platform: `${process.platform} ${process.arch}`,
     results: cmds.filter((c) => !c.skip).map((c) => ({
       id: c.id,
@@ -170,6 +171,7 @@ function printTable(summary) {
   const w = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
   const fmt = (row) => row.map((cell, i) => (i === 0 ? cell.padEnd(w[i]) : cell.padStart(w[i]))).join('   ');
   console.log(`Start-up time: ${summary.runs} runs after ${summary.warmups} warm-ups each, interleaved; Node ${summary.node}, ${summary.platform}`);
+  console.log(nodeLine({ version: summary.node, path: summary.node_path }) + ' (and so did node -e 0)');
   console.log();
   console.log(fmt(rows[0]));
   console.log(w.map((n) => '-'.repeat(n)).join('   '));
@@ -192,7 +194,7 @@ function main() {
   let summary;
   try {
     writeFileSync(join(configDir, 'config.json'), JSON.stringify({ disable_update_warnings: true }) + '\n');
-    const cmds = candidates();
+    const cmds = candidates(opts.node.path);
     if (!opts.json) {
       const n = cmds.filter((c) => !c.skip).length;
       process.stderr.write(`bench: timing ${n} commands x ${WARMUPS + opts.runs} runs...\n`);

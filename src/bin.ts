@@ -17,6 +17,8 @@ export function start(defaultScheme: 'http' | 'https') {
   };
   // Node's process.stdout is made only when it is needed: a file, a pipe or /dev/null are written
   // with plain write(2) calls (fd-writer.ts: 3-9 ms of start-up), a terminal through Node's stream.
+  // SLING_NO_FD_WRITER=1 (any non-empty value) makes every output go through process.stdout: for
+  // comparison (bench/mechanisms.mjs times both) and as a way out should the writer ever misbehave.
   let stdoutStream: typeof process.stdout | undefined;
   const realStdout = () => {
     if (!stdoutStream) {
@@ -25,7 +27,7 @@ export function start(defaultScheme: 'http' | 'https') {
     }
     return stdoutStream;
   };
-  const stdout = fdWriterFor(1, realStdout, stdoutFailed) ?? realStdout();
+  const stdout = (process.env.SLING_NO_FD_WRITER ? undefined : fdWriterFor(1, realStdout, stdoutFailed)) ?? realStdout();
   process.on('SIGINT', () => {
     // On a terminal the line break ends whatever was on the line (^C, a progress bar).
     const tty = Boolean(process.stderr.isTTY);

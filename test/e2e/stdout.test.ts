@@ -129,3 +129,27 @@ test('stdout: a full device (/dev/full) is one line on stderr and exit 1', { ski
   assert.equal(r.code, 1, r.stderr);
   assert.equal(r.stderr, 'sling: error: writing to standard output failed: ENOSPC: no space left on device\n');
 });
+
+test('stdout: SLING_NO_FD_WRITER=1 (process.stdout for every output) writes the same bytes to a file and to a pipe', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-stdout-'));
+  const args = ['--offline', 'POST', 'example.org', 'a=1'];
+  const toFile = async (env: Record<string, string>) => {
+    const file = join(dir, `out-${Object.keys(env).length}.txt`);
+    const fd = openSync(file, 'w');
+    const child = spawn(process.execPath, [SLING_PATH, ...args], { env: { ...baseEnv(), ...env }, stdio: ['ignore', fd, 'pipe'] });
+    closeSync(fd);
+    const r = await exitOf(child);
+    assert.equal(r.code, 0, r.stderr);
+    return readFileSync(file, 'utf8');
+  };
+  const toPipe = (env: Record<string, string>) => {
+    const r = spawnSync(process.execPath, [SLING_PATH, ...args], { env: { ...baseEnv(), ...env }, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout;
+  };
+  const expected = await toFile({});
+  assert.match(expected, /^POST \/ HTTP\/1\.1\n/);
+  assert.equal(await toFile({ SLING_NO_FD_WRITER: '1' }), expected);
+  assert.equal(toPipe({}), expected);
+  assert.equal(toPipe({ SLING_NO_FD_WRITER: '1' }), expected);
+});
