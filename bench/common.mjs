@@ -188,3 +188,20 @@ export function execFiles(work, port, n) {
   writeFileSync(c, curl);
   return { http: h, curl: c };
 }
+
+/** A bench's usage error: one line on stderr, exit 2. */
+export function fail(message) {
+  console.error(`bench: ${message}`);
+  process.exit(2);
+}
+
+/** The arguments with every `--flag=value` split into two words (not every bench reads the = form). */
+export function splitEquals(argv) {
+  const args = [];
+  for (const a of argv) {
+    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
+    if (eq > 0) args.push(a.slice(0, eq), a.slice(eq + 1));
+    else args.push(a);
+  }
+  return args;
+}

@@ -37,7 +37,7 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, relative } from 'node:path';
-import { SLING, cleanEnv, describeNode, execFiles, median, startExecServer, takeNodeArgs, which } from './common.mjs';
+import { SLING, cleanEnv, describeNode, execFiles, median, startExecServer, fail, splitEquals, takeNodeArgs, which } from './common.mjs';
 
 const THRESHOLD_PCT = 5;
 const STARTUP_WARMUPS = 3;
@@ -47,18 +47,8 @@ const ALIASES = { 'fd-writer': 'writer', 'chunk-loader': 'loader', polling: 'pol
 const OFFLINE = ['--offline', 'POST', 'example.org', 'a=1'];
 const USAGE = 'usage: node bench/mechanisms.mjs [--node PATH]... [--runs N] [--startup-runs N] [--exec-runs N] [--requests N] [--only loader,writer,poll] [--json]';
 
-function fail(message) {
-  console.error(`bench: ${message}`);
-  process.exit(2);
-}
-
 function parseArgs(argv) {
-  const args = [];
-  for (const a of argv) {
-    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
-    if (eq > 0) args.push(a.slice(0, eq), a.slice(eq + 1));
-    else args.push(a);
-  }
+  const args = splitEquals(argv);
   if (args.includes('--help') || args.includes('-h')) {
     console.log(`${USAGE}\nTimes each speed mechanism of sling against the same build with it switched off. See bench/README.md.`);
     process.exit(0);

@@ -17,7 +17,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { delimiter, join, relative } from 'node:path';
-import { ROOT, SLING, describeNode, takeNodeArgs } from './common.mjs';
+import { ROOT, SLING, describeNode, fail, splitEquals, takeNodeArgs } from './common.mjs';
 
 // Each bench's file and the flags it takes (with how many values each flag has).
 const BENCHES = [
@@ -29,19 +29,8 @@ const BENCHES = [
 const ALIASES = { 'exec-http': 'exec' };
 const USAGE = 'usage: node bench/run.mjs [--node PATH]... [--only startup,download,pretty,exec] [--json] [--runs N] [other bench flags]';
 
-function fail(message) {
-  console.error(`bench: ${message}`);
-  process.exit(2);
-}
-
 function parseArgs(argv) {
-  const args = [];
-  // --flag=value is passed on as two words (not every bench reads the = form).
-  for (const a of argv) {
-    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
-    if (eq > 0) args.push(a.slice(0, eq), a.slice(eq + 1));
-    else args.push(a);
-  }
+  const args = splitEquals(argv);
   if (args.includes('--help') || args.includes('-h')) {
     console.log(`${USAGE}\nRuns each bench once per Node given (default: $SLING_BENCH_NODES, else $SLING_BENCH_NODE, else this Node). See bench/README.md.`);
     process.exit(0);

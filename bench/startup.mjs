@@ -10,10 +10,10 @@
 // --json     print the results as JSON instead of a table
 // --strict   exit 1 when sling misses the target (default: report only)
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join, relative } from 'node:path';
-import { SLING, benchNode, nodeLine } from './common.mjs';
+import { join, relative } from 'node:path';
+import { SLING, benchNode, fail, nodeLine, which } from './common.mjs';
 
 const WARMUPS = 3;
 const TARGET = 1.3; // sling's median over `node -e 0`'s median
@@ -40,22 +40,6 @@ function parseArgs(argv) {
   return opts;
 }
 
-function fail(message) {
-  console.error(`bench: ${message}`);
-  process.exit(2);
-}
-
-function which(name) {
-  for (const dir of (process.env.PATH || '').split(delimiter)) {
-    if (!dir) continue;
-    const p = join(dir, name);
-    try {
-      accessSync(p, constants.X_OK);
-      if (statSync(p).isFile()) return p;
-    } catch {}
-  }
-  return null;
-}
 
 // Every command runs with the same environment: no proxy variables, and an HTTPie configuration that
 // turns off its update check (which would otherwise start a process that contacts packages.httpie.io).

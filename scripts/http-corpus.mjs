@@ -33,9 +33,8 @@ if (!existsSync(join(ROOT, 'build', 'src', 'sources', 'http', 'index.js'))) {
   if (r.status !== 0) process.exit(1);
 }
 const { parseHttpFile } = await import(join(ROOT, 'build', 'src', 'sources', 'http', 'index.js'));
-const { exchange } = await import(join(ROOT, 'build', 'src', 'transport', 'exchange.js'));
+const { closeConnections, exchange } = await import(join(ROOT, 'build', 'src', 'transport', 'exchange.js'));
 const { readBody } = await import(join(ROOT, 'build', 'src', 'transport', 'body.js'));
-const { closeConnections } = await import(join(ROOT, 'build', 'src', 'transport', 'send.js'));
 
 /** Warnings that are about other runners' syntax (allowed), or about files the corpus lacks. */
 const OTHER_RUNNERS = [
@@ -160,7 +159,7 @@ for (const f of files) {
   }
   if (verbose) console.log(`${f.name}: ${script.entries.length} entries, ${sentHere} sent, ${warnings.length} warnings`);
 }
-closeConnections();
+await closeConnections();
 server.close();
 rmSync(work, { recursive: true, force: true });
 

@@ -1,6 +1,6 @@
 // A node:test reporter for `npm test` (scripts/test.mjs), the same on every Node from 20 on:
-// - a line per failed test as it fails, then a line per test file: ✔ or ✖, how many tests passed,
-//   failed and were skipped;
+// - a dot per test as it passes (`s` when skipped), a line per failed test as it fails, then a
+//   line per test file that failed or skipped something: how many tests passed, failed, skipped;
 // - each skipped test once, with its reason (a missing curl, say);
 // - the failures again at the end, each with its file, its error and what its file printed;
 // - Node's own counts as `# tests N`, `# pass N`, `# fail N`... (the lines CI reads), then one
@@ -54,6 +54,19 @@ export default async function* report(source) {
   const failures = [];
   const skips = [];
   const counts = [];
+  /** Progress: a dot per test that passed (`s` skipped), 80 to a line; a failure gets a line of its own. */
+  let column = 0;
+  const dot = (c) => {
+    column++;
+    if (column < 80) return c;
+    column = 0;
+    return `${c}\n`;
+  };
+  const ownLine = (text) => {
+    const before = column ? '\n' : '';
+    column = 0;
+    return `${before}${text}\n`;
+  };
 
   for await (const { type, data } of source) {
     // Node 22 and later give a file's output with the path as given, Node 20 with the absolute one.
@@ -67,11 +80,15 @@ export default async function* report(source) {
         if (data.skip !== undefined || data.todo !== undefined) {
           f.skip++;
           skips.push(`${shortName(data.file)}: ${data.name}${typeof data.skip === 'string' ? ` (${data.skip})` : ''}`);
-        } else f.pass++;
+          yield dot('s');
+        } else {
+          f.pass++;
+          yield dot('.');
+        }
       } else if (data.details?.error?.failureType !== 'subtestsFailed') {
         f.fail++;
         failures.push({ name: data.name, file: data.file, error: data.details?.error });
-        yield `${red('✖')} ${shortName(data.file)}: ${data.name}\n`;
+        yield ownLine(`${red('✖')} ${shortName(data.file)}: ${data.name}`);
       }
     } else if (type === 'test:complete' && isFileTest(data)) {
       const f = fileOf(data.file);
@@ -80,7 +97,7 @@ export default async function* report(source) {
         // The file's own process failed: it threw outside any test, or exited early.
         f.fail++;
         failures.push({ name: '(the file itself: its process failed)', file: data.file, error });
-        yield `${red('✖')} ${shortName(data.file)}: its process failed\n`;
+        yield ownLine(`${red('✖')} ${shortName(data.file)}: its process failed`);
       }
     } else if (type === 'test:diagnostic' && data.nesting === 0 && !data.file && /^(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d.]+$/.test(data.message)) {
       counts.push(data.message);
@@ -89,9 +106,11 @@ export default async function* report(source) {
     }
   }
 
-  // A line per file, once all is in (Node 20 reports a file's tests after the file itself).
+  if (column) yield '\n';
+  // A line per file that failed or skipped something, once all is in (Node 20 reports a file's
+  // tests after the file itself).
   for (const [file, f] of [...files].sort(([a], [b]) => a.localeCompare(b))) {
-    if (!f.pass && !f.fail && !f.skip) continue;
+    if (!f.fail && !f.skip) continue;
     const parts = [`${f.pass} passed`];
     if (f.fail) parts.push(red(`${f.fail} failed`));
     if (f.skip) parts.push(`${f.skip} skipped`);
