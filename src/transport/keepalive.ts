@@ -75,7 +75,6 @@ interface Route {
   /** Messages name this: the server's `host:port`. */
   where: string;
   proxy?: ProxyTarget;
-  tls?: ConnectionOptions;
 }
 
 function routeFor(url: ParsedUrl, settings: RequestSettings, proxy: ProxyTarget | undefined, where: string): Route {
@@ -85,7 +84,7 @@ function routeFor(url: ParsedUrl, settings: RequestSettings, proxy: ProxyTarget 
     return { key: `tunnel|${proxy.display}|${where}|${tlsKey()}`, kind: 'tunnel', where, proxy };
   }
   const via = `${settings.unixSocket ? `unix:${settings.unixSocket}` : ''}|${settings.family ?? ''}`;
-  if (url.scheme === 'https') return { key: `tls|${where}|${via}|${tlsKey()}`, kind: 'tls', where, tls: tlsOptions(settings, url.hostname) };
+  if (url.scheme === 'https') return { key: `tls|${where}|${via}|${tlsKey()}`, kind: 'tls', where };
   return { key: settings.unixSocket || settings.family ? `tcp|${where}|${via}` : where, kind: 'tcp', where };
 }
 
@@ -102,8 +101,9 @@ function open(url: ParsedUrl, route: Route, settings: RequestSettings): Conn {
   const to = settings.unixSocket ? { path: settings.unixSocket } : { host: url.hostname, port: url.port, ...(settings.family ? { family: settings.family } : {}) };
   let socket: Socket;
   if (route.kind === 'tls') {
+    // The TLS options (files read, a client certificate checked) only when a connection is made.
     // node:tls takes `onread` as node:net does (documented for tls.connect; @types/node 20 lacks it).
-    const options: ConnectionOptions & { onread?: typeof onread } = { ...to, ...route.tls };
+    const options: ConnectionOptions & { onread?: typeof onread } = { ...to, ...tlsOptions(settings, url.hostname) };
     options.onread = onread;
     socket = tlsMod!.connect(options);
     socket.setNoDelay(true);
