@@ -16,6 +16,9 @@ import type { Timings } from './send.js';
  * a proxy or an h2c upgrade offer add.
  */
 
+/** Methods whose request may go again when a kept-alive connection dies unanswered (RFC 9110, 9.2.2). */
+export const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
+
 let tlsMod: typeof import('node:tls') | undefined;
 
 export async function loadTls(): Promise<typeof import('node:tls')> {

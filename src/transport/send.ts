@@ -7,7 +7,7 @@ import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSettings } from '../request/spec.js';
 import type { ParsedUrl } from '../request/url.js';
 import { connectLimit, deadlineError, mapNetworkError, timeoutError, timeLeft } from './errors.js';
-import { loadTls, proxyHeaders, proxyTarget, tlsOptions, tunnel } from './connect.js';
+import { IDEMPOTENT, loadTls, proxyHeaders, proxyTarget, tlsOptions, tunnel } from './connect.js';
 import { pickProxy } from './proxy.js';
 import { now } from '../clock.js';
 
@@ -170,7 +170,8 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
       // A kept-alive connection that died before answering (closed or reset by the server): the
       // request goes again on a new connection, as curl does (see keepalive.ts).
       const code = (e as NodeJS.ErrnoException | undefined)?.code;
-      if ((req as ClientRequest & { reusedSocket?: boolean }).reusedSocket && !hopInfo.timedOut && (code === 'ECONNRESET' || code === 'EPIPE') && retried < STALE_RETRIES) {
+      // Only an idempotent request goes again (RFC 9110, 9.2.2): the server may have received a POST.
+      if ((req as ClientRequest & { reusedSocket?: boolean }).reusedSocket && !hopInfo.timedOut && (code === 'ECONNRESET' || code === 'EPIPE') && retried < STALE_RETRIES && IDEMPOTENT.has(request.method)) {
         resolve(STALE);
         return;
       }

@@ -454,3 +454,48 @@ test('HTTPS: answers polled for (the default) and slept for (SLING_NO_POLL=1) pr
   assert.match(outputs[0]!, /answer 0\n[^]*answer 1\n[^]*answer 2\n[^]*answer 3\n[^]*answer 4\n/, outputs[0]);
   assert.equal(outputs[0], outputs[1]);
 });
+
+/**
+ * A server that answers each request, then closes the connection 30 ms later without having said
+ * so: a request written on it in between is received (and logged) but never answered.
+ */
+function closingSoonAfterEachAnswer(seen: string[]) {
+  return (socket: net.Socket, first: Buffer) => {
+    let got = first.toString('latin1');
+    const pump = () => {
+      for (;;) {
+        const end = got.indexOf('\r\n\r\n');
+        if (end === -1) return;
+        const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(got.slice(0, end))?.[1] ?? 0);
+        if (got.length < end + 4 + length) return;
+        const line = got.slice(0, got.indexOf('\r\n'));
+        got = got.slice(end + 4 + length);
+        seen.push(line);
+        if (seen.filter((l) => l === line).length > 0 && (socket as net.Socket & { answered?: boolean }).answered) continue; // received, never answered
+        (socket as net.Socket & { answered?: boolean }).answered = true;
+        socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok');
+        setTimeout(() => socket.end(), 30);
+      }
+    };
+    pump();
+    socket.on('data', (d: Buffer) => {
+      got += d.toString('latin1');
+      pump();
+    });
+    socket.on('error', () => {});
+  };
+}
+
+test('a POST is never sent twice: a kept-alive connection that dies after the POST was written is an error for that request, a GET goes again', async (t) => {
+  const seen: string[] = [];
+  const srv = await rawServer(t, closingSoonAfterEachAnswer(seen));
+  const dir = workdir({
+    'posts.http': `GET ${srv.url}/1\n\n###\nPOST ${srv.url}/2\nContent-Type: text/plain\n\ntwo\n\n###\nGET ${srv.url}/3\n\n###\nGET ${srv.url}/4\n`,
+  });
+  const r = await runSling(['exec', 'posts.http'], { cwd: dir });
+  assertError(r, 6, /posts\.http:4: 127\.0\.0\.1:\d+ closed the kept-alive connection without answering: the POST request is not sent again, as the server may have received it/);
+  assert.deepEqual(seen.filter((l) => l.startsWith('POST')), ['POST /2 HTTP/1.1'], 'the POST arrived once');
+  // The GET that met a dead connection went again on a new one and was answered.
+  assert.equal(seen.filter((l) => l === 'GET /4 HTTP/1.1').length, 2, seen.join(', '));
+  assert.equal(r.stdout.match(/^HTTP\/1\.1 200 OK$/gm)?.length, 3, show(r));
+});
