@@ -40,12 +40,17 @@ export interface ExchangeOptions {
 
 /** The request of the next hop (DECISIONS.md: 303, and 301/302 after POST, become a body-less GET). */
 export function redirectSpec(spec: RequestSpec, hop: Hop, location: string): RequestSpec {
-  let absolute: string;
+  let next: URL;
   try {
-    absolute = new URL(location, `${spec.url.scheme}://${spec.url.hostHeader}${hop.request.target}`).href;
+    next = new URL(location, `${spec.url.scheme}://${spec.url.hostHeader}${hop.request.target}`);
   } catch {
     throw new UsageError(`${hop.url.hostHeader} redirected to an invalid URL '${location}'`);
   }
+  // `data:`, `file:`, `ftp:`, `javascript:`...: not followed, in one sentence that says so.
+  if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+    throw new UsageError(`${hop.url.hostHeader} redirected to '${location.length > 100 ? `${location.slice(0, 100)}...` : location}', a ${next.protocol} URL: sling follows redirects to http:// and https:// only`);
+  }
+  const absolute = next.href;
   const url = parseUrl(absolute);
   const status = hop.response.status;
   let { method, body } = spec;

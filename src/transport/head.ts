@@ -115,3 +115,11 @@ export function notHttp1(where: string, bytes: Buffer | undefined): NetworkError
 export function incompleteHead(where: string): NetworkError {
   return new NetworkError(`${where} sent a malformed HTTP response (the connection closed before a complete status line and headers)`);
 }
+
+/**
+ * A `101 Switching Protocols` to a request that offered no protocol switch (the h2c offer is the
+ * only one sling makes): the connection now speaks something else, and no answer will come.
+ */
+export function unaskedSwitch(where: string, upgrade: string | undefined): NetworkError {
+  return new NetworkError(`${where} answered 101 Switching Protocols${upgrade ? ` (to ${upgrade})` : ''} to a request that did not ask to switch protocols: there is no HTTP answer to show`);
+}

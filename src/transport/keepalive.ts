@@ -8,7 +8,7 @@ import { hostAndPort, type ParsedUrl } from '../request/url.js';
 import { connectLimit, deadlineError, mapNetworkError, timeoutError, timeLeft } from './errors.js';
 import { IDEMPOTENT, h2cOfferHeaders, loadTls, proxyHeaders, proxyTarget, tlsOptions, tunnel } from './connect.js';
 import type { ProxyTarget } from './proxy.js';
-import { contentLength, headerIn, incompleteHead, maxHeadersError, notHttp1, parseResponseHead, STREAM_FROM } from './head.js';
+import { contentLength, headerIn, incompleteHead, maxHeadersError, notHttp1, parseResponseHead, STREAM_FROM, unaskedSwitch } from './head.js';
 import type { Hop, HopInfo, ResponseHead, Timings } from './send.js';
 import { now } from '../clock.js';
 import { setArriving } from './inflight.js';
@@ -609,7 +609,7 @@ function exchangeOn(c: Conn, route: Route, url: ParsedUrl, request: PreparedRequ
           }
           const r = parseResponseHead(d.toString('latin1', 0, endAt), where);
           d = d.subarray(endAt + sep);
-          if (r.status === 101 && onWire.h2c) return finish(new H2cAccepted());
+          if (r.status === 101) return finish(onWire.h2c ? new H2cAccepted() : unaskedSwitch(whereVia, headerIn(r.rawHeaders, 'upgrade')));
           if (r.status >= 100 && r.status < 200) {
             // 100 Continue and other interim answers: the real head follows.
             if (d.length) data(d);

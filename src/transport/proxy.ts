@@ -75,6 +75,9 @@ export function parseProxy(text: string): ProxyTarget {
   } catch {
     throw new Error(`invalid proxy URL '${text}'`);
   }
+  // What sling speaks to a proxy is plain HTTP (and CONNECT for HTTPS targets): an https://,
+  // socks5:// or ftp:// proxy would get bytes it cannot read, so it is refused by name.
+  if (u.protocol !== 'http:') throw new Error(`the proxy '${text.replace(/\/\/[^/@]*@/, '//***@')}' speaks ${u.protocol.slice(0, -1)}://, and sling only talks to HTTP proxies (http://)`);
   let authorization: string | undefined;
   if (u.username) {
     const creds = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;

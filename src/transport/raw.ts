@@ -5,7 +5,7 @@ import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSettings } from '../request/spec.js';
 import { hostAndPort, type ParsedUrl } from '../request/url.js';
 import { mapNetworkError } from './errors.js';
-import { contentLength, headerIn, incompleteHead, maxHeadersError, parseResponseHead } from './head.js';
+import { contentLength, headerIn, incompleteHead, maxHeadersError, parseResponseHead, unaskedSwitch } from './head.js';
 import type { Hop, HopInfo, Timings } from './send.js';
 import { now } from '../clock.js';
 
@@ -130,6 +130,7 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
       }
       const rest = Buffer.from(head.subarray(endAt + 4));
       head = Buffer.alloc(0);
+      if (response.status === 101) return fail(unaskedSwitch(where, headerIn(response.rawHeaders, 'upgrade')));
       if (response.status >= 100 && response.status < 200) {
         // 100 Continue and other interim answers: the real head follows.
         if (rest.length) onData(rest);

@@ -9,6 +9,7 @@ import type { ParsedUrl } from '../request/url.js';
 import { connectLimit, deadlineError, mapNetworkError, timeoutError, timeLeft } from './errors.js';
 import { IDEMPOTENT, loadTls, proxyHeaders, proxyTarget, tlsOptions, tunnel } from './connect.js';
 import { pickProxy } from './proxy.js';
+import { unaskedSwitch } from './head.js';
 import { now } from '../clock.js';
 
 /** What came back for one request: the head as received and the body as a raw (still encoded) stream. */
@@ -215,6 +216,11 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
       // the response, it is a body cut short (exit 6) instead of a partial body with exit 0.
       if (settled && answer && !answer.complete) answer.destroy(e as Error);
       else fail(e);
+    });
+    // node:http hands a 101 to 'upgrade' listeners only, and with none the request would never end.
+    req.on('upgrade', (res: IncomingMessage, socket: Socket) => {
+      socket.destroy();
+      fail(unaskedSwitch(whereVia, res.headers.upgrade));
     });
     req.on('response', (res: IncomingMessage) => {
       settled = true;

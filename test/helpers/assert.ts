@@ -110,3 +110,22 @@ export const okText: Handler = (_req, res) => {
   res.writeHead(200, { 'Content-Type': 'text/plain' });
   res.end('ok');
 };
+
+/**
+ * A hostile server in a line: each request's path picks the raw bytes it gets back, and the
+ * connection ends after them (`''` for a path: closed without a byte). Unknown paths get a plain
+ * 200 `ok`. Requests are kept as their first line (`GET /x HTTP/1.1`).
+ */
+export async function bytesServer(t: TestContext, answers: Record<string, string | Buffer>): Promise<RawServer & { seen: string[] }> {
+  const seen: string[] = [];
+  const s = await startRaw((socket, first) => {
+    socket.on('error', () => {});
+    const line = first.toString('latin1').split('\r\n')[0]!;
+    seen.push(line);
+    const path = line.split(' ')[1] ?? '';
+    const answer = answers[path] ?? 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok';
+    socket.end(answer);
+  });
+  t.after(() => s.close());
+  return { ...s, seen };
+}

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { MAX_TIMER_MS } from '../../clock.js';
+import { UsageError } from '../../errors.js';
 import { USER_AGENT } from '../../version.js';
 import type { Header, RequestSettings, RequestSpec } from '../../request/spec.js';
 import type { ParsedUrl } from '../../request/url.js';
@@ -11,7 +12,7 @@ import { globName, isStdout } from './output.js';
 import { customHeaders } from './headers.js';
 import { AUTH, type Operation } from './operation.js';
 import { CurlBuildError, withUpload, type Transfer } from './plan.js';
-import { appendQuery, formatCurlUrl, hostHeader, parseCurlUrl, resolveLocation, toParsedUrl, type CurlUrl } from './url.js';
+import { CurlUrlError, appendQuery, formatCurlUrl, hostHeader, parseCurlUrl, resolveLocation, toParsedUrl, type CurlUrl } from './url.js';
 
 export { CurlBuildError, planTransfers, type Transfer } from './plan.js';
 
@@ -344,7 +345,14 @@ export class CommandBuilder {
   /** curl's -L: the request of the next hop, or throws to stop. */
   private nextHop(t: Transfer, hop: HopState, spec: RequestSpec, response: ResponseHead, location: string): RequestSpec {
     if (this.jar) storeCookies(this.jar, response, hop.url);
-    const next = resolveLocation(hop.url, location);
+    let next: CurlUrl;
+    try {
+      next = resolveLocation(hop.url, location);
+    } catch (e) {
+      // curl: "Protocol not supported" or "malformed", exit 1; said with the server that sent it.
+      if (e instanceof CurlUrlError) throw new UsageError(`${hop.url.host}${hop.url.port !== undefined ? `:${hop.url.port}` : ''} sent a redirect sling cannot follow: ${e.message}`);
+      throw e;
+    }
     const status = response.status;
     let { kind, body, chunked, multipartType } = hop;
     // 301/302 turn a POST into a GET, 303 anything but HEAD (unless --post30x); -X stays as given.

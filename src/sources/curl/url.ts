@@ -233,6 +233,10 @@ function rangeValues(body: string, bad: (why: string) => never): string[] {
 export function resolveLocation(base: CurlUrl, location: string): CurlUrl {
   const clean = location.replace(/ /g, '%20');
   if (/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(clean)) return parseCurlUrl(clean);
+  // A scheme without slashes (`data:text/plain,hi`, `mailto:x`): an absolute URL to curl too, and
+  // not one it speaks ("Protocol not supported", exit 1); never a path relative to the last URL.
+  const other = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(clean);
+  if (other && !/^(https?)$/i.test(other[1]!)) throw new CurlUrlError(`'${clean.length > 100 ? `${clean.slice(0, 100)}...` : clean}': the ${other[1]!.toLowerCase()}: scheme is not HTTP (sling only speaks HTTP and HTTPS)`);
   const origin = `${base.scheme}://${base.host}${base.port !== undefined ? ':' + base.port : ''}`;
   if (clean.startsWith('//')) return parseCurlUrl(`${base.scheme}:${clean}`);
   if (clean.startsWith('/')) return parseCurlUrl(origin + clean);

@@ -135,8 +135,13 @@ function headerOf(raw: [string, string][] | string[], name: string): string | un
   return values.length ? values.join(', ') : undefined;
 }
 
-/** Nesting a chain of variables may reach (a loop is found by name before that). */
-const MAX_DEPTH = 200;
+/**
+ * How deep a chain of variables may go (`@a = {{b}}`, `@b = {{c}}`...): loops are found by name
+ * long before that; this bounds a chain that is merely long, so that it never depends on the
+ * JavaScript stack. Working out a level takes several nested calls: Node 26's stack runs out
+ * between 900 and 1,000 levels, Node 20's later, so the limit keeps a margin of about two.
+ */
+const MAX_DEPTH = 500;
 
 /**
  * Resolves the placeholders of one request, at the moment it is built. Precedence (the JetBrains
@@ -198,7 +203,7 @@ export class Resolution {
     const o = this.overrides?.get(name);
     if (o !== undefined) return o;
     const envT = this.rt.envTemplate(name);
-    if (envT !== undefined) return this.nested(envT);
+    if (envT !== undefined) return this.named(`env:${name}`, name, envT);
     const g = this.rt.globals.get(name);
     if (g !== undefined) return g;
     const fv = this.fileVar(name);
@@ -210,7 +215,7 @@ export class Resolution {
     if (typeof t === 'string') return t;
     if (++this.depth > MAX_DEPTH) {
       this.depth = 0;
-      throw new UsageError(`${this.file.path}:${this.line}: variables refer to each other in a loop`);
+      throw new UsageError(`${this.file.path}:${this.line}: variables refer to each other more than ${MAX_DEPTH.toLocaleString('en-US')} levels deep (each one's value names the next)`);
     }
     try {
       return this.resolve(t);
@@ -224,8 +229,8 @@ export class Resolution {
     return this.fileVar(name);
   }
 
-  /** File variables being worked out: one that needs itself is a loop. */
-  private resolving?: Set<string>;
+  /** Variables being worked out (key to name): one that needs itself is a loop. */
+  private resolving?: Map<string, string>;
 
   private fileVar(name: string): string | undefined {
     let defs = this.file.parsed.vars.get(name);
@@ -244,17 +249,22 @@ export class Resolution {
     const cached = this.fileCache?.get(name);
     if (cached !== undefined) return cached;
     const def = pickDef(defs, line);
-    const resolving = (this.resolving ??= new Set());
-    if (resolving.has(name)) throw new UsageError(`${this.file.path}:${this.line}: variables refer to each other in a loop (${[...resolving, name].map((n) => `@${n}`).join(' → ')})`);
-    resolving.add(name);
-    let v: string;
-    try {
-      v = this.nested(def.value);
-    } finally {
-      resolving.delete(name);
-    }
+    const v = this.named(name, name, def.value);
     (this.fileCache ??= new Map()).set(name, v);
     return v;
+  }
+
+  /** A variable's value worked out, with a loop found by name (`key`: file variables and environment values apart). */
+  private named(key: string, name: string, value: Template): string {
+    if (typeof value === 'string') return value;
+    const resolving = (this.resolving ??= new Map());
+    if (resolving.has(key)) throw new UsageError(`${this.file.path}:${this.line}: variables refer to each other in a loop (${[...resolving.values(), name].map((n) => `@${n}`).join(' → ')})`);
+    resolving.set(key, name);
+    try {
+      return this.nested(value);
+    } finally {
+      resolving.delete(key);
+    }
   }
 
   private expr(e: Expr): string {
