@@ -1,3 +1,4 @@
+import { MAX_NESTING } from '../nesting.js';
 import type { Palette } from './palette.js';
 
 /**
@@ -26,6 +27,17 @@ interface Visitor {
 }
 
 class Invalid extends Error {}
+
+/**
+ * Valid JSON that is not formatted, with the reason (the printer shows the body as it came, and
+ * says so): nested deeper than MAX_NESTING levels, or indentation that would make the output more
+ * than OUTPUT_FACTOR times the body (each level adds its indentation to every line below it, so a
+ * body nested 20,000 deep would format to gigabytes). Memory stays proportional to the body.
+ */
+export class NotFormatted extends Error {}
+
+/** The formatted output may be this many times the body (plus 1 MiB): ordinary JSON is 1.5-4x. */
+const OUTPUT_FACTOR = 16;
 
 function isWs(c: number) {
   return c === 32 || c === 10 || c === 13 || c === 9;
@@ -108,6 +120,7 @@ function scan(b: Uint8Array, v: Visitor, start: number): void {
           v.close(closer, true);
           expectValue = false;
         } else {
+          if (stack.length >= MAX_NESTING) throw new NotFormatted(`JSON nested more than ${MAX_NESTING.toLocaleString('en-US')} levels deep`);
           stack.push(c);
           if (c === 123) keyThenColon();
           continue;
@@ -163,6 +176,8 @@ class Emitter implements Visitor {
   private readonly pads: Buffer[] = [];
   private readonly colour: { key: Buffer; str: Buffer; num: Buffer; lit: Buffer; punct: Buffer; reset: Buffer };
   private readonly colon: Buffer;
+  /** The most the output may grow to (NotFormatted past it). */
+  private readonly limit: number;
 
   constructor(
     private readonly src: Uint8Array,
@@ -171,6 +186,8 @@ class Emitter implements Visitor {
     // Room for the whole result up front (indentation and colour codes roughly triple a compact
     // document): pages that are never written are never resident, while growing would copy.
     this.out = Buffer.allocUnsafe(Math.max(1024, src.length * (f.palette.key ? 4 : 2) + 4096));
+    // Colour codes are counted in the allowance: they are not the indentation this guards against.
+    this.limit = src.length * OUTPUT_FACTOR * (f.palette.key ? 3 : 1) + (1 << 20);
     const p = f.palette;
     const B = (s: string) => Buffer.from(s, 'latin1');
     this.colour = { key: B(p.key), str: B(p.string), num: B(p.number), lit: B(p.literal), punct: B(p.punct), reset: B(p.reset) };
@@ -179,6 +196,7 @@ class Emitter implements Visitor {
 
   private room(n: number) {
     if (this.at + n <= this.out.length) return;
+    if (this.at + n > this.limit) throw new NotFormatted(`formatted, this JSON would be more than ${OUTPUT_FACTOR} times its size (indentation of deep nesting)`);
     const bigger = Buffer.allocUnsafe(Math.max(this.out.length * 2, this.at + n));
     this.out.copy(bigger, 0, 0, this.at);
     this.out = bigger;
@@ -316,7 +334,7 @@ function replay(src: Uint8Array, node: Node, v: Visitor) {
 /** Anti-JSON-hijacking prefixes some APIs put before their JSON. */
 const PREFIX = /^(\)\]\}',?[ \t]*\r?\n?|while\s*\(1\);\s*|for\s*\(;;\);\s*)/;
 
-/** Formats a JSON body (bytes, UTF-8) or returns null when it is not JSON. */
+/** Formats a JSON body (bytes, UTF-8) or returns null when it is not JSON; NotFormatted when it is too deep to format. */
 export function formatJsonBytes(body: Uint8Array, f: JsonFormat): Buffer | null {
   const bom = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
   const prefix = PREFIX.exec(Buffer.from(body.subarray(bom, bom + 16)).toString('latin1'))?.[0] ?? '';
@@ -330,6 +348,7 @@ export function formatJsonBytes(body: Uint8Array, f: JsonFormat): Buffer | null 
     } else scan(body, emitter, start);
   } catch (e) {
     if (e instanceof Invalid) return null;
+    // Valid so far but not to be formatted: the caller prints the body as it came, with a note.
     throw e;
   }
   const out = emitter.result();

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { PreparedRequest } from '../request/prepare.js';
 import type { ResponseHead, HopInfo } from '../transport/send.js';
 import { headerIn } from '../transport/head.js';
-import { colourJson, formatJson, formatJsonBytes, looksLikeJson } from './json-format.js';
+import { colourJson, formatJson, formatJsonBytes, looksLikeJson, NotFormatted } from './json-format.js';
 import { bodyKind, highlightCss, highlightForm, highlightJs, highlightMarkup, indentXml } from './highlight.js';
 import type { OutputPlan } from './plan.js';
 import { neutralise } from './sanitize.js';
@@ -255,9 +255,16 @@ export class Printer {
     if (kind === 'json') {
       if (plan.format && plan.formatJson) {
         const fmt = { indent: plan.indent, sorted: plan.sorted, palette: p };
-        // Valid JSON has no raw control characters: the formatted bytes are safe on a terminal.
-        const out = utf8 ? formatJsonBytes(buf, fmt) : Buffer.from(formatJson(this.decodeText(buf, contentType), fmt) ?? '', 'utf8');
-        if (out && out.length) return out;
+        try {
+          // Valid JSON has no raw control characters: the formatted bytes are safe on a terminal.
+          const out = utf8 ? formatJsonBytes(buf, fmt) : Buffer.from(formatJson(this.decodeText(buf, contentType), fmt) ?? '', 'utf8');
+          if (out && out.length) return out;
+        } catch (e) {
+          if (!(e instanceof NotFormatted)) throw e;
+          // As it came, then a line that says why it is not formatted.
+          const text = this.safe(this.decodeText(buf, contentType));
+          return `${text}${text.endsWith('\n') ? '' : '\n'}${this.text(`[${e.message}: shown as it came, not formatted]`, p.meta)}`;
+        }
       } else if (plan.colors) {
         return colourJson(this.safe(this.decodeText(buf, contentType)), p);
       }

@@ -149,3 +149,30 @@ test('-a USER asks for the password on the terminal without echoing it', { skip:
   assert.equal(s.requests[0]!.rawHeaders[s.requests[0]!.rawHeaders.findIndex((h) => h.toLowerCase() === 'authorization') + 1], 'Basic ' + Buffer.from('ada:s3cret-pw').toString('base64'));
   assert.ok(!out.includes('s3cret-pw'), 'the password was echoed');
 });
+
+test('JSON nested too deeply to format (issue 26, item 1): shown as it came with a one-line note, on a terminal and piped, output the size of the body', { skip: skipReason }, async (t) => {
+  const deep = '['.repeat(20000) + ']'.repeat(20000);
+  // Valid, 999 levels, but 200,000 values at the bottom: indented, each line would carry ~4 kB of spaces.
+  const wide = '['.repeat(999) + Array(200000).fill(1).join(',') + ']'.repeat(999);
+  const s = await httpServer(t, (req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(req.url === '/wide' ? wide : req.url === '/edge' ? '['.repeat(300) + ']'.repeat(300) : deep);
+  });
+  const tty = await runOnTty(['--body', s.url + '/deep']);
+  assert.equal(tty.code, 0);
+  assert.ok(tty.out.length < deep.length * 2, `${tty.out.length} bytes on the terminal`);
+  assert.match(tty.out, /\[JSON nested more than 1,000 levels deep: shown as it came, not formatted\]/);
+  const { runSling } = await import('../helpers/cli.js');
+  for (const [path, body, why] of [['deep', deep, /JSON nested more than 1,000 levels deep/], ['wide', wide, /would be more than 16 times its size/]] as const) {
+    const r = await runSling(['--pretty=format', '--body', `${s.url}/${path}`]);
+    assert.equal(r.code, 0, r.stderr);
+    const [shown, note, rest] = r.stdout.split('\n');
+    assert.equal(shown, body);
+    assert.match(note!, why);
+    assert.equal(rest, '');
+  }
+  // 300 levels are formatted (599 lines).
+  const edge = await runSling(['--pretty=format', '--body', `${s.url}/edge`]);
+  assert.doesNotMatch(edge.stdout, /not formatted/);
+  assert.equal(edge.stdout.trimEnd().split('\n').length, 599);
+});
