@@ -24,6 +24,31 @@ function pairs(raw: string[]): [string, string][] {
 
 const paintLine = (colour: string, s: string, p: { reset: string }) => (colour ? colour + s + p.reset : s);
 
+/**
+ * The largest body gathered whole to be formatted or coloured (a 13.7 MB JSON document formats in
+ * a third of a second); a larger one is shown as it comes, unformatted, so that memory stays bounded
+ * whatever a server sends (an endless body, a small gzip body that inflates to gigabytes).
+ */
+const WHOLE_LIMIT = 32 << 20;
+
+/** How much of a binary body is read (and thrown away) for its size before the note: no more. */
+const BINARY_READ_ON = 1 << 20;
+
+/** What a body is, for formatting: by its media type, and JSON when it looks like it (its first bytes). */
+function kindOf(plan: OutputPlan, contentType: string | undefined, first: Buffer) {
+  const mime = (plan.responseMime ?? contentType)?.split(';')[0]?.trim().toLowerCase();
+  let kind = bodyKind(mime);
+  if (kind === 'text' && (!mime || mime.startsWith('text/') || mime === 'application/octet-stream') && looksLikeJson(first.subarray(0, 64).toString('latin1'))) kind = 'json';
+  if (kind === 'js' && looksLikeJson(first.subarray(0, 64).toString('latin1'))) kind = 'json';
+  return kind;
+}
+
+/** The body's charset is UTF-8 (or none is named). */
+function utf8Charset(contentType: string | undefined): boolean {
+  const charset = /charset=["']?([\w.:-]+)/i.exec(contentType ?? '')?.[1];
+  return !charset || /^utf-?8$/i.test(charset);
+}
+
 function looksBinary(buf: Buffer): boolean {
   return buf.subarray(0, 8192).includes(0);
 }
@@ -246,10 +271,7 @@ export class Printer {
   private render(buf: Buffer, contentType: string | undefined): string | Buffer {
     const { plan } = this;
     const p = plan.palette;
-    const mime = (plan.responseMime ?? contentType)?.split(';')[0]?.trim().toLowerCase();
-    let kind = bodyKind(mime);
-    if (kind === 'text' && (!mime || mime.startsWith('text/') || mime === 'application/octet-stream') && looksLikeJson(buf.subarray(0, 64).toString('latin1'))) kind = 'json';
-    if (kind === 'js' && looksLikeJson(buf.subarray(0, 64).toString('latin1'))) kind = 'json';
+    const kind = kindOf(plan, contentType, buf);
     const charset = plan.responseCharset ?? /charset=["']?([\w.:-]+)/i.exec(contentType ?? '')?.[1];
     const utf8 = !charset || /^utf-?8$/i.test(charset);
     if (kind === 'json') {
@@ -292,39 +314,69 @@ export class Printer {
     return this.plan.terminal ? neutralise(text, this.plan.colors ? this.plan.palette.control : '', this.plan.colors ? this.plan.palette.reset : '') : text;
   }
 
-  private binaryNote(size: number) {
-    return this.text(`[binary data, ${size} bytes, not shown on a terminal: use --output FILE or a pipe to save it]`, this.plan.palette.meta) + '\n';
+  /** `more`: the reading stopped there (a body that goes on is not read to its end). */
+  private binaryNote(size: number, more = false) {
+    const what = more ? `binary data, not shown on a terminal (reading stopped after ${size} bytes)` : `binary data, ${size} bytes, not shown on a terminal`;
+    return this.text(`[${what}: use --output FILE or a pipe to save it]`, this.plan.palette.meta) + '\n';
   }
 
   private async streamBody(stream: Readable, contentType: string | undefined) {
     const { plan } = this;
     const mime = bodyMime(plan, contentType);
     if (lineStream(plan, mime) && (plan.format || plan.colors || plan.terminal)) return this.streamLines(stream, mime);
-    if (plan.format || plan.colors || plan.responseCharset) {
-      const chunks: Buffer[] = [];
-      for await (const c of stream) chunks.push(c as Buffer);
-      this.body(Buffer.concat(chunks), contentType);
-      await this.drained();
-      return;
-    }
-    if (!plan.terminal) {
+    let whole = Boolean(plan.format || plan.colors || plan.responseCharset);
+    if (!whole && !plan.terminal) {
       for await (const c of stream) await this.out(c as Buffer);
       return;
     }
-    // A terminal without formatting: stream text, stop at the first sign of binary data.
+    // Formatting needs the whole body: it is gathered while it stays under WHOLE_LIMIT; past that
+    // (or on a terminal without formatting) it is shown as it comes. On a terminal, binary data in
+    // its first bytes ends the reading at once with a note.
+    const held: Buffer[] = [];
+    let size = 0;
     const decoder = new TextDecoder('utf-8');
-    let seen = 0;
+    const asItComes = (chunk: Buffer) => this.out(plan.terminal ? this.text(decoder.decode(chunk, { stream: true })) : chunk);
+    let tooBig = false;
     for await (const c of stream) {
       const chunk = c as Buffer;
-      seen += chunk.length;
-      if (looksBinary(chunk)) {
-        for await (const more of stream) seen += (more as Buffer).length;
+      if (plan.terminal && looksBinary(chunk)) {
+        // Read on (without keeping) for its size, up to BINARY_READ_ON: past that, no further.
+        let seen = size + chunk.length;
+        for await (const more of stream) {
+          seen += (more as Buffer).length;
+          if (seen > BINARY_READ_ON) {
+            stream.destroy();
+            await this.out(this.binaryNote(seen, true));
+            return;
+          }
+        }
         await this.out(this.binaryNote(seen));
         return;
       }
-      await this.out(this.text(decoder.decode(chunk, { stream: true })));
+      // Plain text (in UTF-8) has nothing to format: it is shown as it comes, never held.
+      if (whole && size === 0 && !plan.responseCharset && kindOf(plan, contentType, chunk) === 'text' && utf8Charset(contentType)) whole = false;
+      size += chunk.length;
+      if (!whole) {
+        await asItComes(chunk);
+        continue;
+      }
+      held.push(chunk);
+      if (size > WHOLE_LIMIT) {
+        // Too big to format: what came so far, then the rest as it comes; a note at the end.
+        whole = false;
+        tooBig = true;
+        for (const h of held.splice(0)) await asItComes(h);
+      }
     }
-    await this.out(this.text(decoder.decode()));
+    if (whole) {
+      this.body(Buffer.concat(held, size), contentType);
+      await this.drained();
+      return;
+    }
+    if (plan.terminal) await this.out(this.text(decoder.decode()));
+    // Formatted output ends with a line break, as whole bodies do (render).
+    if (plan.format && size && !this.lastNewline) await this.out('\n');
+    if (tooBig) await this.out(`${this.lastNewline ? '' : '\n'}${this.text(`[body over ${WHOLE_LIMIT >> 20} MiB (${size} bytes): shown as it came, not formatted]`, plan.palette.meta)}\n`);
   }
 
   /** Line by line as the lines arrive (--stream, server-sent events, NDJSON): each line coloured. */
