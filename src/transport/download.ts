@@ -14,7 +14,7 @@ import type { OutputPlan } from '../output/plan.js';
 import type { RequestSpec } from '../request/spec.js';
 import { bodyError, decodedBody, headerValue } from './body.js';
 import { exchange } from './exchange.js';
-import { chooseFileName, uniqueName } from './filename.js';
+import { chooseFileName, openUnique } from './filename.js';
 import type { Hop } from './send.js';
 
 /**
@@ -148,11 +148,11 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
       throw new UsageError(`cannot write '${inv.output}': ${(e as Error).message}`);
     }
   } else {
-    name = uniqueName(cwd, chooseFileName(header('content-disposition'), hop.request.target, header('content-type')));
+    name = chooseFileName(header('content-disposition'), hop.request.target, header('content-type'));
     try {
-      fd = openSync(resolve(cwd, name), 'wx');
+      ({ name, fd } = openUnique(cwd, name));
     } catch (e) {
-      throw new UsageError(`cannot write '${name}': ${(e as Error).message}`);
+      throw new UsageError(`cannot write '${(e as { fileName?: string }).fileName ?? name}': ${(e as Error).message}`);
     }
   }
   if (!append && fd !== 1 && fstatSync(fd).size > 0) ftruncateSync(fd, 0);

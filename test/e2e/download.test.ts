@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,6 +78,21 @@ test('-d: extension from Content-Type, index for an empty path, never overwrites
   for (let i = 0; i < 3; i++) assert.equal((await runSling(['-d', `${s.url}/data`], { cwd: dir })).code, 0);
   assert.equal((await runSling(['-d', `${s.url}/`], { cwd: dir })).code, 0);
   assert.deepEqual(readdirSync(dir).sort(), ['data-1.json', 'data-2.json', 'data.json', 'index.json']);
+});
+
+test('-d: a dangling link at the suggested name is left alone and the body goes to name-1', { skip: process.platform === 'win32' ? 'symbolic links need privileges on Windows' : false }, async (t) => {
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Disposition': 'attachment; filename="report.pdf"' });
+    res.end('%PDF');
+  });
+  const dir = tmp();
+  symlinkSync(join(dir, 'gone', 'report.pdf'), join(dir, 'report.pdf'));
+  const r = await runSling(['-d', `${s.url}/x`], { cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /Saved 4 B to 'report-1\.pdf'/);
+  assert.equal(readFileSync(join(dir, 'report-1.pdf'), 'utf8'), '%PDF');
+  assert.ok(lstatSync(join(dir, 'report.pdf')).isSymbolicLink(), 'the link is still there');
+  assert.deepEqual(readdirSync(dir).sort(), ['report-1.pdf', 'report.pdf']);
 });
 
 test('Content-Disposition names: RFC 5987 filename*, and hostile names reduced to safe bare names', async (t) => {
