@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fstatSync, openSync, statSync, writeSync, ftruncateSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, statSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Invocation } from '../cli/invocation.js';
@@ -8,7 +8,7 @@ import { readerGone } from '../fd-writer.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { onInterrupt } from '../interrupt.js';
 import type { Io, Reporter } from '../main.js';
-import { formatBytes, formatDuration, Progress } from '../output/progress.js';
+import { exactBytes, formatBytes, formatDuration, Progress } from '../output/progress.js';
 import { Printer, printingHops } from '../output/printer.js';
 import type { OutputPlan } from '../output/plan.js';
 import type { RequestSpec } from '../request/spec.js';
@@ -156,6 +156,13 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
     }
   }
   if (!append && fd !== 1 && fstatSync(fd).size > 0) ftruncateSync(fd, 0);
+  // Only a regular file keeps bytes to resume from (not stdout, a device, a pipe).
+  const regular = fd !== 1 && fstatSync(fd).isFile();
+  let open = fd !== 1;
+  const close = () => {
+    if (open) closeSync(fd);
+    open = false;
+  };
 
   const encoding = header('content-encoding');
   const decode = encoding !== undefined && !keepEncoded(encoding, header('content-type'), name);
@@ -164,12 +171,25 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
   const showBar = Boolean(io.stderr.isTTY) && inv.quiet === 0;
   const progress = new Progress(showBar ? (s) => void io.stderr.write(s) : null, expected, append ? offset : 0, (io.stderr as { columns?: number }).columns || 80);
 
+  /** Bytes of this transfer on disk: each write counts what it wrote (a full disk takes part of one). */
   let written = 0;
-  const resumeHint = () => (fd === 1 ? undefined : `resume with: ${resumeCommand(io.argv, name)}`);
+  const resumeHint = () => (regular ? `resume with: ${resumeCommand(io.argv, name)}` : undefined);
+  /** After a failure or Ctrl-C: what the file keeps, exactly as the disk has it. Closes the file. */
+  const leave = (): string | undefined => {
+    let size = (append ? offset : 0) + written;
+    try {
+      if (open) size = fstatSync(fd).size;
+    } catch {
+      // the count stands
+    }
+    close();
+    return regular ? `'${name}' keeps ${exactBytes(size)}` : undefined;
+  };
   const removeHook = onInterrupt(() => {
     progress.finish();
-    if (fd === 1) return false;
-    io.stderr.write(`sling: interrupted; '${name}' keeps ${formatBytes(written)}\n  hint: ${resumeHint()}\n`);
+    const kept = leave();
+    if (!kept) return false;
+    io.stderr.write(`sling: interrupted; ${kept}\n  hint: ${resumeHint()}\n`);
     return true;
   });
 
@@ -177,7 +197,9 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
     let at = 0;
     while (at < buf.length) {
       try {
-        at += writeSync(fd, buf, at, buf.length - at);
+        const n = writeSync(fd, buf, at, buf.length - at);
+        at += n;
+        written += n;
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
         // A pipe another program left non-blocking is full: wait for its reader.
@@ -189,7 +211,6 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
         }
       }
     }
-    written += buf.length;
     // The bytes so far, for a --timeout that fires next (decodedBody counts them itself).
     if (!decode) hop.info.bodyBytes = written;
     // `-o -`: whether stdout's last line is open (a message after it, or Ctrl-C's, starts a line of its own).
@@ -212,19 +233,14 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
     }
   } catch (e) {
     progress.finish();
-    if (fd !== 1) closeSync(fd);
+    const kept = leave();
     removeHook();
     const err = e as CliError;
     if (err.exitCode === ExitCode.OK) return ExitCode.OK;
-    const hint = resumeHint();
-    throw new CliError(
-      `${err.message}${fd !== 1 ? `; '${name}' keeps the ${formatBytes(written + (append ? offset : 0))} that arrived` : ''}`,
-      err.exitCode ?? ExitCode.NETWORK,
-      hint,
-    );
+    throw new CliError(`${err.message}${kept ? `; ${kept}` : ''}`, err.exitCode ?? ExitCode.NETWORK, resumeHint());
   }
   removeHook();
-  if (fd !== 1) closeSync(fd);
+  close();
   const done = progress.finish();
   if (inv.quiet === 0) {
     const where = fd === 1 ? 'stdout' : `'${name}'`;
