@@ -1,8 +1,8 @@
-import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, statSync, writeSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { closeSync, existsSync, fchmodSync, fstatSync, fsyncSync, ftruncateSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Invocation } from '../cli/invocation.js';
-import { CliError, UsageError, writeFailure } from '../errors.js';
+import { CliError, fileProblem, UsageError, writeFailure } from '../errors.js';
 import { isDirectory } from '../files.js';
 import { readerGone } from '../fd-writer.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
@@ -100,6 +100,9 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
   }
 
   let append = false;
+  // A 200 to a resume is the whole resource again: written beside the partial file, which it
+  // replaces only once complete. Until then, and if it fails, the partial file stays as it was.
+  let restart = false;
   if (offset > 0) {
     const range = parseContentRange(header('content-range'));
     if (status === 416) {
@@ -127,7 +130,8 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
       }
       append = true;
     } else {
-      reporter.warn(`the server ignored the Range request (HTTP ${status}); downloading '${inv.output}' again from the start`);
+      reporter.warn(`the server ignored the Range request (HTTP ${status}); downloading '${inv.output}' again from the start (the file is replaced once the new copy is complete)`);
+      restart = true;
     }
   } else if (status === 416) {
     hop.body.resume();
@@ -137,13 +141,16 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
   // Where the bytes go.
   let name: string;
   let fd: number;
+  /** A restart: the new copy's temporary file, and the file it replaces once complete. */
+  let beside: { tmp: string; target: string } | undefined;
   if (toStdout) {
     name = '-';
     fd = 1;
   } else if (explicitPath) {
     name = inv.output!;
     try {
-      fd = openSync(explicitPath, append ? 'a' : 'w');
+      if (restart) ({ fd, beside } = openBeside(explicitPath));
+      else fd = openSync(explicitPath, append ? 'a' : 'w');
     } catch (e) {
       throw new UsageError(`cannot write '${inv.output}': ${(e as Error).message}`);
     }
@@ -173,8 +180,11 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
 
   /** Bytes of this transfer on disk: each write counts what it wrote (a full disk takes part of one). */
   let written = 0;
-  const resumeHint = () => (regular ? `resume with: ${resumeCommand(io.argv, name)}` : undefined);
-  /** After a failure or Ctrl-C: what the file keeps, exactly as the disk has it. Closes the file. */
+  const resumeHint = () => (regular ? `${beside ? 'try again' : 'resume'} with: ${resumeCommand(io.argv, name)}` : undefined);
+  /**
+   * After a failure or Ctrl-C: what the file keeps, exactly as the disk has it, or (a restart) that
+   * it was left as it was, the new copy removed. Closes the file.
+   */
   const leave = (): string | undefined => {
     let size = (append ? offset : 0) + written;
     try {
@@ -183,7 +193,20 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
       // the count stands
     }
     close();
-    return regular ? `'${name}' keeps ${exactBytes(size)}` : undefined;
+    if (!regular) return undefined;
+    if (!beside) return `'${name}' keeps ${exactBytes(size)}`;
+    try {
+      unlinkSync(beside.tmp);
+    } catch {
+      // gone already
+    }
+    let kept = offset;
+    try {
+      kept = statSync(beside.target).size;
+    } catch {
+      // as it was found
+    }
+    return `'${name}' was left as it was, ${exactBytes(kept)}; the new copy begun beside it (${exactBytes(size)}) was discarded`;
   };
   const removeHook = onInterrupt(() => {
     progress.finish();
@@ -231,13 +254,20 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
     if (expected !== undefined && written < expected) {
       throw bodyError(hop, Object.assign(new Error('aborted'), { code: 'ECONNRESET' }), written);
     }
+    if (beside) {
+      // Complete: on disk first, then in the partial file's place.
+      fsyncSync(fd);
+      close();
+      renameSync(beside.tmp, beside.target);
+    }
   } catch (e) {
     progress.finish();
     const kept = leave();
     removeHook();
     const err = e as CliError;
     if (err.exitCode === ExitCode.OK) return ExitCode.OK;
-    throw new CliError(`${err.message}${kept ? `; ${kept}` : ''}`, err.exitCode ?? ExitCode.NETWORK, resumeHint());
+    const message = err instanceof CliError ? err.message : `cannot replace '${name}' with its new copy: ${fileProblem(e)}`;
+    throw new CliError(`${message}${kept ? `; ${kept}` : ''}`, err.exitCode ?? ExitCode.ERROR, resumeHint());
   }
   removeHook();
   close();
@@ -249,4 +279,20 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
     );
   }
   return ExitCode.OK;
+}
+
+/**
+ * A restart's new copy: a temporary file beside the file it will replace (the same folder, so the
+ * rename is atomic), with that file's mode. Through a link, the file it points to is replaced, as
+ * writing into the link would have done.
+ */
+function openBeside(path: string): { fd: number; beside: { tmp: string; target: string } } {
+  const target = realpathSync(path);
+  const mode = statSync(target).mode & 0o7777;
+  // `.NAME.sling-PID-RANDOM.part`, NAME cut so that a long one still makes a name the system takes.
+  const tmp = join(dirname(target), `.${[...basename(target)].slice(0, 40).join('')}.sling-${process.pid}-${Math.random().toString(36).slice(2, 8)}.part`);
+  const fd = openSync(tmp, 'wx', mode);
+  // The umask may have taken bits from the mode given to open.
+  fchmodSync(fd, mode);
+  return { fd, beside: { tmp, target } };
 }

@@ -4,7 +4,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -202,6 +202,82 @@ test('a server that ignores Range: warning, and the file starts over', async (t)
   assert.equal(r.code, 0);
   assert.match(r.stderr, /sling: warning: the server ignored the Range request/);
   assert.equal(sha(readFileSync(join(dir, 'f.bin'))), sha(data));
+});
+
+// Issue 26, item 8: a 200 to a resume is a new copy of the whole resource; the partial file is
+// replaced only once that copy is complete.
+const partial = randomBytes(1_000_000);
+/** A server that ignores Range: 200 with Content-Length 100, then 5 bytes, then (`how`) it closes or stalls. */
+const restartServer = (t: TestContext, how: 'close' | 'stall') =>
+  rawServer(t, (socket) => {
+    socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nhello');
+    if (how === 'close') setTimeout(() => socket.end(), 50);
+  });
+
+test('a resume answered with 200 and cut short leaves the partial file as it was (exit 6), no temporary file left', async (t) => {
+  const s = await restartServer(t, 'close');
+  const dir = tmp();
+  writeFileSync(join(dir, 'e.bin'), partial);
+  const r = await runSling(['-d', '-C', '-o', 'e.bin', `${s.url}/e.bin`], { cwd: dir });
+  assertError(r, 6, /cut short/);
+  assert.match(r.stderr, /sling: warning: the server ignored the Range request \(HTTP 200\)/);
+  assert.match(r.stderr, /; 'e\.bin' was left as it was, 1000000 bytes \(977 kB\); the new copy begun beside it \(5 bytes\) was discarded$/m);
+  assert.match(r.stderr, /^  hint: try again with: sling -d -C -o e\.bin http:\/\/127\.0\.0\.1:\d+\/e\.bin$/m);
+  assert.equal(statSync(join(dir, 'e.bin')).size, 1_000_000);
+  assert.equal(sha(readFileSync(join(dir, 'e.bin'))), sha(partial));
+  assert.deepEqual(readdirSync(dir), ['e.bin']);
+});
+
+test('a resume answered with 200 that stalls past --timeout, or is stopped by Ctrl-C, leaves the partial file as it was', async (t) => {
+  const s = await restartServer(t, 'stall');
+  const dir = tmp();
+  writeFileSync(join(dir, 'e.bin'), partial);
+  const r = await runSling(['--timeout', '0.5', '-d', '-C', '-o', 'e.bin', `${s.url}/e.bin`], { cwd: dir });
+  assertError(r, 2, /'e\.bin' was left as it was, 1000000 bytes/);
+  assert.equal(sha(readFileSync(join(dir, 'e.bin'))), sha(partial));
+  assert.deepEqual(readdirSync(dir), ['e.bin']);
+
+  const child = spawn(process.execPath, [SLING_PATH, '-d', '-C', '-o', 'e.bin', `${s.url}/e.bin`], { cwd: dir, env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c;
+    // The warning comes once the answer's head is read: the new copy is being written.
+    if (/ignored the Range request/.test(stderr)) setTimeout(() => child.kill('SIGINT'), 100);
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  assert.equal(code, 130, stderr);
+  assert.match(stderr, /^sling: interrupted; 'e\.bin' was left as it was, 1000000 bytes \(977 kB\); the new copy begun beside it \(5 bytes\) was discarded$/m);
+  assert.equal(sha(readFileSync(join(dir, 'e.bin'))), sha(partial));
+  assert.deepEqual(readdirSync(dir), ['e.bin']);
+});
+
+test('a resume answered with 200: the partial file stays whole while the new copy comes, then is replaced (same mode, through a link)', { skip: process.platform === 'win32' ? 'file modes and links differ on Windows' : false }, async (t) => {
+  const data = randomBytes(300_000);
+  let release = () => {};
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Length': String(data.length) });
+    res.write(data.subarray(0, 100_000));
+    release = () => res.end(data.subarray(100_000));
+  });
+  const dir = tmp();
+  const real = join(dir, 'real');
+  mkdirSync(real);
+  writeFileSync(join(real, 'f.bin'), partial);
+  chmodSync(join(real, 'f.bin'), 0o640);
+  symlinkSync(join('real', 'f.bin'), join(dir, 'link.bin'));
+  const run = runSling(['-d', '-C', '-o', 'link.bin', `${s.url}/f`], { cwd: dir });
+  // Half of the new copy has come (it is written beside the file): the file is still the partial one.
+  const deadline = Date.now() + 5000;
+  while (readdirSync(real).length < 2 && statSync(join(real, 'f.bin')).size === partial.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(sha(readFileSync(join(real, 'f.bin'))), sha(partial), 'the partial file is untouched until the new copy is complete');
+  release();
+  const r = await run;
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(lstatSync(join(dir, 'link.bin')).isSymbolicLink(), 'the link is still a link');
+  assert.equal(sha(readFileSync(join(real, 'f.bin'))), sha(data));
+  assert.equal(statSync(join(real, 'f.bin')).mode & 0o777, 0o640);
+  assert.deepEqual(readdirSync(real), ['f.bin']);
 });
 
 test('a Content-Range that does not start where the file ends is refused, file untouched', async (t) => {
