@@ -17,6 +17,11 @@ export function formatBytes(n: number): string {
   return `${v.toFixed(v < 10 ? 2 : v < 100 ? 1 : 0)} ${units[u]}`;
 }
 
+/** A count of bytes that must be exact (what a file keeps): `1048576 bytes (1.00 MB)`, `5 bytes`. */
+export function exactBytes(n: number): string {
+  return n === 1 ? '1 byte' : n < 1024 ? `${n} bytes` : `${n} bytes (${formatBytes(n)})`;
+}
+
 export function formatDuration(seconds: number): string {
   if (!Number.isFinite(seconds)) return '--';
   if (seconds < 60) return `${seconds < 10 ? seconds.toFixed(1) : Math.round(seconds)}s`;

@@ -10,7 +10,7 @@ import { parsePath, setPath } from './nested-json.js';
 import type { Body, Header, MultipartPart, RequestSpec } from './spec.js';
 import type { StoredAuth } from '../transport/session.js';
 import { parseUrl } from './url.js';
-import { basicAuth } from './basic-auth.js';
+import { basicAuth, splitCredentials } from './basic-auth.js';
 import { USER_AGENT } from '../version.js';
 
 export const JSON_ACCEPT = 'application/json, */*;q=0.5';
@@ -87,19 +87,6 @@ export function randomBoundary(): string {
   let s = '';
   for (let i = 0; i < 32; i++) s += '0123456789abcdef'[Math.floor(Math.random() * 16)];
   return s;
-}
-
-function splitCredentials(text: string): { user: string; password?: string } {
-  // `\:` keeps a colon in the user name, as in HTTPie.
-  let user = '';
-  for (let i = 0; i < text.length; i++) {
-    if (text[i] === '\\' && text[i + 1] === ':') {
-      user += ':';
-      i++;
-    } else if (text[i] === ':') return { user, password: text.slice(i + 1) };
-    else user += text[i];
-  }
-  return { user };
 }
 
 /** Builds the request of the main command from its invocation. */

@@ -1,20 +1,20 @@
-import { closeSync, existsSync, fstatSync, openSync, statSync, writeSync, ftruncateSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { closeSync, existsSync, fchmodSync, fstatSync, fsyncSync, ftruncateSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Invocation } from '../cli/invocation.js';
-import { CliError, UsageError, writeFailure } from '../errors.js';
+import { CliError, fileProblem, UsageError, writeFailure } from '../errors.js';
 import { isDirectory } from '../files.js';
 import { readerGone } from '../fd-writer.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { onInterrupt } from '../interrupt.js';
 import type { Io, Reporter } from '../main.js';
-import { formatBytes, formatDuration, Progress } from '../output/progress.js';
+import { exactBytes, formatBytes, formatDuration, Progress } from '../output/progress.js';
 import { Printer, printingHops } from '../output/printer.js';
 import type { OutputPlan } from '../output/plan.js';
 import type { RequestSpec } from '../request/spec.js';
 import { bodyError, decodedBody, headerValue } from './body.js';
 import { exchange } from './exchange.js';
-import { chooseFileName, uniqueName } from './filename.js';
+import { chooseFileName, openUnique } from './filename.js';
 import type { Hop } from './send.js';
 
 /**
@@ -100,6 +100,9 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
   }
 
   let append = false;
+  // A 200 to a resume is the whole resource again: written beside the partial file, which it
+  // replaces only once complete. Until then, and if it fails, the partial file stays as it was.
+  let restart = false;
   if (offset > 0) {
     const range = parseContentRange(header('content-range'));
     if (status === 416) {
@@ -127,7 +130,8 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
       }
       append = true;
     } else {
-      reporter.warn(`the server ignored the Range request (HTTP ${status}); downloading '${inv.output}' again from the start`);
+      reporter.warn(`the server ignored the Range request (HTTP ${status}); downloading '${inv.output}' again from the start (the file is replaced once the new copy is complete)`);
+      restart = true;
     }
   } else if (status === 416) {
     hop.body.resume();
@@ -137,25 +141,35 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
   // Where the bytes go.
   let name: string;
   let fd: number;
+  /** A restart: the new copy's temporary file, and the file it replaces once complete. */
+  let beside: { tmp: string; target: string } | undefined;
   if (toStdout) {
     name = '-';
     fd = 1;
   } else if (explicitPath) {
     name = inv.output!;
     try {
-      fd = openSync(explicitPath, append ? 'a' : 'w');
+      if (restart) ({ fd, beside } = openBeside(explicitPath));
+      else fd = openSync(explicitPath, append ? 'a' : 'w');
     } catch (e) {
       throw new UsageError(`cannot write '${inv.output}': ${(e as Error).message}`);
     }
   } else {
-    name = uniqueName(cwd, chooseFileName(header('content-disposition'), hop.request.target, header('content-type')));
+    name = chooseFileName(header('content-disposition'), hop.request.target, header('content-type'));
     try {
-      fd = openSync(resolve(cwd, name), 'wx');
+      ({ name, fd } = openUnique(cwd, name));
     } catch (e) {
-      throw new UsageError(`cannot write '${name}': ${(e as Error).message}`);
+      throw new UsageError(`cannot write '${(e as { fileName?: string }).fileName ?? name}': ${(e as Error).message}`);
     }
   }
   if (!append && fd !== 1 && fstatSync(fd).size > 0) ftruncateSync(fd, 0);
+  // Only a regular file keeps bytes to resume from (not stdout, a device, a pipe).
+  const regular = fd !== 1 && fstatSync(fd).isFile();
+  let open = fd !== 1;
+  const close = () => {
+    if (open) closeSync(fd);
+    open = false;
+  };
 
   const encoding = header('content-encoding');
   const decode = encoding !== undefined && !keepEncoded(encoding, header('content-type'), name);
@@ -164,12 +178,41 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
   const showBar = Boolean(io.stderr.isTTY) && inv.quiet === 0;
   const progress = new Progress(showBar ? (s) => void io.stderr.write(s) : null, expected, append ? offset : 0, (io.stderr as { columns?: number }).columns || 80);
 
+  /** Bytes of this transfer on disk: each write counts what it wrote (a full disk takes part of one). */
   let written = 0;
-  const resumeHint = () => (fd === 1 ? undefined : `resume with: ${resumeCommand(io.argv, name)}`);
+  const resumeHint = () => (regular ? `${beside ? 'try again' : 'resume'} with: ${resumeCommand(io.argv, name)}` : undefined);
+  /**
+   * After a failure or Ctrl-C: what the file keeps, exactly as the disk has it, or (a restart) that
+   * it was left as it was, the new copy removed. Closes the file.
+   */
+  const leave = (): string | undefined => {
+    let size = (append ? offset : 0) + written;
+    try {
+      if (open) size = fstatSync(fd).size;
+    } catch {
+      // the count stands
+    }
+    close();
+    if (!regular) return undefined;
+    if (!beside) return `'${name}' keeps ${exactBytes(size)}`;
+    try {
+      unlinkSync(beside.tmp);
+    } catch {
+      // gone already
+    }
+    let kept = offset;
+    try {
+      kept = statSync(beside.target).size;
+    } catch {
+      // as it was found
+    }
+    return `'${name}' was left as it was, ${exactBytes(kept)}; the new copy begun beside it (${exactBytes(size)}) was discarded`;
+  };
   const removeHook = onInterrupt(() => {
     progress.finish();
-    if (fd === 1) return false;
-    io.stderr.write(`sling: interrupted; '${name}' keeps ${formatBytes(written)}\n  hint: ${resumeHint()}\n`);
+    const kept = leave();
+    if (!kept) return false;
+    io.stderr.write(`sling: interrupted; ${kept}\n  hint: ${resumeHint()}\n`);
     return true;
   });
 
@@ -177,7 +220,9 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
     let at = 0;
     while (at < buf.length) {
       try {
-        at += writeSync(fd, buf, at, buf.length - at);
+        const n = writeSync(fd, buf, at, buf.length - at);
+        at += n;
+        written += n;
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
         // A pipe another program left non-blocking is full: wait for its reader.
@@ -189,7 +234,6 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
         }
       }
     }
-    written += buf.length;
     // The bytes so far, for a --timeout that fires next (decodedBody counts them itself).
     if (!decode) hop.info.bodyBytes = written;
     // `-o -`: whether stdout's last line is open (a message after it, or Ctrl-C's, starts a line of its own).
@@ -210,21 +254,23 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
     if (expected !== undefined && written < expected) {
       throw bodyError(hop, Object.assign(new Error('aborted'), { code: 'ECONNRESET' }), written);
     }
+    if (beside) {
+      // Complete: on disk first, then in the partial file's place.
+      fsyncSync(fd);
+      close();
+      renameSync(beside.tmp, beside.target);
+    }
   } catch (e) {
     progress.finish();
-    if (fd !== 1) closeSync(fd);
+    const kept = leave();
     removeHook();
     const err = e as CliError;
     if (err.exitCode === ExitCode.OK) return ExitCode.OK;
-    const hint = resumeHint();
-    throw new CliError(
-      `${err.message}${fd !== 1 ? `; '${name}' keeps the ${formatBytes(written + (append ? offset : 0))} that arrived` : ''}`,
-      err.exitCode ?? ExitCode.NETWORK,
-      hint,
-    );
+    const message = err instanceof CliError ? err.message : `cannot replace '${name}' with its new copy: ${fileProblem(e)}`;
+    throw new CliError(`${message}${kept ? `; ${kept}` : ''}`, err.exitCode ?? ExitCode.ERROR, resumeHint());
   }
   removeHook();
-  if (fd !== 1) closeSync(fd);
+  close();
   const done = progress.finish();
   if (inv.quiet === 0) {
     const where = fd === 1 ? 'stdout' : `'${name}'`;
@@ -233,4 +279,20 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
     );
   }
   return ExitCode.OK;
+}
+
+/**
+ * A restart's new copy: a temporary file beside the file it will replace (the same folder, so the
+ * rename is atomic), with that file's mode. Through a link, the file it points to is replaced, as
+ * writing into the link would have done.
+ */
+function openBeside(path: string): { fd: number; beside: { tmp: string; target: string } } {
+  const target = realpathSync(path);
+  const mode = statSync(target).mode & 0o7777;
+  // `.NAME.sling-PID-RANDOM.part`, NAME cut so that a long one still makes a name the system takes.
+  const tmp = join(dirname(target), `.${[...basename(target)].slice(0, 40).join('')}.sling-${process.pid}-${Math.random().toString(36).slice(2, 8)}.part`);
+  const fd = openSync(tmp, 'wx', mode);
+  // The umask may have taken bits from the mode given to open.
+  fchmodSync(fd, mode);
+  return { fd, beside: { tmp, target } };
 }

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { openSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -96,14 +96,27 @@ export function chooseFileName(contentDisposition: string | undefined, urlPath: 
   return 'index' + ext;
 }
 
-/** `name.ext`, or `name-1.ext`, `name-2.ext`, ... : never an existing file. */
-export function uniqueName(dir: string, name: string): string {
-  if (!existsSync(join(dir, name))) return name;
+/**
+ * Creates `name.ext`, or `name-1.ext`, `name-2.ext`, ... in `dir`: the first name nothing holds.
+ * Each is created exclusively (O_EXCL), so a file, a folder or a link there, even a link to nowhere,
+ * or one that appears meanwhile, is never written through or over: the next number is tried.
+ */
+export function openUnique(dir: string, name: string): { name: string; fd: number } {
   const dot = name.lastIndexOf('.');
   const stem = dot > 0 ? name.slice(0, dot) : name;
   const ext = dot > 0 ? name.slice(dot) : '';
-  for (let i = 1; ; i++) {
-    const candidate = `${stem}-${i}${ext}`;
-    if (!existsSync(join(dir, candidate))) return candidate;
+  for (let i = 0; ; i++) {
+    let candidate = name;
+    if (i > 0) {
+      // Shortened to stay a name the file system takes (sanitizeFileName allows 255 bytes).
+      let base = stem;
+      while (Buffer.byteLength(`${base}-${i}${ext}`) > MAX_BYTES && base.length > 1) base = [...base].slice(0, -1).join('');
+      candidate = `${base}-${i}${ext}`;
+    }
+    try {
+      return { name: candidate, fd: openSync(join(dir, candidate), 'wx') };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw Object.assign(e as Error, { fileName: candidate });
+    }
   }
 }

@@ -6,6 +6,9 @@ import { fileProblem, UsageError } from '../errors.js';
 import type { Header, RequestSpec } from '../request/spec.js';
 import type { ParsedUrl } from '../request/url.js';
 import { CookieJar, domainMatches, type Cookie } from './cookies.js';
+import { readSession, type SessionData, type StoredAuth } from './session-file.js';
+
+export type { StoredAuth };
 
 /**
  * Sessions (`--session NAME|PATH`, `--session-read-only`): headers, credentials and cookies kept per
@@ -13,17 +16,13 @@ import { CookieJar, domainMatches, type Cookie } from './cookies.js';
  * file 0600, it is replaced atomically (write a temporary file, fsync, rename), and cookies stay
  * bound to the domain and path that set them, so a session never sends them anywhere else.
  */
-export interface StoredAuth {
-  type: 'basic' | 'bearer' | 'digest';
-  user: string;
-  password?: string;
-}
-
 interface SessionFile {
   path: string;
   host: string;
   headers: Header[];
   auth?: StoredAuth;
+  /** Credentials of a kind sling does not use, kept as the file had them. */
+  otherAuth?: Record<string, unknown>;
 }
 
 /** Headers a session never keeps (they describe one request, not the conversation). */
@@ -32,8 +31,10 @@ const TRANSIENT = /^(content-|if-)|^(cookie|host|content-length|transfer-encodin
 /** `--session ./team.json` (a path) rather than `--session work` (a name, kept in sling's folder). */
 const isPath = (nameOrPath: string) => /[/\\]/.test(nameOrPath) || nameOrPath.endsWith('.json');
 
+const givenPath = (path: string, cwd: string) => (isAbsolute(path) ? path : resolve(cwd, path));
+
 export function sessionPath(nameOrPath: string, url: ParsedUrl, env: NodeJS.ProcessEnv, cwd: string): string {
-  if (isPath(nameOrPath)) return isAbsolute(nameOrPath) ? nameOrPath : resolve(cwd, nameOrPath);
+  if (isPath(nameOrPath)) return givenPath(nameOrPath, cwd);
   if (!/^[\w.-]+$/.test(nameOrPath)) throw new UsageError(`--session '${nameOrPath}': a session name may use letters, digits, '_', '-' and '.' (or give a path)`);
   const defaultPort = url.scheme === 'https' ? 443 : 80;
   const host = url.hostname.replace(/[^\w.-]/g, '_') + (url.port !== defaultPort ? `_${url.port}` : '');
@@ -44,6 +45,7 @@ export class SessionStore {
   /** One jar for every session file the run touches; each file keeps the cookies of its host. */
   readonly jar = new CookieJar();
   private readonly files = new Map<string, SessionFile>();
+  private readonly loaded = new Map<string, unknown>();
 
   constructor(
     private readonly nameOrPath: string,
@@ -53,6 +55,32 @@ export class SessionStore {
   ) {
     // A name that can never be a file: one error before anything is sent (not one per request).
     if (!isPath(nameOrPath) && !/^[\w.-]+$/.test(nameOrPath)) throw new UsageError(`--session${readOnly ? '-read-only' : ''} '${nameOrPath}': a session name may use letters, digits, '_', '-' and '.' (or give a path)`);
+    // A path is one file for every host: one that is not a session stops the run before anything is sent.
+    if (isPath(nameOrPath)) this.load(givenPath(nameOrPath, cwd));
+  }
+
+  /** The JSON of a session file (undefined: no file yet), checked to be a session. */
+  private load(path: string): unknown {
+    if (this.loaded.has(path)) return this.loaded.get(path);
+    let text: string | undefined;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError(`cannot read the session ${path}: ${(e as Error).message}`);
+    }
+    let json: unknown;
+    if (text !== undefined) {
+      try {
+        json = JSON.parse(text);
+      } catch (e) {
+        throw new UsageError(`${path}: the session file is not valid JSON (${(e as Error).message.replace(/^.*?: /, '')})`, 'fix it or delete it to start a new session');
+      }
+      // Any other JSON document is the user's: it is never written over with a session.
+      const data = readSession(json, '');
+      if ('problem' in data) throw new UsageError(`${path}: not a session file: ${data.problem}; it was left as it is`);
+    }
+    this.loaded.set(path, json);
+    return json;
   }
 
   fileFor(url: ParsedUrl): SessionFile {
@@ -60,38 +88,13 @@ export class SessionStore {
     let file = this.files.get(path);
     if (file) return file;
     file = { path, host: url.hostname, headers: [] };
-    let text: string | undefined;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError(`cannot read the session ${path}: ${(e as Error).message}`);
-    }
-    if (text !== undefined) {
-      let data: Record<string, unknown>;
-      try {
-        data = JSON.parse(text) as Record<string, unknown>;
-      } catch (e) {
-        throw new UsageError(`${path}: the session file is not valid JSON (${(e as Error).message.replace(/^.*?: /, '')})`, 'fix it or delete it to start a new session');
-      }
-      if (Array.isArray(data.headers)) file.headers = (data.headers as unknown[]).filter((h): h is Header => Array.isArray(h) && typeof h[0] === 'string' && typeof h[1] === 'string');
-      const auth = data.auth as StoredAuth | undefined;
-      if (auth && typeof auth.user === 'string' && ['basic', 'bearer', 'digest'].includes(auth.type)) file.auth = auth;
-      if (Array.isArray(data.cookies)) {
-        for (const c of data.cookies as Record<string, unknown>[]) {
-          if (typeof c.name !== 'string' || typeof c.value !== 'string' || typeof c.domain !== 'string') continue;
-          this.jar.add({
-            name: c.name,
-            value: c.value,
-            domain: c.domain,
-            hostOnly: c.hostOnly !== false,
-            path: typeof c.path === 'string' ? c.path : '/',
-            expires: typeof c.expires === 'number' ? c.expires * 1000 : undefined,
-            secure: c.secure === true,
-            httpOnly: c.httpOnly === true,
-            created: 0,
-          });
-        }
-      }
+    const json = this.load(path);
+    if (json !== undefined) {
+      const data = readSession(json, url.hostname) as SessionData;
+      file.headers = data.headers;
+      file.auth = data.auth;
+      file.otherAuth = data.otherAuth;
+      for (const c of data.cookies) this.jar.add({ ...c, created: 0 });
     }
     this.files.set(path, file);
     return file;
@@ -118,7 +121,10 @@ export class SessionStore {
       file.headers = file.headers.filter(([x]) => x.toLowerCase() !== n.toLowerCase());
     }
     for (const [n, v] of given) if (!TRANSIENT.test(n)) file.headers.push([n, v]);
-    if (auth) file.auth = auth;
+    if (auth) {
+      file.auth = auth;
+      file.otherAuth = undefined;
+    }
     // `Cookie: a=1; b=2` items become session cookies of this host, as in HTTPie.
     for (const header of cookieItems) {
       for (const pair of header.split(';')) {
@@ -136,7 +142,7 @@ export class SessionStore {
       const data = {
         __meta__: { about: 'sling session file: headers, credentials and cookies for one host', sling: '1' },
         headers: file.headers,
-        auth: file.auth ?? null,
+        auth: file.auth ?? file.otherAuth ?? null,
         cookies: cookies.map((c: Cookie) => ({
           name: c.name,
           value: c.value,

@@ -1,10 +1,10 @@
 // Downloads (-d, -o, -C): the file on disk is complete, or a prefix that -C resumes. Real loopback
 // servers that honour Range, ignore it, lie about it, close early, stall, and send hostile names.
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,6 +78,21 @@ test('-d: extension from Content-Type, index for an empty path, never overwrites
   for (let i = 0; i < 3; i++) assert.equal((await runSling(['-d', `${s.url}/data`], { cwd: dir })).code, 0);
   assert.equal((await runSling(['-d', `${s.url}/`], { cwd: dir })).code, 0);
   assert.deepEqual(readdirSync(dir).sort(), ['data-1.json', 'data-2.json', 'data.json', 'index.json']);
+});
+
+test('-d: a dangling link at the suggested name is left alone and the body goes to name-1', { skip: process.platform === 'win32' ? 'symbolic links need privileges on Windows' : false }, async (t) => {
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Disposition': 'attachment; filename="report.pdf"' });
+    res.end('%PDF');
+  });
+  const dir = tmp();
+  symlinkSync(join(dir, 'gone', 'report.pdf'), join(dir, 'report.pdf'));
+  const r = await runSling(['-d', `${s.url}/x`], { cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /Saved 4 B to 'report-1\.pdf'/);
+  assert.equal(readFileSync(join(dir, 'report-1.pdf'), 'utf8'), '%PDF');
+  assert.ok(lstatSync(join(dir, 'report.pdf')).isSymbolicLink(), 'the link is still there');
+  assert.deepEqual(readdirSync(dir).sort(), ['report-1.pdf', 'report.pdf']);
 });
 
 test('Content-Disposition names: RFC 5987 filename*, and hostile names reduced to safe bare names', async (t) => {
@@ -189,6 +204,82 @@ test('a server that ignores Range: warning, and the file starts over', async (t)
   assert.equal(sha(readFileSync(join(dir, 'f.bin'))), sha(data));
 });
 
+// Issue 26, item 8: a 200 to a resume is a new copy of the whole resource; the partial file is
+// replaced only once that copy is complete.
+const partial = randomBytes(1_000_000);
+/** A server that ignores Range: 200 with Content-Length 100, then 5 bytes, then (`how`) it closes or stalls. */
+const restartServer = (t: TestContext, how: 'close' | 'stall') =>
+  rawServer(t, (socket) => {
+    socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nhello');
+    if (how === 'close') setTimeout(() => socket.end(), 50);
+  });
+
+test('a resume answered with 200 and cut short leaves the partial file as it was (exit 6), no temporary file left', async (t) => {
+  const s = await restartServer(t, 'close');
+  const dir = tmp();
+  writeFileSync(join(dir, 'e.bin'), partial);
+  const r = await runSling(['-d', '-C', '-o', 'e.bin', `${s.url}/e.bin`], { cwd: dir });
+  assertError(r, 6, /cut short/);
+  assert.match(r.stderr, /sling: warning: the server ignored the Range request \(HTTP 200\)/);
+  assert.match(r.stderr, /; 'e\.bin' was left as it was, 1000000 bytes \(977 kB\); the new copy begun beside it \(5 bytes\) was discarded$/m);
+  assert.match(r.stderr, /^  hint: try again with: sling -d -C -o e\.bin http:\/\/127\.0\.0\.1:\d+\/e\.bin$/m);
+  assert.equal(statSync(join(dir, 'e.bin')).size, 1_000_000);
+  assert.equal(sha(readFileSync(join(dir, 'e.bin'))), sha(partial));
+  assert.deepEqual(readdirSync(dir), ['e.bin']);
+});
+
+test('a resume answered with 200 that stalls past --timeout, or is stopped by Ctrl-C, leaves the partial file as it was', async (t) => {
+  const s = await restartServer(t, 'stall');
+  const dir = tmp();
+  writeFileSync(join(dir, 'e.bin'), partial);
+  const r = await runSling(['--timeout', '0.5', '-d', '-C', '-o', 'e.bin', `${s.url}/e.bin`], { cwd: dir });
+  assertError(r, 2, /'e\.bin' was left as it was, 1000000 bytes/);
+  assert.equal(sha(readFileSync(join(dir, 'e.bin'))), sha(partial));
+  assert.deepEqual(readdirSync(dir), ['e.bin']);
+
+  const child = spawn(process.execPath, [SLING_PATH, '-d', '-C', '-o', 'e.bin', `${s.url}/e.bin`], { cwd: dir, env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c;
+    // The warning comes once the answer's head is read: the new copy is being written.
+    if (/ignored the Range request/.test(stderr)) setTimeout(() => child.kill('SIGINT'), 100);
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  assert.equal(code, 130, stderr);
+  assert.match(stderr, /^sling: interrupted; 'e\.bin' was left as it was, 1000000 bytes \(977 kB\); the new copy begun beside it \(5 bytes\) was discarded$/m);
+  assert.equal(sha(readFileSync(join(dir, 'e.bin'))), sha(partial));
+  assert.deepEqual(readdirSync(dir), ['e.bin']);
+});
+
+test('a resume answered with 200: the partial file stays whole while the new copy comes, then is replaced (same mode, through a link)', { skip: process.platform === 'win32' ? 'file modes and links differ on Windows' : false }, async (t) => {
+  const data = randomBytes(300_000);
+  let release = () => {};
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Length': String(data.length) });
+    res.write(data.subarray(0, 100_000));
+    release = () => res.end(data.subarray(100_000));
+  });
+  const dir = tmp();
+  const real = join(dir, 'real');
+  mkdirSync(real);
+  writeFileSync(join(real, 'f.bin'), partial);
+  chmodSync(join(real, 'f.bin'), 0o640);
+  symlinkSync(join('real', 'f.bin'), join(dir, 'link.bin'));
+  const run = runSling(['-d', '-C', '-o', 'link.bin', `${s.url}/f`], { cwd: dir });
+  // Half of the new copy has come (it is written beside the file): the file is still the partial one.
+  const deadline = Date.now() + 5000;
+  while (readdirSync(real).length < 2 && statSync(join(real, 'f.bin')).size === partial.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(sha(readFileSync(join(real, 'f.bin'))), sha(partial), 'the partial file is untouched until the new copy is complete');
+  release();
+  const r = await run;
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(lstatSync(join(dir, 'link.bin')).isSymbolicLink(), 'the link is still a link');
+  assert.equal(sha(readFileSync(join(real, 'f.bin'))), sha(data));
+  assert.equal(statSync(join(real, 'f.bin')).mode & 0o777, 0o640);
+  assert.deepEqual(readdirSync(real), ['f.bin']);
+});
+
 test('a Content-Range that does not start where the file ends is refused, file untouched', async (t) => {
   const s = await httpServer(t, (_req, res) => {
     res.writeHead(206, { 'Content-Range': 'bytes 0-9/10', 'Content-Length': '10' });
@@ -261,6 +352,7 @@ test('Ctrl-C during a download keeps the partial file, prints the resume command
   assert.equal(statSync(join(dir, 'c.bin')).size, 4000);
   assert.match(stderr, /resume with: sling .*c\.bin.*--continue/);
   assert.equal(stderr.match(/interrupted/g)?.length, 1, `one line says it was interrupted: ${stderr}`);
+  assert.match(stderr, /^sling: interrupted; 'c\.bin' keeps 4000 bytes \(3\.91 kB\)$/m);
 });
 
 test('gzip: decoded when only the transfer was compressed, kept for a .gz file', async (t) => {
@@ -294,8 +386,75 @@ test('a file that cannot be written (a full device) is exit 1 naming it, not a n
   const srv = await httpServer(t, rangeHandler(randomBytes(256 * 1024)));
   const r = await runSling(['--download', '--output', '/dev/full', `${srv.url}/f.bin`]);
   assert.equal(r.code, 1, r.stderr);
-  assert.match(r.stderr, /^sling: error: cannot write '\/dev\/full': ENOSPC: no space left on device; '\/dev\/full' keeps the 0 B that arrived$/m);
+  assert.match(r.stderr, /^sling: error: cannot write '\/dev\/full': ENOSPC: no space left on device$/m);
+  assert.doesNotMatch(r.stderr, /keeps|resume with/, 'a device keeps nothing to resume');
   assert.doesNotMatch(r.stderr, /reading the response body/);
+});
+
+// Issue 26, item 15: a file that cannot take more says exactly how many bytes it keeps, as the disk has them.
+/** Runs sling under `sh` with its file size limit (`ulimit -f`) lowered: writes past it fail with EFBIG. */
+function runLimited(blocks: number, args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('sh', ['-c', `ulimit -f ${blocks} && exec "$@"`, 'sh', process.execPath, SLING_PATH, ...args], { cwd, env: baseEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c));
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
+
+/** The byte count in `'NAME' keeps N bytes`, which must be the file's size. */
+function keptBytes(stderr: string, name: string): number {
+  const m = new RegExp(`'${name.replace(/\./g, '\\.')}' keeps (\\d+) bytes( \\([\\d.]+ [kMG]B\\))?`).exec(stderr);
+  assert.ok(m, `no exact count of the bytes kept: ${stderr}`);
+  return Number(m[1]);
+}
+
+test('a file that reaches its size limit (EFBIG) keeps what was written, and the message names that exact count', { skip: process.platform === 'win32' ? 'no ulimit on Windows' : false }, async (t) => {
+  const data = randomBytes(3_000_000);
+  const s = await httpServer(t, rangeHandler(data, { chunk: 100_000 }));
+  const dir = tmp();
+  const r = await runLimited(2048, ['-o', 'big.bin', `${s.url}/big.bin`], dir);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /^sling: error: cannot write 'big\.bin': EFBIG: file too large; 'big\.bin' keeps \d+ bytes/m);
+  const size = statSync(join(dir, 'big.bin')).size;
+  assert.ok(size > 0 && size < data.length, `size ${size}`);
+  assert.equal(keptBytes(r.stderr, 'big.bin'), size);
+  assert.ok(readFileSync(join(dir, 'big.bin')).equals(data.subarray(0, size)), 'what is kept is a prefix');
+  assert.match(r.stderr, /hint: resume with: sling -o big\.bin http:\S+ --continue$/m);
+  // Resumed (206, appended): the count is the whole file's, the bytes it had before included.
+  const resumed = tmp();
+  writeFileSync(join(resumed, 'big.bin'), data.subarray(0, 300_000));
+  const again = await runLimited(2048, ['-C', '-o', 'big.bin', `${s.url}/big.bin`], resumed);
+  assert.equal(again.code, 1, again.stderr);
+  const kept = statSync(join(resumed, 'big.bin')).size;
+  assert.ok(kept > 300_000 && kept < data.length, `size ${kept}`);
+  assert.equal(keptBytes(again.stderr, 'big.bin'), kept);
+  assert.ok(readFileSync(join(resumed, 'big.bin')).equals(data.subarray(0, kept)));
+});
+
+/** A 1 MiB tmpfs of this test's own, or why there is none. */
+function smallDisk(t: TestContext): string | undefined {
+  if (process.platform !== 'linux') return 'a tmpfs is Linux only';
+  if (process.getuid?.() !== 0) return 'mounting a tmpfs needs root';
+  const where = tmp();
+  const m = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', where], { encoding: 'utf8' });
+  if (m.status !== 0) return `mount -t tmpfs failed here: ${(m.stderr || m.error?.message || '').trim()}`;
+  t.after(() => void spawnSync('umount', [where]));
+  return where;
+}
+
+test('on a full disk (a 1 MiB tmpfs) the message names the exact bytes the file keeps', async (t) => {
+  const disk = smallDisk(t);
+  if (!disk?.startsWith('/')) return t.skip(disk);
+  const data = randomBytes(3_000_000);
+  const s = await httpServer(t, rangeHandler(data, { chunk: 100_000 }));
+  const r = await runSling(['-o', 'full.bin', `${s.url}/full.bin`], { cwd: disk });
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /^sling: error: cannot write 'full\.bin': ENOSPC: no space left on device; 'full\.bin' keeps \d+ bytes/m);
+  const size = statSync(join(disk, 'full.bin')).size;
+  assert.ok(size > 0 && size < data.length, `size ${size}`);
+  assert.equal(keptBytes(r.stderr, 'full.bin'), size);
+  assert.ok(readFileSync(join(disk, 'full.bin')).equals(data.subarray(0, size)));
 });
 
 test('-o naming a directory (with or without -C) is exit 1 before anything is sent', async (t) => {
@@ -394,7 +553,7 @@ test('download (-o FILE, -o -): a reset and a clean close are told apart; a body
   const closed = await runSling(['-o', join(dir, 'c.txt'), `${srv.url}/close`], { cwd: dir });
   assertError(closed, 6, /was cut short \(Content-Length was 1000\): connection closed/);
   const stalled = await runSling(['--timeout', '0.5', '-o', join(dir, 's.txt'), `${srv.url}/stall`], { cwd: dir });
-  assertError(stalled, 2, /stopped sending the response body for longer than --timeout \(after 10 bytes\); .* keeps the 10 B that arrived/);
+  assertError(stalled, 2, /stopped sending the response body for longer than --timeout \(after 10 bytes\); '.*s\.txt' keeps 10 bytes$/m);
   // `-o - > out 2>&1`: the error starts a line of its own after the body's open last line.
   const merged = join(dir, 'merged.txt');
   const fd = openSync(merged, 'w');
@@ -410,6 +569,6 @@ test('download over HTTPS: a body that stalls after the head names the bytes tha
   }, { cert: 'good' });
   const dir = mkdtempSync(join(tmpdir(), 'sling-dl-tls-stall-'));
   const r = await runSling(['--verify=no', '--timeout', '0.5', '-o', join(dir, 's.txt'), `${srv.url}/stall`], { cwd: dir });
-  assertError(r, 2, /stopped sending the response body for longer than 0\.5s \(--timeout\) after 10 bytes; .* keeps the 10 B that arrived/);
+  assertError(r, 2, /stopped sending the response body for longer than 0\.5s \(--timeout\) after 10 bytes; '.*s\.txt' keeps 10 bytes$/m);
   assert.equal(readFileSync(join(dir, 's.txt'), 'utf8'), 'hello\npart');
 });

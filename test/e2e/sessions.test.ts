@@ -329,3 +329,122 @@ test('sling exec --session starts from and updates the session of each host', as
   assert.equal((await runSling(['exec', '--session', 'flow', file], { env: box.env })).code, 0);
   assert.equal(header(s.requests[2]!, 'cookie'), 'sid=abc');
 });
+
+// Issue 26, item 7: `--session PATH` must never turn a JSON file that is not a session into one.
+const notSessions: [string, RegExp][] = [
+  ['{"notes":"my important file"}', /"notes" is not a session field/],
+  ['[1,2]', /it holds a list, not an object/],
+  ['{"cookies":"x","headers":5}', /"cookies" is a string, not a list or an object of cookies/],
+  ['{"headers":{"X-A":1}}', /"headers"\."X-A" is a number, not a string/],
+  ['{"headers":[["X-A","1"],{"name":"X-B"}]}', /"headers"\[1\] is neither \["name", "value"\] nor \{"name": \.\.\., "value": \.\.\.\}/],
+  ['{"cookies":[{"name":"a","value":"1","expires":"soon"}]}', /"cookies"\[0\]\."expires" is a string, not a number or null/],
+  ['{"auth":"ada:pw"}', /"auth" is a string, not an object or null/],
+  ['null', /it holds null, not an object/],
+];
+
+test('a JSON file that is not a session is an error naming it (exit 1): nothing sent, the file never written', async (t) => {
+  const s = await httpServer(t, okText);
+  const box = sandbox();
+  for (const [text, why] of notSessions) {
+    const path = join(box.home, 'important.json');
+    writeFileSync(path, text);
+    for (const flag of ['--session', '--session-read-only']) {
+      const r = await runSling([flag, path, `${s.url}/`, 'X-Team:blue'], { env: box.env });
+      assert.equal(r.code, 1, `${text}: ${r.stderr}`);
+      assert.equal(r.stderr.split('\n').length, 2, `one line: ${r.stderr}`);
+      assert.match(r.stderr, new RegExp(`^sling: error: ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not a session file: `));
+      assert.match(r.stderr, why);
+      assert.equal(readFileSync(path, 'utf8'), text, 'the file is never written');
+    }
+    // Also when the request is only printed.
+    const off = await runSling(['--offline', '--session', path, `${s.url}/`], { env: box.env });
+    assert.equal(off.code, 1, off.stderr);
+    assert.equal(readFileSync(path, 'utf8'), text);
+  }
+  assert.equal(s.requests.length, 0, 'nothing was sent');
+});
+
+test('sling exec --session: a session path that is not a session stops the run before anything is sent; a named one fails its host', async (t) => {
+  const s = await httpServer(t, okText);
+  const box = sandbox();
+  const http = join(box.home, 'flow.http');
+  writeFileSync(http, `GET ${s.url}/a\n\n###\nGET ${s.url}/b\n`);
+  const path = join(box.home, 'notes.json');
+  writeFileSync(path, '{"notes":"my important file"}');
+  const r = await runSling(['exec', '--session', path, http], { env: box.env });
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /notes\.json: not a session file: "notes" is not a session field/);
+  assert.equal(s.requests.length, 0);
+  assert.equal(readFileSync(path, 'utf8'), '{"notes":"my important file"}');
+  // A named session lives in sling's folder, one file per host: the requests to that host fail.
+  const dir = join(box.config, 'sessions', `127.0.0.1_${s.port}`);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'flow.json'), '[1,2]');
+  const named = await runSling(['exec', '--session', 'flow', http], { env: box.env });
+  assert.equal(named.code, 1, named.stderr);
+  assert.match(named.stderr, /flow\.json: not a session file: it holds a list, not an object/);
+  assert.equal(s.requests.length, 0);
+  assert.equal(readFileSync(join(dir, 'flow.json'), 'utf8'), '[1,2]');
+});
+
+test('HTTPie session files (3.2 layout, and older ones with headers and cookies as objects) are read, sent and kept', async (t) => {
+  const s = await httpServer(t, okText);
+  const box = sandbox();
+  const future = Math.floor(Date.now() / 1000) + 3600;
+  const files: Record<string, unknown> = {
+    // HTTPie 3.2: lists of {name, value}; auth as raw_auth; an unbound cookie (domain "").
+    new: {
+      __meta__: { about: 'HTTPie session file', help: 'https://httpie.io/docs#sessions', httpie: '3.2.1' },
+      auth: { type: 'basic', raw_auth: 'ada:pw' },
+      cookies: [
+        { domain: '', expires: null, name: 'sid', path: '/', secure: false, value: 'abc' },
+        { domain: '127.0.0.1', expires: future, name: 'theme', path: '/', secure: false, value: 'dark' },
+      ],
+      headers: [{ name: 'X-Team', value: 'blue' }],
+    },
+    // HTTPie before 3.1/3.2: objects keyed by name; auth with username and password.
+    old: {
+      __meta__: { about: 'HTTPie session file', help: 'https://httpie.org/doc#sessions', httpie: '2.6.0' },
+      auth: { type: 'basic', username: 'ada', password: 'pw' },
+      cookies: { sid: { expires: null, path: '/', secure: false, value: 'abc' }, theme: { expires: future, path: '/', secure: false, value: 'dark' } },
+      headers: { 'X-Team': 'blue' },
+    },
+    // HTTPie's defaults for a session that holds nothing yet.
+    empty: { headers: [], cookies: [], auth: { type: null, username: null, password: null } },
+  };
+  for (const [name, data] of Object.entries(files)) {
+    const path = join(box.home, `${name}.json`);
+    writeFileSync(path, JSON.stringify(data, null, 4));
+    const r = await runSling(['--session', path, `${s.url}/me`], { env: box.env });
+    assert.equal(r.code, 0, `${name}: ${r.stderr}`);
+    const sent = s.requests.at(-1)!;
+    if (name === 'empty') {
+      assert.equal(header(sent, 'cookie'), undefined);
+      continue;
+    }
+    assert.equal(header(sent, 'x-team'), 'blue', name);
+    assert.equal(header(sent, 'cookie'), 'sid=abc; theme=dark', name);
+    assert.equal(header(sent, 'authorization'), 'Basic ' + Buffer.from('ada:pw').toString('base64'), name);
+    // Saved again with nothing lost: the next run sends the same.
+    const again = await runSling(['--session', path, `${s.url}/me`], { env: box.env });
+    assert.equal(again.code, 0, again.stderr);
+    const next = s.requests.at(-1)!;
+    assert.equal(header(next, 'x-team'), 'blue', name);
+    assert.equal(header(next, 'cookie'), 'sid=abc; theme=dark', name);
+    assert.equal(header(next, 'authorization'), header(sent, 'authorization'), name);
+  }
+});
+
+test('an HTTPie session whose auth sling does not speak (a plugin type) keeps it when saved', async (t) => {
+  const s = await httpServer(t, okText);
+  const box = sandbox();
+  const path = join(box.home, 'plugin.json');
+  const auth = { type: 'jwt', raw_auth: 'token-123' };
+  writeFileSync(path, JSON.stringify({ headers: [], cookies: [], auth }));
+  const r = await runSling(['--session', path, `${s.url}/`, 'X-A:1'], { env: box.env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(header(s.requests[0]!, 'authorization'), undefined);
+  const saved = JSON.parse(readFileSync(path, 'utf8'));
+  assert.deepEqual(saved.auth, auth);
+  assert.deepEqual(saved.headers, [['X-A', '1']]);
+});

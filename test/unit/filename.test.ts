@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chooseFileName, nameFromContentDisposition, sanitizeFileName } from '../../src/transport/filename.js';
+import { closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chooseFileName, nameFromContentDisposition, openUnique, sanitizeFileName } from '../../src/transport/filename.js';
 import { resumeCommand } from '../../src/transport/download.js';
 
 const CD: [string, string | undefined][] = [
@@ -44,4 +47,33 @@ test('the resume command adds --output and --continue only when missing', () => 
   assert.equal(resumeCommand(['-d', 'http://h/f'], 'f'), 'sling -d http://h/f --output f --continue');
   assert.equal(resumeCommand(['-dco', 'my file', 'http://h/f'], 'my file'), "sling -dco 'my file' http://h/f");
   assert.equal(resumeCommand(['--download', '--output=x', 'http://h/f'], 'x'), 'sling --download --output=x http://h/f --continue');
+});
+
+test('openUnique never opens over a name that is taken: a file, a folder, a live link, a dangling link', { skip: process.platform === 'win32' ? 'symbolic links need privileges on Windows' : false }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-unique-'));
+  writeFileSync(join(dir, 'target'), 'kept');
+  symlinkSync(join(dir, 'nowhere'), join(dir, 'a.bin'));
+  symlinkSync(join(dir, 'target'), join(dir, 'a-1.bin'));
+  writeFileSync(join(dir, 'a-2.bin'), 'kept');
+  mkdirSync(join(dir, 'a-3.bin'));
+  symlinkSync(join(dir, 'nowhere-either'), join(dir, 'b'));
+  const a = openUnique(dir, 'a.bin');
+  closeSync(a.fd);
+  assert.equal(a.name, 'a-4.bin');
+  const b = openUnique(dir, 'b');
+  closeSync(b.fd);
+  assert.equal(b.name, 'b-1');
+  assert.ok(lstatSync(join(dir, 'a.bin')).isSymbolicLink());
+  assert.equal(existsSync(join(dir, 'nowhere')), false, 'a dangling link is not followed');
+  assert.deepEqual(readdirSync(dir).sort(), ['a-1.bin', 'a-2.bin', 'a-3.bin', 'a-4.bin', 'a.bin', 'b', 'b-1', 'target']);
+});
+
+test('openUnique: a numbered name stays within 255 bytes', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-unique-'));
+  const long = 'x'.repeat(251) + '.bin';
+  writeFileSync(join(dir, long), '');
+  const next = openUnique(dir, long);
+  closeSync(next.fd);
+  assert.equal(Buffer.byteLength(next.name), 255);
+  assert.match(next.name, /^x+-1\.bin$/);
 });

@@ -118,3 +118,12 @@ test('formatBytes: whole bytes below 1 kB (a rate of 59.5 B/s shows as 60 B), th
   assert.equal(formatBytes(1536), '1.50 kB');
   assert.equal(formatBytes(5 * 1024 * 1024), '5.00 MB');
 });
+
+test('exactBytes: the exact count first (what a file keeps), the rounded size only beside it', async () => {
+  const { exactBytes } = await import('../../src/output/progress.js');
+  assert.equal(exactBytes(0), '0 bytes');
+  assert.equal(exactBytes(1), '1 byte');
+  assert.equal(exactBytes(1023), '1023 bytes');
+  assert.equal(exactBytes(1_048_576), '1048576 bytes (1.00 MB)');
+  assert.equal(exactBytes(884_736), '884736 bytes (864 kB)');
+});
