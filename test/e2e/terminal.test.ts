@@ -149,3 +149,38 @@ test('-a USER asks for the password on the terminal without echoing it', { skip:
   assert.equal(s.requests[0]!.rawHeaders[s.requests[0]!.rawHeaders.findIndex((h) => h.toLowerCase() === 'authorization') + 1], 'Basic ' + Buffer.from('ada:s3cret-pw').toString('base64'));
   assert.ok(!out.includes('s3cret-pw'), 'the password was echoed');
 });
+
+function assertInert(out: string) {
+  assert.ok(!out.includes('\x1b'), 'an escape sequence passed through');
+  assert.ok(!out.includes('\x07'), 'BEL passed through');
+  assert.ok(!out.includes('\x9b'), 'a C1 control passed through');
+  assert.ok(!/[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/.test(out), 'a bidirectional control passed through');
+}
+
+test('bidirectional controls and C1 controls from the network are shown as escapes on a terminal', { skip: skipReason }, async (t) => {
+  const bidi = 'lre:\u202a rle:\u202b pdf:\u202c lro:\u202d rlo:\u202e lri:\u2066 rli:\u2067 fsi:\u2068 pdi:\u2069 lrm:\u200e rlm:\u200f alm:\u061c';
+  const shown = 'lre:\\u202a rle:\\u202b pdf:\\u202c lro:\\u202d rlo:\\u202e lri:\\u2066 rli:\\u2067 fsi:\\u2068 pdi:\\u2069 lrm:\\u200e rlm:\\u200f alm:\\u061c';
+  const s = await httpServer(t, (req, res) => {
+    if (req.url === '/json') {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      // Valid JSON: neither C1 controls nor bidi controls need escaping in a string.
+      res.end(`{"f":"${bidi}","c":"\x9b2J"}`);
+    } else {
+      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end(`file: ${bidi} csi:\x9b2J\n`);
+    }
+  });
+  for (const args of [['--body', s.url + '/text'], ['--body', s.url + '/json'], ['--pretty=none', '--body', s.url + '/json'], ['--stream', '--body', s.url + '/json']]) {
+    const r = await runOnTty(args, { NO_COLOR: '1' });
+    assert.equal(r.code, 0, r.out);
+    assertInert(r.out);
+    assert.ok(r.out.includes(shown), `${args.join(' ')}: ${r.out}`);
+    assert.ok(r.out.includes('\\x9b2J'), `${args.join(' ')}: ${r.out}`);
+  }
+  // With colours the JSON is coloured and still inert (only sling's own colour escapes).
+  const c = await runOnTty(['--body', s.url + '/json']);
+  assert.equal(c.code, 0, c.out);
+  const plain = c.out.replace(/\x1b\[[0-9;]*m/g, '');
+  assertInert(plain);
+  assert.ok(plain.includes(shown), plain);
+});
