@@ -1,5 +1,6 @@
 import { ExitCode } from './exit.js';
 import { NestingError } from './nesting.js';
+import { BIDI, escapeCode } from './output/sanitize.js';
 
 /**
  * Every failure the user can see is a CliError: it knows its one-line message, its exit code and
@@ -21,17 +22,18 @@ export class CliError extends Error {
   }
 }
 
-// eslint-disable-next-line no-control-regex
-const BREAKS = /[\x00-\x08\x0a-\x1f\x7f]/g;
+const BREAKS = new RegExp(`[\\x00-\\x08\\x0a-\\x1f\\x7f-\\x9f${BIDI}]`, 'g');
 
 /**
- * A message kept on its one line: a value quoted from a file, an argument or a script may hold
- * line breaks or other control characters, shown here as escapes (`\n`, `\r`, `\x1b`). Tabs stay.
+ * A message kept on its one line: a value quoted from a file, an argument, a script or a response
+ * may hold line breaks or other control characters, shown here as escapes (`\n`, `\r`, `\x1b`,
+ * `\x9b`), and bidirectional controls that would reorder the line (`\u202e`), terminal or not
+ * (sanitize.ts has the rule). Tabs stay.
  */
 export function oneLine(text: string): string {
   BREAKS.lastIndex = 0;
   if (!BREAKS.test(text)) return text;
-  return text.replace(BREAKS, (c) => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
+  return text.replace(BREAKS, (c) => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : escapeCode(c.charCodeAt(0))));
 }
 
 /**

@@ -40,7 +40,7 @@ export class Reporter {
     if (this.quiet < 2) this.io.stderr.write(`${this.nl}sling: warning: ${oneLine(message)}\n`);
   }
   debug(message: string) {
-    if (this.debugOn) this.io.stderr.write(`${this.nl}sling: debug: ${message}\n`);
+    if (this.debugOn) this.io.stderr.write(`${this.nl}sling: debug: ${oneLine(message)}\n`);
   }
   error(err: unknown) {
     const nl = this.nl;

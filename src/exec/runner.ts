@@ -9,7 +9,8 @@ import { CliError, TooManyRedirectsError, UsageError, beyondLimits, fileProblem,
 import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { Reporter, stdoutSink, type Io } from '../main.js';
 import { makePlan, printParts, type OutputPlan } from '../output/plan.js';
-import { Printer, printingHops, printsAsItComes } from '../output/printer.js';
+import { neutralise } from '../output/sanitize.js';
+import { Printer, printingHops, printsAsItComes, shownText } from '../output/printer.js';
 import { prepareRequest } from '../request/prepare.js';
 import { withJarCookies } from '../transport/cookies.js';
 import type { RequestSpec } from '../request/spec.js';
@@ -325,7 +326,7 @@ class Run {
       await this.settle();
       // The request's title (as written: it could not be built), then what its building said, then why.
       if (this.inv.quiet === 0) {
-        const w = this.out.write((this.printedAny ? '\n' : '') + titleText(entry, entry.label, this.planFor('GET', entry.output?.print).colors) + '\n');
+        const w = this.out.write((this.printedAny ? '\n' : '') + titleText(entry, entry.label, this.planFor('GET', entry.output?.print)) + '\n');
         if (w) await w;
         this.printedAny = true;
       }
@@ -408,12 +409,12 @@ class Run {
     // A printed request goes out as it is sent: the previous response must be out first.
     if (this.deferred && (plan.requestHeaders || plan.requestBody)) await this.settle();
     if (inv.quiet === 0) {
-      sink.write((this.printedAny ? '\n' : '') + title(entry, spec, plan.colors) + '\n');
+      sink.write((this.printedAny ? '\n' : '') + title(entry, spec, plan) + '\n');
       this.printedAny = true;
       // Under the title: stderr written when the sink reaches this point (after the title on stdout).
       if (notes) sink.write(() => this.showNotes(notes, true));
       const before = entry.before?.(spec);
-      if (before?.length) sink.write(before.join('\n') + '\n');
+      if (before?.length) sink.write(shownText(plan, before.join('\n') + '\n'));
     } else if (notes) this.showNotes(notes, false);
     if (inv.offline) {
       const jar = spec.settings.cookieJar;
@@ -637,10 +638,13 @@ class Run {
     let lines: string[] | undefined;
     const log = result.log ?? [];
     if (this.inv.quiet === 0 && log.length) {
+      // What scripts log and test results quote comes from outside: neutralised as a body is.
+      lines = plan.terminal ? log.map((l) => shownText(plan, l)) : log;
       // A body that does not end its line would run into the log (on a terminal the printer ends it).
-      lines = plan.responseBody && !plan.terminal && body.length && body[body.length - 1] !== 10 ? ['', ...log] : log;
+      if (plan.responseBody && !plan.terminal && body.length && body[body.length - 1] !== 10) lines = ['', ...log];
     }
-    if (result.stderrText) this.stderr.write(result.stderrText);
+    // curl's -w after %{stderr}: a terminal gets it neutralised too (it quotes headers, URLs).
+    if (result.stderrText) this.stderr.write(this.io.stderr.isTTY ? neutralise(result.stderrText) : result.stderrText);
     if (result.notes?.length && this.inv.quiet === 0) for (const n of result.notes) this.stderr.write(`sling: ${oneLine(n)}\n`);
     if (result.failures.length) for (const f of result.failures) this.stderr.write(`sling: test failed: ${at(entry, spec)}: ${oneLine(f)}\n`);
     if (result.errors?.length) for (const e of result.errors) this.stderr.write(`sling: error: ${oneLine(e)}\n`);
@@ -723,14 +727,16 @@ function at(entry: ExecEntry, spec: RequestSpec): string {
   return name ? `${where} (${name})` : where;
 }
 
-function title(entry: ExecEntry, spec: RequestSpec, colors: boolean): string {
+function title(entry: ExecEntry, spec: RequestSpec, plan: OutputPlan): string {
   const where = `${originText(spec.url)}${spec.url.path}${spec.url.query ? '?' + spec.url.query : ''}`;
-  return titleText(entry, `${spec.method} ${where}`, colors);
+  return titleText(entry, `${spec.method} ${where}`, plan);
 }
 
-function titleText(entry: ExecEntry, request: string, colors: boolean): string {
-  const text = `### ${titleLine(entry, request)}`;
-  return colors ? `\x1b[1;33m${text}\x1b[0m` : text;
+/** The title line; on a terminal its control characters (in a request's name, say) are neutralised, as a body's are. */
+function titleText(entry: ExecEntry, request: string, plan: OutputPlan): string {
+  const line = titleLine(entry, request);
+  const text = `### ${plan.terminal ? neutralise(line) : line}`;
+  return plan.colors ? `\x1b[1;33m${text}\x1b[0m` : text;
 }
 
 /** Lines in the text (a last line without its line break counts; an empty file has none). */

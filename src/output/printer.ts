@@ -5,7 +5,7 @@ import { headerIn } from '../transport/head.js';
 import { colourJson, formatJson, formatJsonBytes, looksLikeJson, NotFormatted } from './json-format.js';
 import { bodyKind, highlightCss, highlightForm, highlightJs, highlightMarkup, indentXml } from './highlight.js';
 import type { OutputPlan } from './plan.js';
-import { neutralise } from './sanitize.js';
+import { neutralise, neutraliseJson } from './sanitize.js';
 import { now } from '../clock.js';
 
 /** Where output goes: stdout in the CLI, a buffer in tests of the printer. */
@@ -278,9 +278,9 @@ export class Printer {
       if (plan.format && plan.formatJson) {
         const fmt = { indent: plan.indent, sorted: plan.sorted, palette: p };
         try {
-          // Valid JSON has no raw control characters: the formatted bytes are safe on a terminal.
+          // Valid JSON has no raw C0 control characters; C1 and bidirectional ones are shown as escapes.
           const out = utf8 ? formatJsonBytes(buf, fmt) : Buffer.from(formatJson(this.decodeText(buf, contentType), fmt) ?? '', 'utf8');
-          if (out && out.length) return out;
+          if (out && out.length) return plan.terminal ? neutraliseJson(out) : out;
         } catch (e) {
           if (!(e instanceof NotFormatted)) throw e;
           // As it came, then a line that says why it is not formatted.
@@ -309,9 +309,8 @@ export class Printer {
     }
   }
 
-  /** Control characters neutralised, when the output is a terminal. */
   private safe(text: string): string {
-    return this.plan.terminal ? neutralise(text, this.plan.colors ? this.plan.palette.control : '', this.plan.colors ? this.plan.palette.reset : '') : text;
+    return shownText(this.plan, text);
   }
 
   /** `more`: the reading stopped there (a body that goes on is not read to its end). */
@@ -415,6 +414,15 @@ export class Printer {
   private finishNow() {
     if (this.plan.terminal && !this.lastNewline) this.put('\n');
   }
+}
+
+/**
+ * Text from outside for stdout (a body, what a script logged, a test's name and message): control
+ * characters neutralised when the output is a terminal, the bytes as they came otherwise
+ * (sanitize.ts has the rule).
+ */
+export function shownText(plan: OutputPlan, text: string): string {
+  return plan.terminal ? neutralise(text, plan.colors ? plan.palette.control : '', plan.colors ? plan.palette.reset : '') : text;
 }
 
 const bodyMime = (plan: OutputPlan, contentType: string | undefined) => (plan.responseMime ?? contentType)?.split(';')[0]?.trim().toLowerCase() ?? '';

@@ -1,18 +1,21 @@
 import { openSync } from 'node:fs';
 import { join } from 'node:path';
+import { BIDI } from '../output/sanitize.js';
 
 /**
  * File names for downloads. A server-supplied name is reduced to a bare, safe file name: no
- * directory parts (`/`, `\`, `..`), no leading dots (no hidden or dot files), no control characters,
- * no characters Windows forbids, no reserved device names (CON, NUL, COM1, ...), at most 255 bytes.
+ * directory parts (`/`, `\`, `..`), no leading dots (no hidden or dot files), no control characters
+ * (bidirectional ones included), no characters Windows forbids, no reserved device names (CON, NUL,
+ * COM1, ...), at most 255 bytes.
  */
 const RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/i;
 const MAX_BYTES = 255;
+/** Control characters, and bidirectional controls (`invoice\u202egnp.exe` would read as `invoiceexe.png`). */
+const NOT_IN_NAMES = new RegExp(`[\\x00-\\x1f\\x7f-\\x9f${BIDI}]`, 'g');
 
 export function sanitizeFileName(raw: string): string | undefined {
   let name = raw.split(/[/\\]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
-  name = name.replace(/[\x00-\x1f\x7f\x80-\x9f]/g, '').replace(/[<>:"|?*]/g, '_');
+  name = name.replace(NOT_IN_NAMES, '').replace(/[<>:"|?*]/g, '_');
   name = name.replace(/^[.\s]+/, '').replace(/[.\s]+$/, '');
   if (!name) return undefined;
   const dot = name.indexOf('.');

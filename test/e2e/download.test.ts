@@ -133,6 +133,18 @@ test('Content-Disposition names: RFC 5987 filename*, and hostile names reduced t
   assert.ok(Buffer.byteLength(name!) <= 255 && name!.endsWith('.txt') && name!.startsWith('aaa'), name);
 });
 
+test('a server-supplied name loses its bidirectional controls (no "gnp.exe" that reads as "exe.png")', async (t) => {
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Disposition': "attachment; filename*=UTF-8''invoice%E2%80%AEgnp.exe%E2%81%A6%E2%80%8F" });
+    res.end('x');
+  });
+  const dir = tmp();
+  const r = await runSling(['-d', `${s.url}/dl`], { cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(readdirSync(dir), ['invoicegnp.exe']);
+  assert.match(r.stderr, /Saved 1 B to 'invoicegnp\.exe'/);
+});
+
 test('-o FILE and -o - (bytes on stdout, headers on stderr)', async (t) => {
   const data = randomBytes(5000);
   const s = await httpServer(t, rangeHandler(data));

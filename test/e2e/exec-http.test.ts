@@ -951,3 +951,42 @@ test('exec http: >>! onto a named pipe is one error line at once, not a write th
   assert.match(n.stderr, /response saved to \/dev\/null$/m);
   assert.equal(existsSync('/dev/null-1'), false);
 });
+
+test('exec http: piped, script output keeps its bytes; every line on stderr shows C1 and bidirectional controls as escapes', async (t) => {
+  const evil = 'esc:\x1b[2J csi:\x9b2J rlo:\u202e gnp.exe lrm:\u200e alm:\u061c pdi:\u2069';
+  const srv = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ k: evil }));
+  });
+  const dir = workdir({
+    'e.http': [
+      '@v = {{first.response.body.k}}',
+      '',
+      '# @name first',
+      `GET ${srv.url}/one`,
+      '',
+      '> {%',
+      '  client.log(response.body.k);',
+      '  client.test("t " + response.body.k, () => client.assert(false, response.body.k));',
+      '  Promise.reject(new Error(response.body.k));',
+      '%}',
+      '',
+      '###',
+      `GET ${srv.url}/two?{{v}}`,
+      '',
+      '> {% client.log(request.variables.get("v")); %}',
+      '',
+    ].join('\n'),
+  });
+  const r = await exec(dir, ['--print=h', '--debug', 'e.http']);
+  assertExit(r, 1);
+  // stdout is a pipe: what the script logged is data, byte for byte (as a body is).
+  assert.ok(r.stdout.includes(`\n${evil}\n`), show(r));
+  assert.ok(r.stdout.includes(`\n✗ t ${evil}: ${evil}\n`), show(r));
+  const shown = 'esc:\\x1b[2J csi:\\x9b2J rlo:\\u202e gnp.exe lrm:\\u200e alm:\\u061c pdi:\\u2069';
+  assert.ok(!/[\x1b\x9b\u202e\u200e\u061c\u2069]/.test(r.stderr), show(r));
+  assert.ok(r.stderr.includes(`sling: test failed: e.http:4 (first): t ${shown}: ${shown}\n`), show(r));
+  assert.ok(r.stderr.includes(`sling: warning: a script left a rejected promise that nothing handled: ${shown}\n`), show(r));
+  // --debug shows a variable's value: on one line, escaped like any message.
+  assert.ok(r.stderr.includes(`= ${shown}\n`), show(r));
+});

@@ -209,3 +209,103 @@ test('on a terminal a body is never held whole without bound (issue 26, item 2):
   assert.ok(big.length > 32 << 20, `${big.length}`);
   assert.equal(j.stdout, `${big}\n[body over 32 MiB (${big.length} bytes): shown as it came, not formatted]\n`);
 });
+
+/** Text a hostile server sends: a window title, a clear screen, a hyperlink, a C1 CSI and a bidi override. */
+const HOSTILE = 'title:\x1b]0;pwned\x07 clear:\x1b[2J link:\x1b]8;;http://evil/\x07click\x1b]8;;\x07 csi:\x9b2J bidi:\u202e gnp.exe';
+/** The same as a terminal must show it. */
+const HOSTILE_SHOWN = 'title:␛]0;pwned␇ clear:␛[2J link:␛]8;;http://evil/␇click␛]8;;␇ csi:\\x9b2J bidi:\\u202e gnp.exe';
+
+function assertInert(out: string) {
+  assert.ok(!out.includes('\x1b'), 'an escape sequence passed through');
+  assert.ok(!out.includes('\x07'), 'BEL passed through');
+  assert.ok(!out.includes('\x9b'), 'a C1 control passed through');
+  assert.ok(!/[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/.test(out), 'a bidirectional control passed through');
+}
+
+test('exec on a terminal: what scripts log and test results quoting a response are neutralised', { skip: skipReason }, async (t) => {
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ k: HOSTILE }));
+  });
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const dir = fs.mkdtempSync(path.join((await import('node:os')).tmpdir(), 'sling-tty-'));
+  const file = path.join(dir, 'evil.http');
+  fs.writeFileSync(
+    file,
+    [
+      `GET ${s.url}/one`,
+      '',
+      '> {%',
+      '  client.log("log " + response.body.k);',
+      '  client.global.set("k", response.body.k);',
+      '  client.test("name " + response.body.k, () => client.assert(false, "msg " + response.body.k));',
+      '%}',
+      '?? body k == x',
+      '',
+      // A request's name is shown in its title: neutralised too.
+      '### sec\u202eond',
+      '< {% client.log("pre " + client.global.get("k")); %}',
+      `GET ${s.url}/two`,
+      '',
+    ].join('\n'),
+  );
+  const r = await runOnTty(['exec', '--print=h', file], { NO_COLOR: '1' });
+  assert.equal(r.code, 1, r.out);
+  assertInert(r.out);
+  const out = r.out.replace(/\r\n/g, '\n');
+  // On stdout: the lines as the person reads them, each control shown as in a body.
+  assert.ok(out.includes(`\nlog ${HOSTILE_SHOWN}\n`), out);
+  assert.ok(out.includes(`\n✗ name ${HOSTILE_SHOWN}: msg ${HOSTILE_SHOWN}\n`), out);
+  assert.ok(out.includes(`\npre ${HOSTILE_SHOWN}\n`), out);
+  assert.match(out, /\n### sec\\u202eond: GET /);
+  assert.match(out, /\n✗ k == x: got ".*csi:\\x9b2J bidi:\\u202e gnp\.exe/);
+  // On stderr: the one-line message, controls as escapes.
+  assert.match(out, /sling: test failed: .*: name title:\\x1b\]0;pwned\\x07 .*csi:\\x9b2J bidi:\\u202e gnp\.exe/);
+});
+
+test('bidirectional controls and C1 controls from the network are shown as escapes on a terminal', { skip: skipReason }, async (t) => {
+  const bidi = 'lre:\u202a rle:\u202b pdf:\u202c lro:\u202d rlo:\u202e lri:\u2066 rli:\u2067 fsi:\u2068 pdi:\u2069 lrm:\u200e rlm:\u200f alm:\u061c';
+  const shown = 'lre:\\u202a rle:\\u202b pdf:\\u202c lro:\\u202d rlo:\\u202e lri:\\u2066 rli:\\u2067 fsi:\\u2068 pdi:\\u2069 lrm:\\u200e rlm:\\u200f alm:\\u061c';
+  const s = await httpServer(t, (req, res) => {
+    if (req.url === '/json') {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      // Valid JSON: neither C1 controls nor bidi controls need escaping in a string.
+      res.end(`{"f":"${bidi}","c":"\x9b2J"}`);
+    } else {
+      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end(`file: ${bidi} csi:\x9b2J\n`);
+    }
+  });
+  for (const args of [['--body', s.url + '/text'], ['--body', s.url + '/json'], ['--pretty=none', '--body', s.url + '/json'], ['--stream', '--body', s.url + '/json']]) {
+    const r = await runOnTty(args, { NO_COLOR: '1' });
+    assert.equal(r.code, 0, r.out);
+    assertInert(r.out);
+    assert.ok(r.out.includes(shown), `${args.join(' ')}: ${r.out}`);
+    assert.ok(r.out.includes('\\x9b2J'), `${args.join(' ')}: ${r.out}`);
+  }
+  // With colours the JSON is coloured and still inert (only sling's own colour escapes).
+  const c = await runOnTty(['--body', s.url + '/json']);
+  assert.equal(c.code, 0, c.out);
+  const plain = c.out.replace(/\x1b\[[0-9;]*m/g, '');
+  assertInert(plain);
+  assert.ok(plain.includes(shown), plain);
+});
+
+test('exec of a curl file on a terminal: -w and -D - output quoting a response is neutralised, on stdout and stderr', { skip: skipReason }, async (t) => {
+  const s = await rawServer(t, (socket) => {
+    socket.end('HTTP/1.1 200 OK\r\nX-Evil: a\x1b]0;pwned\x07b\x1b[2Jc\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok');
+  });
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const dir = fs.mkdtempSync(path.join((await import('node:os')).tmpdir(), 'sling-tty-'));
+  const file = path.join(dir, 'evil.curl');
+  fs.writeFileSync(file, `curl -s -o /dev/null -D - -w 'out:%header{x-evil}\\n%{stderr}err:%header{x-evil}\\n' ${s.url}/\n`);
+  const r = await runOnTty(['exec', file], { NO_COLOR: '1' });
+  assert.equal(r.code, 0, r.out);
+  assertInert(r.out);
+  const out = r.out.replace(/\r\n/g, '\n');
+  assert.ok(out.includes('\nX-Evil: a␛]0;pwned␇b␛[2Jc\n'), out);
+  assert.ok(out.includes('\nout:a␛]0;pwned␇b␛[2Jc\n'), out);
+  assert.ok(out.includes('\nerr:a␛]0;pwned␇b␛[2Jc\n'), out);
+});

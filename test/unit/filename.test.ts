@@ -24,6 +24,8 @@ const SAFE: [string, string | undefined][] = [
   ['CON', '_CON'],
   ['com1.txt', '_com1.txt'],
   ['a\u0000b\u001b.txt', 'ab.txt'],
+  ['invoice\u202egnp.exe', 'invoicegnp.exe'],
+  ['\u2066a\u2069\u200e\u200f\u061cb\u0085.txt', 'ab.txt'],
   ['what?<>|*.txt', 'what_____.txt'],
   ['name. ', 'name'],
 ];

@@ -1,4 +1,5 @@
 import vm from 'node:vm';
+import { oneLine } from '../../errors.js';
 
 /**
  * JetBrains HTTP Client scripts (`< {% %}` pre-request scripts, `> {% %}` response handlers),
@@ -246,7 +247,7 @@ export class ScriptHost {
       // An Error made inside the sandbox is not the host's Error: read its message as a plain property.
       const message = reason !== null && typeof reason === 'object' ? (reason as { message?: unknown }).message : undefined;
       const text = typeof message === 'string' ? message : String(reason);
-      process.stderr.write(`sling: warning: a script left a rejected promise that nothing handled: ${text.replace(/[\x00-\x1f]/g, ' ')}\n`);
+      process.stderr.write(`sling: warning: a script left a rejected promise that nothing handled: ${oneLine(text)}\n`);
     });
     const bridge = {
       setGlobal: (n: string, t: string) => this.hooks?.setGlobal(n, t),
