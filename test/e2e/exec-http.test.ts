@@ -990,3 +990,23 @@ test('exec http: piped, script output keeps its bytes; every line on stderr show
   // --debug shows a variable's value: on one line, escaped like any message.
   assert.ok(r.stderr.includes(`= ${shown}\n`), show(r));
 });
+
+test('exec http: rest-client.env.json and rest-client.private.env.json (the older names) are read where http-client.env.json would be, in a parent folder too; the current names win', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({
+    'rest-client.env.json': JSON.stringify({ dev: { host: 'old-public', secret: '' } }),
+    'rest-client.private.env.json': JSON.stringify({ dev: { secret: 'old-private' } }),
+  });
+  mkdirSync(join(dir, 'api'));
+  writeFileSync(join(dir, 'api', 'a.http'), `GET ${srv.url}/{{host}}/{{secret}}\n`);
+  const r = await exec(dir, ['--env', 'dev', 'api/a.http']);
+  assertExit(r, 0);
+  assert.equal(srv.requests.at(-1)!.url, '/old-public/old-private');
+  // Beside the current names, only the missing one is taken from the older name.
+  writeFileSync(join(dir, 'http-client.env.json'), JSON.stringify({ dev: { host: 'new-public', secret: '' } }));
+  assertExit(await exec(dir, ['--env', 'dev', 'api/a.http']), 0);
+  assert.equal(srv.requests.at(-1)!.url, '/new-public/old-private');
+  // Neither name: the message names both.
+  const none = workdir({ 'a.http': `GET ${srv.url}/x\n` });
+  assertError(await exec(none, ['--env', 'dev', 'a.http']), 1, /--env dev: no http-client\.env\.json or http-client\.private\.env\.json \(or their older names, rest-client\.env\.json and rest-client\.private\.env\.json\)/);
+});

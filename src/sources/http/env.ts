@@ -5,8 +5,9 @@ import { UsageError, beyondLimits } from '../../errors.js';
 
 /**
  * Environments of the JetBrains HTTP Client (also read by httpyac): `http-client.env.json` and
- * `http-client.private.env.json`, next to the .http file or in the nearest parent folder that has
- * one, each `{ "envName": { "var": "value" }, "$shared": { ... } }`. The selected environment's
+ * `http-client.private.env.json` (or their older names `rest-client.env.json` and
+ * `rest-client.private.env.json`, each where its current name is missing), next to the .http
+ * file or in the nearest parent folder that has one, each `{ "envName": { "var": "value" }, "$shared": { ... } }`. The selected environment's
  * variables win over `$shared`; between the two files the JetBrains documentation gives the public
  * file precedence over the private one, and so does sling, except over an empty public value.
  */
@@ -26,6 +27,9 @@ export interface Environment {
 
 const PUBLIC = 'http-client.env.json';
 const PRIVATE = 'http-client.private.env.json';
+/** The JetBrains client's older names (`rest-client.env.json`), still in many projects: read where the current name is missing. */
+const OLD_PUBLIC = 'rest-client.env.json';
+const OLD_PRIVATE = 'rest-client.private.env.json';
 
 type EnvFile = Record<string, Record<string, unknown>>;
 
@@ -68,7 +72,12 @@ function lineCol(text: string, offset: number): string {
 export function findEnvFiles(dir: string): string[] {
   let d = resolve(dir);
   for (;;) {
-    const found = [join(d, PUBLIC), join(d, PRIVATE)].filter((p) => existsSync(p));
+    const found = [
+      [PUBLIC, OLD_PUBLIC],
+      [PRIVATE, OLD_PRIVATE],
+    ]
+      .map(([name, old]) => (existsSync(join(d, name!)) ? join(d, name!) : existsSync(join(d, old!)) ? join(d, old!) : undefined))
+      .filter((p): p is string => p !== undefined);
     if (found.length) return found;
     const up = dirname(d);
     if (up === d) return [];
@@ -130,7 +139,7 @@ export function loadEnvironment(dir: string, envName: string | undefined, envFil
   };
   if (envName !== undefined) {
     const known = new Set(parsed.flatMap((d) => Object.keys(d).filter((k) => k !== '$shared')));
-    if (!files.length) throw new UsageError(`--env ${envName}: no ${PUBLIC} or ${PRIVATE} next to the file or in a parent folder`, 'name one with --env-file PATH');
+    if (!files.length) throw new UsageError(`--env ${envName}: no ${PUBLIC} or ${PRIVATE} (or their older names, ${OLD_PUBLIC} and ${OLD_PRIVATE}) next to the file or in a parent folder`, 'name one with --env-file PATH');
     if (!known.has(envName)) {
       throw new UsageError(`--env ${envName}: no such environment in ${files.join(', ')}`, `environments: ${[...known].join(', ') || '(none)'}`);
     }
