@@ -21,7 +21,8 @@ export function highlightMarkup(text: string, p: Palette): string {
     else {
       const t = /^(<\/?)([^\s/>]+)([\s\S]*?)(\/?>)$/.exec(tok)!;
       let attrs = '';
-      const ar = /(\s+)([^\s=/>]+)(?:(\s*=\s*)("[^"]*"|'[^']*'|[^\s>]+))?/g;
+      // `(?<!\s)`: tried from the first blank of a run only (from each blank, a tag with 40,000 took 1.6 s).
+      const ar = /(?<!\s)(\s+)([^\s=/>]+)(?:(\s*=\s*)("[^"]*"|'[^']*'|[^\s>]+))?/g;
       let a = 0;
       for (let x = ar.exec(t[3]!); x; x = ar.exec(t[3]!)) {
         attrs += t[3]!.slice(a, x.index) + x[1] + paint(p.attr, x[2]!, p) + (x[3] ?? '') + (x[4] ? paint(p.string, x[4], p) : '');

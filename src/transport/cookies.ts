@@ -24,6 +24,7 @@ export interface Cookie {
 }
 
 let counter = 0;
+const CONTROLS = /[\x00-\x08\x0a-\x1f\x7f]/;
 
 function defaultPath(path: string): string {
   if (!path.startsWith('/')) return '/';
@@ -61,6 +62,9 @@ export class CookieJar {
     const name = first.slice(0, eq).trim();
     const value = first.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
     if (!name) return null;
+    // Control characters but the tab (a CR would end the Cookie header line it goes back in): the
+    // cookie is dropped, as RFC 6265bis, browsers and curl ("invalid octets") do.
+    if (CONTROLS.test(name) || CONTROLS.test(value)) return null;
     const cookie: Cookie = { name, value, domain: url.hostname, hostOnly: true, path: defaultPath(url.path), secure: false, httpOnly: false, created: counter++ };
     let maxAge: number | undefined;
     let expires: number | undefined;

@@ -80,8 +80,11 @@ export function contentLength(raw: string[], where: string): number | undefined 
     const parts = raw[i + 1]!.split(',');
     for (let k = 0; k < parts.length; k++) {
       const v = parts[k]!.trim();
-      if (!/^\d+$/.test(v)) throw new NetworkError(`${where} sent a malformed HTTP response (Content-Length '${raw[i + 1]!.slice(0, 40)}')`);
       const n = Number(v);
+      // Past 2^53 a JavaScript number no longer says where the body ends (`9007199254740993` reads
+      // as ...992, 400 digits as Infinity): malformed, as node:http and curl call a length past what
+      // they can hold (2^64, 2^63).
+      if (!/^\d+$/.test(v) || !Number.isSafeInteger(n)) throw new NetworkError(`${where} sent a malformed HTTP response (Content-Length '${raw[i + 1]!.slice(0, 40)}')`);
       if (length !== undefined && n !== length) throw new NetworkError(`${where} sent a malformed HTTP response (Content-Length ${length} and ${n} disagree)`);
       length = n;
     }

@@ -25,6 +25,13 @@ test('Domain cookies match subdomains; a server cannot set cookies for other dom
   assert.equal(jar.setCookie('c=3; Domain=127.0.0.1', u('http://localhost/')), null);
 });
 
+test('a cookie with a control character in its name or value is dropped, a tab is kept (fuzz: a CR went back in the Cookie header)', () => {
+  const jar = new CookieJar();
+  for (const header of ['a=b\rX-Injected: 1', 'a\0=b', 'a=\x1b[31mred', 'a=b\x7fc', 'a=x\ny']) assert.equal(jar.setCookie(header, u('http://h/')), null, JSON.stringify(header));
+  assert.equal(jar.cookieHeader(u('http://h/')), undefined);
+  assert.equal(jar.setCookie('a=b\tc; Path=/', u('http://h/'))?.value, 'b\tc');
+});
+
 test('paths, expiry, Max-Age over Expires, deletion, Secure', () => {
   const jar = new CookieJar();
   const now = Date.parse('2026-01-01T00:00:00Z');

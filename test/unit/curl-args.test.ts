@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { AUTH, CurlArgError, parseConfigText, parseCurlArgs, type Operation } from '../../src/sources/curl/args.js';
 import { CURL_OPTIONS, matchLong } from '../../src/sources/curl/options.js';
 import { looksLikeCmd, parseCmdScript, splitWindowsArgs } from '../../src/sources/curl/cmd.js';
+import { quickly } from '../helpers/timing.js';
 
 const noConfig = { readConfig: () => { throw new Error('no config in this test'); } };
 const parse = (args: string[]): Operation[] => parseCurlArgs(args, noConfig).operations;
@@ -116,4 +117,12 @@ test('cmd.exe "Copy as cURL": carets, continuations, C runtime quoting', () => {
   assert.deepEqual(calls[0]!.argv, ['https://example.com/api?a=1&b=2', '-H', 'accept: */*', '--data-raw', '{"name":"Ada 50%"}', '--compressed']);
   assert.deepEqual(parseCmdScript('curl "http://x/" -H "Authorization: Bearer %TOKEN%" -d "a=%NOPE%"\n', env)[0]!.argv, ['http://x/', '-H', 'Authorization: Bearer secret', '-d', 'a=%NOPE%']);
   assert.deepEqual(splitWindowsArgs('a "b c" d\\"e "f\\\\" g""h "i""j"'), ['a', 'b c', 'd"e', 'f\\', 'gh', 'i"j']);
+});
+
+test('cmd.exe: a long command is read in one pass (fuzz: 200 kB took 3 s, each character asked whether the command so far was blank)', () => {
+  const env = { lookup: () => undefined, assign: () => {}, cwd: '/', home: '/', unset: () => {} };
+  const text = `curl ^"http://h/${'a'.repeat(300_000)}^" ^\n  --compressed\n`;
+  assert.ok(looksLikeCmd(text));
+  const calls = quickly('long cmd.exe command', () => parseCmdScript(text, env));
+  assert.deepEqual(calls[0]!.argv, [`http://h/${'a'.repeat(300_000)}`, '--compressed']);
 });

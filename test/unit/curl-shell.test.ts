@@ -195,3 +195,15 @@ test('{ } groups: one that runs no curl is read like its builtins (`|| { echo fa
   assert.throws(() => curlArgs('curl a || { echo x; exit 1\ncurl b'), (e: unknown) => e instanceof ShellSyntaxError && /a '\{' group without its closing '\}'/.test(e.message));
   assert.throws(() => curlArgs('{ echo x; } y'), (e: unknown) => e instanceof ShellSyntaxError && /only redirections may follow/.test(e.message));
 });
+
+test('$( ) nested thousands deep is a ShellSyntaxError, not the stack running out (fuzz: RangeError)', () => {
+  assert.throws(
+    () => parseShell(b(`curl x\ncurl ${'$('.repeat(20_000)}`)),
+    (e: unknown) => e instanceof ShellSyntaxError && /^nested too deeply to work through/.test(e.message) && position(b(`curl x\ncurl ${'$('.repeat(20_000)}`), e.offset).line === 2,
+  );
+});
+
+test('a double-quoted word of 200,000 expansions is read (its parts were passed to push() as as many arguments)', () => {
+  const [item] = parseShell(b(`curl "${'$a'.repeat(200_000)}"`));
+  assert.equal(item!.pipeline.commands[0]!.words[1]!.parts.filter((p) => p.kind === 'var').length, 200_000);
+});

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chooseFileName, nameFromContentDisposition, openUnique, sanitizeFileName } from '../../src/transport/filename.js';
 import { resumeCommand } from '../../src/transport/download.js';
+import { quickly } from '../helpers/timing.js';
 
 const CD: [string, string | undefined][] = [
   ['attachment; filename="a.txt"', 'a.txt'],
@@ -35,6 +36,20 @@ test('long names are cut to 255 bytes, keeping the extension', () => {
   const name = sanitizeFileName('é'.repeat(200) + '.tar')!;
   assert.ok(Buffer.byteLength(name) <= 255);
   assert.ok(name.endsWith('.tar'));
+});
+
+test('long names are cut in one pass, and never end on a dot or a blank (fuzz: 100,000 characters took a minute)', () => {
+  assert.equal(quickly('long name', () => sanitizeFileName('x'.repeat(100_000))), 'x'.repeat(255));
+  assert.equal(quickly('blanks inside', () => sanitizeFileName(`a${' '.repeat(100_000)}b`)), 'a');
+  assert.equal(quickly('BOMs inside', () => sanitizeFileName(`a${'\ufeff'.repeat(100_000)}b`)), 'a');
+  assert.equal(sanitizeFileName(`${'a'.repeat(254)}. b`), 'a'.repeat(254));
+  assert.equal(quickly('filename* with blanks', () => nameFromContentDisposition(`attachment; filename*=${' '.repeat(100_000)}`)), undefined);
+});
+
+test('a name from the URL stays within 255 bytes with the extension the type adds (fuzz: 259 bytes)', () => {
+  const name = chooseFileName(undefined, `/${'a'.repeat(254)}`, 'application/json');
+  assert.equal(name, `${'a'.repeat(250)}.json`);
+  assert.ok(Buffer.byteLength(name) <= 255);
 });
 
 test('name from the URL, with an extension from the type, else index', () => {

@@ -183,6 +183,11 @@ const PATHS: [string, unknown[]][] = [
   ['$.items.length', [2]],
 ];
 for (const [path, want] of PATHS) test(`jsonPath ${path}`, () => assert.deepEqual(jsonPath(DOC, path), want));
+test('jsonPath: an array of 300,000 items is selected whole (fuzz: RangeError, each item made an argument of push())', () => {
+  const doc = { a: Array.from({ length: 300_000 }, (_, i) => i) };
+  for (const path of ['$.a[*]', '$.a.*', '$.a[0:]', '$..*']) assert.equal(jsonPath(doc, path).length, path === '$..*' ? 300_001 : 300_000, path);
+});
+
 test('jsonPath: filters keep the items their expression holds for', () => {
   assert.deepEqual(jsonPath(DOC, '$.items[?(@.id==1)]'), [{ id: 1, tags: ['p'] }]);
   assert.deepEqual(jsonPath(DOC, '$.items[?(@.id > 1)].id'), [2]);

@@ -154,7 +154,7 @@ function paramWord(s: string, pos: number, stop: string): { word: string; end: n
   }
   let end = pos;
   while (end < s.length && !stop.includes(s[end]!)) end++;
-  return { word: s.slice(pos, end).replace(/\s+$/, ''), end };
+  return { word: s.slice(pos, end).trimEnd(), end };
 }
 
 interface PartParams {
@@ -200,7 +200,7 @@ function parseParams(s: string, pos: number, stop: string, files: FileAccess): P
         pos = w.end;
         const text = files.read(w.word);
         if (text === undefined) files.warn(`cannot read part headers from '${w.word}'`);
-        else for (const line of text.split(/\r?\n/)) if (line.trim() && !line.startsWith('#')) out.headers.push(line.replace(/\s+$/, ''));
+        else for (const line of text.split(/\r?\n/)) if (line.trim() && !line.startsWith('#')) out.headers.push(line.trimEnd());
       } else {
         const w = paramWord(s, pos, ';' + stop);
         out.headers.push(w.word);

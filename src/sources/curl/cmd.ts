@@ -22,16 +22,23 @@ export function looksLikeCmd(text: string): boolean {
 function cmdPass(text: string, env: ShellEnv): { text: string; offset: number }[] {
   const commands: { text: string; offset: number }[] = [];
   let cur = '';
+  /** `cur` holds only blanks so far (asking `cur.trim()` at each character was quadratic). */
+  let blank = true;
+  const add = (s: string) => {
+    cur += s;
+    if (blank && s.trim()) blank = false;
+  };
   let start = 0;
   let inQuote = false;
   const end = (at: number) => {
-    if (cur.trim()) commands.push({ text: cur, offset: start });
+    if (!blank) commands.push({ text: cur, offset: start });
     cur = '';
+    blank = true;
     start = at;
   };
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
-    if (!cur.trim() && !inQuote && /[ \t]/.test(c)) {
+    if (blank && !inQuote && /[ \t]/.test(c)) {
       start = i + 1;
       continue;
     }
@@ -40,12 +47,12 @@ function cmdPass(text: string, env: ShellEnv): { text: string; offset: number }[
       if (m) {
         const v = env.lookup(m[1]!);
         if (v !== undefined) {
-          cur += v;
+          add(v);
           i += m[0].length - 1;
           continue;
         }
       }
-      cur += c;
+      add(c);
       continue;
     }
     if (inQuote) {
@@ -55,7 +62,7 @@ function cmdPass(text: string, env: ShellEnv): { text: string; offset: number }[
         end(i + 1);
         continue;
       }
-      cur += c;
+      add(c);
       continue;
     }
     if (c === '^') {
@@ -64,20 +71,20 @@ function cmdPass(text: string, env: ShellEnv): { text: string; offset: number }[
         // A caret at the end of a line joins the next line, whose first character is taken as it is.
         i++;
         if (text[i + 1] !== undefined) {
-          cur += text[i + 1];
+          add(text[i + 1]!);
           i++;
         }
         continue;
       }
       if (n !== undefined) {
-        cur += n;
+        add(n);
         i++;
       }
       continue;
     }
     if (c === '"') {
       inQuote = true;
-      cur += c;
+      add(c);
       continue;
     }
     if (c === '\n') {
@@ -90,7 +97,7 @@ function cmdPass(text: string, env: ShellEnv): { text: string; offset: number }[
       continue;
     }
     if (c === '|' || c === '<' || c === '>') throw new ShellSyntaxError(`'${c}' (a cmd.exe pipe or redirection) is not supported`, i);
-    cur += c;
+    add(c);
   }
   end(text.length);
   return commands;

@@ -15,6 +15,8 @@
  * a ShellSyntaxError at the offending position.
  */
 
+import { limitReached } from '../../errors.js';
+
 export class ShellSyntaxError extends Error {
   constructor(
     message: string,
@@ -391,7 +393,7 @@ class Reader {
       if (c === '"') {
         flush();
         this.pos++;
-        parts.push(...this.parseDoubleQuoted());
+        for (const p of this.parseDoubleQuoted()) parts.push(p);
         continue;
       }
       if (c === '$') {
@@ -405,7 +407,7 @@ class Reader {
         if (n === '"') {
           flush();
           this.pos += 2;
-          parts.push(...this.parseDoubleQuoted());
+          for (const p of this.parseDoubleQuoted()) parts.push(p);
           continue;
         }
         const exp = this.parseDollar(false);
@@ -438,7 +440,8 @@ class Reader {
 
   /**
    * Inside "...": the opening quote has been read; reads through the closing one. As a here-document
-   * body (`heredoc`), reads to the end and `"` is an ordinary character.
+   * body (`heredoc`), reads to the end and `"` is an ordinary character. Callers take its parts one
+   * by one: `"$a$a..."` 200,000 times is as many parts, too many arguments for `push(...parts)`.
    */
   parseDoubleQuoted(heredoc = false): Part[] {
     const start = this.pos - 1;
@@ -608,7 +611,7 @@ class Reader {
       } else if (c === '"') {
         flush();
         this.pos++;
-        parts.push(...this.parseDoubleQuoted());
+        for (const p of this.parseDoubleQuoted()) parts.push(p);
       } else if (c === '$') {
         const exp = this.parseDollar(quoted);
         if (exp) {
@@ -660,7 +663,16 @@ class Reader {
 
 /** Parses a whole file (a byte string) into pipelines. Throws ShellSyntaxError. */
 export function parseShell(text: string): ListItem[] {
-  return new Reader(text).parseList();
+  const reader = new Reader(text);
+  try {
+    return reader.parseList();
+  } catch (e) {
+    // `$($($(...` thousands deep: the reader recurses once per level, and the stack runs out (as
+    // walkScript says for expansions): the command it was reading.
+    const limit = limitReached(e);
+    if (limit !== undefined) throw new ShellSyntaxError(limit, reader.pos);
+    throw e;
+  }
 }
 
 /** Parses the body of an unquoted here-document for its $ expansions and backslash escapes. */

@@ -197,11 +197,17 @@ export function expandGlob(text: string): { url: string; matches: string[] }[] {
   let out: { url: string; matches: string[] }[] = [{ url: '', matches: [] }];
   for (const p of pieces) {
     if (typeof p === 'string') out = out.map((o) => ({ url: o.url + p, matches: o.matches }));
-    else out = out.flatMap((o) => p.map((v) => ({ url: o.url + v, matches: [...o.matches, v] })));
-    if (out.length > 100000) bad('too many URLs');
+    else {
+      // Counted before they are made: `{a,b}` and `[1-1000]` patterns multiply.
+      if (out.length * p.length > MAX_URLS) bad('too many URLs');
+      out = out.flatMap((o) => p.map((v) => ({ url: o.url + v, matches: [...o.matches, v] })));
+    }
   }
   return out;
 }
+
+/** The most URLs one glob expands to. */
+const MAX_URLS = 100_000;
 
 function rangeValues(body: string, bad: (why: string) => never): string[] {
   let m = /^([a-zA-Z])-([a-zA-Z])(?::(\d+))?$/.exec(body);
@@ -220,6 +226,8 @@ function rangeValues(body: string, bad: (why: string) => never): string[] {
     const to = Number(m[2]);
     const step = m[3] ? Number(m[3]) : 1;
     if (to < from || step < 1) bad(`bad range [${body}]`);
+    // Counted before they are made: `[0-99999999999]` would fill memory (past 2^53, `n += step` stops counting).
+    if ((to - from) / step >= MAX_URLS) bad('too many URLs');
     // A leading zero pads every number to the width of the first one.
     const width = m[1]!.startsWith('0') ? m[1]!.length : 0;
     const out: string[] = [];

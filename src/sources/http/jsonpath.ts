@@ -252,18 +252,20 @@ function evaluate(doc: unknown, steps: Step[], root: unknown): unknown[] {
         case 'child':
           for (const n of step.names) next.push(...pick(v, n));
           break;
+        // Item by item: `push(...list)` makes each item an argument, and an array of 130,000 ran
+        // out of stack (RangeError, reported as nesting too deep).
         case 'wild':
-          next.push(...children(v));
+          for (const c of children(v)) next.push(c);
           break;
         case 'slice':
-          if (Array.isArray(v)) next.push(...v.slice(step.start, step.end));
+          if (Array.isArray(v)) for (const c of v.slice(step.start, step.end)) next.push(c);
           break;
         case 'filter':
           for (const c of children(v)) if (step.test(c, root)) next.push(c);
           break;
         case 'deep': {
           const walk = (x: unknown) => {
-            if (step.name === null) next.push(...children(x));
+            if (step.name === null) for (const c of children(x)) next.push(c);
             else next.push(...pick(x, step.name));
             for (const c of children(x)) walk(c);
           };

@@ -306,7 +306,8 @@ class Parser {
 
   private fileVar(t: string, ln: number, col: number) {
     // httpyac's lazy `@name := value` is read like `=`: sling works out a file variable when a request uses it.
-    const m = /^@([^\s=:]+)\s*:?=\s*(.*?)\s*$/.exec(t);
+    // (`t` is trimmed: the value needs no `\s*$`, which with `(.*?)` was quadratic in a run of blanks inside it.)
+    const m = /^@([^\s=:]+)\s*:?=\s*(.*)$/.exec(t);
     if (!m) this.fail(ln, col, `a file variable is written '@name = value', got '${clip(t)}'`);
     const name = m[1]!;
     if (!VAR_NAME.test(name)) this.fail(ln, col + 1, `'${name}' is not a valid variable name (letters, digits, _ - . only)`);
@@ -319,24 +320,30 @@ class Parser {
   }
 
   private runLine(rest: string, ln: number, col: number) {
-    const m = /^(.*?)\s*(?:\((.*)\))?\s*$/.exec(rest.trim())!;
-    const target = m[1]!;
+    // The overrides: from the first `(` when the line ends with `)` (found by hand: the regex that
+    // did it was cubic in a run of blanks, 5,000 took 35 s).
+    const text = rest.trim();
+    const open = text.endsWith(')') ? text.indexOf('(') : -1;
+    const target = open === -1 ? text : text.slice(0, open).trimEnd();
+    const inner = open === -1 ? undefined : text.slice(open + 1, -1);
     // `run #Name (@a=1` without its `)`: said as such, not taken for a name with a parenthesis in it.
-    if (m[2] === undefined && /\s\(@?[^\s=]+\s*=/.test(target)) {
+    if (inner === undefined && /\s\(@?[^\s=]+\s*=/.test(target)) {
       this.fail(ln, col, target.includes(')') ? "run: nothing may follow the variable overrides' closing ')'" : "run: the variable overrides '(@name=value, ...)' are missing their closing ')'");
     }
     const overrides: [string, Template][] = [];
-    if (m[2] !== undefined) {
-      const text = this.lines[this.i]!;
-      let from = text.indexOf('(');
-      for (const part of m[2].split(',')) {
-        const o = /^\s*@?([^\s=]+)\s*=\s*(.*?)\s*$/.exec(part);
+    if (inner !== undefined) {
+      const line = this.lines[this.i]!;
+      let from = line.indexOf('(');
+      for (const part of inner.split(',')) {
+        // The value trimmed after the match: `(.*?)\s*$` is quadratic in a run of blanks inside it.
+        const o = /^\s*@?([^\s=]+)\s*=(.*)$/.exec(part);
         if (!o) this.fail(ln, col, `run: a variable override is written '@name=value', got '${clip(part.trim())}'`);
+        const value = o[2]!.trim();
         // The value's own column (for messages about its placeholders).
-        const at = text.indexOf(part, from);
-        const valueCol = at === -1 ? col : at + part.indexOf(o[2]!, part.indexOf('=') + 1) + 1;
+        const at = line.indexOf(part, from);
+        const valueCol = at === -1 ? col : at + part.indexOf(value, part.indexOf('=') + 1) + 1;
         if (at !== -1) from = at + part.length;
-        overrides.push([o[1]!, this.template(o[2]!, ln, valueCol, true)]);
+        overrides.push([o[1]!, this.template(value, ln, valueCol, true)]);
       }
     }
     const node: RunNode = { kind: 'run', line: ln, start: this.blockHasRequest ? ln : Math.min(this.blockStart, ln), col, overrides };
@@ -454,7 +461,7 @@ class Parser {
       urlCol = indent + m[1]!.length + m[2]!.length + 1;
       // `POST HTTP/1.1`: the URL is missing, not `HTTP/1.1` a host name.
       if (/^HTTP\/\d+(\.\d+)?(\s+\(prior knowledge\))?$/i.test(rest)) this.fail(ln, urlCol, `a request line needs a URL after '${m[1]}' (found only the HTTP version)`);
-    } else if (!looksLikeUrl(t.replace(/\s+HTTP\/\d+(\.\d+)?$/i, ''))) {
+    } else if (!looksLikeUrl(t.replace(/(?<!\s)\s+HTTP\/\d+(\.\d+)?$/i, ''))) {
       return false;
     }
     if (OTHER_METHODS[method]) {
@@ -468,9 +475,10 @@ class Parser {
     }
     let version: string | undefined;
     // `... HTTP/1.1` or JetBrains' `... HTTP/2 (Prior Knowledge)` at the end (the regular
-    // expression only when the line ends with a digit or a parenthesis).
+    // expression only when the line ends with a digit or a parenthesis; `(?<!\s)`: tried from the
+    // first blank of a run only, not again from each blank in it, which was quadratic).
     const last = rest.charCodeAt(rest.length - 1);
-    const v = (last >= 48 && last <= 57) || last === 41 ? /\s+(HTTP\/\d+(?:\.\d+)?)(\s+\(prior knowledge\))?$/i.exec(rest) : null;
+    const v = (last >= 48 && last <= 57) || last === 41 ? /(?<!\s)\s+(HTTP\/\d+(?:\.\d+)?)(\s+\(prior knowledge\))?$/i.exec(rest) : null;
     if (v) {
       version = v[1]!.toUpperCase() + (v[2] ? ' (Prior Knowledge)' : '');
       rest = rest.slice(0, v.index);
@@ -639,7 +647,7 @@ class Parser {
       if (line.startsWith('{{') && !line.slice(2).includes('}}')) return this.httpyacScript(ln, 1);
       // httpyac `gql [NAME] < ./query.gql`: the GraphQL query comes from the file (NAME is the
       // operation name); variables may follow after a blank line.
-      const gql = !this.bodyStarted && line.startsWith('gql') ? /^gql(?:\s+([^\s(<]+))?\s+<\s+(\S.*?)\s*$/.exec(line) : null;
+      const gql = !this.bodyStarted && line.startsWith('gql') ? /^gql(?:\s+([^\s(<]+))?\s+<\s+(\S(?:.*\S)?)\s*$/.exec(line) : null;
       if (gql) {
         const col = line.indexOf(gql[2]!, 3) + 1;
         req.graphql = true;
@@ -658,7 +666,8 @@ class Parser {
     this.blankBefore = false;
     this.flushBlanks(req);
     // `< file`, `<@ file`, and REST Client's `<@latin1 file` (the file's encoding).
-    const inc = line.charCodeAt(0) === 60 /* < */ ? /^<(@([\w-]+)?)?\s+(\S.*?)\s*$/.exec(line) : null;
+    // (`(\S(?:.*\S)?)`, not `(\S.*?)`, before `\s*$`: the lazy form was quadratic in a run of blanks, here and below.)
+    const inc = line.charCodeAt(0) === 60 /* < */ ? /^<(@([\w-]+)?)?\s+(\S(?:.*\S)?)\s*$/.exec(line) : null;
     if (this.leadComments) {
       const comments = this.leadComments;
       this.leadComments = undefined;
@@ -722,7 +731,7 @@ class Parser {
       return true;
     }
     if (!line.startsWith('>')) return false;
-    const out = /^>>(!?)\s*(\S.*?)\s*$/.exec(line);
+    const out = /^>>(!?)\s*(\S(?:.*\S)?)\s*$/.exec(line);
     if (out) {
       req.outputs = added(req.outputs, { path: this.template(out[2]!, ln, line.indexOf(out[2]!) + 1, true), overwrite: out[1] === '!', line: ln });
       this.state = 'after';
@@ -733,7 +742,7 @@ class Parser {
       this.state = 'after';
       return true;
     }
-    const file = /^>\s+(\S.*?)\s*$/.exec(line);
+    const file = /^>\s+(\S(?:.*\S)?)\s*$/.exec(line);
     if (file) {
       req.handlers = added(req.handlers, { path: this.template(file[1]!, ln, line.indexOf(file[1]!) + 1, true), line: ln, lua: this.takeLua() });
       this.state = 'after';
