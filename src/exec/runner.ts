@@ -10,7 +10,7 @@ import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { Reporter, stdoutSink, type Io } from '../main.js';
 import { makePlan, printParts, type OutputPlan } from '../output/plan.js';
 import { neutralise } from '../output/sanitize.js';
-import { Printer, printingHops, printsAsItComes, shownText } from '../output/printer.js';
+import { Printer, printingHops, shownText } from '../output/printer.js';
 import { prepareRequest } from '../request/prepare.js';
 import { withJarCookies } from '../transport/cookies.js';
 import type { RequestSpec } from '../request/spec.js';
@@ -207,8 +207,10 @@ class Run {
       this.transportBody = body;
     }
     this.hopOptions = { env: this.env, keepAliveLane: true, debug: this.rep.debugOn ? this.ctx.debug : undefined, warn: this.ctx.warn, onSent: this.onSent };
-    // The lane hands over a body as a stream only when this request's output shows it as it comes.
-    const streamable = (head: ResponseHead) => this.streamPlan !== undefined && printsAsItComes(this.streamPlan, head);
+    // The lane hands over a body as a stream when nothing reads it after it is printed (see streamsBody).
+    // Also a body the printer would hold to format it: past the lane's threshold (or of unknown
+    // length) it is not read whole either; the printer's own bounds apply (as in the main command).
+    const streamable = (_head: ResponseHead) => this.streamPlan !== undefined;
     this.hopOptionsStream = { ...this.hopOptions, streamable };
     // Ctrl-C: what stdout holds is written before the process exits.
     this.stopOnInterrupt = onInterrupt(() => this.interrupted());
@@ -452,7 +454,7 @@ class Run {
       const keep = spec.settings.keepEncoding;
       // curl's -f: an HTTP error's body is not read (the keep-alive lane has not read it either).
       const skipBody = spec.settings.failAtHead === true && hop.response.status >= 400;
-      if (streamable && !skipBody && streamsBody(hop) && printsAsItComes(printer.plan, hop.response)) {
+      if (streamable && !skipBody && streamsBody(hop, spec.settings.keepEncoding)) {
         this.sending = undefined;
         bodyRead = true;
         const stopHere = await this.streamResponse(entry, spec, hop, printer, sink, rc);
@@ -654,9 +656,12 @@ class Run {
   }
 }
 
-/** A body not yet read that is worth printing as it comes: large or of unknown length (the keepalive lane hands over only such bodies). */
-function streamsBody(hop: Hop): boolean {
-  if ('whole' in hop || hop.request.method === 'HEAD' || hop.response.status === 204 || hop.response.status === 304) return false;
+/** A body worth printing as it comes: large, of unknown length, or compressed (its decoded size is unknown until it is inflated). */
+function streamsBody(hop: Hop, keepEncoding: boolean | undefined): boolean {
+  if (hop.request.method === 'HEAD' || hop.response.status === 204 || hop.response.status === 304) return false;
+  // A compressed body's length says nothing of what it inflates to (2 MB of gzip can be 2 GiB).
+  if (!keepEncoding && headerIn(hop.response.rawHeaders, 'content-encoding') !== undefined) return true;
+  if ('whole' in hop) return false;
   const length = headerIn(hop.response.rawHeaders, 'content-length');
   return length === undefined || !(Number(length) <= STREAM_FROM);
 }

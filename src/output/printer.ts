@@ -429,17 +429,6 @@ const bodyMime = (plan: OutputPlan, contentType: string | undefined) => (plan.re
 const lineStream = (plan: OutputPlan, mime: string) => plan.stream || /^(text\/event-stream|application\/(x-)?ndjson|application\/jsonl|application\/x-jsonlines|application\/json-seq)$/.test(mime);
 
 /**
- * Whether responseBody() shows a streamed body piece by piece as it arrives (as it comes, or line
- * by line for event streams), rather than gathering it whole to format or colour it at the end.
- */
-export function printsAsItComes(plan: OutputPlan, head: ResponseHead): boolean {
-  if (!plan.responseBody) return true;
-  const mime = bodyMime(plan, headerIn(head.rawHeaders, 'content-type'));
-  if (lineStream(plan, mime) && (plan.format || plan.colors || plan.terminal)) return true;
-  return !(plan.format || plan.colors || plan.responseCharset);
-}
-
-/**
  * The exchange callbacks that print each hop: the first request always (as its print codes say),
  * the intermediate requests and responses (redirects followed, digest challenges) only with
  * -v / --all. Shared by the main command, downloads and exec.

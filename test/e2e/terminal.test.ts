@@ -210,6 +210,32 @@ test('on a terminal a body is never held whole without bound (issue 26, item 2):
   assert.equal(j.stdout, `${big}\n[body over 32 MiB (${big.length} bytes): shown as it came, not formatted]\n`);
 });
 
+test('exec: a compressed body no script reads is printed as it comes, never inflated whole (issue 26, item 2): a gzip bomb stops at the note on a terminal, the next request runs; piped, the JSON behind a small gzip body is formatted as before', { skip: skipReason }, async (t) => {
+  const { gzipSync } = await import('node:zlib');
+  const bomb = gzipSync(Buffer.alloc(64 << 20), { level: 9 });
+  const json = gzipSync('{"a":[1,2],"b":"x"}');
+  const s = await httpServer(t, (req, res) => {
+    const zipped = req.url === '/bomb' ? bomb : json;
+    res.writeHead(200, { 'Content-Type': req.url === '/bomb' ? 'text/plain' : 'application/json', 'Content-Encoding': 'gzip', 'Content-Length': zipped.length });
+    res.end(req.url === '/next' ? 'next one' : zipped);
+  });
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const dir = fs.mkdtempSync(path.join((await import('node:os')).tmpdir(), 'sling-tty-'));
+  const file = path.join(dir, 'bomb.http');
+  fs.writeFileSync(file, `GET ${s.url}/bomb\n\n###\nGET ${s.url}/json\n`);
+  const r = await runOnTty(['exec', '--print=b', file], { NO_COLOR: '1' });
+  assert.equal(r.code, 0, r.out);
+  // Read whole, the note gave the inflated size (67108864 bytes) after holding all of it.
+  assert.match(r.out, /\[binary data, not shown on a terminal \(reading stopped after \d+ bytes\): use --output FILE or a pipe to save it\]/);
+  assert.match(r.out.replace(/\r\n/g, '\n'), /\{\n    "a": \[\n        1,\n        2\n    \],\n    "b": "x"\n\}/);
+  const { runSling } = await import('../helpers/cli.js');
+  const piped = await runSling(['exec', '--print=b', '--pretty=format', file]);
+  assert.equal(piped.code, 0, piped.stderr);
+  assert.equal(piped.stdout.split('\0').length - 1, 64 << 20, 'the whole inflated body is written to a pipe');
+  assert.ok(piped.stdout.endsWith('\n{\n    "a": [\n        1,\n        2\n    ],\n    "b": "x"\n}\n'), piped.stdout.slice(-80));
+});
+
 /** Text a hostile server sends: a window title, a clear screen, a hyperlink, a C1 CSI and a bidi override. */
 const HOSTILE = 'title:\x1b]0;pwned\x07 clear:\x1b[2J link:\x1b]8;;http://evil/\x07click\x1b]8;;\x07 csi:\x9b2J bidi:\u202e gnp.exe';
 /** The same as a terminal must show it. */
