@@ -19,7 +19,8 @@ import { dependencyOrder } from './order.js';
 import { JUnitReport, titleLine, type ReportCase } from './report.js';
 import { HeldWriter, OutputBatch, RequestSink } from './sink.js';
 import { onInterrupt } from '../interrupt.js';
-import type { AfterResult, Completed, ExecContext, ExecEntry, Script, SourceParser } from './types.js';
+import type { AfterResult, Completed, ExecContext, ExecEntry, SavedFile, Script, SourceParser } from './types.js';
+import { FileTee } from './save.js';
 import type { Sink } from '../output/printer.js';
 import type { Hop, ResponseHead } from '../transport/send.js';
 import { headerIn, STREAM_FROM } from '../transport/head.js';
@@ -433,6 +434,8 @@ class Run {
     let print: (() => Promise<void> | undefined) | undefined;
     let hop: Hop | undefined;
     let bodyRead = false;
+    /** The files the body is being written to as it comes (what they hold if it fails midway). */
+    const saving: { files?: SavedFile[] } = {};
     try {
       // A title was written: what the exchange has to say goes under it.
       if (inv.quiet === 0) this.live = sink;
@@ -444,9 +447,11 @@ class Run {
       // Nothing reads this response's body after it is printed: a large or open-ended body may
       // be printed as it comes (server-sent events, a big download), never held whole.
       // (Not with --retry: a body that fails while it is printed could not be tried again.)
-      const streamable = entry.bodyUnused?.(spec) === true && !spec.settings.retry?.count;
+      const retrying = Boolean(spec.settings.retry?.count);
+      const streamable = entry.bodyUnused?.(spec) === true && !retrying;
+      // A body that may go to files only (curl's -o, `>> file`): the lane hands it over as it comes too.
       try {
-        hop = await this.send(spec, printer, entry, streamable);
+        hop = await this.send(spec, printer, entry, streamable || (entry.bodyFiles !== undefined && !retrying));
       } finally {
         this.live = undefined;
       }
@@ -454,10 +459,12 @@ class Run {
       const keep = spec.settings.keepEncoding;
       // curl's -f: an HTTP error's body is not read (the keep-alive lane has not read it either).
       const skipBody = spec.settings.failAtHead === true && hop.response.status >= 400;
-      if (streamable && !skipBody && streamsBody(hop, spec.settings.keepEncoding)) {
+      // Written to its files as it arrives, never held whole (not with --retry, which sends it again).
+      const files = !skipBody && !retrying ? entry.bodyFiles?.({ spec, request: hop.request, url: hop.url, response: hop.response, info: hop.info }) : undefined;
+      if (files?.print || (!files && streamable && !skipBody && streamsBody(hop, spec.settings.keepEncoding))) {
         this.sending = undefined;
         bodyRead = true;
-        const stopHere = await this.streamResponse(entry, spec, hop, printer, sink, rc);
+        const stopHere = await this.streamResponse(entry, spec, hop, printer, sink, rc, files && new FileTee(files.files, !files.keepPartial), saving);
         if (rc) this.report!.end(rc);
         return !stopHere;
       }
@@ -465,13 +472,25 @@ class Run {
       // (on a terminal too: response handlers now run before the response is printed).
       this.stderr.hold();
       if (skipBody) hop.body.destroy();
-      const body = skipBody ? EMPTY : (this.wholeBody!(hop, keep) ?? (await this.readBody!(hop, keep)));
+      let body: Buffer;
+      if (files) {
+        const tee = new FileTee(files.files, !files.keepPartial);
+        saving.files = tee.saved;
+        let complete = false;
+        try {
+          await this.pipeBody(hop, keep, (c) => tee.write(c));
+          complete = true;
+        } finally {
+          tee.close(complete);
+        }
+        body = EMPTY;
+      } else body = skipBody ? EMPTY : (this.wholeBody!(hop, keep) ?? (await this.readBody!(hop, keep)));
       bodyRead = true;
       this.sending = undefined;
       if (inv.checkStatus) this.checkStatus(entry, spec, hop.response, rc);
       let lines: string[] | undefined;
       if (entry.after) {
-        let result = entry.after({ spec, request: hop.request, url: hop.url, response: hop.response, body, info: hop.info }, this.ctx);
+        let result = entry.after({ spec, request: hop.request, url: hop.url, response: hop.response, body, info: hop.info, saved: saving.files }, this.ctx);
         if (result instanceof Promise) result = await result;
         lines = this.afterResult(entry, spec, result, plan, body, rc);
         if (result.stop) stop = true;
@@ -501,7 +520,7 @@ class Run {
       // What the entry still writes about the failure (curl's -w: 000, curl's exit code, the message as it is).
       // The answer that was coming when the body failed, if a head came (curl's -w then reports its status and size).
       const answered: Completed | undefined = hop
-        ? { spec, request: hop.request, url: hop.url, response: hop.response, body: partial?.body ?? EMPTY, info: hop.info }
+        ? { spec, request: hop.request, url: hop.url, response: hop.response, body: saving.files ? EMPTY : (partial?.body ?? EMPTY), info: hop.info, saved: saving.files }
         : partial?.request && partial.url
           ? { spec, request: partial.request, url: partial.url, response: partial.response, body: partial.body, info: partial.info }
           : e.lastAnswer?.request && e.lastAnswer.url
@@ -579,7 +598,9 @@ class Run {
    * before it first, then this request's output goes straight through, as the main command prints
    * it; the body is never held whole.
    */
-  private async streamResponse(entry: ExecEntry, spec: RequestSpec, hop: Hop, printer: Printer, sink: RequestSink, rc: ReportCase | undefined): Promise<boolean> {
+  private async streamResponse(entry: ExecEntry, spec: RequestSpec, hop: Hop, printer: Printer, sink: RequestSink, rc: ReportCase | undefined, tee?: FileTee, saving?: { files?: SavedFile[] }): Promise<boolean> {
+    if (tee && saving) saving.files = tee.saved;
+    if (tee) printer.readToEnd = true;
     await this.settle();
     const waiting = sink.unbuffer();
     if (waiting) await waiting;
@@ -594,10 +615,13 @@ class Run {
         size += c.length;
         if (c.length) last = c[c.length - 1];
         if (keep) hop.info.bodyBytes = size;
+        tee?.write(c);
       });
       await printer.responseHead(hop.response);
       await printer.responseBody(hop.response, body);
+      tee?.close(true);
     } catch (e) {
+      tee?.close(false);
       // Nothing more is read: the connection is closed rather than left reading (a server that
       // goes on sending a body that cannot be decoded would keep the run waiting).
       hop.body.destroy();
@@ -612,7 +636,7 @@ class Run {
     try {
       if (this.inv.checkStatus) this.checkStatus(entry, spec, hop.response, rc);
       if (!entry.after) return false;
-      let result = entry.after({ spec, request: hop.request, url: hop.url, response: hop.response, body: EMPTY, info: hop.info }, this.ctx);
+      let result = entry.after({ spec, request: hop.request, url: hop.url, response: hop.response, body: EMPTY, info: hop.info, saved: tee?.saved }, this.ctx);
       if (result instanceof Promise) result = await result;
       const lines = this.afterResult(entry, spec, result, printer.plan, last === undefined ? EMPTY : Buffer.from([last]), rc);
       if (lines) {
@@ -622,6 +646,22 @@ class Run {
       return result.stop === true;
     } finally {
       this.stderr.release();
+    }
+  }
+
+  /** Reads a body (decoded unless `keep`) chunk by chunk into `onChunk`; a failure is the body's error, as readBody words it. */
+  private async pipeBody(hop: Hop, keep: boolean | undefined, onChunk: (c: Buffer) => void): Promise<void> {
+    let size = 0;
+    try {
+      const body = keep ? hop.body : await this.transportBody!.decodedBody(hop);
+      for await (const c of body as AsyncIterable<Buffer>) {
+        size += c.length;
+        if (keep) hop.info.bodyBytes = size;
+        onChunk(c);
+      }
+    } catch (e) {
+      hop.body.destroy();
+      throw e instanceof CliError ? e : this.transportBody!.bodyError(hop, e, size);
     }
   }
 

@@ -47,6 +47,34 @@ export interface Completed {
   response: ResponseHead;
   body: Buffer;
   info: HopInfo;
+  /** The body went to files as it came (see ExecEntry.bodyFiles): `body` is empty, each file says how it went. */
+  saved?: SavedFile[];
+}
+
+/** A file a response body is written to as it arrives. */
+export interface SaveTarget {
+  path: string;
+  /** Added to the end of the file (curl's -C); else the file is made or emptied. */
+  append?: boolean;
+  /** Bytes written before the body (curl's -i heads). */
+  prefix?: Buffer;
+}
+
+export interface SavedFile {
+  path: string;
+  /** Bytes of the body written (the prefix not counted). */
+  bytes: number;
+  /** Why the file could not be opened or written (a sentence, as fileProblem() words it). */
+  problem?: string;
+}
+
+/** Where a response's body goes when only files take it: read as it comes, never held whole. */
+export interface BodyFiles {
+  files: SaveTarget[];
+  /** The body is printed as well (a .http `>> file` saves and shows it). */
+  print: boolean;
+  /** A body cut short leaves its bytes in the file (curl's -o, for `curl -C -`); else a file gets a body whole or not at all. */
+  keepPartial: boolean;
 }
 
 export interface AfterResult {
@@ -89,6 +117,12 @@ export interface ExecEntry {
   before?(spec: RequestSpec): string[] | undefined;
   /** Nothing reads the response's body once it is printed (no script, test, output file or later request): it may be printed as it arrives. */
   bodyUnused?(spec: RequestSpec): boolean;
+  /**
+   * The body goes to files only (curl's -o, a .http `>> file` no script reads): where, decided
+   * from the head (curl's -J, -C). The runner writes it as it arrives and after() gets `saved`
+   * with an empty body. Undefined: the body is read whole as usual.
+   */
+  bodyFiles?(answer: Omit<Completed, 'body'>): BodyFiles | undefined;
   /** Runs after each response (and is not called under --offline). */
   after?(done: Completed, ctx: ExecContext): AfterResult | Promise<AfterResult>;
   /** Runs after a request of the entry failed without a response (the error is reported already): what is still written then (curl's -w). */

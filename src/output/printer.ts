@@ -61,6 +61,8 @@ export class Printer {
   /** What was written last: nothing yet, a head block, or a body (and whether it ended in \n). */
   private last: 'none' | 'head' | 'body' = 'none';
   private lastNewline = true;
+  /** The body goes somewhere else too (a `>> file`): a binary body on a terminal is read to its end, not given up after its note. */
+  readToEnd = false;
 
   constructor(
     readonly plan: OutputPlan,
@@ -343,7 +345,7 @@ export class Printer {
         let seen = size + chunk.length;
         for await (const more of stream) {
           seen += (more as Buffer).length;
-          if (seen > BINARY_READ_ON) {
+          if (seen > BINARY_READ_ON && !this.readToEnd) {
             stream.destroy();
             await this.out(this.binaryNote(seen, true));
             return;

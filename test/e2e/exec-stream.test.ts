@@ -293,3 +293,97 @@ test('exec of curl commands: --retry still retries a chunked body cut short (suc
   // -f ends the transfer at the head, as curl does: no body, then -w, then the error.
   assert.match(blocks[0]!, /^code=404\nsling: error: \S*f\.sh:N:1: the requested URL returned error: 404 Not Found \(-f\)/);
 });
+
+/**
+ * A server whose /big answer sends `first` bytes, then waits until `release()` to send `rest` more
+ * and end; /gz is 32 MiB of 'z' gzipped (a small Content-Length for a large body).
+ */
+async function slowBigServer(t: import('node:test').TestContext, first: number, rest: number) {
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  const { gzipSync } = await import('node:zlib');
+  const gz = gzipSync(Buffer.alloc(32 << 20, 'z'));
+  const srv = await httpServer(t, (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (req.url === '/gz') {
+      res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Encoding': 'gzip', 'Content-Length': gz.length, 'Content-Disposition': 'attachment; filename="named.bin"' });
+      res.end(gz);
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': first + rest });
+    res.write(Buffer.alloc(first, 'a'));
+    void released.then(() => res.end(Buffer.alloc(rest, 'b')));
+  });
+  return { srv, release };
+}
+
+/** Waits until `path` (or its temporary `path.PID.part`) holds at least `size` bytes (false after 10 s). */
+async function fileReaches(path: string, size: number): Promise<boolean> {
+  const { readdirSync, statSync } = await import('node:fs');
+  const { basename, dirname } = await import('node:path');
+  for (let i = 0; i < 1000; i++) {
+    for (const name of readdirSync(dirname(path))) {
+      if (name === basename(path) || (name.startsWith(basename(path) + '.') && name.endsWith('.part'))) {
+        try {
+          if (statSync(join(dirname(path), name)).size >= size) return true;
+        } catch {
+          // renamed meanwhile
+        }
+      }
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return false;
+}
+
+for (const kind of ['curl -o', '.http >>'] as const) {
+  test(`exec: a body saved with ${kind} is written to its file as it arrives, not held whole (issue 26), and is complete`, async (t) => {
+    const first = 3 << 20;
+    const { srv, release } = await slowBigServer(t, first, 1 << 20);
+    const dir = mkdtempSync(join(tmpdir(), 'sling-save-'));
+    const out = join(dir, 'out.bin');
+    const file = join(dir, kind === 'curl -o' ? 'get.curl' : 'get.http');
+    writeFileSync(file, kind === 'curl -o' ? `curl -s -o ${out} ${srv.url}/big\ncurl -s --compressed -OJ --output-dir ${dir} ${srv.url}/gz\n` : `GET ${srv.url}/big\n\n>> ${out}\n\n###\nGET ${srv.url}/gz\n\n>>! ${dir}/named.bin\n`);
+    const run = runSling(['exec', '--print=h', file]);
+    // The first 3 MiB are in the file while the server still holds the rest back.
+    const reached = await fileReaches(out, first);
+    release();
+    const r = await run;
+    assert.ok(reached, 'the file did not grow while the body was arriving');
+    assert.equal(r.code, 0, r.stderr);
+    const saved = readFileSync(out);
+    assert.equal(saved.length, first + (1 << 20));
+    assert.equal(saved.subarray(first - 1, first + 1).toString(), 'ab');
+    // A small gzip body that inflates to 32 MiB: decoded to the file.
+    const named = readFileSync(join(dir, 'named.bin'));
+    assert.equal(named.length, 32 << 20);
+    assert.equal(named.indexOf('a'), -1);
+    assert.equal(named[named.length - 1], 'z'.charCodeAt(0));
+  });
+}
+
+test('exec: a body cut short while saved with curl -o keeps the bytes that came (curl -C - resumes from them), exit 18 reported; a `>> file` gets none of it', async (t) => {
+  const srv = await httpServer(t, (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': 4 << 20 });
+    res.write(Buffer.alloc(2 << 20, 'c'));
+    setTimeout(() => res.socket!.destroy(), 100);
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'sling-save-'));
+  const out = join(dir, 'cut.bin');
+  const curlFile = join(dir, 'cut.curl');
+  writeFileSync(curlFile, `curl -s -o ${out} -w '%{size_download} %{exitcode}\\n' ${srv.url}/cut\n`);
+  const r = await runSling(['exec', curlFile]);
+  assert.equal(r.code, 6, r.stderr);
+  assert.equal(readFileSync(out).length, 2 << 20);
+  assert.match(r.stdout, /^2097152 18$/m);
+  assert.match(r.stderr, /cut short/);
+  // `>> file`: a file holds a body whole or not at all; `>>!` leaves the file it would replace as it was.
+  const kept = join(dir, 'kept.bin');
+  writeFileSync(kept, 'before');
+  const httpFile = join(dir, 'cut.http');
+  writeFileSync(httpFile, `GET ${srv.url}/cut\n\n>> ${join(dir, 'new.bin')}\n>>! ${kept}\n`);
+  const h = await runSling(['exec', '--print=h', httpFile]);
+  assert.equal(h.code, 6, h.stderr);
+  assert.match(h.stderr, /cut short/);
+  assert.equal(readFileSync(kept, 'utf8'), 'before');
+  assert.deepEqual((await import('node:fs')).readdirSync(dir).sort(), ['cut.bin', 'cut.curl', 'cut.http', 'kept.bin']);
+});

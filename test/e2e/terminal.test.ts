@@ -236,6 +236,24 @@ test('exec: a compressed body no script reads is printed as it comes, never infl
   assert.ok(piped.stdout.endsWith('\n{\n    "a": [\n        1,\n        2\n    ],\n    "b": "x"\n}\n'), piped.stdout.slice(-80));
 });
 
+test('exec on a terminal: a binary body saved with `>> file` is shown as a note and saved whole (the terminal does not stop its reading)', { skip: skipReason }, async (t) => {
+  const bin = Buffer.alloc(3 << 20, 0);
+  bin.write('end', bin.length - 3);
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': bin.length });
+    res.end(bin);
+  });
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const dir = fs.mkdtempSync(path.join((await import('node:os')).tmpdir(), 'sling-tty-'));
+  const file = path.join(dir, 'save.http');
+  fs.writeFileSync(file, `GET ${s.url}/bin\n\n>> ${dir}/saved.bin\n`);
+  const r = await runOnTty(['exec', '--print=b', file], { NO_COLOR: '1' });
+  assert.equal(r.code, 0, r.out);
+  assert.match(r.out, /\[binary data, 3145728 bytes, not shown on a terminal/);
+  assert.ok(fs.readFileSync(path.join(dir, 'saved.bin')).equals(bin), 'the saved file is not the body');
+});
+
 /** Text a hostile server sends: a window title, a clear screen, a hyperlink, a C1 CSI and a bidi override. */
 const HOSTILE = 'title:\x1b]0;pwned\x07 clear:\x1b[2J link:\x1b]8;;http://evil/\x07click\x1b]8;;\x07 csi:\x9b2J bidi:\u202e gnp.exe';
 /** The same as a terminal must show it. */

@@ -63,6 +63,8 @@ export interface TransferRun {
   transfer: Transfer;
   url: CurlUrl;
   jar?: CookieJar;
+  /** Where the body went, when `sling exec` wrote it to its file as it came. */
+  bodyPlan?: import('./output.js').BodyPlan;
 }
 
 const originKey = (u: CurlUrl) => `${u.scheme}://${u.host.toLowerCase()}:${u.port ?? (u.scheme === 'https' ? 443 : 80)}`;

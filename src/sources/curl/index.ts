@@ -2,14 +2,14 @@ import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileProblem, UsageError } from '../../errors.js';
-import type { AfterResult, ExecContext, ExecEntry, Script, SourceOptions, SourceParser } from '../../exec/types.js';
+import type { AfterResult, BodyFiles, ExecContext, ExecEntry, Script, SourceOptions, SourceParser } from '../../exec/types.js';
 import { now } from '../../clock.js';
 import { loadEnvironment } from '../http/env.js';
 import { CurlArgError, parseCurlArgs, type Operation } from './args.js';
 import { CurlBuildError, CommandBuilder, planTransfers, storeResponseCookies, type Transfer } from './build.js';
 import { looksLikeCmd, parseCmdScript } from './cmd.js';
 import type { ShellEnv } from './expand.js';
-import { afterFailedTransfer, afterTransfer, curlExitCode, isStdout, type OutputContext } from './output.js';
+import { afterFailedTransfer, afterTransfer, curlExitCode, isStdout, planBody, type OutputContext } from './output.js';
 import { walkScript, type Condition, type CurlCall } from './script.js';
 import { parseShell, position, ShellSyntaxError } from './shell.js';
 import { CurlUrlError } from './url.js';
@@ -224,11 +224,20 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
       if (!t || call.stdout?.kind === 'file') return false;
       return t.output === undefined ? !t.remoteName : isStdout(t.output);
     },
+    bodyFiles(answer): BodyFiles | undefined {
+      // -o/-O: the body goes to its file as it arrives (not to the command's `> file`, which takes -w's text and -D - too).
+      const run = builder?.runs.get(answer.spec.source!);
+      if (!run) return undefined;
+      const plan = planBody(run.transfer, run.url, answer, call.cwd);
+      if (plan.outFile === undefined) return undefined;
+      run.bodyPlan = plan;
+      return { files: plan.path === undefined ? [] : [{ path: plan.path, append: plan.append, prefix: plan.prefix }], print: false, keepPartial: true };
+    },
     async after(done, ctx): Promise<AfterResult> {
       const run = builder?.runs.get(done.spec.source!);
       if (!run) return { failures: [] };
       if (run.jar) storeResponseCookies(run.jar, done.response, run.url);
-      const result = afterTransfer(run.transfer, run.url, done, outputContext(ctx));
+      const result = afterTransfer(run.transfer, run.url, done, outputContext(ctx), done.saved ? run.bodyPlan : undefined);
       if (result.errors) result.errors = result.errors.map((m) => `${at}: ${m}`);
       if (result.exitCode) failed = true;
       return commandDone(result);
@@ -239,7 +248,7 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
       failed = true;
       // The head came before the body failed: its cookies count (curl reads them as the head arrives).
       if (answered && run.jar) storeResponseCookies(run.jar, answered.response, run.url);
-      const result = afterFailedTransfer(run.transfer, run.url, { method: spec.method, exitCode: curlExitCode(error), message: error.message, started, answered }, outputContext(ctx));
+      const result = afterFailedTransfer(run.transfer, run.url, { method: spec.method, exitCode: curlExitCode(error), message: error.message, started, answered }, outputContext(ctx), answered?.saved ? run.bodyPlan : undefined);
       return commandDone(result);
     },
   };

@@ -32,11 +32,11 @@ function headText(r: Completed['response']): string {
 }
 
 /** -D and -i: every hop's head, as curl writes them after -L (redirects, a digest challenge), then the final one. */
-function allHeads(c: Completed): string {
+function allHeads(c: Omit<Completed, 'body'>): string {
   return (c.info.earlierHeads ?? []).map(headText).join('') + headText(c.response);
 }
 
-function headerValue(c: Completed, name: string): string | undefined {
+function headerValue(c: Omit<Completed, 'body'>, name: string): string | undefined {
   const raw = c.response.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) return raw[i + 1];
   return undefined;
@@ -46,7 +46,7 @@ function headerValue(c: Completed, name: string): string | undefined {
  * -O: the last segment of the URL path, as it is in the URL (curl 7.88 does not decode `%20`);
  * -J: Content-Disposition's filename when there is one (`fromHeader`).
  */
-function remoteName(url: CurlUrl, c: Completed, op: Operation): { name: string; fromHeader: boolean } {
+function remoteName(url: CurlUrl, c: Omit<Completed, 'body'>, op: Operation): { name: string; fromHeader: boolean } {
   if (op.remoteHeaderName) {
     const cd = headerValue(c, 'content-disposition');
     const m = cd && /filename\s*=\s*(?:"([^"]*)"|([^;\s]+))/i.exec(cd);
@@ -61,7 +61,8 @@ export function globName(name: string, matches: string[]): string {
   return name.replace(/#(\d)/g, (m, d: string) => matches[Number(d) - 1] ?? m);
 }
 
-export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: OutputContext): AfterResult {
+/** `plan`: the body's plan made from the head when `sling exec` wrote the body as it came (c.saved). */
+export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: OutputContext, plan?: BodyPlan): AfterResult {
   const op = t.op;
   const result: AfterResult = { failures: [] };
   /** curl's own exit code, for -w's %{exitcode}: 22 for -f, 23 for a file it could not write, 33 for a range it could not resume. */
@@ -80,7 +81,7 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
     result.errors = [`the requested URL returned error: ${status}${c.response.reason ? ' ' + c.response.reason : ''} (${op.failWithBody ? '--fail-with-body' : '-f'})`];
   }
 
-  const { outFile, bodyBytes, writeBody } = storeBody(t, url, c, ctx, failed, fail);
+  const { outFile, bodyBytes, writeBody } = storeBody(t, url, c, ctx.cwd, fail, plan);
   // -D -: the heads go to the command's standard output, before the body (as they arrive in curl).
   const toStdout = dumpHeader(op, c, ctx, result, fail);
   if (toStdout && ctx.stdout?.kind === 'file') writeStdout(ctx, Buffer.from(allHeads(c), 'latin1'));
@@ -99,14 +100,33 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
   return result;
 }
 
+/** Where a transfer's body goes (-o/-O/-J), decided from the response's head. */
+export interface BodyPlan {
+  /** The file as named (undefined: the body goes to the command's standard output). */
+  outFile?: string;
+  /** The file to write, when the body is written to one. */
+  path?: string;
+  /** -C with a 206: added to the end of the partial file. */
+  append: boolean;
+  /** -i's heads, before the body. */
+  prefix: Buffer;
+  /** -f on an HTTP error: only -i's heads are written. */
+  headOnly: boolean;
+  writeBody: boolean;
+  /** What went wrong before anything was written: [message, curl's exit code]. */
+  problems: [string, number][];
+}
+
 /**
  * Where the body goes: the -o/-O/-J file (with -i's heads before it), made or appended (-C) as curl
- * does; `outFile` is undefined when the body goes to the command's standard output. Also for a body
- * cut short: curl has written the bytes that came (exit 18) and `curl -C -` resumes from them.
+ * does; `outFile` is undefined when the body goes to the command's standard output. Decided from the
+ * head alone, so that `sling exec` can write a large body to its file as it arrives.
  */
-function storeBody(t: Transfer, url: CurlUrl, c: Completed, ctx: OutputContext, failed: boolean, fail: (message: string, code?: number) => void): { outFile?: string; bodyBytes: Buffer; writeBody: boolean } {
+export function planBody(t: Transfer, url: CurlUrl, c: Omit<Completed, 'body'>, cwd: string): BodyPlan {
   const op = t.op;
   const status = c.response.status;
+  const failed = (op.fail || op.failWithBody) === true && status >= 400;
+  const problems: [string, number][] = [];
   let outFile: string | undefined;
   let nameFromHeader = false;
   if (t.output !== undefined && !isStdout(t.output)) outFile = globName(t.output, t.globMatches);
@@ -114,19 +134,19 @@ function storeBody(t: Transfer, url: CurlUrl, c: Completed, ctx: OutputContext, 
     const r = remoteName(url, c, op);
     nameFromHeader = r.fromHeader;
     outFile = r.name || undefined;
-    if (!outFile) fail('-O: the URL has no file name to save to (curl: "Remote file name has no length")');
+    if (!outFile) problems.push(['-O: the URL has no file name to save to (curl: "Remote file name has no length")', 23]);
   }
   // -i, and -I (which shows the headers as its output): the heads go before the body.
-  const includeHead = op.include || op.noBody ? allHeads(c) : '';
+  const prefix = Buffer.from(op.include || op.noBody ? allHeads(c) : '', 'latin1');
   // -f writes no body on an HTTP error (but -i's heads, which curl has written as they came);
   // --remove-on-error leaves no file after one.
-  const headOnly = op.fail && !op.failWithBody && failed;
-  const bodyBytes = headOnly ? Buffer.from(includeHead, 'latin1') : Buffer.concat([Buffer.from(includeHead, 'latin1'), c.body]);
-  const writeBody = (!headOnly || includeHead !== '') && !(failed && op.removeOnError);
+  const headOnly = op.fail === true && !op.failWithBody && failed;
+  const writeBody = (!headOnly || prefix.length > 0) && !(failed && op.removeOnError);
   // -C: the request asked for a range.
   const ranged = op.continueAt !== undefined && c.request.headers.some(([n]) => n.toLowerCase() === 'range');
+  const plan: BodyPlan = { outFile, append: false, prefix, headOnly, writeBody, problems };
   if (outFile !== undefined && writeBody && outFile !== '/dev/null') {
-    let path = resolve(ctx.cwd, op.outputDir ? resolve(ctx.cwd, op.outputDir, outFile) : outFile);
+    let path = resolve(cwd, op.outputDir ? resolve(cwd, op.outputDir, outFile) : outFile);
     if (op.noClobber && existsSync(path)) {
       let n = 1;
       while (existsSync(`${path}.${n}`) && n < 100) n++;
@@ -135,21 +155,46 @@ function storeBody(t: Transfer, url: CurlUrl, c: Completed, ctx: OutputContext, 
     if (ranged && status === 416) {
       // The file is complete already (curl: nothing to resume): left as it is.
     } else if (ranged && status >= 200 && status < 300 && status !== 206) {
-      fail(`the server ignored the range request (HTTP ${status}): cannot resume (curl: "HTTP server doesn't seem to support byte ranges"); '${outFile}' is left as it was`, 33);
+      problems.push([`the server ignored the range request (HTTP ${status}): cannot resume (curl: "HTTP server doesn't seem to support byte ranges"); '${outFile}' is left as it was`, 33]);
     } else if (nameFromHeader && !op.noClobber && existsSync(path)) {
-      fail(`-J: '${outFile}' exists and is not overwritten (curl: "File exists")`);
+      problems.push([`-J: '${outFile}' exists and is not overwritten (curl: "File exists")`, 23]);
     } else {
       try {
         // curl makes missing folders only with --create-dirs (--output-dir alone fails: "Failed to open").
         if (op.createDirs) makeDirs(dirname(path));
-        if (ranged && status === 206) appendFileSync(path, bodyBytes);
-        else writeFileSync(path, bodyBytes);
+        plan.path = path;
+        plan.append = ranged && status === 206;
       } catch (e) {
-        fail(`cannot write '${outFile}': ${fileProblem(e)}`);
+        problems.push([`cannot write '${outFile}': ${fileProblem(e)}`, 23]);
       }
     }
   }
-  return { outFile, bodyBytes, writeBody };
+  return plan;
+}
+
+/**
+ * Writes the body where its plan says (unless `sling exec` has written it as it came: `c.saved`).
+ * Also for a body cut short: curl has written the bytes that came (exit 18) and `curl -C -` resumes from them.
+ */
+function storeBody(t: Transfer, url: CurlUrl, c: Completed, cwd: string, fail: (message: string, code?: number) => void, given?: BodyPlan): { outFile?: string; bodyBytes: Buffer; writeBody: boolean } {
+  const plan = given ?? planBody(t, url, c, cwd);
+  for (const [message, code] of plan.problems) fail(message, code);
+  const bodyBytes = plan.headOnly ? plan.prefix : Buffer.concat([plan.prefix, c.body]);
+  if (plan.path !== undefined) {
+    const problem = c.saved ? c.saved.find((f) => f.path === plan.path)?.problem : writeFile(plan.path, bodyBytes, plan.append);
+    if (problem) fail(`cannot write '${plan.outFile}': ${problem}`);
+  }
+  return { outFile: plan.outFile, bodyBytes, writeBody: plan.writeBody };
+}
+
+function writeFile(path: string, data: Buffer, append: boolean): string | undefined {
+  try {
+    if (append) appendFileSync(path, data);
+    else writeFileSync(path, data);
+    return undefined;
+  } catch (e) {
+    return fileProblem(e);
+  }
 }
 
 /** -D: every hop's head to a file, or (`-D -`) under the response; true when it goes to the command's standard output. */
@@ -177,7 +222,7 @@ function dumpHeader(op: Operation, c: Completed, ctx: OutputContext, result: Aft
  * came, `%{exitcode}` curl's code, `%{errormsg}` the reason). A body cut short leaves what came of it
  * in the -o file (or the `> file`); a transfer with no response makes no output file.
  */
-export function afterFailedTransfer(t: Transfer, url: CurlUrl, failed: FailedTransfer, ctx: OutputContext): AfterResult {
+export function afterFailedTransfer(t: Transfer, url: CurlUrl, failed: FailedTransfer, ctx: OutputContext, plan?: BodyPlan): AfterResult {
   const result: AfterResult = { failures: [] };
   const op = t.op;
   let outFile: string | undefined;
@@ -189,8 +234,8 @@ export function afterFailedTransfer(t: Transfer, url: CurlUrl, failed: FailedTra
     const problem = (m: string) => (result.errors ??= []).push(m);
     const toStdout = dumpHeader(op, c, ctx, result, problem);
     if (toStdout && ctx.stdout?.kind === 'file') writeStdout(ctx, Buffer.from(allHeads(c), 'latin1'));
-    if (c.body.length || op.include) {
-      const stored = storeBody(t, url, c, ctx, (op.fail || op.failWithBody) === true && c.response.status >= 400, problem);
+    if (c.body.length || op.include || c.saved) {
+      const stored = storeBody(t, url, c, ctx.cwd, problem, plan);
       outFile = stored.outFile;
       if (outFile === undefined && stored.writeBody) writeStdout(ctx, stored.bodyBytes);
     }

@@ -3,7 +3,7 @@ import { isDirectory, makeDirs } from '../../files.js';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, extname, resolve as resolvePath } from 'node:path';
 import { fileProblem, UsageError } from '../../errors.js';
-import type { AfterResult, Completed, ExecContext, ExecEntry } from '../../exec/types.js';
+import type { AfterResult, BodyFiles, Completed, ExecContext, ExecEntry } from '../../exec/types.js';
 import type { RequestSpec } from '../../request/spec.js';
 import { formatUrl } from '../../request/url.js';
 import type { AssertNode, RequestNode, ScriptNode } from './ast.js';
@@ -96,6 +96,17 @@ interface Pending {
   res: Resolution;
   iteration: number;
   logs: string[];
+  /** Where `>> file` lines put the body, decided from the head when the runner wrote it as it came. */
+  targets?: OutputTarget[];
+}
+
+/** A `>> file` line's file: the path written to, or why there is none. */
+interface OutputTarget {
+  line: number;
+  path?: string;
+  /** The path as written, for the message. */
+  shown: string;
+  problem?: string;
 }
 
 const NO_LOGS: string[] = [];
@@ -324,6 +335,38 @@ class HttpEntry implements ExecEntry {
     return !(p && p.logs.length);
   }
 
+  /** `>> file` lines and nothing else reading the body: it goes to its files as it arrives, and is printed. */
+  bodyFiles(answer: Omit<Completed, 'body'>): BodyFiles | undefined {
+    const { rt, node } = this.o;
+    if (!node.outputs.length || node.handlers.length || node.asserts.length || (this.storeAs !== undefined && rt.keeps(this.storeAs))) return undefined;
+    const p = this.pendingOf(answer.spec);
+    if (!p || p.logs.length) return undefined;
+    p.targets = this.outputTargets(p, answer);
+    const paths = new Set(p.targets.flatMap((t) => (t.path === undefined ? [] : [t.path])));
+    return { files: [...paths].map((path) => ({ path })), print: true, keepPartial: false };
+  }
+
+  /** The file each `>> file` line writes (a new `name-1.ext` beside one that exists, unless `>>!`). */
+  private outputTargets(p: Pending, answer: Omit<Completed, 'body'>): OutputTarget[] {
+    const { file, node } = this.o;
+    const taken = new Set<string>();
+    return node.outputs.map((out) => {
+      const written = rawText(out.path);
+      const target: OutputTarget = { line: out.line, shown: written.length > 100 ? written.slice(0, 100) + '...' : written };
+      try {
+        const resolved = p.res.resolve(out.path);
+        let full = resolvePath(file.dir, resolved);
+        // A folder (`>> out/`, or one that exists): a file in it named as JetBrains names its response history.
+        if (/[/\\]$/.test(resolved) || isDirectory(full)) full = resolvePath(full, historyName(answer));
+        target.path = outputPath(full, out.overwrite, taken);
+        taken.add(target.path);
+      } catch (e) {
+        target.problem = (e as NodeJS.ErrnoException).code ? fileProblem(e) : (e as Error).message;
+      }
+      return target;
+    });
+  }
+
   /** The build of a spec (the runner may copy a spec, never its URL object). */
   private pendingOf(spec: RequestSpec): Pending | undefined {
     return this.pending.find((x) => x.built.spec === spec || x.built.spec.url === spec.url);
@@ -387,22 +430,26 @@ class HttpEntry implements ExecEntry {
       if (r.error) result.failures.push(`${file.path}:${s.line}: the response handler failed: ${r.error}`);
       // client.exit() ended that handler only; the next ones and the rest of the run go on (JetBrains).
     }
-    for (const out of node.outputs) {
-      try {
-        const written = p.res.resolve(out.path);
-        let full = resolvePath(file.dir, written);
-        // A folder (`>> out/`, or one that exists): a file in it named as JetBrains names its response history.
-        if (/[/\\]$/.test(written) || isDirectory(full)) full = resolvePath(full, historyName(done));
-        const path = writeOutput(full, done.body, out.overwrite);
-        // On stderr: stdout stays the responses (`--print=b ... | jq`).
-        (result.notes ??= []).push(`response saved to ${path}`);
-      } catch (e) {
-        // Not a failed test: an error of the run (exit 1), said once, with the path as written.
-        const written = rawText(out.path);
-        const shown = written.length > 100 ? written.slice(0, 100) + '...' : written;
-        const why = (e as NodeJS.ErrnoException).code ? fileProblem(e) : (e as Error).message;
-        (result.errors ??= []).push(`${file.path}:${out.line}: cannot save the response to '${shown}': ${why}`);
+    const targets = done.saved && p.targets ? p.targets : node.outputs.length ? this.outputTargets(p, done) : [];
+    for (const t of targets) {
+      let problem = t.problem;
+      if (problem === undefined && t.path !== undefined) {
+        if (done.saved) problem = done.saved.find((f) => f.path === t.path)?.problem;
+        else {
+          try {
+            writeFileSync(t.path, done.body);
+          } catch (e) {
+            problem = fileProblem(e);
+          }
+        }
+      }
+      // Not a failed test: an error of the run (exit 1), said once, with the path as written.
+      if (problem !== undefined) {
+        (result.errors ??= []).push(`${file.path}:${t.line}: cannot save the response to '${t.shown}': ${problem}`);
         result.exitCode = 1;
+      } else if (t.path !== undefined) {
+        // On stderr: stdout stays the responses (`--print=b ... | jq`).
+        (result.notes ??= []).push(`response saved to ${t.path}`);
       }
     }
     return result;
@@ -452,7 +499,7 @@ function pairs(raw: string[]): [string, string][] {
 }
 
 /** `2026-11-25T061530.200.json`: the response's time, status and a file type from its Content-Type. */
-function historyName(done: Completed): string {
+function historyName(done: Omit<Completed, 'body'>): string {
   const d = new Date();
   const p = (n: number) => String(n).padStart(2, '0');
   const stamp = `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
@@ -461,8 +508,11 @@ function historyName(done: Completed): string {
   return `${stamp}.${done.response.status}.${ext}`;
 }
 
-/** `>> file` keeps an existing file and writes `name-1.ext` instead; `>>! file` overwrites. */
-function writeOutput(path: string, body: Buffer, overwrite: boolean): string {
+/**
+ * The file a `>> file` line writes: an existing file is kept and `name-1.ext` written instead;
+ * `>>! file` overwrites. Missing folders are made. `taken`: names this response writes already.
+ */
+function outputPath(path: string, overwrite: boolean, taken: Set<string>): string {
   makeDirs(dirname(path));
   let st: import('node:fs').Stats | undefined;
   try {
@@ -473,18 +523,13 @@ function writeOutput(path: string, body: Buffer, overwrite: boolean): string {
   if (st && !st.isFile()) {
     // `>> /dev/null`: the device takes it (no `/dev/null-1` beside it). A named pipe or a socket
     // would wait for a reader, with Ctrl-C unable to stop the blocked thread: refused.
-    if (st.isCharacterDevice()) {
-      writeFileSync(path, body);
-      return path;
-    }
+    if (st.isCharacterDevice()) return path;
     throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
   }
+  if (overwrite) return path;
   let target = path;
-  if (!overwrite) {
-    const ext = extname(path);
-    const stem = path.slice(0, path.length - ext.length);
-    for (let n = 1; existsSync(target); n++) target = `${stem}-${n}${ext}`;
-  }
-  writeFileSync(target, body);
+  const ext = extname(path);
+  const stem = path.slice(0, path.length - ext.length);
+  for (let n = 1; taken.has(target) || existsSync(target); n++) target = `${stem}-${n}${ext}`;
   return target;
 }
