@@ -9,7 +9,7 @@ import { Printer } from '../../src/output/printer.js';
 import type { OutputPlan } from '../../src/output/plan.js';
 import { MONO, STYLES } from '../../src/output/palette.js';
 import { formatJson } from '../../src/output/json-format.js';
-import { highlightMarkup, indentXml } from '../../src/output/highlight.js';
+import { highlightCss, highlightMarkup, indentXml } from '../../src/output/highlight.js';
 import { quickly } from '../helpers/timing.js';
 
 const GOLDEN = fileURLToPath(new URL('../../../test/fixtures/golden/', import.meta.url));
@@ -112,6 +112,20 @@ test('a tag with 100,000 blanks in it is coloured in one pass (its attributes we
   const out = quickly('markup', () => highlightMarkup(text, STYLES[Object.keys(STYLES)[0]!]!));
   assert.equal(out.replace(/\x1b\[[\d;]*m/g, ''), text);
   assert.equal(highlightMarkup(text, MONO), text);
+});
+
+test('CSS: a long run of `a:` or one long word is coloured in one pass (a lookahead from each colon, and a word tried at each of its letters, were quadratic: 100,000 took seconds)', () => {
+  const palette = STYLES[Object.keys(STYLES)[0]!]!;
+  const plain = (x: string) => x.replace(/\x1b\[[\d;]*m/g, '');
+  for (const text of ['a:'.repeat(100_000), 'a'.repeat(200_000), 'a {' + ' b:'.repeat(50_000) + ';}']) {
+    assert.equal(plain(quickly('css', () => highlightCss(text, palette))), text);
+  }
+  // Property names are coloured where a ';' or '}' ends their declaration, not in a selector.
+  const css = highlightCss('a:hover { color: red; margin:0 }', palette);
+  const painted = (word: string) => new RegExp(`\x1b\\[[\\d;]*m${word}\x1b\\[0?m`).test(css);
+  assert.ok(painted('color') && painted('margin'), JSON.stringify(css));
+  assert.ok(!painted('a') && !painted('hover'), JSON.stringify(css));
+  assert.equal(plain(css), 'a:hover { color: red; margin:0 }');
 });
 
 test('XML indentation keeps text and refuses mismatched tags', () => {
