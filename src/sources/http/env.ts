@@ -174,10 +174,24 @@ export function parseDotenv(text: string): Record<string, string> {
     const m = /^(?:export\s+)?([\w.-]+)\s*=\s*(.*)$/.exec(line);
     if (!m) continue;
     let v = m[2]!;
-    if (/^"(.*)"$/s.test(v)) v = v.slice(1, -1).replace(/\\n/g, '\n').replace(/\\"/g, '"');
-    else if (/^'(.*)'$/s.test(v)) v = v.slice(1, -1);
-    else v = v.replace(/\s+#.*$/, '');
+    // A quoted value, then maybe blanks and a comment.
+    const end = v[0] === '"' ? closingQuote(v) : v[0] === "'" ? v.indexOf("'", 1) : -1;
+    if (end > 0 && /^\s*(?:#.*)?$/.test(v.slice(end + 1))) {
+      v = v.slice(1, end);
+      if (m[2]![0] === '"') v = v.replace(/\\n/g, '\n').replace(/\\"/g, '"');
+    }
+    // A comment after blanks; looked for from the start of a run of blanks only (from each blank of a long run it was quadratic).
+    else v = v.replace(/(?<!\s)\s+#.*$/, '');
     out[m[1]!] = v;
   }
   return out;
+}
+
+/** The index of the '"' that ends a value starting with '"' (one after a backslash does not), or -1. */
+function closingQuote(v: string): number {
+  for (let i = 1; i < v.length; i++) {
+    if (v[i] === '\\') i++;
+    else if (v[i] === '"') return i;
+  }
+  return -1;
 }
