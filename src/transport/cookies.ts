@@ -7,6 +7,9 @@ import type { ParsedUrl } from '../request/url.js';
  * is never sent to a host it was not set for. Sessions persist it as JSON; curl files read and write
  * the Netscape cookie-file format.
  */
+/** 400 days, in seconds: the longest a cookie is kept (RFC 6265bis). */
+const MAX_AGE = 400 * 24 * 3600;
+
 export interface Cookie {
   name: string;
   value: string;
@@ -87,8 +90,10 @@ export class CookieJar {
       else if (key === 'httponly') cookie.httpOnly = true;
       else if (key === 'samesite') cookie.sameSite = val;
     }
-    if (maxAge !== undefined) cookie.expires = now + maxAge * 1000;
-    else if (expires !== undefined) cookie.expires = expires;
+    // At most 400 days ahead (RFC 6265bis, as browsers do): `Max-Age=1e21` would be written to a
+    // cookie jar as `1e+21`, which curl cannot read.
+    if (maxAge !== undefined) cookie.expires = now + Math.min(maxAge, MAX_AGE) * 1000;
+    else if (expires !== undefined) cookie.expires = Math.min(expires, now + MAX_AGE * 1000);
     if (cookie.secure && url.scheme !== 'https' && !['localhost', '127.0.0.1', '::1'].includes(url.hostname)) return null;
     this.put(cookie, now);
     return cookie;

@@ -78,3 +78,15 @@ test('digest: RFC 7616 example (MD5 and SHA-256, qop=auth)', async () => {
   const md5 = await digestAuthorization({ ...ch, algorithm: 'MD5' }, { user: 'Mufasa', password: 'Circle of Life' }, 'GET', '/dir/index.html', 1, 'f2/wE4q74E6zIJEtWaHKaf5wv/H5QzzpXusqGemxURZJ');
   assert.match(md5, /response="8ca523f5e9506fed4657c9700eebdbec"/);
 });
+
+test('a cookie lives at most 400 days (RFC 6265bis): Max-Age=1e21 is written to a Netscape jar as a whole number curl reads', () => {
+  const jar = new CookieJar();
+  const now = Date.now();
+  const limit = now + 400 * 24 * 3600 * 1000;
+  assert.equal(jar.setCookie('a=1; Max-Age=999999999999999999999', u('http://h/'), now)!.expires, limit);
+  assert.equal(jar.setCookie('b=2; Expires=Fri, 31 Dec 9999 23:59:59 GMT', u('http://h/'), now)!.expires, limit);
+  assert.equal(jar.setCookie('c=3; Max-Age=60', u('http://h/'), now)!.expires, now + 60_000);
+  const lines = jar.toNetscape().split('\n').filter((l) => l && !l.startsWith('#'));
+  assert.equal(lines.length, 3);
+  for (const l of lines) assert.match(l.split('\t')[4]!, /^\d{10}$/, l);
+});
