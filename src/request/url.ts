@@ -254,7 +254,12 @@ function withTarget(o: Origin, rest: string, pathAsIs: boolean, asWritten: boole
   let path = q === -1 ? rest : rest.slice(0, q);
   const query = q === -1 ? '' : rest.slice(q + 1);
   if (!pathAsIs) path = removeDotSegments(path);
-  if (!PATH_PLAIN.test(path)) path = asWritten === 'raw' ? encodeAsWritten(path, RAW_OK, true) : asWritten ? encodeAsWritten(path, WRITTEN_PATH_OK) : unquoteUnreserved(encodeInvalid(path, PATH_OK));
+  if (!PATH_PLAIN.test(path)) {
+    path = asWritten === 'raw' ? encodeAsWritten(path, RAW_OK, true) : asWritten ? encodeAsWritten(path, WRITTEN_PATH_OK) : unquoteUnreserved(encodeInvalid(path, PATH_OK));
+    // `%2e%2e` is decoded to `..`: a dot segment then, as urllib3 (HTTPie) and the WHATWG URL read it
+    // (left, the URL printed and read again was another URL).
+    if (!pathAsIs && !asWritten) path = removeDotSegments(path);
+  }
   if (!path) path = '/';
   else if (path.charCodeAt(0) !== 47) path = '/' + path;
   return {

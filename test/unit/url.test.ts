@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkUrl, encodePairs, expandUrl, parseUrl, removeDotSegments, requestTarget } from '../../src/request/url.js';
+import { checkUrl, encodePairs, expandUrl, formatUrl, parseUrl, removeDotSegments, requestTarget } from '../../src/request/url.js';
 
 const EXPAND: [string, string, string][] = [
   ['example.org', 'http', 'http://example.org'],
@@ -126,5 +126,19 @@ test('checkUrl: throws what parseUrl throws, and nothing for a URL parseUrl take
     assert.doesNotThrow(() => checkUrl(good));
     assert.doesNotThrow(() => checkUrl(good));
     assert.doesNotThrow(() => parseUrl(good, 'http', false, true));
+  }
+});
+
+test('an escaped dot segment (%2e%2e, .%2E, %2e) is a dot segment once decoded, so a URL printed and read again is the same URL (fuzz)', () => {
+  for (const [input, path] of [
+    ['http://h/a/%2e%2e/b', '/b'],
+    ['http://h/a/.%2E/b', '/b'],
+    ['http://h/%2e/x', '/x'],
+    ['http://h/a/%2e%2e%2fb', '/a/..%2Fb'],
+    ['http://h/a/%2e%2e', '/'],
+  ] as const) {
+    const u = parseUrl(input);
+    assert.equal(u.path, path, input);
+    assert.equal(formatUrl(parseUrl(formatUrl(u))), formatUrl(u), input);
   }
 });
