@@ -231,7 +231,8 @@ export function parseUrl(input: string, defaultScheme = 'http', pathAsIs = false
     hostname = hostname.toLowerCase();
   }
   if (!hostname) throw bad('no host name');
-  if (/[\s/\\?#@<>^|]/.test(hostname)) throw bad(`'${hostname}' is not a valid host name`);
+  // Brackets only around an IPv6 address (`a[::1]b` printed back would be `[a[::1]b]`, another URL).
+  if (/[\s/\\?#@<>^|[\]]/.test(hostname)) throw bad(`'${hostname}' is not a valid host name`);
   const defaultPort = scheme === 'https' ? 443 : 80;
   let port = defaultPort;
   if (portText !== '') {

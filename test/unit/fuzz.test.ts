@@ -36,7 +36,7 @@ import { buildRequest } from '../../src/request/build.js';
 import { prepareRequest } from '../../src/request/prepare.js';
 import { JsonSyntaxError, parseJson, stringifyJson } from '../../src/request/json.js';
 import { parsePath } from '../../src/request/nested-json.js';
-import { checkUrl, expandUrl, parseUrl, type ParsedUrl } from '../../src/request/url.js';
+import { checkUrl, expandUrl, formatUrl, parseUrl, type ParsedUrl } from '../../src/request/url.js';
 import { CurlUrlError, expandGlob, formatCurlUrl, parseCurlUrl, resolveLocation, type CurlUrl } from '../../src/sources/curl/url.js';
 import { parseShell, ShellSyntaxError } from '../../src/sources/curl/shell.js';
 import { parseCurlFile } from '../../src/sources/curl/index.js';
@@ -306,6 +306,11 @@ test('fuzz: parseUrl gives a request target of printable ASCII, or a UsageError;
       assert.ok(Number.isInteger(url.port) && url.port >= 0 && url.port <= 65535, String(url.port));
       // A character becomes at most its UTF-8 bytes as %XX (9 for 3 bytes).
       bounded('request target', url.path.length + url.query.length, input.length, 9, 2);
+      // HTTPie's reading: the URL printed (the request line, --offline) and read again is the same URL.
+      if (!pathAsIs && !asWritten && (scheme === 'http' || scheme === 'https')) {
+        const shown = formatUrl(url);
+        assert.equal(formatUrl(parseUrl(shown, scheme)), shown);
+      }
     })),
   );
 });
