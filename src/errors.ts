@@ -94,6 +94,22 @@ export class TooManyRedirectsError extends CliError {
   }
 }
 
+/**
+ * The most of a response body `sling exec` holds whole, to give it to a response handler, an
+ * assertion or a later request (a body only printed or saved is never held whole). SLING_HELD_BODY_MB
+ * changes it.
+ */
+export function heldBodyLimit(env: NodeJS.ProcessEnv = process.env): number {
+  const mb = Number(env.SLING_HELD_BODY_MB);
+  return (Number.isFinite(mb) && mb > 0 ? mb : 256) * 1024 * 1024;
+}
+
+/** A body over heldBodyLimit(): exit 1, the reading stops. */
+export function heldBodyTooLarge(limit: number): CliError {
+  const mb = Math.round(limit / 1048576);
+  return new CliError(`the response body is over ${mb} MiB, more than sling holds for a response handler, an assertion or a later request (a body only printed or saved with '>> file' or -o is not held; SLING_HELD_BODY_MB raises the limit)`);
+}
+
 /** What a failed write(2) says, without Node's trailing ", write": "ENOSPC: no space left on device". */
 export const writeFailure = (e: unknown) => String((e as Error).message).replace(/, write$/, '');
 

@@ -5,7 +5,7 @@ import { stdoutIsStderr } from '../fd-writer.js';
 import { originText } from '../request/url.js';
 import { basicAuth } from '../request/basic-auth.js';
 import type { Invocation } from '../cli/invocation.js';
-import { CliError, TooManyRedirectsError, UsageError, beyondLimits, fileProblem, oneLine } from '../errors.js';
+import { CliError, TooManyRedirectsError, UsageError, beyondLimits, fileProblem, heldBodyLimit, oneLine } from '../errors.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { Reporter, stdoutSink, type Io } from '../main.js';
 import { makePlan, printParts, type OutputPlan } from '../output/plan.js';
@@ -398,6 +398,9 @@ class Run {
     }
   }
 
+  /** heldBodyLimit(), once read. */
+  private heldLimit?: number;
+
   /** The request being run (for the message on Ctrl-C). */
   private runningAt?: string;
 
@@ -451,7 +454,9 @@ class Run {
       const streamable = entry.bodyUnused?.(spec) === true && !retrying;
       // A body that may go to files only (curl's -o, `>> file`): the lane hands it over as it comes too.
       try {
-        hop = await this.send(spec, printer, entry, streamable || (entry.bodyFiles !== undefined && !retrying));
+        // A large or open-ended body is handed over as it comes (then printed, saved, or read whole up
+        // to heldBodyLimit()), except with --retry, where the lane reads it whole to send it again.
+        hop = await this.send(spec, printer, entry, !retrying);
       } finally {
         this.live = undefined;
       }
@@ -484,7 +489,7 @@ class Run {
           tee.close(complete);
         }
         body = EMPTY;
-      } else body = skipBody ? EMPTY : (this.wholeBody!(hop, keep) ?? (await this.readBody!(hop, keep)));
+      } else body = skipBody ? EMPTY : (this.wholeBody!(hop, keep) ?? (await this.readBody!(hop, keep, (this.heldLimit ??= heldBodyLimit(this.env)))));
       bodyRead = true;
       this.sending = undefined;
       if (inv.checkStatus) this.checkStatus(entry, spec, hop.response, rc);

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { NetworkError, TimeoutError } from '../errors.js';
+import { CliError, heldBodyTooLarge, NetworkError, TimeoutError } from '../errors.js';
 import { decodeBody } from './decode.js';
 import { h2Code } from './errors.js';
 import { setArriving } from './inflight.js';
@@ -63,7 +63,8 @@ export function wholeBody(hop: Hop, keepEncoding = false): Buffer | undefined {
 }
 
 /** Reads the whole body: decoded, or with `keepEncoding` as it came (curl without --compressed saves gzip as gzip). */
-export async function readBody(hop: Hop, keepEncoding = false): Promise<Buffer> {
+/** `limit`: past so many bytes (decoded) the reading stops with heldBodyTooLarge() (`sling exec`). */
+export async function readBody(hop: Hop, keepEncoding = false, limit?: number): Promise<Buffer> {
   // keepalive.ts has read the whole body already: no stream to go through unless it is encoded.
   const whole = wholeBody(hop, keepEncoding);
   if (whole) return whole;
@@ -85,8 +86,13 @@ export async function readBody(hop: Hop, keepEncoding = false): Promise<Buffer> 
     for await (const c of stream) {
       chunks.push(c as Buffer);
       received += (c as Buffer).length;
+      if (limit !== undefined && received > limit) {
+        hop.body.destroy();
+        throw heldBodyTooLarge(limit);
+      }
     }
   } catch (e) {
+    if (e instanceof CliError && !(e instanceof NetworkError || e instanceof TimeoutError)) throw e;
     throw withPartial(e instanceof NetworkError || e instanceof TimeoutError ? e : (bodyError(hop, e, received) as NetworkError | TimeoutError));
   } finally {
     setArriving(undefined);

@@ -387,3 +387,40 @@ test('exec: a body cut short while saved with curl -o keeps the bytes that came 
   assert.equal(readFileSync(kept, 'utf8'), 'before');
   assert.deepEqual((await import('node:fs')).readdirSync(dir).sort(), ['cut.bin', 'cut.curl', 'cut.http', 'kept.bin']);
 });
+
+test('exec: a body a handler reads is held up to a limit (SLING_HELD_BODY_MB), then that request fails with one line, exit 1, and the next runs; gzip, chunked, sized', async (t) => {
+  const { gzipSync } = await import('node:zlib');
+  const gz = gzipSync(Buffer.alloc(8 << 20, 'g'));
+  const srv = await httpServer(t, (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (req.url === '/small') {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.end('{"ok":true}');
+    } else if (req.url === '/gz') {
+      res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Encoding': 'gzip', 'Content-Length': gz.length });
+      res.end(gz);
+    } else if (req.url === '/chunked') {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.end(Buffer.alloc(3 << 20, 'c'));
+    } else {
+      res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': 3 << 20 });
+      res.end(Buffer.alloc(3 << 20, 's'));
+    }
+  });
+  const handler = '> {% client.log("length " + response.body.length) %}';
+  for (const path of ['gz', 'chunked', 'sized']) {
+    {
+      const file = httpFile(`GET ${srv.url}/${path}\n\n${handler}\n\n###\nGET ${srv.url}/small\n\n${handler}\n`);
+      const r = await runSling(['exec', '--print=h', file], { env: { SLING_HELD_BODY_MB: '2' } });
+      assert.equal(r.code, 1, `${path}: ${r.stderr}`);
+      assert.match(r.stderr, /t\.http:1: the response body is over 2 MiB, more than sling holds for a response handler/);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.match(r.stdout, /length 11/, 'the next request ran');
+      assert.doesNotMatch(r.stdout, /length [0-9]{7}/);
+    }
+  }
+  // Under the limit: read whole as before.
+  const file = httpFile(`GET ${srv.url}/sized\n\n${handler}\n`);
+  const ok = await runSling(['exec', '--print=h', file], { env: { SLING_HELD_BODY_MB: '4' } });
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.match(ok.stdout, /length 3145728/);
+});
