@@ -7,8 +7,8 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runSling, REPO_ROOT } from '../helpers/cli.js';
-import { header, type CapturedRequest } from '../helpers/servers.js';
-import { assertError, assertExit, httpServer, show } from '../helpers/assert.js';
+import { certsUnavailableReason, header, makeCerts, type CapturedRequest } from '../helpers/servers.js';
+import { assertError, assertExit, httpServer, httpsServer, show } from '../helpers/assert.js';
 
 function workdir(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'sling-exec-auth-'));
@@ -137,6 +137,21 @@ test('exec http: $auth.token failures are one line naming the configuration: a b
   assertExit(o, 0);
   assert.match(o.stdout, /^Authorization: Bearer \{\{\$auth\.token\("web"\)\}\}$/m, show(o));
   assert.equal(tokenRequests.length, 1, '--offline sends no token request');
+});
+
+test('exec http: $auth.token, the token request goes with the main command\'s network flags (--verify=no for a self-signed token server)', { skip: makeCerts() ? undefined : certsUnavailableReason() }, async (t) => {
+  const tokens = await httpsServer(t, (_req, res) => res.end(JSON.stringify({ access_token: 'TLS-1' })), { cert: 'bad' });
+  const { srv, api } = await servers(t, [{ body: {} }]);
+  const dir = workdir({
+    'http-client.env.json': JSON.stringify({ dev: { base: srv.url, Security: { Auth: { a: { Type: 'OAuth2', 'Grant Type': 'Client Credentials', 'Client ID': 'c', 'Token URL': `${tokens.url}/token` } } } } }),
+    'api.http': 'GET {{base}}/x\nAuthorization: Bearer {{$auth.token("a")}}\n',
+  });
+  const checked = await runSling(['exec', '--env', 'dev', 'api.http'], { cwd: dir });
+  assertError(checked, 6, `api.http:1: Security.Auth "a": the token request to ${tokens.url}/token failed: `);
+  assert.equal(api().length, 0);
+  const r = await runSling(['exec', '--verify=no', '--env', 'dev', 'api.http'], { cwd: dir });
+  assertExit(r, 0);
+  assert.equal(header(api()[0]!, 'authorization'), 'Bearer TLS-1', show(r));
 });
 
 test('exec http: Faker variables give plausible values, fresh each time; an unknown one is a parse error naming it and its line', async (t) => {
