@@ -82,10 +82,13 @@ const zlibNotice = pakoHead
   .slice(firstComment, afterComment)
   .map((line) => line.replace(/^\/\/ ?/, ''))
   .join('\n');
+// @faker-js/faker: its English locale, in a chunk of its own (loaded only for JetBrains Faker variables).
+const fakerLicense = readFileSync(join(root, 'node_modules', '@faker-js', 'faker', 'LICENSE'), 'utf8').trim();
 writeFileSync(
   join(dist, 'THIRD-PARTY-LICENSES.txt'),
   `pako (bundled in dist/chunks/, for --compress)\n\n${readFileSync(join(pakoDir, 'LICENSE'), 'utf8').trim()}\n\n` +
-    `pako's lib/zlib/ files:\n\n${zlibNotice.trim()}\n`,
+    `pako's lib/zlib/ files:\n\n${zlibNotice.trim()}\n\n` +
+    `@faker-js/faker (its English locale bundled in dist/chunks/faker-*.js, for the JetBrains Faker variables of sling exec)\n\n${fakerLicense}\n`,
 );
 for (const out of ['sling.js', 'slings.js']) chmodSync(join(dist, out), 0o755);
 

@@ -8,27 +8,38 @@
 //      the file's scripts and references as in a real run.
 // Prints the numbers; exit 1 when a file fails to parse, a warning is of another kind, or a
 // request cannot be built or sent.
+//   3. (informational, never changes the exit status; issue 27) when httpyac can be found, every
+//      file is sent by `sling exec` (dist/sling.js) and by `httpyac send --all`, both through one
+//      capturing HTTP proxy on 127.0.0.1 that answers every request itself; per file, the requests
+//      each sent and the ones that differ (method, target, headers, body) are listed. See
+//      compareWithHttpyac() below for what is ignored. httpyac: $SLING_HTTPYAC, else `httpyac` on
+//      PATH, else ~/.cache/sling-ci/httpyac/node_modules/.bin/httpyac (where .ci/run installs it:
+//      `npm install --prefix ~/.cache/sling-ci/httpyac httpyac@6`); else a line says why it is skipped.
 //
-//   node scripts/http-corpus.mjs [CORPUS_DIR] [--verbose]
+//   node scripts/http-corpus.mjs [CORPUS_DIR] [--verbose] [--no-httpyac | --httpyac-only]
+//                                [--only TEXT] [--show]
 //
+// --only TEXT: the comparison for files whose name holds TEXT; --show: whole bodies in differences.
 // Uses the transpiled sources in build/ (made by `node scripts/build.mjs --tests`, which this
-// script runs when build/ is missing). Nothing leaves 127.0.0.1.
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+// script runs when build/ or dist/ is missing). Nothing leaves 127.0.0.1.
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
+import { createServer as createTcpServer } from 'node:net';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const verbose = args.includes('--verbose');
-const corpus = args.find((a) => !a.startsWith('--')) ?? join(ROOT, '..', 'shared', 'corpus', 'http');
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
+const corpus = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--only') ?? join(ROOT, '..', 'shared', 'corpus', 'http');
 if (!existsSync(corpus)) {
   console.log(`http-corpus: ${corpus} does not exist: skipped`);
   process.exit(0);
 }
-if (!existsSync(join(ROOT, 'build', 'src', 'sources', 'http', 'index.js'))) {
+if (!existsSync(join(ROOT, 'build', 'src', 'sources', 'http', 'index.js')) || !existsSync(join(ROOT, 'dist', 'sling.js'))) {
   const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), '--tests'], { stdio: 'inherit' });
   if (r.status !== 0) process.exit(1);
 }
@@ -93,7 +104,7 @@ const totals = { files: 0, parsed: 0, requests: 0, sent: 0, skipped: 0, runMissi
 const problems = [];
 const encodePath = (p) => p.replace(/[^\x21-\x7e]|[{}|\\^`"<> ]/g, (c) => encodeURIComponent(c));
 
-for (const f of files) {
+for (const f of args.includes('--httpyac-only') ? [] : files) {
   totals.files++;
   const warnings = [];
   const opts = { file: f.name, dir: f.dir, env: {}, warn: (m) => warnings.push(m), debug: () => {} };
@@ -161,15 +172,278 @@ for (const f of files) {
 }
 await closeConnections();
 server.close();
-rmSync(work, { recursive: true, force: true });
 
-console.log(
+if (!args.includes('--httpyac-only')) console.log(
   `http corpus: ${totals.parsed}/${totals.files} files parsed; ${totals.sent}/${totals.requests} requests sent to 127.0.0.1` +
     ` (${seen.length} arrived); ${totals.skipped} skipped by # @disabled; ${totals.runMissing} run lines whose file the corpus lacks;` +
     ` warnings: ${totals.otherWarnings} about other runners' syntax, ${totals.missingWarnings} about files the corpus lacks;` +
     ` scripts: ${totals.tests} tests run (${totals.testFailures} failed against the stub server), ${totals.scriptFailures} handler errors`,
 );
-if (problems.length) {
-  for (const p of problems) console.log(`  FAIL ${p}`);
-  process.exit(1);
+for (const p of problems) console.log(`  FAIL ${p}`);
+process.exitCode = problems.length ? 1 : 0;
+
+if (!args.includes('--no-httpyac')) await compareWithHttpyac().catch((e) => console.log(`httpyac comparison: stopped: ${e.stack}`));
+rmSync(work, { recursive: true, force: true });
+
+// ---------------------------------------------------------------- 3. the httpyac comparison --
+
+/** httpyac's CLI, or undefined and why not. */
+function findHttpyac() {
+  if (process.env.SLING_HTTPYAC) return existsSync(process.env.SLING_HTTPYAC) ? { bin: process.env.SLING_HTTPYAC } : { why: `SLING_HTTPYAC=${process.env.SLING_HTTPYAC} does not exist` };
+  const onPath = spawnSync('sh', ['-c', 'command -v httpyac'], { encoding: 'utf8' }).stdout?.trim();
+  if (onPath) return { bin: onPath };
+  const cache = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  const bin = join(cache, 'sling-ci', 'httpyac', 'node_modules', '.bin', 'httpyac');
+  if (existsSync(bin)) return { bin };
+  return { why: `httpyac is not on PATH nor in ${bin} (npm install --prefix ${join(cache, 'sling-ci', 'httpyac')} httpyac@6)` };
+}
+
+/**
+ * Both clients send each file through one capturing proxy on 127.0.0.1 (a proxy cannot read inside
+ * a TLS tunnel, so the copy of the corpus has `https://` rewritten to `http://`). The proxy records
+ * each request (method, absolute target, headers, de-chunked body) and answers it with the JSON the
+ * loopback server above sends, so nothing leaves 127.0.0.1.
+ *
+ * Ignored: User-Agent, Accept-Encoding, Connection, Proxy-Connection, Content-Length and
+ * Transfer-Encoding (framing: the body is compared instead), an `Accept: * / *` only one side sends
+ * (a client default), the default port in Host; header order and name case. Random values: UUIDs,
+ * ISO timestamps and Unix times within two days of now are masked everywhere; in a file that uses
+ * `$random...`, `$randomInt`, `$timestamp` or a `$datetime`, two requests whose texts differ only in
+ * words of letters, digits and `.@+-` (the random values) count as the same. Requests are paired
+ * by method and target in order (a longest common subsequence), so one request more or less on a
+ * side does not shift every pair after it: unpaired requests are listed as sent by one side only.
+ */
+async function compareWithHttpyac() {
+  const found = findHttpyac();
+  if (!found.bin) {
+    console.log(`httpyac comparison: skipped: ${found.why}`);
+    return;
+  }
+  const version = spawnSync(found.bin, ['--version'], { encoding: 'utf8' }).stdout?.trim() || '(version unknown)';
+  const sling = join(ROOT, 'dist', 'sling.js');
+  const show = args.includes('--show');
+
+  let captured = [];
+  const answer = (head) => {
+    const [method, target] = head.split(' ');
+    return JSON.stringify({ token: 'corpus-token', access_token: 'corpus-access-token', refresh_token: 'corpus-refresh-token', uuid: '00000000-0000-0000-0000-000000000000', id: 1, method, url: target });
+  };
+  const proxy = createTcpServer((socket) => {
+    let buf = Buffer.alloc(0);
+    socket.on('error', () => {});
+    socket.on('data', (d) => {
+      buf = Buffer.concat([buf, d]);
+      for (;;) {
+        const end = buf.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const head = buf.subarray(0, end).toString('latin1');
+        if (/^CONNECT /.test(head)) {
+          captured.push({ head, body: '' });
+          socket.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n');
+          return;
+        }
+        let body;
+        let at;
+        if (/\r\ntransfer-encoding:[ \t]*chunked/i.test(head)) {
+          const parts = [];
+          at = end + 4;
+          for (;;) {
+            const lineEnd = buf.indexOf('\r\n', at);
+            if (lineEnd < 0) return;
+            const size = parseInt(buf.subarray(at, lineEnd).toString('latin1'), 16);
+            if (buf.length < lineEnd + 2 + size + 2) return;
+            if (size === 0) {
+              at = lineEnd + 4;
+              break;
+            }
+            parts.push(buf.subarray(lineEnd + 2, lineEnd + 2 + size));
+            at = lineEnd + 2 + size + 2;
+          }
+          body = Buffer.concat(parts);
+        } else {
+          const m = /\r\ncontent-length:[ \t]*(\d+)/i.exec(head);
+          const length = m ? Number(m[1]) : 0;
+          if (buf.length < end + 4 + length) return;
+          body = buf.subarray(end + 4, end + 4 + length);
+          at = end + 4 + length;
+        }
+        buf = buf.subarray(at);
+        captured.push({ head, body: body.toString('latin1') });
+        const json = answer(head);
+        socket.write(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`);
+      }
+    });
+  });
+  await new Promise((r) => proxy.listen(0, '127.0.0.1', r));
+  const proxyUrl = `http://127.0.0.1:${proxy.address().port}`;
+
+  // A fresh copy (the check above may have written `>> out.json` files into `work`), https → http.
+  const copy = mkdtempSync(join(tmpdir(), 'sling-httpyac-compare-'));
+  const config = join(copy, '.sling-config');
+  mkdirSync(config);
+  for (const name of readdirSync(corpus).sort()) {
+    const m = /^(.+?__.+?)__(.+)$/.exec(name);
+    if (!m) continue;
+    const dir = join(copy, m[1]);
+    mkdirSync(dir, { recursive: true });
+    const text = readFileSync(join(corpus, name));
+    writeFileSync(join(dir, m[2]), /\.(http|rest|json)$|\.env$/.test(name) ? text.toString('utf8').replace(/https:\/\//g, 'http://') : text);
+    // httpyac reads its proxy from the project's .httpyac.json (each repository folder is one).
+    writeFileSync(join(dir, '.httpyac.json'), JSON.stringify({ proxy: proxyUrl }));
+  }
+  const env = { ...process.env, http_proxy: proxyUrl, HTTP_PROXY: proxyUrl, NO_PROXY: '', no_proxy: '', SLING_CONFIG_DIR: config, NO_COLOR: '1' };
+  // https requests (a Host header with port 443) go through it as CONNECT, recorded and refused.
+  env.https_proxy = env.HTTPS_PROXY = proxyUrl;
+  const run = (cmd, argv, cwd) =>
+    new Promise((resolve) => {
+      const child = spawn(cmd, argv, { cwd, env, stdio: verbose ? ['ignore', 'pipe', 'pipe'] : 'ignore' });
+      let out = '';
+      if (verbose) for (const s of [child.stdout, child.stderr]) s.on('data', (d) => (out += d));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.on('close', () => {
+        clearTimeout(timer);
+        if (verbose) console.log(`  --- ${cmd === process.execPath ? 'sling' : 'httpyac'} ${argv.slice(1).join(' ')}\n${out.replace(/\x1b\[[\d;]*m/g, '').split('\n').filter((l) => l.trim() && !/^-+$/.test(l)).slice(-40).map((l) => `    | ${l.slice(0, 300)}`).join('\n')}`);
+        resolve();
+      });
+    });
+
+  const IGNORED = new Set(['user-agent', 'accept-encoding', 'connection', 'proxy-connection', 'content-length', 'transfer-encoding']);
+  const now = Date.now();
+  const mask = (s) =>
+    s
+      .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>')
+      .replace(/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)\b/g, '<iso-time>')
+      .replace(/\b\d{10}(?:\d{3})?\b/g, (n) => (Math.abs((n.length === 10 ? Number(n) * 1000 : Number(n)) - now) < 2 * 86_400_000 ? '<unix-time>' : n));
+  const normal = (r) => {
+    const [line, ...lines] = r.head.split('\r\n');
+    const headers = lines
+      .map((h) => [h.slice(0, h.indexOf(':')).toLowerCase(), h.slice(h.indexOf(':') + 1).trim()])
+      .filter(([n]) => !IGNORED.has(n))
+      .map(([n, v]) => (n === 'host' ? [n, v.replace(/:80$/, '')] : [n, v]))
+      .map(([n, v]) => mask(`${n}: ${v}`))
+      .sort();
+    return { line: mask(line.replace(/ HTTP\/1\.[01]$/, '')), headers, body: mask(r.body) };
+  };
+  const words = (s) => s.split(/([^\w.@+-]+)/);
+  /** Texts that differ only in random words (same shape, other letters and digits). */
+  const randomOnly = (a, b) => {
+    const x = words(a);
+    const y = words(b);
+    return x.length === y.length && x.every((w, i) => w === y[i] || (i % 2 === 0 && /^[\w.@+-]+$/.test(w) && /^[\w.@+-]+$/.test(y[i])));
+  };
+  const pair = (a, b, random) => {
+    // Longest common subsequence of requests that are the same (random values aside); between two
+    // of those, the requests left over are paired in order where their request lines match.
+    const line = (x, y) => x.line === y.line || (random && randomOnly(x.line, y.line));
+    const eq = (x, y) => line(x, y) && differences(x, y, random).length === 0;
+    const n = a.length;
+    const m = b.length;
+    const L = Array.from({ length: n + 1 }, () => new Array(m + 1).fill(0));
+    for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) L[i][j] = eq(a[i], b[j]) ? L[i + 1][j + 1] + 1 : Math.max(L[i + 1][j], L[i][j + 1]);
+    const out = [];
+    let gapA = [];
+    let gapB = [];
+    const flush = () => {
+      while (gapA.length && gapB.length) {
+        const k = gapB.findIndex((j) => line(a[gapA[0]], b[j]));
+        if (k === -1) out.push([gapA.shift(), undefined]);
+        else {
+          for (const j of gapB.splice(0, k)) out.push([undefined, j]);
+          out.push([gapA.shift(), gapB.shift()]);
+        }
+      }
+      for (const i of gapA) out.push([i, undefined]);
+      for (const j of gapB) out.push([undefined, j]);
+      gapA = [];
+      gapB = [];
+    };
+    let i = 0;
+    let j = 0;
+    while (i < n && j < m) {
+      if (eq(a[i], b[j])) {
+        flush();
+        out.push([i++, j++]);
+      } else if (L[i + 1][j] >= L[i][j + 1]) gapA.push(i++);
+      else gapB.push(j++);
+    }
+    while (i < n) gapA.push(i++);
+    while (j < m) gapB.push(j++);
+    flush();
+    return out;
+  };
+  const accept = (h, other) => h === 'accept: */*' && !other.some((o) => o.startsWith('accept:'));
+  /** What differs between two requests (empty: the same, random values aside). */
+  const differences = (a, b, random) => {
+    const found = [];
+    if (a.line !== b.line && !(random && randomOnly(a.line, b.line))) found.push(`request line: sling ${cut(a.line)}, httpyac ${cut(b.line)}`);
+    if (a.body !== b.body && !(random && randomOnly(a.body, b.body))) found.push(`body: sling ${cut(a.body)}, httpyac ${cut(b.body)}`);
+    const onlyA = a.headers.filter((h) => !b.headers.includes(h) && !accept(h, b.headers));
+    const onlyB = b.headers.filter((h) => !a.headers.includes(h) && !accept(h, a.headers));
+    if ((onlyA.length || onlyB.length) && !(random && onlyA.length === onlyB.length && onlyA.every((h, k) => randomOnly(h, onlyB[k])))) {
+      found.push(`headers: sling only ${JSON.stringify(onlyA)}, httpyac only ${JSON.stringify(onlyB)}`);
+    }
+    return found;
+  };
+  const cut = (s) => JSON.stringify(show || s.length <= 160 ? s : s.slice(0, 160) + '...');
+
+  console.log(`\nhttpyac comparison (informational): ${version}, ${found.bin}`);
+  const sum = { files: 0, sling: 0, httpyac: 0, same: 0, random: 0, differ: 0, slingOnly: 0, httpyacOnly: 0 };
+  for (const name of readdirSync(copy).sort()) {
+    const dir = join(copy, name);
+    if (name.startsWith('.')) continue;
+    const envFile = join(dir, 'http-client.env.json');
+    const envName = existsSync(envFile) ? Object.keys(JSON.parse(readFileSync(envFile, 'utf8'))).find((k) => k !== '$shared') : undefined;
+    for (const base of readdirSync(dir).sort()) {
+      if (!/\.(http|rest)$/.test(base) || (only && !`${name}__${base}`.includes(only))) continue;
+      const file = join(dir, base);
+      const random = /\{\{\s*\$(random|randomInt|timestamp|datetime|localDatetime)/.test(readFileSync(file, 'utf8'));
+      captured = [];
+      await run(process.execPath, [sling, 'exec', file, '--timeout', '10', ...(envName ? ['--env', envName] : [])], dir);
+      const s = captured.map(normal);
+      captured = [];
+      await run(found.bin, ['send', file, '--all', '-o', 'none', ...(envName ? ['-e', envName] : [])], dir);
+      const y = captured.map(normal);
+      sum.files++;
+      sum.sling += s.length;
+      sum.httpyac += y.length;
+      const lines = [];
+      let same = 0;
+      for (const [i, j] of pair(s, y, random)) {
+        if (j === undefined) {
+          sum.slingOnly++;
+          lines.push(`    sent by sling only: #${i + 1} ${s[i].line}`);
+          continue;
+        }
+        if (i === undefined) {
+          sum.httpyacOnly++;
+          lines.push(`    sent by httpyac only: #${j + 1} ${y[j].line}`);
+          continue;
+        }
+        const a = s[i];
+        const b = y[j];
+        const found = differences(a, b, random);
+        const randomSeen =
+          a.line !== b.line ||
+          a.body !== b.body ||
+          a.headers.filter((h) => !accept(h, b.headers)).join('\n') !== b.headers.filter((h) => !accept(h, a.headers)).join('\n');
+        if (found.length) {
+          sum.differ++;
+          lines.push(`    differs: sling #${i + 1}, httpyac #${j + 1}: ${a.line}\n      ${found.join('\n      ')}`);
+        } else {
+          same++;
+          if (randomSeen) sum.random++;
+        }
+      }
+      sum.same += same;
+      console.log(`  ${name}__${base}: sling sent ${s.length}, httpyac ${y.length}; ${same} the same${lines.length ? `, ${lines.length} differ` : ''}`);
+      for (const l of lines) console.log(l);
+    }
+  }
+  proxy.close();
+  rmSync(copy, { recursive: true, force: true });
+  console.log(
+    `httpyac comparison: ${sum.files} files; sling sent ${sum.sling} requests, httpyac ${sum.httpyac}; ${sum.same} pairs the same` +
+      ` (${sum.random} of them after random values), ${sum.differ} pairs differ, ${sum.slingOnly} requests sent by sling only, ${sum.httpyacOnly} by httpyac only` +
+      ` (informational: httpyac is not the reference for .http files; the README's "Differences from httpyac" explains the known ones)`,
+  );
 }

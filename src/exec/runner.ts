@@ -67,7 +67,7 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
   });
 
   const entries = select(script.entries, ex.names, ex.lines, lineCount(text));
-  const ctx: ExecContext = { offline: inv.offline, cwd: io.cwd, warn: (m) => reporter.warn(m), debug: (m) => reporter.debug(m) };
+  const ctx: ExecContext = { offline: inv.offline, cwd: io.cwd, warn: (m) => reporter.warn(m), debug: (m) => reporter.debug(m), network: (s) => applyFlags(s, inv) };
   if (ex.to) {
     // --to curl|http: write the file's requests in the other format instead of sending them.
     const out = stdoutSink(io.stdout);

@@ -37,6 +37,8 @@ export interface ExecContext {
   debugging?: boolean;
   /** Where the process runs (for `>> file` outputs and relative paths). */
   cwd: string;
+  /** The main command's network flags (--verify, --proxy, --timeout, --cert) applied to a request a source sends itself (an OAuth token request). */
+  network?(spec: RequestSpec): RequestSpec;
 }
 
 /** One finished exchange, body read and decoded, for after-hooks. */

@@ -149,7 +149,7 @@ const WARNINGS: [string, string, string[], number[]][] = [
   ['unknown directives', '# @loop for x of y\nGET http://h/', ['2: GET http://h/'], [1]],
   ['proto imports (httpyac fragments are no warning)', 'proto < ./a.proto\nfragment F on R {\n  a\n}\n\nPOST http://h/', ['6: POST http://h/'], [1]],
   ['JavaScript in placeholders', 'GET http://h/{{ a + b }}', ['1: GET http://h/{{ a + b }}'], [1]],
-  ['faker variables', 'GET http://h/{{$random.address.city}}', ['1: GET http://h/{{$random.address.city}}'], [1]],
+  ['Azure AD tokens', 'GET http://h/{{$aadToken}}', ['1: GET http://h/{{$aadToken}}'], [1]],
 ];
 for (const [name, input, want, lines] of WARNINGS) {
   test(`parse warning: ${name}`, () => {

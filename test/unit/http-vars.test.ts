@@ -132,7 +132,11 @@ test('dynamic: unknown names and bad arguments are reported, other runners flagg
   assert.match(checkDynamic('timestamp', ['1'])!, /offset/);
   assert.match(checkDynamic('datetime', [])!, /needs a format/);
   assert.match(checkDynamic('aadToken', [])!, /^unsupported:/);
-  assert.match(checkDynamic('random.address.city', [])!, /^unsupported:/);
+  // JetBrains Faker variables are supported (faker.ts): a name sling lacks is an error naming it.
+  assert.equal(checkDynamic('random.address.city', []), null);
+  assert.match(checkDynamic('random.address.town', [])!, /^\{\{\$random\.address\.town\}\}: the Faker category 'address' has no 'town'/);
+  assert.equal(checkDynamic('auth.token', ['api']), null);
+  assert.match(checkDynamic('auth.token', [])!, /needs the id of a Security\.Auth configuration/);
 });
 
 test('dynamic: an unset $processEnv variable is empty, with a warning (REST Client sends the request)', () => {

@@ -1,3 +1,5 @@
+import { fakerCall } from './faker-names.js';
+
 
 /**
  * Dynamic variables of both dialects. Each call gives a fresh value (two `{{$uuid}}` in one request
@@ -9,7 +11,10 @@
  * REST Client: $guid, $randomInt min max, $timestamp [offset unit], $datetime rfc1123|iso8601|"fmt"
  *   [offset unit], $localDatetime ..., $processEnv [%]NAME, $dotenv [%]NAME, $shared NAME.
  * kulala: $date (YYYY-MM-DD).
+ * JetBrains OAuth 2.0: $auth.token("id"), $auth.idToken("id") (auth.ts).
  * JetBrains paths: $projectRoot, $historyFolder (for `>> {{$projectRoot}}/out.json`, `> {{$projectRoot}}/h.js`).
+ * JetBrains Faker variables: $random.address.city, $random.name.firstName, ... (faker-names.ts;
+ *   the values come from faker.ts, loaded by loadFaker() before a run that uses one).
  */
 export interface DynamicEnv {
   /** Process environment ($processEnv, $env.NAME). */
@@ -22,6 +27,8 @@ export interface DynamicEnv {
   shared?(name: string): string | undefined;
   /** The project's root folder ($projectRoot): see projectRoot(). */
   projectRoot(): string;
+  /** An OAuth 2.0 token of the environment's Security.Auth ($auth.token("id"), $auth.idToken("id")): auth.ts. */
+  auth?(id: string, kind: 'token' | 'idToken'): string;
   /** Something worth a warning (an unset $processEnv variable). */
   warn?(message: string): void;
   now?: () => Date;
@@ -29,13 +36,34 @@ export interface DynamicEnv {
 
 export class DynamicError extends Error {}
 
+/**
+ * What the files of the run use, as checkDynamic saw it: a Faker variable (loadFaker() before
+ * sending), an OAuth token (index.ts then looks for the requests that need one).
+ */
+export const dynamicUse = { faker: false, auth: false };
+let fakerModule: typeof import('./faker.js') | undefined;
+
+/** Loads faker (its own chunk, half a megabyte) once; only a run that uses a Faker variable calls this. */
+export async function loadFaker(): Promise<void> {
+  fakerModule ??= await import('./faker.js');
+}
+
 /** The dynamic variables sling knows; unknown `$names` are reported when the file is parsed. */
 export function checkDynamic(name: string, args: string[]): string | null {
   const simple = SIMPLE[name];
   if (simple) return simple(args);
   if (/^(env|dotenv)\.[\w.-]+$/.test(name)) return null;
+  if (name === 'auth.token' || name === 'auth.idToken') {
+    dynamicUse.auth = true;
+    return args.length === 1 && args[0] !== '' ? null : `{{$${name}("id")}} needs the id of a Security.Auth configuration of the environment file`;
+  }
   if (name === 'aadToken' || name === 'aadV2Token') return 'unsupported:Azure AD tokens ($aadToken) of the REST Client are not supported';
-  if (/^random\.\w+\.\w+$/.test(name)) return `unsupported:faker variables ({{$${name}}}) of the JetBrains client are not supported`;
+  if (/^random\.\w+\.\w+$/.test(name)) {
+    const found = fakerCall(name);
+    if ('problem' in found) return found.problem;
+    dynamicUse.faker = true;
+    return args.length ? `{{$${name}}} takes no arguments` : null;
+  }
   return `unknown dynamic variable {{$${name}}}`;
 }
 
@@ -161,6 +189,10 @@ export function evalDynamic(name: string, args: string[], ctx: DynamicEnv): stri
     }
     case 'projectRoot':
       return ctx.projectRoot();
+    case 'auth.token':
+    case 'auth.idToken':
+      if (!ctx.auth) throw new DynamicError(`no Security.Auth configuration "${args[0]}" (no environment file has a Security.Auth section)`);
+      return ctx.auth(args[0]!, name === 'auth.token' ? 'token' : 'idToken');
     case 'historyFolder':
       return `${ctx.projectRoot()}/.idea/httpRequests`;
     case 'dotenv': {
@@ -178,6 +210,14 @@ export function evalDynamic(name: string, args: string[], ctx: DynamicEnv): stri
   if (name.startsWith('dotenv.')) {
     const v = own(ctx.dotenv(), name.slice(7));
     if (v === undefined) throw new DynamicError(`${name.slice(7)} is not in the .env file`);
+    return v;
+  }
+  if (/^random\.\w+\.\w+$/.test(name)) {
+    const found = fakerCall(name);
+    if ('problem' in found) throw new DynamicError(found.problem);
+    // loadFaker() ran when the files were read (parseHttpFile); a value asked for without it is a bug.
+    const v = fakerModule?.fakerValue(name);
+    if (v === undefined) throw new DynamicError(`{{$${name}}}: the Faker library was not loaded`);
     return v;
   }
   throw new DynamicError(`{{$${name}}} is not supported`);

@@ -23,6 +23,12 @@ export interface Environment {
   shared: Map<string, string>;
   /** Environment names per variable, over every environment of the files (for hints). */
   definedIn: Map<string, string[]>;
+  /**
+   * JetBrains `Security.Auth` configurations (OAuth 2.0, for `{{$auth.token("id")}}`) of the
+   * selected environment and `$shared`, by id: each field from the first file that gives it a
+   * non-empty value (public before private, the environment before `$shared`), with that file.
+   */
+  auth: Map<string, { fields: Record<string, unknown>; files: Map<string, string> }>;
 }
 
 const PUBLIC = 'http-client.env.json';
@@ -151,7 +157,26 @@ export function loadEnvironment(dir: string, envName: string | undefined, envFil
     parsed.map((d) => d.$shared),
     shared,
   );
-  return { name: envName, vars, files, definedIn, origins, shared };
+  const auth: Environment['auth'] = new Map();
+  const levels = [...(envName !== undefined ? parsed.map((d, i) => [d[envName], files[i]!] as const) : []), ...parsed.map((d, i) => [d.$shared, files[i]!] as const)];
+  for (const [values, file] of levels) {
+    const configs = (values?.Security as { Auth?: unknown } | undefined)?.Auth;
+    if (!configs || typeof configs !== 'object' || Array.isArray(configs)) continue;
+    for (const [id, config] of Object.entries(configs as Record<string, unknown>)) {
+      if (!config || typeof config !== 'object' || Array.isArray(config)) {
+        throw new UsageError(`${file}: Security.Auth "${id}" must be an object of settings ({"Type": "OAuth2", "Grant Type": ...})`);
+      }
+      let entry = auth.get(id);
+      if (!entry) auth.set(id, (entry = { fields: {}, files: new Map() }));
+      for (const [k, v] of Object.entries(config as Record<string, unknown>)) {
+        const had = entry.fields[k];
+        if (had !== undefined && had !== '') continue;
+        entry.fields[k] = v;
+        entry.files.set(k, file);
+      }
+    }
+  }
+  return { name: envName, vars, files, definedIn, origins, shared, auth };
 }
 
 /** A `.env` file (for `$dotenv`): next to the .http file or in the nearest parent folder. */

@@ -6,9 +6,12 @@ import { CookieJar } from '../../transport/cookies.js';
 import type { RequestNode, RunNode } from './ast.js';
 import { makeEntry, requestName, type RunOverride } from './entries.js';
 import { dependencyOrder } from '../../exec/order.js';
+import { AuthTokens } from './auth.js';
+import { dynamicUse, loadFaker } from './dynamic.js';
 import { loadEnvironment } from './env.js';
 import { HttpParseError, parseHttp } from './parse.js';
-import { Runtime, type FileCtx } from './vars.js';
+import { expressions, type Template } from './template.js';
+import { Resolution, Runtime, type FileCtx } from './vars.js';
 
 /**
  * `sling exec` for .http / .rest files (JetBrains HTTP Client, VS Code REST Client, httpyac):
@@ -19,13 +22,20 @@ import { Runtime, type FileCtx } from './vars.js';
  */
 export const parseHttpFile: SourceParser = async (text: string, opts: SourceOptions): Promise<Script> => {
   const display = opts.file === '-' ? '<stdin>' : opts.file;
+  dynamicUse.faker = dynamicUse.auth = false;
   const root = parseFile(text, display, opts.dir);
   const env = loadEnvironment(opts.dir, opts.envName, opts.envFile, '.');
   if (env.files.length) opts.debug(`environment ${env.name ?? '(none)'} from ${env.files.join(', ')}: ${[...env.vars.keys()].join(', ') || 'no variables'}`);
   const rt = new Runtime(opts, env, new CookieJar(), opts.dir);
+  if (env.auth.size || [...env.vars.values()].some((v) => v.includes('$auth.'))) {
+    dynamicUse.auth = true;
+    rt.auth = new AuthTokens(env);
+  }
   const loader = new Loader(rt, opts);
   loader.report(root);
   const entries = loader.entries(root, undefined, [join(opts.dir, opts.file === '-' ? '\0stdin' : basename(opts.file))]);
+  // Faker (half a megabyte) is loaded only when a file or an environment value uses a `$random.x.y`.
+  if (dynamicUse.faker || [...env.vars.values()].some((v) => /\{\{\s*\$random\.\w+\.\w+/.test(v))) await loadFaker();
   // A request that refers to a later one: that one runs first (only worked out when some request is referred to).
   for (const n of rt.referenced) if (rt.requestNames.has(n)) return { entries: dependencyOrder(entries) };
   return { entries };
@@ -85,6 +95,23 @@ class Loader {
     }
   }
 
+  /** An entry whose request needs OAuth tokens gets them (acquired once per run) before it is built. */
+  withAuth(entry: ExecEntry, file: FileCtx, node: RequestNode, overrides: EntryOverrides): ExecEntry {
+    if (!dynamicUse.auth) return entry;
+    const ids = authIds(node, file, this.rt, overrides);
+    if (ids.size === 0) return entry;
+    const rt = this.rt;
+    const tokens = (rt.auth ??= new AuthTokens(rt.env)) as AuthTokens;
+    const build = entry.build.bind(entry);
+    entry.build = (ctx) => {
+      // --offline sends nothing, the token request included: the placeholder is shown as written.
+      if (ctx.offline) return build(ctx);
+      const res = new Resolution(rt, file, node.line, undefined, false);
+      return tokens.ensure(ids, res, ctx, this.opts.env, `${file.path}:${node.line}`).then(() => build(ctx));
+    };
+    return entry;
+  }
+
   /** Another file, parsed once; a string when it cannot be read. */
   load(from: FileCtx, path: string): FileCtx | string {
     const full = resolvePath(from.dir, path);
@@ -122,7 +149,7 @@ class Loader {
     if (main) this.root = file;
     for (const item of file.parsed.items) {
       if (item.kind === 'request') {
-        out.push(makeEntry({ rt: this.rt, file, node: item, overrides, named: main, shownFile: main ? undefined : file.path, runStart }));
+        out.push(this.withAuth(makeEntry({ rt: this.rt, file, node: item, overrides, named: main, shownFile: main ? undefined : file.path, runStart }), file, item, overrides));
         continue;
       }
       out.push(...this.run(file, item, imported, importFailed, overrides, stack, runStart ?? (main ? item.start : undefined)));
@@ -137,7 +164,7 @@ class Loader {
     if (item.name !== undefined) {
       for (const f of [file, ...imported]) {
         const node = f.parsed.items.find((x): x is RequestNode => x.kind === 'request' && (x.atName === item.name || x.title === item.name));
-        if (node) return [makeEntry({ rt: this.rt, file: f, node, overrides, named: false, shownFile: f === this.root ? undefined : f.path, runStart })];
+        if (node) return [this.withAuth(makeEntry({ rt: this.rt, file: f, node, overrides, named: false, shownFile: f === this.root ? undefined : f.path, runStart }), f, node, overrides)];
       }
       const msg = `run #${item.name}: no request is named ${item.name}${imported.length ? ' here or in the imported files' : ''}`;
       if (!importFailed) throw new UsageError(`${where}: ${msg}`);
@@ -154,6 +181,38 @@ class Loader {
 }
 
 type EntryOverrides = RunOverride[] | undefined;
+
+const AUTH = new Set(['auth.token', 'auth.idToken']);
+
+/**
+ * The Security.Auth ids whose tokens a request needs: its own `{{$auth.token("id")}}` and those in
+ * the values of the variables it names (file variables, the environment's, `run` overrides), found
+ * when the file is read so that a request that needs none is built as before (no promise, no token).
+ */
+function authIds(node: RequestNode, file: FileCtx, rt: Runtime, overrides: EntryOverrides): Set<string> {
+  const ids = new Set<string>();
+  const seen = new Set<string>();
+  const walk = (t: Template) => {
+    for (const e of expressions(t)) {
+      if (e.kind === 'dynamic' && AUTH.has(e.name) && e.args[0] !== undefined) ids.add(e.args[0]);
+      else if (e.kind === 'var' && !seen.has(e.name)) {
+        seen.add(e.name);
+        const env = rt.envTemplate(e.name);
+        if (env !== undefined) walk(env);
+        for (const f of [file, ...(file.imported ?? [])]) for (const d of f.parsed.vars.get(e.name) ?? []) walk(d.value);
+        for (const o of overrides ?? []) if (o.name === e.name) walk(o.value);
+      }
+    }
+  };
+  walk(node.url);
+  for (const h of node.headers) {
+    walk(h.name);
+    walk(h.value);
+  }
+  for (const b of node.body) walk(b.kind === 'text' ? b.t : b.path);
+  for (const a of node.asserts) walk(a.expected);
+  return ids;
+}
 
 /** A `run` whose target is missing: reported when its turn comes (and under --offline). */
 function failing(item: RunNode, message: string): ExecEntry {

@@ -48,6 +48,8 @@ export class Runtime {
    */
   readonly referenced = new Set<string>();
   keepAllResponses = false;
+  /** OAuth 2.0 tokens ($auth.token), set by index.ts when a file uses one. */
+  auth?: { value(id: string, kind: 'token' | 'idToken'): string };
   private readonly warned = new Set<string>();
   private readonly envTemplates = new Map<string, Template>();
   private dotenvValues?: Record<string, string>;
@@ -417,6 +419,7 @@ export class Resolution {
       variable: (n) => this.lookup(n),
       shared: (n) => this.rt.env.shared.get(n),
       projectRoot: () => this.rt.projectRoot(),
+      auth: this.rt.auth && ((id, kind) => this.rt.auth!.value(id, kind)),
       warn: this.silent ? undefined : (m) => this.rt.warnOnce(m, `${this.where(e)}: ${m}`),
     };
   }

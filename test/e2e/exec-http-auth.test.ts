@@ -1,0 +1,206 @@
+// `sling exec` and the JetBrains HTTP Client's environment-file features that need no script:
+// OAuth 2.0 tokens ({{$auth.token("id")}} from Security.Auth) and Faker variables ({{$random.name.firstName}}).
+// The built CLI against a token server and an API server on 127.0.0.1.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runSling, REPO_ROOT } from '../helpers/cli.js';
+import { certsUnavailableReason, header, makeCerts, type CapturedRequest } from '../helpers/servers.js';
+import { assertError, assertExit, httpServer, httpsServer, show } from '../helpers/assert.js';
+
+function workdir(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-exec-auth-'));
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+  return dir;
+}
+
+/** A token endpoint at /token (answers in turn from `answers`, the last one again) and an API everywhere else. */
+async function servers(t: import('node:test').TestContext, answers: { status?: number; body: Record<string, unknown> }[]) {
+  const tokenRequests: CapturedRequest[] = [];
+  const srv = await httpServer(t, (req, res, captured) => {
+    if (req.url === '/token') {
+      const answer = answers[Math.min(tokenRequests.length, answers.length - 1)]!;
+      tokenRequests.push(captured);
+      res.writeHead(answer.status ?? 200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(answer.body));
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.end('ok\n');
+  });
+  const api = () => srv.requests.filter((r) => r.url !== '/token');
+  return { srv, tokenRequests, api };
+}
+
+const form = (r: CapturedRequest) => Object.fromEntries(new URLSearchParams(r.body.toString()));
+
+test('exec http: $auth.token, Client Credentials grant: one token request for the run, credentials in Basic, values from both env files', async (t) => {
+  const { srv, tokenRequests, api } = await servers(t, [{ body: { access_token: 'AT-1', id_token: 'ID-1', token_type: 'Bearer', expires_in: 3600 } }]);
+  const dir = workdir({
+    'http-client.env.json': JSON.stringify({
+      dev: { base: srv.url, Security: { Auth: { api: { Type: 'OAuth2', 'Grant Type': 'Client Credentials', 'Client ID': 'my client', 'Token URL': '{{base}}/token', Scope: 'read write', 'Custom Request Parameters': { audience: 'api://x', resource: { Value: 'r', Use: 'In Auth Request' } } } } } },
+    }),
+    'http-client.private.env.json': JSON.stringify({ dev: { Security: { Auth: { api: { 'Client Secret': 's3:cret&' } } } } }),
+    'api.http': [
+      'GET {{base}}/one',
+      'Authorization: Bearer {{$auth.token("api")}}',
+      '',
+      '###',
+      '@id = {{$auth.idToken("api")}}',
+      'GET {{base}}/two',
+      'X-Id: {{id}}',
+      'Authorization: Bearer {{$auth.token("api")}}',
+      '',
+      '###',
+      'GET {{base}}/three',
+    ].join('\n'),
+  });
+  const r = await runSling(['exec', '--env', 'dev', 'api.http'], { cwd: dir });
+  assertExit(r, 0);
+  assert.equal(tokenRequests.length, 1, `one token request for the run${show(r)}`);
+  const tr = tokenRequests[0]!;
+  assert.equal(tr.method, 'POST');
+  assert.equal(header(tr, 'content-type'), 'application/x-www-form-urlencoded');
+  // RFC 6749 2.3.1: the id and the secret form-encoded, then Basic.
+  assert.equal(header(tr, 'authorization'), 'Basic ' + Buffer.from('my+client:s3%3Acret%26').toString('base64'));
+  assert.deepEqual(form(tr), { grant_type: 'client_credentials', scope: 'read write', audience: 'api://x' });
+  const [one, two, three] = api();
+  assert.equal(header(one!, 'authorization'), 'Bearer AT-1');
+  assert.equal(header(two!, 'authorization'), 'Bearer AT-1');
+  assert.equal(header(two!, 'x-id'), 'ID-1');
+  assert.equal(header(three!, 'authorization'), undefined);
+});
+
+test('exec http: $auth.token, Password grant with the client credentials in the body; a request that needs no token is built first without one', async (t) => {
+  const { srv, tokenRequests, api } = await servers(t, [{ body: { access_token: 'PW-1' } }]);
+  const dir = workdir({
+    'http-client.env.json': JSON.stringify({
+      $shared: { Security: { Auth: { user: { Type: 'OAuth2', 'Grant Type': 'Password', 'Client ID': 'cli', 'Client Credentials': 'in body', Username: 'ada', 'Token URL': `${srv.url}/token` } } } },
+      dev: { base: srv.url },
+    }),
+    'http-client.private.env.json': JSON.stringify({ dev: { Security: { Auth: { user: { Password: 'p w&1', 'Client Secret': 'sec' } } } } }),
+    'api.http': ['GET {{base}}/open', '', '###', 'GET {{base}}/me', 'Authorization: Bearer {{$auth.token("user")}}'].join('\n'),
+  });
+  const r = await runSling(['exec', '--env', 'dev', 'api.http'], { cwd: dir });
+  assertExit(r, 0);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/open', '/token', '/me'], 'the token is asked for when the request that needs it comes');
+  assert.deepEqual(form(tokenRequests[0]!), { grant_type: 'password', username: 'ada', password: 'p w&1', client_id: 'cli', client_secret: 'sec' });
+  assert.equal(header(tokenRequests[0]!, 'authorization'), undefined);
+  assert.equal(header(api()[1]!, 'authorization'), 'Bearer PW-1');
+});
+
+test('exec http: $auth.token, an expired token is renewed with the refresh grant (a refused refresh token: a new token)', async (t) => {
+  const { srv, tokenRequests, api } = await servers(t, [
+    { body: { access_token: 'A1', refresh_token: 'R1', expires_in: 0 } },
+    { body: { access_token: 'A2', refresh_token: 'R2', expires_in: 0 } },
+    { status: 400, body: { error: 'invalid_grant' } },
+    { body: { access_token: 'A4', expires_in: 3600 } },
+  ]);
+  const dir = workdir({
+    'http-client.env.json': JSON.stringify({ dev: { base: srv.url, Security: { Auth: { a: { Type: 'OAuth2', 'Grant Type': 'Client Credentials', 'Client ID': 'c', 'Client Secret': 's', 'Token URL': `${srv.url}/token` } } } } }),
+    'api.http': [1, 2, 3, 4].map((n) => `GET {{base}}/${n}\nAuthorization: Bearer {{$auth.token("a")}}\n`).join('\n###\n'),
+  });
+  const r = await runSling(['exec', '--env', 'dev', 'api.http'], { cwd: dir });
+  assertExit(r, 0);
+  assert.deepEqual(
+    tokenRequests.map((q) => form(q).grant_type + (form(q).refresh_token ? ` ${form(q).refresh_token}` : '')),
+    ['client_credentials', 'refresh_token R1', 'refresh_token R2', 'client_credentials'],
+    show(r),
+  );
+  assert.deepEqual(api().map((q) => header(q, 'authorization')), ['Bearer A1', 'Bearer A2', 'Bearer A4', 'Bearer A4']);
+});
+
+test('exec http: $auth.token failures are one line naming the configuration: a browser grant, an unknown id, a refused token request; --offline asks for nothing', async (t) => {
+  const { srv, tokenRequests } = await servers(t, [{ status: 401, body: { error: 'invalid_client', error_description: 'bad secret' } }]);
+  const env = (grant: string) => JSON.stringify({ dev: { base: srv.url, Security: { Auth: { web: { Type: 'OAuth2', 'Grant Type': grant, 'Client ID': 'c', 'Token URL': `${srv.url}/token`, 'Auth URL': `${srv.url}/auth` } } } } });
+  for (const grant of ['Authorization Code', 'Implicit', 'Device Authorization']) {
+    const dir = workdir({ 'http-client.env.json': env(grant), 'api.http': 'GET {{base}}/x\nAuthorization: Bearer {{$auth.token("web")}}\n\n###\nGET {{base}}/y\nX-T: {{$auth.token("web")}}\n' });
+    const r = await runSling(['exec', '--env', 'dev', 'api.http'], { cwd: dir });
+    assertError(r, 1, `api.http:1: Security.Auth "web": the ${grant} grant needs a person at a browser`);
+    assert.match(r.stderr, /api\.http:5: Security\.Auth "web": the .* grant/, 'the next request that needs it says so too');
+  }
+  assert.equal(srv.requests.length, 0, 'nothing is sent for a browser grant');
+
+  const unknown = workdir({ 'http-client.env.json': env('Client Credentials'), 'api.http': 'GET {{base}}/x\nAuthorization: Bearer {{$auth.token("nope")}}\n' });
+  const u = await runSling(['exec', '--env', 'dev', 'api.http'], { cwd: unknown });
+  assertError(u, 1, 'no Security.Auth configuration "nope": the environment dev has Security.Auth "web"');
+
+  const refused = workdir({ 'http-client.env.json': env('Client Credentials'), 'api.http': 'GET {{base}}/x\nAuthorization: Bearer {{$auth.token("web")}}\n\n###\nGET {{base}}/y\nX-T: {{$auth.token("web")}}\n' });
+  const f = await runSling(['exec', '--env', 'dev', 'api.http'], { cwd: refused });
+  assertError(f, 1, `Security.Auth "web": the token request (client_credentials) to ${srv.url}/token answered HTTP 401: invalid_client (bad secret)`);
+  assert.equal(tokenRequests.length, 1, 'a token that could not be had is not asked for again in the run');
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/token']);
+
+  const o = await runSling(['exec', '--offline', '--env', 'dev', 'api.http'], { cwd: refused });
+  assertExit(o, 0);
+  assert.match(o.stdout, /^Authorization: Bearer \{\{\$auth\.token\("web"\)\}\}$/m, show(o));
+  assert.equal(tokenRequests.length, 1, '--offline sends no token request');
+});
+
+test('exec http: $auth.token, the token request goes with the main command\'s network flags (--verify=no for a self-signed token server)', { skip: makeCerts() ? undefined : certsUnavailableReason() }, async (t) => {
+  const tokens = await httpsServer(t, (_req, res) => res.end(JSON.stringify({ access_token: 'TLS-1' })), { cert: 'bad' });
+  const { srv, api } = await servers(t, [{ body: {} }]);
+  const dir = workdir({
+    'http-client.env.json': JSON.stringify({ dev: { base: srv.url, Security: { Auth: { a: { Type: 'OAuth2', 'Grant Type': 'Client Credentials', 'Client ID': 'c', 'Token URL': `${tokens.url}/token` } } } } }),
+    'api.http': 'GET {{base}}/x\nAuthorization: Bearer {{$auth.token("a")}}\n',
+  });
+  const checked = await runSling(['exec', '--env', 'dev', 'api.http'], { cwd: dir });
+  assertError(checked, 6, `api.http:1: Security.Auth "a": the token request to ${tokens.url}/token failed: `);
+  assert.equal(api().length, 0);
+  const r = await runSling(['exec', '--verify=no', '--env', 'dev', 'api.http'], { cwd: dir });
+  assertExit(r, 0);
+  assert.equal(header(api()[0]!, 'authorization'), 'Bearer TLS-1', show(r));
+});
+
+test('exec http: Faker variables give plausible values, fresh each time; an unknown one is a parse error naming it and its line', async (t) => {
+  const srv = await httpServer(t, (_req, res) => res.end('ok'));
+  const dir = workdir({
+    'api.http': [
+      `POST ${srv.url}/people`,
+      'Content-Type: application/json',
+      '',
+      '{"first": "{{$random.name.firstName}}", "last": "{{$random.name.lastName}}", "city": "{{$random.address.city}}",',
+      ' "email": "{{$random.internet.emailAddress}}", "email2": "{{$random.internet.email}}", "phone": "{{$random.phoneNumber.cellPhone}}",',
+      ' "company": "{{$random.company.name}}", "word": "{{$random.lorem.word}}", "born": "{{$random.date.birthday}}", "zip": "{{$random.address.zipCode}}"}',
+    ].join('\n'),
+  });
+  const seen = new Set<string>();
+  for (let i = 0; i < 3; i++) {
+    const r = await runSling(['exec', 'api.http'], { cwd: dir });
+    assertExit(r, 0);
+    const body = JSON.parse(srv.requests[i]!.body.toString()) as Record<string, string>;
+    assert.match(body.first!, /^[A-Z][\p{L}'-]+$/u, JSON.stringify(body));
+    assert.match(body.last!, /^[A-Z][\p{L}' -]+$/u);
+    assert.match(body.city!, /^[A-Z][\p{L} .'-]+$/u);
+    assert.match(body.email!, /^[^@\s]+@[^@\s]+\.[a-z]+$/);
+    assert.match(body.email2!, /^[^@\s]+@[^@\s]+\.[a-z]+$/);
+    assert.match(body.phone!, /\d{3}/);
+    assert.ok(body.company!.length > 1);
+    assert.match(body.word!, /^\p{L}+$/u);
+    assert.ok(!Number.isNaN(Date.parse(body.born!)), body.born);
+    assert.match(body.zip!, /^\d{5}(-\d{4})?$/);
+    seen.add(body.first! + body.last! + body.city!);
+  }
+  assert.ok(seen.size > 1, 'a fresh value each run');
+
+  const bad = workdir({ 'api.http': `GET ${srv.url}/x\n\n###\nGET ${srv.url}/y?c={{$random.address.town}}\n` });
+  const b = await runSling(['exec', 'api.http'], { cwd: bad });
+  assertError(b, 1, /api\.http:4:\d+: \{\{\$random\.address\.town\}\}: the Faker category 'address' has no 'town'/);
+  const cat = workdir({ 'api.http': `GET ${srv.url}/y?c={{$random.planet.name}}\n` });
+  assertError(await runSling(['exec', 'api.http'], { cwd: cat }), 1, /api\.http:1:\d+: \{\{\$random\.planet\.name\}\}: sling has no Faker category 'planet'/);
+  assert.equal(srv.requests.length, 3, 'a file with an unknown Faker variable sends nothing');
+});
+
+test('exec http: Faker is loaded only by a run that uses it (its own chunk, not on the start-up path)', () => {
+  const chunks = readdirSync(join(REPO_ROOT, 'dist', 'chunks'));
+  const faker = chunks.find((c) => c.startsWith('faker-'));
+  assert.ok(faker, `a faker chunk in dist/chunks: ${chunks.join(', ')}`);
+  const requiring = chunks.filter((c) => readFileSync(join(REPO_ROOT, 'dist', 'chunks', c), 'utf8').includes(`require("./${faker}")`));
+  assert.equal(requiring.length, 1, requiring.join(', '));
+  const text = readFileSync(join(REPO_ROOT, 'dist', 'chunks', requiring[0]!), 'utf8');
+  // The one place that requires it does so from inside loadFaker's dynamic import (a promise), not at the chunk's top.
+  assert.match(text, /fakerModule \?\?= await Promise\.resolve\(\)\.then\(\(\) => __toESM\(require\("\.\/faker-/);
+  assert.ok(!readFileSync(join(REPO_ROOT, 'dist', 'sling.js'), 'utf8').includes(faker));
+});
