@@ -63,8 +63,11 @@ export function wholeBody(hop: Hop, keepEncoding = false): Buffer | undefined {
 }
 
 /** Reads the whole body: decoded, or with `keepEncoding` as it came (curl without --compressed saves gzip as gzip). */
-/** `limit`: past so many bytes (decoded) the reading stops with heldBodyTooLarge() (`sling exec`). */
-export async function readBody(hop: Hop, keepEncoding = false, limit?: number): Promise<Buffer> {
+/**
+ * `limit`: past so many bytes (decoded) the reading stops (and the connection goes): with
+ * heldBodyTooLarge() (`sling exec`), or with `stop`, quietly, with what came (`hop.info.bodyCut` set).
+ */
+export async function readBody(hop: Hop, keepEncoding = false, limit?: number, stop = false): Promise<Buffer> {
   // keepalive.ts has read the whole body already: no stream to go through unless it is encoded.
   const whole = wholeBody(hop, keepEncoding);
   if (whole) return whole;
@@ -88,7 +91,9 @@ export async function readBody(hop: Hop, keepEncoding = false, limit?: number): 
       received += (c as Buffer).length;
       if (limit !== undefined && received > limit) {
         hop.body.destroy();
-        throw heldBodyTooLarge(limit);
+        if (!stop) throw heldBodyTooLarge(limit);
+        hop.info.bodyCut = true;
+        break;
       }
     }
   } catch (e) {
@@ -99,6 +104,18 @@ export async function readBody(hop: Hop, keepEncoding = false, limit?: number): 
   }
   if (hop.info.timedOut) throw withPartial(bodyError(hop, new TimeoutError('timeout'), received) as TimeoutError);
   return Buffer.concat(chunks);
+}
+
+/** The most of an intermediate answer's body (a redirect, a digest challenge, a status retried) that is read. */
+export const HOP_BODY_LIMIT = 1 << 20;
+
+/**
+ * The body of an answer that is not the last (a redirect, a digest challenge, a status retried):
+ * shown only with --all, so at most HOP_BODY_LIMIT of it is read; past that the connection is closed
+ * rather than read on (a 302 with an endless body took 9.5 GB).
+ */
+export function readHopBody(hop: Hop): Promise<Buffer> {
+  return readBody(hop, false, HOP_BODY_LIMIT, true);
 }
 
 /** Undoes the Content-Encoding of a body that was cut short, as far as its bytes go (curl writes what it could decode). */

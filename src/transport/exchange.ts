@@ -3,7 +3,7 @@ import { CliError, TimeoutError, TooManyRedirectsError, UsageError } from '../er
 import { prepareRequest, prepareUncompressed, type PreparedRequest } from '../request/prepare.js';
 import type { RequestSpec } from '../request/spec.js';
 import { formatUrl, originOf, parseUrl } from '../request/url.js';
-import { headerValue, readBody } from './body.js';
+import { headerValue, HOP_BODY_LIMIT, readHopBody } from './body.js';
 import { closeAgents, sendOnce, type Hop, type ResponseHead } from './send.js';
 import { withJarCookies } from './cookies.js';
 import { digestAuthorization, parseDigestChallenge } from './digest.js';
@@ -113,7 +113,7 @@ async function exchangeRetrying(first: RequestSpec, opts: ExchangeOptions, retry
         }
         delay = Math.min(secs * 1000, MAX_TIMER_MS);
       }
-      await readBody(hop);
+      await hopBody(hop, opts);
       opts.warn?.(`HTTP ${status} from ${first.url.hostHeader}: retrying in ${delay / 1000}s (${left} ${left === 1 ? 'retry' : 'retries'} left)`);
     } catch (e) {
       const code = ((e as { cause?: { code?: string } }).cause ?? {}).code;
@@ -177,7 +177,7 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
       const challenge = parseDigestChallenge(values);
       if (challenge) {
         answeredDigest = true;
-        const body = await readBody(hop);
+        const body = await hopBody(hop, opts);
         await opts.onRedirect?.(hop, body);
         const authorization = await digestAuthorization(challenge, spec.settings.digest, prepared.method, prepared.target);
         spec = { ...spec, headers: [...spec.headers.filter(([n]) => n.toLowerCase() !== 'authorization'), ['Authorization', authorization]] };
@@ -192,18 +192,25 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
     }
     if (hops >= spec.settings.maxRedirects) {
       // The last answer, read (curl's -w reports its %{size_download}), with the redirects followed before it.
-      const last = await readBody(hop).catch(() => Buffer.alloc(0));
+      const last = await hopBody(hop, opts).catch(() => Buffer.alloc(0));
       // A front end with redirect rules of its own is curl's: its option is --max-redirs.
       const e = new TooManyRedirectsError(`too many redirects: more than ${spec.settings.maxRedirects} (last: ${hop.response.status} to ${location})`, spec.settings.redirect ? '--max-redirs' : undefined);
       // The last answer came (curl's -w reports its %{http_code} with exit code 47).
       e.lastAnswer = { response: hop.response, body: last, info: { ...hop.info, redirects: hops }, request: hop.request, url: hop.url };
       throw e;
     }
-    const body = await readBody(hop);
+    const body = await hopBody(hop, opts);
     await opts.onRedirect?.(hop, body);
     const deadline = spec.settings.deadline;
     spec = spec.settings.redirect ? spec.settings.redirect(spec, hop.response, location) : redirectSpec(spec, hop, location);
     // A front end's own next hop comes with fresh settings: the attempt's deadline goes on.
     if (deadline !== undefined && spec.settings.deadline === undefined) spec = { ...spec, settings: { ...spec.settings, deadline } };
   }
+}
+
+/** An intermediate answer's body, read up to HOP_BODY_LIMIT (a warning says when it went on past that). */
+async function hopBody(hop: Hop, opts: { warn?: (message: string) => void }): Promise<Buffer> {
+  const body = await readHopBody(hop);
+  if (hop.info.bodyCut) opts.warn?.(`the body of the ${hop.response.status} answer from ${hop.url.hostHeader} is over ${HOP_BODY_LIMIT / 1048576} MiB: the rest is not read (its connection is closed)`);
+  return body;
 }

@@ -44,6 +44,8 @@ export interface HopInfo {
   bodyBytes?: number;
   /** Set when --timeout fired (also while the body was streaming). */
   timedOut?: boolean;
+  /** The body was not read to its end (an intermediate answer's, past HOP_BODY_LIMIT). */
+  bodyCut?: boolean;
   timings: Timings;
   /** On the final hop of a request whose redirects were followed: how many (curl's %{num_redirects}). */
   redirects?: number;

@@ -275,3 +275,34 @@ test('a body read until the connection closes, then a reset: cut short, exit 6 (
   const r = await runSling(['-b', `${srv.url}/x`]);
   assertError(r, 6, /the response body from 127\.0\.0\.1:\d+ was cut short: connection reset/);
 });
+
+test('a redirect (or digest challenge) with an endless body: at most 1 MiB of it is read, its connection closed, one warning; the main command, exec and curl files go on to the target', async (t) => {
+  let served = 0;
+  const s = await httpServer(t, (req: IncomingMessage, res: ServerResponse) => {
+    if (req.url === '/ok') return void res.end('arrived\n');
+    const status = req.url === '/digest' && !req.headers.authorization ? 401 : 302;
+    if (status === 302 && req.url === '/digest') return void res.end('arrived\n');
+    res.writeHead(status, status === 302 ? { Location: '/ok', 'Content-Type': 'text/plain' } : { 'WWW-Authenticate': 'Digest realm="r", nonce="n", qop="auth"', 'Content-Type': 'text/plain' });
+    // Endless: chunks for as long as the client reads (stops when the socket goes).
+    const chunk = Buffer.alloc(64 << 10, 'x');
+    const pump = () => {
+      while (!res.destroyed && res.write(chunk)) served += chunk.length;
+      if (!res.destroyed) res.once('drain', pump);
+    };
+    res.on('close', () => res.removeAllListeners('drain'));
+    pump();
+  });
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const dir = mkdtempSync(join((await import('node:os')).tmpdir(), 'sling-redir-'));
+  writeFileSync(join(dir, 'r.http'), `GET ${s.url}/r\n`);
+  writeFileSync(join(dir, 'r.curl'), `curl -sL ${s.url}/r\n`);
+  for (const args of [['-F', `${s.url}/r`], ['exec', '--print=b', join(dir, 'r.http')], ['exec', join(dir, 'r.curl')], ['-A', 'digest', '-a', 'u:p', `${s.url}/digest`]]) {
+    served = 0;
+    const r = await runSling(args, { timeoutMs: 30000 });
+    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+    assert.equal(r.stdout.trim().split('\n').pop(), 'arrived', args.join(' '));
+    assert.match(r.stderr, /warning: the body of the (302|401) answer from 127\.0\.0\.1:\d+ is over 1 MiB: the rest is not read \(its connection is closed\)/);
+    assert.ok(served < 64 << 20, `${served} bytes served to ${args.join(' ')}`);
+  }
+});
