@@ -79,6 +79,9 @@ interface Route {
   proxy?: ProxyTarget;
 }
 
+/** The longest chunk-size line, and the most trailer bytes, of a chunked body. */
+const CHUNK_LINE_MAX = 16 * 1024;
+
 function routeFor(url: ParsedUrl, settings: RequestSettings, proxy: ProxyTarget | undefined, where: string): Route {
   const tlsKey = () => JSON.stringify(settings.tls);
   if (proxy) {
@@ -438,6 +441,8 @@ function exchangeOn(c: Conn, route: Route, url: ParsedUrl, request: PreparedRequ
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
+    /** Bytes of the trailer section so far. */
+    let trailerBytes = 0;
     // chunked decoding: > 0 data left in the chunk, -1 size line next, -2 CRLF after data, -3 trailers
     let chunkLeft = -1;
     /** The body as it arrives, once handed over (streamable): chunks go there instead of into `chunks`. */
@@ -561,6 +566,8 @@ function exchangeOn(c: Conn, route: Route, url: ParsedUrl, request: PreparedRequ
         }
         const nl = data.indexOf(10, pos);
         if (nl === -1) {
+          // A size line or trailer that never ends is not waited for without bound.
+          if (data.length - pos > CHUNK_LINE_MAX) throw new NetworkError(`${where} sent a malformed chunked body (a line of more than 16 kB without its end)`);
           if (pos < data.length) pending = Buffer.from(data.subarray(pos));
           return false;
         }
@@ -572,6 +579,8 @@ function exchangeOn(c: Conn, route: Route, url: ParsedUrl, request: PreparedRequ
         }
         if (chunkLeft === -3) {
           if (line === '') return true;
+          // Trailers: as much as a head may hold (Node's own parser stops at 16 kB too).
+          if ((trailerBytes += line.length + 2) > CHUNK_LINE_MAX) throw new NetworkError(`${where} sent a malformed chunked body (trailers of more than 16 kB)`);
           continue;
         }
         const n = parseInt(line, 16);

@@ -26,6 +26,19 @@ test('a chunk size that is not hexadecimal: "sent a malformed chunked body", exi
   assertError(await runSling(['exec', join(dir, 'a.http')]), 6, /a\.http:1: 127\.0\.0\.1:\d+ sent a malformed chunked body/);
 });
 
+test('chunked trailers or a chunk size line that never end are malformed past 16 kB in exec, as in the main command (the exec lane read endless trailers for ever)', async (t) => {
+  const head = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: text/plain\r\n\r\n';
+  const srv = await bytesServer(t, {
+    '/trailers': head + '2\r\nhi\r\n0\r\n' + `X-T: ${'a'.repeat(1000)}\r\n`.repeat(20),
+    '/size': head + '2\r\nhi\r\n' + '0'.repeat(20000),
+  });
+  const dir = workdir({ 't.http': `GET ${srv.url}/trailers\n`, 's.http': `GET ${srv.url}/size\n` });
+  assertError(await runSling(['exec', join(dir, 't.http')]), 6, /^sling: error: .*t\.http:1: 127\.0\.0\.1:\d+ sent a malformed chunked body \(trailers of more than 16 kB\)$/m);
+  assertError(await runSling(['exec', join(dir, 's.http')]), 6, /^sling: error: .*s\.http:1: 127\.0\.0\.1:\d+ sent a malformed chunked body \(a line of more than 16 kB without its end\)$/m);
+  const main = await runSling([`${srv.url}/trailers`]);
+  assert.equal(main.code, 6, main.stderr);
+});
+
 test('a 101 Switching Protocols to a plain GET is one sentence, exit 6: main command, download, exec (no HTTP/2 hint, no internal error)', async (t) => {
   const srv = await bytesServer(t, { '/ws': SWITCH });
   const expected = /127\.0\.0\.1:\d+ answered 101 Switching Protocols \(to websocket\) to a request that did not ask to switch protocols/;
