@@ -126,3 +126,10 @@ export function incompleteHead(where: string): NetworkError {
 export function unaskedSwitch(where: string, upgrade: string | undefined): NetworkError {
   return new NetworkError(`${where} answered 101 Switching Protocols${upgrade ? ` (to ${upgrade})` : ''} to a request that did not ask to switch protocols: there is no HTTP answer to show`);
 }
+
+/** The most interim (1xx) answers taken before a request's answer (curl stops at its 300 kB of heads). */
+export const MAX_INTERIM = 100;
+
+export function tooManyInterim(where: string): NetworkError {
+  return new NetworkError(`${where} sent more than ${MAX_INTERIM} interim (1xx) answers and no answer`);
+}

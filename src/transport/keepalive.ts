@@ -8,7 +8,7 @@ import { hostAndPort, type ParsedUrl } from '../request/url.js';
 import { connectLimit, deadlineError, mapNetworkError, timeoutError, timeLeft } from './errors.js';
 import { IDEMPOTENT, h2cOfferHeaders, loadTls, proxyHeaders, proxyTarget, tlsOptions, tunnel } from './connect.js';
 import type { ProxyTarget } from './proxy.js';
-import { contentLength, headerIn, incompleteHead, maxHeadersError, notHttp1, parseResponseHead, STREAM_FROM, unaskedSwitch } from './head.js';
+import { contentLength, headerIn, incompleteHead, MAX_INTERIM, maxHeadersError, notHttp1, parseResponseHead, STREAM_FROM, tooManyInterim, unaskedSwitch } from './head.js';
 import type { Hop, HopInfo, ResponseHead, Timings } from './send.js';
 import { now } from '../clock.js';
 import { setArriving } from './inflight.js';
@@ -441,6 +441,8 @@ function exchangeOn(c: Conn, route: Route, url: ParsedUrl, request: PreparedRequ
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
+    /** Interim (1xx) answers so far. */
+    let interim = 0;
     /** Bytes of the trailer section so far. */
     let trailerBytes = 0;
     // chunked decoding: > 0 data left in the chunk, -1 size line next, -2 CRLF after data, -3 trailers
@@ -621,6 +623,7 @@ function exchangeOn(c: Conn, route: Route, url: ParsedUrl, request: PreparedRequ
           if (r.status === 101) return finish(onWire.h2c ? new H2cAccepted() : unaskedSwitch(whereVia, headerIn(r.rawHeaders, 'upgrade')));
           if (r.status >= 100 && r.status < 200) {
             // 100 Continue and other interim answers: the real head follows.
+            if (++interim > MAX_INTERIM) return finish(tooManyInterim(whereVia));
             if (d.length) data(d);
             return;
           }

@@ -5,7 +5,7 @@ import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSettings } from '../request/spec.js';
 import { hostAndPort, type ParsedUrl } from '../request/url.js';
 import { mapNetworkError } from './errors.js';
-import { contentLength, headerIn, incompleteHead, maxHeadersError, parseResponseHead, unaskedSwitch } from './head.js';
+import { contentLength, headerIn, incompleteHead, MAX_INTERIM, maxHeadersError, parseResponseHead, tooManyInterim, unaskedSwitch } from './head.js';
 import type { Hop, HopInfo, Timings } from './send.js';
 import { now } from '../clock.js';
 
@@ -113,6 +113,8 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
       }
     };
 
+    /** Interim (1xx) answers so far. */
+    let interim = 0;
     const onData = (data: Buffer) => {
       if (phase === 'body') return body(data);
       if (phase !== 'head') return;
@@ -133,6 +135,7 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
       if (response.status === 101) return fail(unaskedSwitch(where, headerIn(response.rawHeaders, 'upgrade')));
       if (response.status >= 100 && response.status < 200) {
         // 100 Continue and other interim answers: the real head follows.
+        if (++interim > MAX_INTERIM) return fail(tooManyInterim(where));
         if (rest.length) onData(rest);
         return;
       }

@@ -9,7 +9,7 @@ import type { ParsedUrl } from '../request/url.js';
 import { connectLimit, deadlineError, mapNetworkError, timeoutError, timeLeft } from './errors.js';
 import { IDEMPOTENT, loadTls, proxyHeaders, proxyTarget, tlsOptions, tunnel } from './connect.js';
 import { pickProxy } from './proxy.js';
-import { unaskedSwitch } from './head.js';
+import { MAX_INTERIM, tooManyInterim, unaskedSwitch } from './head.js';
 import { now } from '../clock.js';
 
 /** What came back for one request: the head as received and the body as a raw (still encoded) stream. */
@@ -218,6 +218,14 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
       // the response, it is a body cut short (exit 6) instead of a partial body with exit 0.
       if (settled && answer && !answer.complete) answer.destroy(e as Error);
       else fail(e);
+    });
+    // Interim answers (100 Continue, 103 Early Hints) come before the answer; an endless run of them is not waited out.
+    let interim = 0;
+    req.on('information', () => {
+      if (++interim > MAX_INTERIM) {
+        req.destroy();
+        fail(tooManyInterim(whereVia));
+      }
     });
     // node:http hands a 101 to 'upgrade' listeners only, and with none the request would never end.
     req.on('upgrade', (res: IncomingMessage, socket: Socket) => {

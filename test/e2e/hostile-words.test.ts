@@ -39,6 +39,19 @@ test('chunked trailers or a chunk size line that never end are malformed past 16
   assert.equal(main.code, 6, main.stderr);
 });
 
+test('an endless run of interim (1xx) answers is not waited out: more than 100 is one sentence, exit 6 (main command, download, exec)', async (t) => {
+  const srv = await bytesServer(t, { '/i': 'HTTP/1.1 100 Continue\r\n\r\n'.repeat(101) + 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok', '/few': 'HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n'.repeat(100) + 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok' });
+  const dir = workdir({ 'a.http': `GET ${srv.url}/i\n` });
+  const said = /^sling: error: (.*a\.http:1: )?127\.0\.0\.1:\d+ sent more than 100 interim \(1xx\) answers and no answer$/m;
+  assertError(await runSling([`${srv.url}/i`]), 6, said);
+  assertError(await runSling(['--download', '-o', join(dir, 'x.bin'), `${srv.url}/i`]), 6, said);
+  assertError(await runSling(['exec', join(dir, 'a.http')]), 6, said);
+  // 100 of them, then the answer: taken.
+  const few = await runSling(['--print=b', `${srv.url}/few`]);
+  assert.equal(few.code, 0, few.stderr);
+  assert.equal(few.stdout, 'ok');
+});
+
 test('a 101 Switching Protocols to a plain GET is one sentence, exit 6: main command, download, exec (no HTTP/2 hint, no internal error)', async (t) => {
   const srv = await bytesServer(t, { '/ws': SWITCH });
   const expected = /127\.0\.0\.1:\d+ answered 101 Switching Protocols \(to websocket\) to a request that did not ask to switch protocols/;
