@@ -1010,3 +1010,38 @@ test('exec http: rest-client.env.json and rest-client.private.env.json (the olde
   const none = workdir({ 'a.http': `GET ${srv.url}/x\n` });
   assertError(await exec(none, ['--env', 'dev', 'a.http']), 1, /--env dev: no http-client\.env\.json or http-client\.private\.env\.json \(or their older names, rest-client\.env\.json and rest-client\.private\.env\.json\)/);
 });
+
+test('exec http: a file variable after a body is a variable, not body; {{host}}/path is a GET; an unknown $name fails its request only (issue 27)', async (t) => {
+  const srv = await httpServer(t, api);
+  const u = srv.url;
+  const dir = workdir({
+    'a.http': `POST ${u}/sign-in\nContent-Type: application/json\n\n{"a":1}\n\n@token = Bearer abc\n\n###\nGET ${u}/check\nAuthorization: {{token}}\n`,
+    'b.http': `GET ${u}/get\n\n# log in first\n@code=REPLACE\n\n###\nGET ${u}/c?code={{code}}\n`,
+    'c.http': `@host = ${u}\n###\n{{host}}/nomethod\n`,
+    'd.http': `GET ${u}/1\n###\nGET ${u}/2\n###\nGET ${u}/3\nAuthorization: Bearer {{$global.accessToken}}\n###\nGET ${u}/4\n###\nGET ${u}/5?x={{$nope}}\n`,
+  });
+  const a = await exec(dir, ['a.http']);
+  assertExit(a, 0);
+  assert.deepEqual(srv.requests.map((q) => [q.method, q.url, q.body.toString(), header(q, 'authorization') ?? '']), [
+    ['POST', '/sign-in', '{"a":1}', ''],
+    ['GET', '/check', '', 'Bearer abc'],
+  ]);
+  srv.requests.length = 0;
+  const b = await exec(dir, ['b.http']);
+  assertExit(b, 0);
+  assert.deepEqual(srv.requests.map((q) => [q.method, q.url, q.body.length, header(q, 'content-length') ?? '']), [
+    ['GET', '/get', 0, ''],
+    ['GET', '/c?code=REPLACE', 0, ''],
+  ]);
+  srv.requests.length = 0;
+  const c = await exec(dir, ['c.http']);
+  assertExit(c, 0);
+  assert.doesNotMatch(c.stderr, /warning/, show(c));
+  assert.deepEqual(srv.requests.map((q) => [q.method, q.url]), [['GET', '/nomethod']]);
+  srv.requests.length = 0;
+  const d = await exec(dir, ['d.http']);
+  assertExit(d, 1);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/1', '/2', '/4']);
+  assert.match(d.stderr, /^sling: error: d\.http:6:23: \{\{\$global\.accessToken\}\}: unknown dynamic variable \(httpyac's \$global is set by httpyac scripts, which sling does not run\)$/m, show(d));
+  assert.match(d.stderr, /^sling: error: d\.http:10:\d+: \{\{\$nope\}\}: unknown dynamic variable$/m, show(d));
+});

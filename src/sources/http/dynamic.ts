@@ -29,14 +29,18 @@ export interface DynamicEnv {
 
 export class DynamicError extends Error {}
 
-/** The dynamic variables sling knows; unknown `$names` are reported when the file is parsed. */
+/**
+ * The dynamic variables sling knows: wrong arguments to one are reported when the file is parsed;
+ * an unknown `$name` (httpyac's `{{$global.token}}`, a typo) is not: the request that uses it fails
+ * when its turn comes (evalDynamic), and the others run.
+ */
 export function checkDynamic(name: string, args: string[]): string | null {
   const simple = SIMPLE[name];
   if (simple) return simple(args);
   if (/^(env|dotenv)\.[\w.-]+$/.test(name)) return null;
   if (name === 'aadToken' || name === 'aadV2Token') return 'unsupported:Azure AD tokens ($aadToken) of the REST Client are not supported';
   if (/^random\.\w+\.\w+$/.test(name)) return `unsupported:faker variables ({{$${name}}}) of the JetBrains client are not supported`;
-  return `unknown dynamic variable {{$${name}}}`;
+  return null;
 }
 
 const none = (n: string) => (args: string[]) => (args.length ? `{{$${n}}} takes no arguments` : null);
@@ -180,7 +184,10 @@ export function evalDynamic(name: string, args: string[], ctx: DynamicEnv): stri
     if (v === undefined) throw new DynamicError(`${name.slice(7)} is not in the .env file`);
     return v;
   }
-  throw new DynamicError(`{{$${name}}} is not supported`);
+  if (name === 'aadToken' || name === 'aadV2Token' || /^random\.\w+\.\w+$/.test(name)) throw new DynamicError(`{{$${name}}} is not supported`);
+  // httpyac's `$global` is a JavaScript object its scripts fill: sling runs no httpyac script.
+  if (name.startsWith('global.')) throw new DynamicError(`unknown dynamic variable (httpyac's $global is set by httpyac scripts, which sling does not run)`);
+  throw new DynamicError('unknown dynamic variable');
 }
 
 /** A variable of the environment or .env by name: own properties only (`toString` is not one). */

@@ -246,7 +246,9 @@ class Parser {
       this.preScript(line, ln);
       return;
     }
-    if (t.startsWith('{{')) return this.httpyacScript(ln, col);
+    // `{{host}}/path` is a request line (a GET, as `example.org/path` is); httpyac's script blocks
+    // open with `{{` alone on its line (`{{@request`, `{{+after`), or are code on one line.
+    if (t.startsWith('{{') && !urlTemplate(t)) return this.httpyacScript(ln, col);
     if (t.startsWith('??')) return this.assertLine(t, ln, col, this.pending);
     const c0 = t.charCodeAt(0);
     let m = c0 === 105 /* i */ ? /^import\s+(.+)$/.exec(t) : null;
@@ -461,7 +463,7 @@ class Parser {
       urlCol = indent + m[1]!.length + m[2]!.length + 1;
       // `POST HTTP/1.1`: the URL is missing, not `HTTP/1.1` a host name.
       if (/^HTTP\/\d+(\.\d+)?(\s+\(prior knowledge\))?$/i.test(rest)) this.fail(ln, urlCol, `a request line needs a URL after '${m[1]}' (found only the HTTP version)`);
-    } else if (!looksLikeUrl(t.replace(/(?<!\s)\s+HTTP\/\d+(\.\d+)?$/i, ''))) {
+    } else if (!looksLikeUrl(t.replace(/(?<!\s)\s+HTTP\/\d+(\.\d+)?$/i, '')) && !(t.startsWith('{{') && urlTemplate(t))) {
       return false;
     }
     if (OTHER_METHODS[method]) {
@@ -517,6 +519,7 @@ class Parser {
     this.urlOpen = true;
     this.blankBefore = false;
     this.bodyStarted = false;
+    this.varParagraph = false;
     return true;
   }
 
@@ -621,7 +624,27 @@ class Parser {
       if (this.leadComments) this.leadComments.push(this.i);
       else if (this.bodyStarted) (this.blanks ??= []).push(this.i);
       this.blankBefore = true;
+      this.varParagraph = false;
       return;
+    }
+    if (this.varParagraph) {
+      const t = line.trim();
+      if (t.charCodeAt(0) === 64 /* @ */) return this.fileVar(t, ln, line.indexOf(t) + 1);
+      if (t.startsWith('#') || t.startsWith('//')) {
+        // A comment among them: nobody's, or a directive for the next request (`# @name next`).
+        if (t.includes('@')) (this.carried ??= []).push(this.i);
+        return;
+      }
+      // What ends the paragraph: a response handler, an assertion, the next request.
+      this.varParagraph = false;
+    }
+    // A paragraph of file variables (comments among them) after a blank line in a body, or as the
+    // whole body: `@token = {{login.response.body.token}}` after a request, as httpyac and REST
+    // Client read it (see varsParagraph()).
+    if ((!this.bodyStarted || this.blankBefore) && line.trimStart().charCodeAt(0) === 64 && this.varsParagraph()) {
+      this.varParagraph = true;
+      const t = line.trim();
+      return this.fileVar(t, ln, line.indexOf(t) + 1);
     }
     if (this.handlerLine(line, ln)) return;
     if (line.startsWith('??')) {
@@ -689,6 +712,34 @@ class Parser {
       req.body = added<BodyLine>(req.body, { kind: 'text', t: this.template(line, ln, 1, false), raw: line, eol: this.eol(this.i), line: ln });
     }
     this.bodyStarted = true;
+  }
+
+  /** In a paragraph of file variables inside a body (up to the next blank line). */
+  private varParagraph = false;
+
+  /**
+   * From the current line (which starts with `@`) to the end of its paragraph (a blank line, `###`,
+   * the end of the file, a response handler, an assertion or the next request): only file
+   * variables (`@name = value`, `@name := value`) and comment lines. The lines of the paragraph
+   * above the current one are comments (the caller knows). A paragraph with any other line is
+   * body as written: `@mention` in a text, `@a = 1` under a line of text, a multipart part.
+   */
+  private varsParagraph(): boolean {
+    let vars = 0;
+    for (let j = this.i; j < this.lines.length; j++) {
+      const l = this.lines[j]!;
+      const t = l.trim();
+      if (t === '' || l.startsWith('###')) break;
+      if (t.startsWith('#') || t.startsWith('//')) continue;
+      if (t.charCodeAt(0) === 64 /* @ */) {
+        if (!isFileVar(t)) return false;
+        vars++;
+        continue;
+      }
+      if (j > this.i && (t.startsWith('>') || t.startsWith('??') || t.startsWith('<>') || startsRequest(l))) break;
+      return false;
+    }
+    return vars > 0;
   }
 
   /** Blank lines inside a body, held until text follows them (at the end of a body they are not body). */
@@ -768,6 +819,8 @@ class Parser {
     if (this.handlerLine(line, ln)) return;
     if (t.startsWith('??')) return this.assertLine(t, ln, 1, this.req!);
     if (this.blankBefore && startsRequest(line)) return this.startNextRequest(line);
+    // `@token = {{login.response.body.token}}` after the response handler: a file variable.
+    if (t.charCodeAt(0) === 64 /* @ */ && isFileVar(t)) return this.fileVar(t, ln, line.indexOf(t) + 1);
     if (line.startsWith('{{') && !line.slice(2).includes('}}')) return this.httpyacScript(ln, 1);
     this.warn(ln, 1, `text after the response handler is ignored: '${clip(t)}'`);
   }
@@ -784,6 +837,7 @@ class Parser {
       for (const k of this.leadComments) if (this.lines[k]!.includes('@')) (this.carried ??= []).push(k);
     }
     this.leadComments = undefined;
+    this.varParagraph = false;
     if (!req) return;
     this.trailingDirectives(req, replayed);
     this.urlOpen = false;
@@ -846,10 +900,31 @@ function isEncoding(label: string): boolean {
   }
 }
 
+/** A trimmed line written as a file variable: `@name = value`, `@name := value` (a name sling takes). */
+function isFileVar(t: string): boolean {
+  const m = /^@([^\s=:]+)\s*:?=/.exec(t);
+  return m !== null && VAR_NAME.test(m[1]!);
+}
+
 /** `GET /x`: the first word is a method and a space follows (cheap test before startsRequest). */
 function isMethodWord(line: string): boolean {
   const sp = line.indexOf(' ');
   return sp >= 2 && sp <= 11 && METHOD_WORDS.has(line.slice(0, sp));
+}
+
+/**
+ * A line that starts with a placeholder and reads as a URL: `{{host}}/path`, `{{ base }}?q={{q}}`,
+ * `{{$dotenv BASE}}/x`, `{{host}}` (an optional HTTP version after it). What is not (`{{`, `{{@request`,
+ * `{{ console.log(1) }}`, `{{exports.a = 1}}`) is an httpyac script block. The first placeholder
+ * must name a variable (`$name args` for a dynamic one); outside placeholders, no blank.
+ */
+function urlTemplate(t: string): boolean {
+  const close = t.indexOf('}}', 2);
+  if (close === -1) return false;
+  const first = t.slice(2, close).trim();
+  if (!/^[\p{L}\p{N}_.-]+$/u.test(first) && !/^\$[\p{L}\p{N}_.-]+(?:\s+[^\s{}()=;]+)*$/u.test(first)) return false;
+  const rest = t.slice(close + 2).replace(/(?<!\s)\s+HTTP\/\d+(\.\d+)?$/i, '');
+  return !/\s/.test(rest.replace(/\{\{[^{}]*\}\}/g, 'x'));
 }
 
 function looksLikeUrl(s: string): boolean {
