@@ -403,3 +403,9 @@ test('parse: an unknown dynamic variable is no parse error: the request that use
   const p = parseHttp('GET http://h/1\n###\nGET http://h/2\nAuthorization: Bearer {{$global.accessToken}}\n###\nGET http://h/{{$nope}}');
   assert.deepEqual(summary(p), ['1: GET http://h/1', '3: GET http://h/2 | Authorization: Bearer {{$global.accessToken}}', '6: GET http://h/{{$nope}}']);
 });
+
+test('parse: an indented @name = value line in a body is body (how --to http keeps such a line) (issue 27)', () => {
+  const p = parseHttp('POST http://h/\nContent-Type: text/plain\n\na\n\n  @x = 1\n\n@y = 2');
+  assert.deepEqual(summary(p), ['1: POST http://h/ | Content-Type: text/plain | body="a\\n\\n  @x = 1"']);
+  assert.deepEqual([...p.vars.keys()], ['y']);
+});

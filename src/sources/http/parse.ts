@@ -629,7 +629,7 @@ class Parser {
     }
     if (this.varParagraph) {
       const t = line.trim();
-      if (t.charCodeAt(0) === 64 /* @ */) return this.fileVar(t, ln, line.indexOf(t) + 1);
+      if (line.charCodeAt(0) === 64 /* @ */) return this.fileVar(t, ln, 1);
       if (t.startsWith('#') || t.startsWith('//')) {
         // A comment among them: nobody's, or a directive for the next request (`# @name next`).
         if (t.includes('@')) (this.carried ??= []).push(this.i);
@@ -641,10 +641,9 @@ class Parser {
     // A paragraph of file variables (comments among them) after a blank line in a body, or as the
     // whole body: `@token = {{login.response.body.token}}` after a request, as httpyac and REST
     // Client read it (see varsParagraph()).
-    if ((!this.bodyStarted || this.blankBefore) && line.trimStart().charCodeAt(0) === 64 && this.varsParagraph()) {
+    if ((!this.bodyStarted || this.blankBefore) && line.charCodeAt(0) === 64 /* @ */ && this.varsParagraph()) {
       this.varParagraph = true;
-      const t = line.trim();
-      return this.fileVar(t, ln, line.indexOf(t) + 1);
+      return this.fileVar(line.trim(), ln, 1);
     }
     if (this.handlerLine(line, ln)) return;
     if (line.startsWith('??')) {
@@ -718,7 +717,8 @@ class Parser {
   private varParagraph = false;
 
   /**
-   * From the current line (which starts with `@`) to the end of its paragraph (a blank line, `###`,
+   * From the current line (which starts with `@`, not indented: an indented line is body, which is
+   * how `--to http` writes such a body line) to the end of its paragraph (a blank line, `###`,
    * the end of the file, a response handler, an assertion or the next request): only file
    * variables (`@name = value`, `@name := value`) and comment lines. The lines of the paragraph
    * above the current one are comments (the caller knows). A paragraph with any other line is
@@ -731,7 +731,7 @@ class Parser {
       const t = l.trim();
       if (t === '' || l.startsWith('###')) break;
       if (t.startsWith('#') || t.startsWith('//')) continue;
-      if (t.charCodeAt(0) === 64 /* @ */) {
+      if (l.charCodeAt(0) === 64 /* @ */) {
         if (!isFileVar(t)) return false;
         vars++;
         continue;
@@ -901,7 +901,7 @@ function isEncoding(label: string): boolean {
 }
 
 /** A trimmed line written as a file variable: `@name = value`, `@name := value` (a name sling takes). */
-function isFileVar(t: string): boolean {
+export function isFileVar(t: string): boolean {
   const m = /^@([^\s=:]+)\s*:?=/.exec(t);
   return m !== null && VAR_NAME.test(m[1]!);
 }
