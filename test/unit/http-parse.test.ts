@@ -10,6 +10,7 @@ import { quickly } from '../helpers/timing.js';
 /** A compact view of what the parser made of a file: one line per request. */
 function summary(p: ParsedHttp): string[] {
   return p.items.map((it) => {
+    if (it.kind === 'curl') return `${it.line}: curl ${JSON.stringify(it.text)}${it.atName ? ` name=${it.atName}` : ''}${it.title ? ` title=${it.title}` : ''}`;
     if (it.kind === 'run') return `run ${it.name !== undefined ? '#' + it.name : it.path}${it.overrides.map(([k, v]) => ` @${k}=${rawText(v)}`).join('')}`;
     const r = it as RequestNode;
     let s = `${r.line}: ${r.method} ${rawText(r.url)}`;
@@ -408,4 +409,43 @@ test('parse: an indented @name = value line in a body is body (how --to http kee
   const p = parseHttp('POST http://h/\nContent-Type: text/plain\n\na\n\n  @x = 1\n\n@y = 2');
   assert.deepEqual(summary(p), ['1: POST http://h/ | Content-Type: text/plain | body="a\\n\\n  @x = 1"']);
   assert.deepEqual([...p.vars.keys()], ['y']);
+});
+
+test('parse: a curl command line is a request of its own, continued with \\, ^ or an open quote, up to ### at most (issue 27)', () => {
+  const p = parseHttp(
+    [
+      '### one',
+      "curl http://h/a -H 'X-A: 1'",
+      '',
+      '###',
+      '# @name two',
+      'curl -X PUT http://h/b \\',
+      "  -H 'Content-Type: application/json' \\",
+      "  -d '{",
+      '  "a": 1',
+      "}'",
+      '# after it',
+      '',
+      '###',
+      'curl http://h/c # a comment \\',
+      'GET http://h/d',
+      '###',
+      'curl http://h/e ^',
+      '  -H "A: {{v}}"',
+      '###',
+      "curl http://h/f -d 'open",
+      '###',
+      'GET http://h/g',
+    ].join('\n'),
+  );
+  assert.deepEqual(summary(p), [
+    '2: curl "curl http://h/a -H \'X-A: 1\'" title=one',
+    '6: curl "curl -X PUT http://h/b \\\\\\n  -H \'Content-Type: application/json\' \\\\\\n  -d \'{\\n  \\\"a\\\": 1\\n}\'" name=two',
+    '14: curl "curl http://h/c # a comment \\\\"',
+    '15: GET http://h/d',
+    '17: curl "curl http://h/e ^\\n  -H \\\"A: {{v}}\\\""',
+    '20: curl "curl http://h/f -d \'open"',
+    '22: GET http://h/g',
+  ]);
+  assert.throws(() => parseHttp('curl http://h/a\n\n> {% client.log(1) %}'), (e: unknown) => e instanceof HttpParseError && e.line === 3 && /after a curl command, only comments/.test(e.message));
 });

@@ -1,4 +1,4 @@
-import type { AssertNode, BodyLine, Diagnostic, Directives, HeaderNode, ParsedHttp, RequestNode, RunNode, ScriptNode } from './ast.js';
+import type { AssertNode, BodyLine, CurlNode, Diagnostic, Directives, HeaderNode, ParsedHttp, RequestNode, RunNode, ScriptNode } from './ast.js';
 import { parseAssert } from './asserts.js';
 import { checkDynamic } from './dynamic.js';
 import { directive, isRequestDirective } from './directives.js';
@@ -56,7 +56,7 @@ export const startsRequest = (line: string) => {
 };
 const METHOD_WORDS = new Set([...METHODS, ...MORE_METHODS, ...Object.keys(OTHER_METHODS)]);
 
-type State = 'pre' | 'headers' | 'body' | 'after' | 'skip';
+type State = 'pre' | 'headers' | 'body' | 'after' | 'skip' | 'curl';
 
 interface Pending {
   atName?: string;
@@ -180,6 +180,9 @@ class Parser {
         case 'after':
           this.after(line);
           break;
+        case 'curl':
+          this.afterCurl(line);
+          break;
         case 'skip':
           if (line.trim() === '') this.blankBefore = true;
           else if (this.blankBefore && startsRequest(line)) this.startNextRequest(line);
@@ -274,6 +277,7 @@ class Parser {
       if (m[1] === 'fragment') while (this.i + 1 < this.lines.length && this.lines[this.i + 1]!.trim() !== '' && !this.lines[this.i + 1]!.startsWith('###')) this.i++;
       return;
     }
+    if (c0 === 99 /* c */ && /^curl(\.exe)?(\s|$)/.test(t)) return this.curlCommand(ln, col);
     if (!this.requestLine(line, ln)) {
       if (/^[A-Za-z]+$/.test(t)) this.fail(ln, col, `a request line needs a URL after '${t}'`);
       this.fail(ln, col, `expected a request line (METHOD URL), a comment, a variable (@name = value) or ###, got '${clip(t)}'`);
@@ -353,6 +357,73 @@ class Parser {
     else node.path = unquote(target);
     if (!node.name && !node.path) this.fail(ln, col, 'run needs #Name or a file');
     this.out.items.push(node);
+  }
+
+  /**
+   * A curl command in place of a request (JetBrains turns a pasted one into a request): its lines
+   * up to the end of the command (a line that ends with `\`, or `^` for cmd.exe, or a quote left
+   * open, goes on), up to `###` at most. The curl source reads and runs it (curl-entry.ts).
+   */
+  private curlCommand(ln: number, col: number) {
+    const start = this.i;
+    let quote = '';
+    let j = this.i;
+    for (; j < this.lines.length; j++) {
+      const l = this.lines[j]!;
+      if (j > start && l.startsWith('###')) {
+        j--;
+        break;
+      }
+      let cont = false;
+      for (let k = 0; k < l.length; k++) {
+        const c = l[k]!;
+        if (quote === "'") {
+          if (c === "'") quote = '';
+        } else if (c === '\\') {
+          if (k === l.length - 1) cont = true;
+          else if (!quote || l[k + 1] === '"' || l[k + 1] === '\\' || l[k + 1] === '$' || l[k + 1] === '`') k++;
+        } else if (quote === '"') {
+          if (c === '"') quote = '';
+        } else if (c === "'" || c === '"') quote = c;
+        else if (c === '#' && (k === 0 || /\s/.test(l[k - 1]!))) break;
+      }
+      if (!quote && !cont && !/\s\^$/.test(l)) break;
+    }
+    if (j >= this.lines.length) j = this.lines.length - 1;
+    const text = this.lines.slice(start, j + 1).join('\n');
+    this.i = j;
+    if (!untouched(this.pending) && (this.pending.pre.length || this.pending.asserts.length || Object.keys(this.pending.directives).length > 1 || this.pending.directives.refs.length)) {
+      this.warn(ln, col, 'scripts, assertions and directives other than # @name are not applied to a curl command');
+    }
+    const node: CurlNode = { kind: 'curl', line: ln, start: this.blockHasRequest ? ln : Math.min(this.blockStart, ln), col, text, templates: this.lines.slice(start, j + 1).map((l, k) => this.template(l, start + k + 1, 1, false)), atName: this.pending.atName, title: this.title };
+    this.out.items.push(node);
+    this.title = undefined;
+    this.pending = freshPending();
+    this.blockHasRequest = true;
+    this.state = 'curl';
+    this.blankBefore = false;
+  }
+
+  /** After a curl command: comments and blank lines up to `###` or the next request. */
+  private afterCurl(line: string) {
+    const t = line.trim();
+    if (t === '') {
+      this.blankBefore = true;
+      return;
+    }
+    if (t.startsWith('#') || t.startsWith('//')) {
+      // `# @name next` before `###`: for the next request.
+      if (t.includes('@')) (this.carried ??= []).push(this.i);
+      return;
+    }
+    // The next request or curl command, after a blank line or right after it (httpyac).
+    if (startsRequest(line) || /^curl(\.exe)?\s/.test(line)) {
+      this.state = 'pre';
+      this.blockHasRequest = false;
+      this.replayCarried();
+      return this.pre(line);
+    }
+    this.fail(this.i + 1, line.indexOf(t) + 1, `after a curl command, only comments up to the next ### (a response handler or an assertion is not applied to it), got '${clip(t)}'`);
   }
 
   /** httpyac `{{ js }}` script blocks, on one line or several: skipped with a warning. */
