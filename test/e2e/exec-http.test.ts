@@ -1116,3 +1116,16 @@ test('exec http: curl command lines in a .http file send what the curl source (a
   assert.deepEqual(srv.requests.splice(0).map((q) => q.target), ['/1', '/3']);
   assert.match(unk.stderr, /^sling: error: unk\.http:3:\d+: unknown variable \{\{nope\}\}$/m, show(unk));
 });
+
+test('exec http: a curl line in a file reached through run is titled with its file and picked by --line on the run line (issue 27)', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({ 'other.http': `curl ${srv.url}/other\n`, 'main.http': `GET ${srv.url}/main\n###\nrun ./other.http\n` });
+  const all = await exec(dir, ['main.http']);
+  assertExit(all, 0);
+  assert.match(all.stdout, /^### GET http:\/\/127\.0\.0\.1:\d+\/other {2}\(other\.http line 1\)$/m, show(all));
+  const one = await exec(dir, ['--line', '1', 'main.http']);
+  assertExit(one, 0);
+  const two = await exec(dir, ['--line', '3', 'main.http']);
+  assertExit(two, 0);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/main', '/other', '/main', '/other']);
+});

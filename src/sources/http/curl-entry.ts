@@ -18,8 +18,11 @@ import { Resolution, type FileCtx, type Runtime } from './vars.js';
  */
 export class CurlEntry implements ExecEntry {
   readonly line: number;
-  readonly start: number;
+  readonly start?: number;
   readonly name?: string;
+  /** The file, for the title line, when it is not the file being run (`run ./other.http`). */
+  readonly file?: string;
+  readonly runStart?: number;
   private readonly storeAs?: string;
   private inner?: ExecEntry;
   private readonly literal: boolean;
@@ -30,9 +33,13 @@ export class CurlEntry implements ExecEntry {
     private readonly node: CurlNode,
     private readonly opts: SourceOptions,
     named: boolean,
+    runStart?: number,
   ) {
     this.line = node.line;
-    this.start = node.start;
+    // Lines of another file (`run ./other.http`) are not the file being run's (--line).
+    if (named) this.start = node.start;
+    else this.file = fileCtx.path;
+    this.runStart = runStart;
     this.storeAs = node.atName ?? node.title;
     if (named) this.name = this.storeAs;
     this.literal = !node.text.includes('{{');

@@ -134,7 +134,7 @@ class Loader {
         continue;
       }
       if (item.kind === 'curl') {
-        out.push(new CurlEntry(this.rt, file, item, this.opts, main));
+        out.push(new CurlEntry(this.rt, file, item, this.opts, main, runStart));
         continue;
       }
       out.push(...this.run(file, item, imported, importFailed, overrides, stack, runStart ?? (main ? item.start : undefined)));
