@@ -58,7 +58,18 @@ export class CurlEntry implements ExecEntry {
       while (text.includes(mark)) mark += '_';
       text = node.text
         .split('\n')
-        .map((l, k) => l.replace(/\{\{(?:(?!\}\}).)*\}\}/g, (ph, at: number) => `${mark}${values.push(compile(ph, node.line + k, at + 1)) - 1}_`))
+        .map((l, k) => {
+          // By hand (indexOf): a line of many `{{` without `}}` stays linear.
+          let out = '';
+          let from = 0;
+          for (let at = l.indexOf('{{'); at !== -1; at = l.indexOf('{{', from)) {
+            const end = l.indexOf('}}', at + 2);
+            if (end === -1) break;
+            out += l.slice(from, at) + `${mark}${values.push(compile(l.slice(at, end + 2), node.line + k, at + 1)) - 1}_`;
+            from = end + 2;
+          }
+          return out + l.slice(from);
+        })
         .join('\n');
       const marks = new RegExp(`${mark}(\\d+)_`, 'g');
       word = (arg) => (arg.includes(mark) ? arg.replace(marks, (_, n: string) => Buffer.from(res.resolve(values[Number(n)]!), 'utf8').toString('latin1')) : arg);
