@@ -2,7 +2,7 @@ import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSpec } from '../request/spec.js';
 import { originText, parseUrl, requestTarget } from '../request/url.js';
 // The parser's own test: what it would read as a request is what must not stay as it is.
-import { startsRequest } from '../sources/http/parse.js';
+import { isFileVar, startsRequest } from '../sources/http/parse.js';
 
 /**
  * A request as a JetBrains HTTP Client request (`sling exec --to http`): request line, the wire
@@ -83,7 +83,8 @@ export function httpRequest(spec: RequestSpec, prepared: PreparedRequest, title:
       // (`{%`): indented (no .http syntax writes it as it is), with a warning.
       const bodyLines = text.split('\n');
       const safe = bodyLines.map((l, i) => (/^(###|<@?\s|>|<>|\?\?|\{%)/.test(l) || ((i === 0 || bodyLines[i - 1]!.trim() === '') && startsRequest(l)) ? ' ' + l : l));
-      if (safe.join('\n') !== text) problems.push('body lines that a .http runner would read as syntax (###, <, <@, >, >>, <>, ??, {%, a request line after a blank line) were indented');
+      indentVarParagraphs(safe);
+      if (safe.join('\n') !== text) problems.push('body lines that a .http runner would read as syntax (###, <, <@, >, >>, <>, ??, {%, a request line after a blank line, a paragraph of @name = value lines) were indented');
       if (/^\r?\n/.test(text)) problems.push('blank lines at the start of the body are dropped (a .http body starts at its first line with text)');
       const ct = prepared.headers.find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '';
       if (/^application\/x-www-form-urlencoded/i.test(ct) && /\n|\s[=&]|[=&]\s/.test(text)) {
@@ -103,4 +104,24 @@ export function httpRequest(spec: RequestSpec, prepared: PreparedRequest, title:
     }
   }
   return { text: lines.join('\n') + '\n', problems };
+}
+
+/**
+ * A paragraph of the body made only of `@name = value` lines (and comment lines) is read as file
+ * variables (sling, httpyac): its `@` lines are indented, which keeps them body.
+ */
+function indentVarParagraphs(lines: string[]) {
+  for (let i = 0; i < lines.length; ) {
+    let j = i;
+    while (j < lines.length && lines[j]!.trim() !== '') j++;
+    let vars = 0;
+    let other = false;
+    for (let k = i; k < j; k++) {
+      const l = lines[k]!;
+      if (l.charCodeAt(0) === 64 && isFileVar(l.trim())) vars++;
+      else if (!/^\s*(#|\/\/)/.test(l)) other = true;
+    }
+    if (vars && !other) for (let k = i; k < j; k++) if (lines[k]!.charCodeAt(0) === 64) lines[k] = ' ' + lines[k];
+    i = j + 1;
+  }
 }

@@ -114,6 +114,7 @@ test('sling exec --to http warns about what a .http file cannot hold: a final li
       `curl -d 'q=a = b & c=d ' http://127.0.0.1:9/form`,
       `curl --data-binary $'x\\n\\nWS ws://h/x\\nmore' -H 'Content-Type: text/plain' http://127.0.0.1:9/ws`,
       `curl --data-binary $'GET http://h/x\\nmore' -H 'Content-Type: text/plain' http://127.0.0.1:9/first`,
+      `curl --data-binary $'a\\n\\n@x = 1\\n# c\\n\\n@y=2\\nz' -H 'Content-Type: text/plain' http://127.0.0.1:9/var`,
     ].join('\n'),
   );
   const r = await runSling(['exec', '--to', 'http', 'c.sh'], { cwd: dir, env: { HOME: home } });
@@ -134,7 +135,11 @@ test('sling exec --to http warns about what a .http file cannot hold: a final li
   // back as the same requests: nothing saved, no assertion, no extra request.
   assert.match(r.stderr, /\/syntax \(line 7\): body lines that a \.http runner would read as syntax .* were indented/);
   assert.match(r.stdout, /\na\n >> saved\.txt\n \?\? status == 500\n\n POST http:\/\/127\.0\.0\.1:9\/x\nb\n/);
-  assert.equal((back.stdout.match(/^### /gm) ?? []).length, 11, back.stdout);
+  assert.equal((back.stdout.match(/^### /gm) ?? []).length, 12, back.stdout);
+  // A paragraph of `@name = value` lines would be file variables: indented, kept body (issue 27).
+  assert.match(r.stderr, /\/var \(line 12\): body lines that a \.http runner would read as syntax .* were indented/);
+  assert.match(r.stdout, /\na\n\n @x = 1\n# c\n\n@y=2\nz(\n|$)/);
+  assert.match(back.stdout, /\na\n\n @x = 1\n# c\n\n@y=2\nz(\n|$)/);
   assert.match(r.stdout, /\nx\n\n WS ws:\/\/h\/x\nmore\n/);
   assert.match(r.stdout, /\n\n GET http:\/\/h\/x\nmore\n/);
   assert.doesNotMatch(back.stderr, /not supported/);

@@ -9,6 +9,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { runSling, type RunOptions } from '../helpers/cli.js';
 import { header, unansweredPort } from '../helpers/servers.js';
 import { assertError, assertExit, httpServer, rawServer, show } from '../helpers/assert.js';
+import { curlMissing, diffRequests, startCurlCapture, type RawRequest } from '../helpers/curl-capture.js';
+import { spawn } from 'node:child_process';
 
 function workdir(files: Record<string, string | Buffer>): string {
   const dir = mkdtempSync(join(tmpdir(), 'sling-exec-http-'));
@@ -1009,4 +1011,121 @@ test('exec http: rest-client.env.json and rest-client.private.env.json (the olde
   // Neither name: the message names both.
   const none = workdir({ 'a.http': `GET ${srv.url}/x\n` });
   assertError(await exec(none, ['--env', 'dev', 'a.http']), 1, /--env dev: no http-client\.env\.json or http-client\.private\.env\.json \(or their older names, rest-client\.env\.json and rest-client\.private\.env\.json\)/);
+});
+
+test('exec http: a file variable after a body is a variable, not body; {{host}}/path is a GET; an unknown $name fails its request only (issue 27)', async (t) => {
+  const srv = await httpServer(t, api);
+  const u = srv.url;
+  const dir = workdir({
+    'a.http': `POST ${u}/sign-in\nContent-Type: application/json\n\n{"a":1}\n\n@token = Bearer abc\n\n###\nGET ${u}/check\nAuthorization: {{token}}\n`,
+    'b.http': `GET ${u}/get\n\n# log in first\n@code=REPLACE\n\n###\nGET ${u}/c?code={{code}}\n`,
+    'c.http': `@host = ${u}\n###\n{{host}}/nomethod\n`,
+    'd.http': `GET ${u}/1\n###\nGET ${u}/2\n###\nGET ${u}/3\nAuthorization: Bearer {{$global.accessToken}}\n###\nGET ${u}/4\n###\nGET ${u}/5?x={{$nope}}\n`,
+  });
+  const a = await exec(dir, ['a.http']);
+  assertExit(a, 0);
+  assert.deepEqual(srv.requests.map((q) => [q.method, q.url, q.body.toString(), header(q, 'authorization') ?? '']), [
+    ['POST', '/sign-in', '{"a":1}', ''],
+    ['GET', '/check', '', 'Bearer abc'],
+  ]);
+  srv.requests.length = 0;
+  const b = await exec(dir, ['b.http']);
+  assertExit(b, 0);
+  assert.deepEqual(srv.requests.map((q) => [q.method, q.url, q.body.length, header(q, 'content-length') ?? '']), [
+    ['GET', '/get', 0, ''],
+    ['GET', '/c?code=REPLACE', 0, ''],
+  ]);
+  srv.requests.length = 0;
+  const c = await exec(dir, ['c.http']);
+  assertExit(c, 0);
+  assert.doesNotMatch(c.stderr, /warning/, show(c));
+  assert.deepEqual(srv.requests.map((q) => [q.method, q.url]), [['GET', '/nomethod']]);
+  srv.requests.length = 0;
+  const d = await exec(dir, ['d.http']);
+  assertExit(d, 1);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/1', '/2', '/4']);
+  assert.match(d.stderr, /^sling: error: d\.http:6:23: \{\{\$global\.accessToken\}\}: unknown dynamic variable \(httpyac's \$global is set by httpyac scripts, which sling does not run\)$/m, show(d));
+  assert.match(d.stderr, /^sling: error: d\.http:10:\d+: \{\{\$nope\}\}: unknown dynamic variable$/m, show(d));
+});
+
+test('exec http: curl command lines in a .http file send what the curl source (and curl) sends for the same line; {{variables}} are put in its arguments (issue 27)', async (t) => {
+  const srv = await startCurlCapture();
+  t.after(() => srv.close());
+  const u = srv.url;
+  const home = mkdtempSync(join(tmpdir(), 'sling-curl-home-'));
+  // The same commands as a shell script (what the curl source and real curl run) and in a .http file.
+  const commands = [
+    `curl ${u}/a -H 'X-A: 1'`,
+    `curl -X PUT ${u}/b \\\n  -H 'Content-Type: application/json' \\\n  -d '{\n  "a": 1,\n  "b": "x y"\n}'`,
+    `curl ${u}/c -d @body.json -H "Authorization: Bearer a b" --compressed`,
+  ];
+  const dir = workdir({ 'body.json': '{"from": "file"}\n' });
+  writeFileSync(join(dir, 'c.sh'), commands.join('\n') + '\n');
+  const sub = join(dir, 'sub');
+  mkdirSync(sub);
+  writeFileSync(join(sub, 'body.json'), '{"from": "file"}\n');
+  writeFileSync(join(sub, 'c.http'), `### one\n${commands[0]}\n\n###\n# a comment\n${commands[1]}\n# after it\n\n###\n${commands[2]}\n`);
+  const viaSh = await exec(dir, ['c.sh'], { env: { HOME: home } });
+  assertExit(viaSh, 0);
+  const fromSh: RawRequest[] = srv.requests.splice(0);
+  assert.equal(fromSh.length, 3);
+  // Run from another folder: -d @body.json is the .http file's folder's.
+  const viaHttp = await exec(dir, ['sub/c.http'], { env: { HOME: home } });
+  assertExit(viaHttp, 0);
+  assert.deepEqual(diffRequests(fromSh, srv.requests.splice(0)), [], show(viaHttp));
+  assert.equal(fromSh[1]!.method, 'PUT');
+  assert.equal(fromSh[1]!.body.toString(), '{\n  "a": 1,\n  "b": "x y"\n}');
+  assert.equal(fromSh[2]!.body.toString(), '{"from": "file"}');
+  if (!curlMissing()) {
+    // Not spawnSync: the capture server answers from this process.
+    const code = await new Promise((resolve, reject) => {
+      const child = spawn('bash', ['c.sh'], { cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home }, stdio: 'ignore' });
+      child.on('error', reject);
+      child.on('close', resolve);
+    });
+    assert.equal(code, 0);
+    assert.deepEqual(diffRequests(srv.requests.splice(0), fromSh), []);
+  }
+
+  // Variables: in each argument after the shell read it (a value with blanks or quotes stays one
+  // argument); a reference to an earlier response; a request after the curl line as usual.
+  writeFileSync(
+    join(dir, 'v.http'),
+    `@host = ${u}\n@auth = Bearer it's "x"\n###\n# @name first\ncurl {{host}}/v?q={{$randomInt 5 6}} \\\n  -H "Authorization: {{auth}}"\n\n###\nGET {{host}}/after?n={{first.response.body.$.n}}\n###\ncurl {{host}}/w -H 'X-T: {{first.response.body.$.ok}}'\n`,
+  );
+  writeFileSync(join(dir, 'v.sh'), `curl ${u}/v?q=5 -H "Authorization: Bearer it's \\"x\\""\n`);
+  const v = await exec(dir, ['v.http'], { env: { HOME: home } });
+  assertExit(v, 0);
+  const got = srv.requests.splice(0);
+  assert.deepEqual(got.map((q) => q.target), ['/v?q=5', '/after?n=1', '/w']);
+  assert.equal(got[2]!.headers.find(([n]) => n === 'X-T')?.[1], 'true');
+  const vs = await exec(dir, ['v.sh'], { env: { HOME: home } });
+  assertExit(vs, 0);
+  assert.deepEqual(diffRequests(srv.requests.splice(0), got.slice(0, 1)), []);
+
+  // A malformed curl line without placeholders is a parse error: nothing is sent. One whose
+  // placeholder cannot be worked out fails alone, with its place; the rest run; exit 1.
+  writeFileSync(join(dir, 'bad.http'), `GET ${u}/x\n###\ncurl ${u}/y --no-such-option\n`);
+  const bad = await exec(dir, ['bad.http'], { env: { HOME: home } });
+  assertExit(bad, 1);
+  assert.match(bad.stderr, /^sling: error: bad\.http:3:\d+: .*--no-such-option/m, show(bad));
+  assert.equal(srv.requests.length, 0);
+  writeFileSync(join(dir, 'unk.http'), `curl ${u}/1\n###\ncurl ${u}/2 -H 'A: {{nope}}'\n###\nGET ${u}/3\n`);
+  const unk = await exec(dir, ['unk.http'], { env: { HOME: home } });
+  assertExit(unk, 1);
+  assert.deepEqual(srv.requests.splice(0).map((q) => q.target), ['/1', '/3']);
+  assert.match(unk.stderr, /^sling: error: unk\.http:3:\d+: unknown variable \{\{nope\}\}$/m, show(unk));
+});
+
+test('exec http: a curl line in a file reached through run is titled with its file and picked by --line on the run line (issue 27)', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({ 'other.http': `curl ${srv.url}/other\n`, 'main.http': `GET ${srv.url}/main\n###\nrun ./other.http\n` });
+  const all = await exec(dir, ['main.http']);
+  assertExit(all, 0);
+  assert.match(all.stdout, /^### GET http:\/\/127\.0\.0\.1:\d+\/other {2}\(other\.http line 1\)$/m, show(all));
+  const one = await exec(dir, ['--line', '1', 'main.http']);
+  assertExit(one, 0);
+  const two = await exec(dir, ['--line', '3', 'main.http']);
+  assertExit(two, 0);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/main', '/other', '/main', '/other']);
 });

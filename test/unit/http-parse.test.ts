@@ -10,6 +10,7 @@ import { quickly } from '../helpers/timing.js';
 /** A compact view of what the parser made of a file: one line per request. */
 function summary(p: ParsedHttp): string[] {
   return p.items.map((it) => {
+    if (it.kind === 'curl') return `${it.line}: curl ${JSON.stringify(it.text)}${it.atName ? ` name=${it.atName}` : ''}${it.title ? ` title=${it.title}` : ''}`;
     if (it.kind === 'run') return `run ${it.name !== undefined ? '#' + it.name : it.path}${it.overrides.map(([k, v]) => ` @${k}=${rawText(v)}`).join('')}`;
     const r = it as RequestNode;
     let s = `${r.line}: ${r.method} ${rawText(r.url)}`;
@@ -122,7 +123,6 @@ const ERRORS: [string, string, [number, number, RegExp]][] = [
   ['unterminated script', 'GET http://h/\n\n> {%\nclient.log(1)\n', [3, 3, /without its closing '%}'/]],
   ['a script left open before the next ###', 'GET http://h/a\n\n> {% client.log(1)\n###\nGET http://h/b\n\n> {% client.log(2) %}', [3, 3, /without its closing '%}' before the ### on line 4/]],
   ['unterminated block comment', '/* no end\nGET http://h/', [1, 1, /'\/\*' comment/]],
-  ['unknown dynamic variable', 'GET http://h/{{$nope}}', [1, 14, /unknown dynamic variable \{\{\$nope\}\}/]],
   ['bad dynamic arguments', 'GET http://h/{{$randomInt 1}}', [1, 14, /takes 0 or 2 arguments/]],
   ['file variable without =', '@host http://h\nGET http://h/', [1, 1, /@name = value/]],
   ['bad timeout', '# @timeout soon\nGET http://h/', [1, 1, /@timeout needs a time/]],
@@ -296,4 +296,156 @@ test('a long run of blanks inside a line is read in one pass (fuzz: a run line w
   assert.deepEqual(read('request line', `GET http://h/${many}x HTTP/1.1`).length, 1);
   assert.throws(() => quickly('not a request line', () => parseHttp(`run ./other.http ${'\u2028'.repeat(100_000)}x`)), HttpParseError);
   for (const line of [`< ./x${many}y`, `>> out${many}y`, `> h${many}y.js`]) assert.equal(read(line.slice(0, 3), `POST http://h/\n\n${line}`).length, 1);
+});
+
+// Issue 27: real-world files run as written.
+test('parse: a paragraph of file variables (and comments) after a blank line in a body is not body (issue 27)', () => {
+  const p = parseHttp(
+    [
+      'POST http://h/sign-in',
+      'Content-Type: application/json',
+      '',
+      '{"a":1}',
+      '',
+      '@token = Bearer abc',
+      '',
+      '###',
+      'GET http://h/check',
+      'Authorization: {{token}}',
+      '###',
+      'GET http://h/get',
+      '',
+      '# log in first',
+      '@code=REPLACE',
+      '',
+      '###',
+      'GET http://h/c?code={{code}}',
+      '###',
+      'POST http://h/x',
+      '',
+      '> {% client.log(1) %}',
+      '',
+      '@after := {{code}}-2',
+      '# @name last',
+      '###',
+      'GET http://h/{{after}}',
+    ].join('\n'),
+  );
+  assert.deepEqual(summary(p), [
+    '1: POST http://h/sign-in | Content-Type: application/json | body="{\\"a\\":1}"',
+    '9: GET http://h/check | Authorization: {{token}}',
+    '12: GET http://h/get',
+    '18: GET http://h/c?code={{code}}',
+    '20: POST http://h/x handlers=inline',
+    '27: GET http://h/{{after}} name=last',
+  ]);
+  assert.deepEqual([...p.vars].map(([k, defs]) => [k, defs.map((d) => [d.line, rawText(d.value)])]), [
+    ['token', [[6, 'Bearer abc']]],
+    ['code', [[15, 'REPLACE']]],
+    ['after', [[24, '{{code}}-2']]],
+  ]);
+  assert.deepEqual(p.warnings, []);
+});
+
+test('parse: body lines that merely start with @ or # stay body (issue 27)', () => {
+  const p = parseHttp(
+    [
+      'POST http://h/text',
+      'Content-Type: text/plain',
+      '',
+      'Hello',
+      '@mention please look',
+      '@ann = not a variable inside a paragraph',
+      '',
+      '@bob hello',
+      'more text',
+      '###',
+      'POST http://h/multi',
+      'Content-Type: multipart/form-data; boundary=b',
+      '',
+      '--b',
+      'Content-Disposition: form-data; name="md"',
+      '',
+      '# Title',
+      '',
+      '--b',
+      'Content-Disposition: form-data; name="x"',
+      '',
+      '# a = 1',
+      '@a = 1',
+      'x',
+      '--b--',
+      '###',
+      'POST http://h/json',
+      'Content-Type: application/json',
+      '',
+      '{',
+      '  "a": "@b = c",',
+      '# a comment line in JSON (REST Client, httpyac)',
+      '  "d": 1',
+      '}',
+    ].join('\n'),
+  );
+  assert.deepEqual(summary(p), [
+    '1: POST http://h/text | Content-Type: text/plain | body="Hello\\n@mention please look\\n@ann = not a variable inside a paragraph\\n\\n@bob hello\\nmore text"',
+    '11: POST http://h/multi | Content-Type: multipart/form-data; boundary=b | body="--b\\nContent-Disposition: form-data; name=\\"md\\"\\n\\n# Title\\n\\n--b\\nContent-Disposition: form-data; name=\\"x\\"\\n\\n# a = 1\\n@a = 1\\nx\\n--b--"',
+    '27: POST http://h/json | Content-Type: application/json | body="{\\n  \\"a\\": \\"@b = c\\",\\n  \\"d\\": 1\\n}"',
+  ]);
+  assert.equal(p.vars.size, 0);
+});
+
+test('parse: a method-less request line that starts with a variable is a GET; httpyac {{ }} script blocks are still skipped (issue 27)', () => {
+  const p = parseHttp('@host = http://h\n###\n{{host}}/nomethod\nAccept: x\n###\n{{ host }}/a?b={{c}} HTTP/1.1\n###\n{{host}}\n###\n{{$dotenv BASE}}/p\n###\n{{\n  exports.a = 1;\n}}\n{{@request\n  x();\n}}\n{{+after\n}}\n{{ console.log(1) }}\nGET {{host}}/last');
+  assert.deepEqual(summary(p), ['3: GET {{host}}/nomethod | Accept: x', '6: GET {{ host }}/a?b={{c}} HTTP/1.1', '8: GET {{host}}', '10: GET {{$dotenv BASE}}/p', '21: GET {{host}}/last']);
+  assert.deepEqual(p.warnings.map((w) => w.line), [12, 15, 18, 20]);
+});
+
+test('parse: an unknown dynamic variable is no parse error: the request that uses it fails when its turn comes (issue 27)', () => {
+  const p = parseHttp('GET http://h/1\n###\nGET http://h/2\nAuthorization: Bearer {{$global.accessToken}}\n###\nGET http://h/{{$nope}}');
+  assert.deepEqual(summary(p), ['1: GET http://h/1', '3: GET http://h/2 | Authorization: Bearer {{$global.accessToken}}', '6: GET http://h/{{$nope}}']);
+});
+
+test('parse: an indented @name = value line in a body is body (how --to http keeps such a line) (issue 27)', () => {
+  const p = parseHttp('POST http://h/\nContent-Type: text/plain\n\na\n\n  @x = 1\n\n@y = 2');
+  assert.deepEqual(summary(p), ['1: POST http://h/ | Content-Type: text/plain | body="a\\n\\n  @x = 1"']);
+  assert.deepEqual([...p.vars.keys()], ['y']);
+});
+
+test('parse: a curl command line is a request of its own, continued with \\, ^ or an open quote, up to ### at most (issue 27)', () => {
+  const p = parseHttp(
+    [
+      '### one',
+      "curl http://h/a -H 'X-A: 1'",
+      '',
+      '###',
+      '# @name two',
+      'curl -X PUT http://h/b \\',
+      "  -H 'Content-Type: application/json' \\",
+      "  -d '{",
+      '  "a": 1',
+      "}'",
+      '# after it',
+      '',
+      '###',
+      'curl http://h/c # a comment \\',
+      'GET http://h/d',
+      '###',
+      'curl http://h/e ^',
+      '  -H "A: {{v}}"',
+      '###',
+      "curl http://h/f -d 'open",
+      '###',
+      'GET http://h/g',
+    ].join('\n'),
+  );
+  assert.deepEqual(summary(p), [
+    '2: curl "curl http://h/a -H \'X-A: 1\'" title=one',
+    '6: curl "curl -X PUT http://h/b \\\\\\n  -H \'Content-Type: application/json\' \\\\\\n  -d \'{\\n  \\\"a\\\": 1\\n}\'" name=two',
+    '14: curl "curl http://h/c # a comment \\\\"',
+    '15: GET http://h/d',
+    '17: curl "curl http://h/e ^\\n  -H \\\"A: {{v}}\\\""',
+    '20: curl "curl http://h/f -d \'open"',
+    '22: GET http://h/g',
+  ]);
+  assert.throws(() => parseHttp('curl http://h/a\n\n> {% client.log(1) %}'), (e: unknown) => e instanceof HttpParseError && e.line === 3 && /after a curl command, only comments/.test(e.message));
 });

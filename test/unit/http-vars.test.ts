@@ -127,14 +127,16 @@ test('dynamic: $random.integer stays in [from, to)', () => {
   }));
 });
 
-test('dynamic: unknown names and bad arguments are reported, other runners flagged unsupported', () => {
-  assert.match(checkDynamic('nope', [])!, /unknown dynamic variable/);
+test('dynamic: bad arguments are reported, other runners flagged unsupported; unknown names only when used (issue 27)', () => {
+  assert.equal(checkDynamic('nope', []), null);
+  assert.throws(() => evalDynamic('nope', [], { env: {}, dotenv: () => ({}), variable: () => undefined, projectRoot: () => '/' }), /^Error: unknown dynamic variable$/);
   assert.match(checkDynamic('timestamp', ['1'])!, /offset/);
   assert.match(checkDynamic('datetime', [])!, /needs a format/);
   assert.match(checkDynamic('aadToken', [])!, /^unsupported:/);
-  // JetBrains Faker variables are supported (faker.ts): a name sling lacks is an error naming it.
+  // JetBrains Faker variables are supported (faker.ts): a name sling lacks is warned about, and fails its request.
   assert.equal(checkDynamic('random.address.city', []), null);
-  assert.match(checkDynamic('random.address.town', [])!, /^\{\{\$random\.address\.town\}\}: the Faker category 'address' has no 'town'/);
+  assert.match(checkDynamic('random.address.town', [])!, /^unsupported:\{\{\$random\.address\.town\}\}: the Faker category 'address' has no 'town'/);
+  assert.throws(() => evalDynamic('random.address.town', [], { env: {}, dotenv: () => ({}), variable: () => undefined, projectRoot: () => '/' }), /^Error: the Faker category 'address' has no 'town'/);
   assert.equal(checkDynamic('auth.token', ['api']), null);
   assert.match(checkDynamic('auth.token', [])!, /needs the id of a Security\.Auth configuration/);
 });

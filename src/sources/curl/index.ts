@@ -20,7 +20,21 @@ import { CurlUrlError } from './url.js';
  * transfer becomes the request curl would send (build.ts), byte for byte but the User-Agent.
  * Everything that can be checked without sending is checked first: a malformed file sends nothing.
  */
-export const parseCurlFile: SourceParser = async (text: string, opts: SourceOptions): Promise<Script> => {
+export const parseCurlFile: SourceParser = async (text: string, opts: SourceOptions): Promise<Script> => parseCurlText(text, opts);
+
+/** What a curl command inside a .http file needs besides (see sources/http/curl-entry.ts). */
+export interface CurlTextOptions {
+  /** The folder the commands run in (a curl file's: where sling runs; a .http file's: its own folder). */
+  cwd?: string;
+  /**
+   * Each argument as the shell gave it (bytes as a latin1 string), with its place in the text:
+   * what curl gets instead (bytes as a latin1 string). A .http file puts its placeholders' values in.
+   */
+  word?: (arg: string, line: number, column: number) => string;
+}
+
+/** parseCurlFile, synchronous, with a .http file's extras. */
+export function parseCurlText(text: string, opts: SourceOptions, extra: CurlTextOptions = {}): Script {
   // Work on bytes (latin1 strings): $'\xff' and UTF-8 both reach curl as bytes. CRLF files read as LF.
   const bytes = Buffer.from(text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n'), 'utf8').toString('latin1');
   const where = (offset: number) => {
@@ -31,7 +45,7 @@ export const parseCurlFile: SourceParser = async (text: string, opts: SourceOpti
     throw new UsageError(`${where(offset)}: ${message}`);
   };
 
-  const cwd = process.cwd();
+  const cwd = extra.cwd ?? process.cwd();
   const fileVars = new Map<string, string | undefined>();
   const envVars = opts.envName !== undefined || opts.envFile !== undefined ? loadEnvironment(opts.dir, opts.envName, opts.envFile, cwd).vars : new Map<string, string>();
   const warnedUnset = new Set<string>();
@@ -86,7 +100,9 @@ export const parseCurlFile: SourceParser = async (text: string, opts: SourceOpti
       const configStdin = () => (call.stdin?.kind === 'data' ? call.stdin.data : call.stdin?.kind === 'file' ? readFileSync(resolve(call.cwd, call.stdin.path)).toString('latin1') : processStdin());
       // A CURL_HOME or HOME the file sets for curl (`export`, `HOME=/d curl ...`) moves its .curlrc.
       const rc = call.cleanEnv || call.unsetEnv || call.env.CURL_HOME !== undefined || call.env.HOME !== undefined || call.env.XDG_CONFIG_HOME !== undefined ? readCurlrc(callEnv) : curlrc;
-      ops = parseCurlArgs(call.argv, { readConfig: (p) => (p === '-' ? configStdin() : readFileSync(resolve(call.cwd, p)).toString('latin1')) }, rc).operations;
+      const word = extra.word;
+      const argv = word ? call.argv.map((a, i) => word(a, ...lineCol(bytes, argAt(i)))) : call.argv;
+      ops = parseCurlArgs(argv, { readConfig: (p) => (p === '-' ? configStdin() : readFileSync(resolve(call.cwd, p)).toString('latin1')) }, rc).operations;
       transfers = planTransfers(ops);
     } catch (e) {
       if (e instanceof CurlArgError) fail(argAt(e.argIndex), e.message);
@@ -100,7 +116,12 @@ export const parseCurlFile: SourceParser = async (text: string, opts: SourceOpti
     entries.push(makeEntry(call, transfers, ops, state, processStdin, where(call.offset), opts, position(bytes, call.offset).line));
   }
   return { entries };
-};
+}
+
+function lineCol(bytes: string, offset: number): [number, number] {
+  const p = position(bytes, offset);
+  return [p.line, p.column];
+}
 
 /**
  * A pasted terminal session (`$ curl ...` lines, their `> ` continuations, and the output in

@@ -111,13 +111,32 @@ export interface RunNode {
   overrides: [string, Template][];
 }
 
+/**
+ * A curl command line in place of a request (`curl https://h/x -H 'A: 1'`, continued over lines
+ * with `\`): run as the curl source runs it (sources/http/curl-entry.ts).
+ */
+export interface CurlNode {
+  kind: 'curl';
+  /** Its first line (1-based), its block's start (for --line), and the column `curl` starts at. */
+  line: number;
+  start: number;
+  col: number;
+  /** The command's lines as written (indentation included, no line breaks at the ends). */
+  text: string;
+  /** Its lines as templates: their `{{placeholders}}` (checked as the file is parsed; the values are put in each argument of the command when it runs). */
+  templates: Template[];
+  /** `# @name`, or the `###` title. */
+  atName?: string;
+  title?: string;
+}
+
 export interface VarDef {
   line: number;
   value: Template;
 }
 
 export interface ParsedHttp {
-  items: (RequestNode | RunNode)[];
+  items: (RequestNode | RunNode | CurlNode)[];
   /** File (in-place) variables: every definition of a name, in file order. */
   vars: Map<string, VarDef[]>;
   /** `import ./other.http`. */

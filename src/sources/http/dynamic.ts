@@ -48,7 +48,11 @@ export async function loadFaker(): Promise<void> {
   fakerModule ??= await import('./faker.js');
 }
 
-/** The dynamic variables sling knows; unknown `$names` are reported when the file is parsed. */
+/**
+ * The dynamic variables sling knows: wrong arguments to one are reported when the file is parsed;
+ * an unknown `$name` (httpyac's `{{$global.token}}`, a typo, a Faker name sling lacks) is not: the
+ * request that uses it fails when its turn comes (evalDynamic), and the others run.
+ */
 export function checkDynamic(name: string, args: string[]): string | null {
   const simple = SIMPLE[name];
   if (simple) return simple(args);
@@ -60,11 +64,12 @@ export function checkDynamic(name: string, args: string[]): string | null {
   if (name === 'aadToken' || name === 'aadV2Token') return 'unsupported:Azure AD tokens ($aadToken) of the REST Client are not supported';
   if (/^random\.\w+\.\w+$/.test(name)) {
     const found = fakerCall(name);
-    if ('problem' in found) return found.problem;
+    // Warned about with its place; the request that uses it fails (evalDynamic).
+    if ('problem' in found) return `unsupported:${found.problem}`;
     dynamicUse.faker = true;
     return args.length ? `{{$${name}}} takes no arguments` : null;
   }
-  return `unknown dynamic variable {{$${name}}}`;
+  return null;
 }
 
 const none = (n: string) => (args: string[]) => (args.length ? `{{$${n}}} takes no arguments` : null);
@@ -214,13 +219,16 @@ export function evalDynamic(name: string, args: string[], ctx: DynamicEnv): stri
   }
   if (/^random\.\w+\.\w+$/.test(name)) {
     const found = fakerCall(name);
-    if ('problem' in found) throw new DynamicError(found.problem);
+    if ('problem' in found) throw new DynamicError(found.problem.replace(/^\{\{[^}]*\}\}: /, ''));
     // loadFaker() ran when the files were read (parseHttpFile); a value asked for without it is a bug.
     const v = fakerModule?.fakerValue(name);
-    if (v === undefined) throw new DynamicError(`{{$${name}}}: the Faker library was not loaded`);
+    if (v === undefined) throw new DynamicError('the Faker library was not loaded');
     return v;
   }
-  throw new DynamicError(`{{$${name}}} is not supported`);
+  if (name === 'aadToken' || name === 'aadV2Token') throw new DynamicError("REST Client's Azure AD tokens are not supported by sling");
+  // httpyac's `$global` is a JavaScript object its scripts fill: sling runs no httpyac script.
+  if (name.startsWith('global.')) throw new DynamicError(`unknown dynamic variable (httpyac's $global is set by httpyac scripts, which sling does not run)`);
+  throw new DynamicError('unknown dynamic variable');
 }
 
 /** A variable of the environment or .env by name: own properties only (`toString` is not one). */

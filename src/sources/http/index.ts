@@ -4,6 +4,7 @@ import { UsageError } from '../../errors.js';
 import type { ExecEntry, Script, SourceOptions, SourceParser } from '../../exec/types.js';
 import { CookieJar } from '../../transport/cookies.js';
 import type { RequestNode, RunNode } from './ast.js';
+import { CurlEntry } from './curl-entry.js';
 import { makeEntry, requestName, type RunOverride } from './entries.js';
 import { dependencyOrder } from '../../exec/order.js';
 import { AuthTokens } from './auth.js';
@@ -68,6 +69,13 @@ class Loader {
     const items = file.parsed.items;
     for (let i = 0; i < items.length; i++) {
       const item = items[i]!;
+      if (item.kind === 'curl') {
+        for (const t of item.templates) rt.noteReferences(t);
+        const n = item.atName ?? item.title;
+        if (n !== undefined) rt.requestNames.add(n);
+        if (item.atName !== undefined) rt.atNames.add(item.atName);
+        continue;
+      }
       if (item.kind !== 'request') {
         for (const [, t] of item.overrides) rt.noteReferences(t);
         continue;
@@ -150,6 +158,10 @@ class Loader {
     for (const item of file.parsed.items) {
       if (item.kind === 'request') {
         out.push(this.withAuth(makeEntry({ rt: this.rt, file, node: item, overrides, named: main, shownFile: main ? undefined : file.path, runStart }), file, item, overrides));
+        continue;
+      }
+      if (item.kind === 'curl') {
+        out.push(new CurlEntry(this.rt, file, item, this.opts, main, runStart));
         continue;
       }
       out.push(...this.run(file, item, imported, importFailed, overrides, stack, runStart ?? (main ? item.start : undefined)));

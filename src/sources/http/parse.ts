@@ -1,4 +1,4 @@
-import type { AssertNode, BodyLine, Diagnostic, Directives, HeaderNode, ParsedHttp, RequestNode, RunNode, ScriptNode } from './ast.js';
+import type { AssertNode, BodyLine, CurlNode, Diagnostic, Directives, HeaderNode, ParsedHttp, RequestNode, RunNode, ScriptNode } from './ast.js';
 import { parseAssert } from './asserts.js';
 import { checkDynamic } from './dynamic.js';
 import { directive, isRequestDirective } from './directives.js';
@@ -56,7 +56,7 @@ export const startsRequest = (line: string) => {
 };
 const METHOD_WORDS = new Set([...METHODS, ...MORE_METHODS, ...Object.keys(OTHER_METHODS)]);
 
-type State = 'pre' | 'headers' | 'body' | 'after' | 'skip';
+type State = 'pre' | 'headers' | 'body' | 'after' | 'skip' | 'curl';
 
 interface Pending {
   atName?: string;
@@ -180,6 +180,9 @@ class Parser {
         case 'after':
           this.after(line);
           break;
+        case 'curl':
+          this.afterCurl(line);
+          break;
         case 'skip':
           if (line.trim() === '') this.blankBefore = true;
           else if (this.blankBefore && startsRequest(line)) this.startNextRequest(line);
@@ -246,7 +249,9 @@ class Parser {
       this.preScript(line, ln);
       return;
     }
-    if (t.startsWith('{{')) return this.httpyacScript(ln, col);
+    // `{{host}}/path` is a request line (a GET, as `example.org/path` is); httpyac's script blocks
+    // open with `{{` alone on its line (`{{@request`, `{{+after`), or are code on one line.
+    if (t.startsWith('{{') && !urlTemplate(t)) return this.httpyacScript(ln, col);
     if (t.startsWith('??')) return this.assertLine(t, ln, col, this.pending);
     const c0 = t.charCodeAt(0);
     let m = c0 === 105 /* i */ ? /^import\s+(.+)$/.exec(t) : null;
@@ -272,6 +277,7 @@ class Parser {
       if (m[1] === 'fragment') while (this.i + 1 < this.lines.length && this.lines[this.i + 1]!.trim() !== '' && !this.lines[this.i + 1]!.startsWith('###')) this.i++;
       return;
     }
+    if (c0 === 99 /* c */ && /^curl(\.exe)?(\s|$)/.test(t)) return this.curlCommand(ln, col);
     if (!this.requestLine(line, ln)) {
       if (/^[A-Za-z]+$/.test(t)) this.fail(ln, col, `a request line needs a URL after '${t}'`);
       this.fail(ln, col, `expected a request line (METHOD URL), a comment, a variable (@name = value) or ###, got '${clip(t)}'`);
@@ -351,6 +357,73 @@ class Parser {
     else node.path = unquote(target);
     if (!node.name && !node.path) this.fail(ln, col, 'run needs #Name or a file');
     this.out.items.push(node);
+  }
+
+  /**
+   * A curl command in place of a request (JetBrains turns a pasted one into a request): its lines
+   * up to the end of the command (a line that ends with `\`, or `^` for cmd.exe, or a quote left
+   * open, goes on), up to `###` at most. The curl source reads and runs it (curl-entry.ts).
+   */
+  private curlCommand(ln: number, col: number) {
+    const start = this.i;
+    let quote = '';
+    let j = this.i;
+    for (; j < this.lines.length; j++) {
+      const l = this.lines[j]!;
+      if (j > start && l.startsWith('###')) {
+        j--;
+        break;
+      }
+      let cont = false;
+      for (let k = 0; k < l.length; k++) {
+        const c = l[k]!;
+        if (quote === "'") {
+          if (c === "'") quote = '';
+        } else if (c === '\\') {
+          if (k === l.length - 1) cont = true;
+          else if (!quote || l[k + 1] === '"' || l[k + 1] === '\\' || l[k + 1] === '$' || l[k + 1] === '`') k++;
+        } else if (quote === '"') {
+          if (c === '"') quote = '';
+        } else if (c === "'" || c === '"') quote = c;
+        else if (c === '#' && (k === 0 || /\s/.test(l[k - 1]!))) break;
+      }
+      if (!quote && !cont && !/\s\^$/.test(l)) break;
+    }
+    if (j >= this.lines.length) j = this.lines.length - 1;
+    const text = this.lines.slice(start, j + 1).join('\n');
+    this.i = j;
+    if (!untouched(this.pending) && (this.pending.pre.length || this.pending.asserts.length || Object.keys(this.pending.directives).length > 1 || this.pending.directives.refs.length)) {
+      this.warn(ln, col, 'scripts, assertions and directives other than # @name are not applied to a curl command');
+    }
+    const node: CurlNode = { kind: 'curl', line: ln, start: this.blockHasRequest ? ln : Math.min(this.blockStart, ln), col, text, templates: this.lines.slice(start, j + 1).map((l, k) => this.template(l, start + k + 1, 1, false)), atName: this.pending.atName, title: this.title };
+    this.out.items.push(node);
+    this.title = undefined;
+    this.pending = freshPending();
+    this.blockHasRequest = true;
+    this.state = 'curl';
+    this.blankBefore = false;
+  }
+
+  /** After a curl command: comments and blank lines up to `###` or the next request. */
+  private afterCurl(line: string) {
+    const t = line.trim();
+    if (t === '') {
+      this.blankBefore = true;
+      return;
+    }
+    if (t.startsWith('#') || t.startsWith('//')) {
+      // `# @name next` before `###`: for the next request.
+      if (t.includes('@')) (this.carried ??= []).push(this.i);
+      return;
+    }
+    // The next request or curl command, after a blank line or right after it (httpyac).
+    if (startsRequest(line) || /^curl(\.exe)?\s/.test(line)) {
+      this.state = 'pre';
+      this.blockHasRequest = false;
+      this.replayCarried();
+      return this.pre(line);
+    }
+    this.fail(this.i + 1, line.indexOf(t) + 1, `after a curl command, only comments up to the next ### (a response handler or an assertion is not applied to it), got '${clip(t)}'`);
   }
 
   /** httpyac `{{ js }}` script blocks, on one line or several: skipped with a warning. */
@@ -461,7 +534,7 @@ class Parser {
       urlCol = indent + m[1]!.length + m[2]!.length + 1;
       // `POST HTTP/1.1`: the URL is missing, not `HTTP/1.1` a host name.
       if (/^HTTP\/\d+(\.\d+)?(\s+\(prior knowledge\))?$/i.test(rest)) this.fail(ln, urlCol, `a request line needs a URL after '${m[1]}' (found only the HTTP version)`);
-    } else if (!looksLikeUrl(t.replace(/(?<!\s)\s+HTTP\/\d+(\.\d+)?$/i, ''))) {
+    } else if (!looksLikeUrl(t.replace(/(?<!\s)\s+HTTP\/\d+(\.\d+)?$/i, '')) && !(t.startsWith('{{') && urlTemplate(t))) {
       return false;
     }
     if (OTHER_METHODS[method]) {
@@ -517,6 +590,7 @@ class Parser {
     this.urlOpen = true;
     this.blankBefore = false;
     this.bodyStarted = false;
+    this.varParagraph = false;
     return true;
   }
 
@@ -621,7 +695,26 @@ class Parser {
       if (this.leadComments) this.leadComments.push(this.i);
       else if (this.bodyStarted) (this.blanks ??= []).push(this.i);
       this.blankBefore = true;
+      this.varParagraph = false;
       return;
+    }
+    if (this.varParagraph) {
+      const t = line.trim();
+      if (line.charCodeAt(0) === 64 /* @ */) return this.fileVar(t, ln, 1);
+      if (t.startsWith('#') || t.startsWith('//')) {
+        // A comment among them: nobody's, or a directive for the next request (`# @name next`).
+        if (t.includes('@')) (this.carried ??= []).push(this.i);
+        return;
+      }
+      // What ends the paragraph: a response handler, an assertion, the next request.
+      this.varParagraph = false;
+    }
+    // A paragraph of file variables (comments among them) after a blank line in a body, or as the
+    // whole body: `@token = {{login.response.body.token}}` after a request, as httpyac and REST
+    // Client read it (see varsParagraph()).
+    if ((!this.bodyStarted || this.blankBefore) && line.charCodeAt(0) === 64 /* @ */ && this.varsParagraph()) {
+      this.varParagraph = true;
+      return this.fileVar(line.trim(), ln, 1);
     }
     if (this.handlerLine(line, ln)) return;
     if (line.startsWith('??')) {
@@ -689,6 +782,35 @@ class Parser {
       req.body = added<BodyLine>(req.body, { kind: 'text', t: this.template(line, ln, 1, false), raw: line, eol: this.eol(this.i), line: ln });
     }
     this.bodyStarted = true;
+  }
+
+  /** In a paragraph of file variables inside a body (up to the next blank line). */
+  private varParagraph = false;
+
+  /**
+   * From the current line (which starts with `@`, not indented: an indented line is body, which is
+   * how `--to http` writes such a body line) to the end of its paragraph (a blank line, `###`,
+   * the end of the file, a response handler, an assertion or the next request): only file
+   * variables (`@name = value`, `@name := value`) and comment lines. The lines of the paragraph
+   * above the current one are comments (the caller knows). A paragraph with any other line is
+   * body as written: `@mention` in a text, `@a = 1` under a line of text, a multipart part.
+   */
+  private varsParagraph(): boolean {
+    let vars = 0;
+    for (let j = this.i; j < this.lines.length; j++) {
+      const l = this.lines[j]!;
+      const t = l.trim();
+      if (t === '' || l.startsWith('###')) break;
+      if (t.startsWith('#') || t.startsWith('//')) continue;
+      if (l.charCodeAt(0) === 64 /* @ */) {
+        if (!isFileVar(t)) return false;
+        vars++;
+        continue;
+      }
+      if (j > this.i && (t.startsWith('>') || t.startsWith('??') || t.startsWith('<>') || startsRequest(l))) break;
+      return false;
+    }
+    return vars > 0;
   }
 
   /** Blank lines inside a body, held until text follows them (at the end of a body they are not body). */
@@ -768,6 +890,8 @@ class Parser {
     if (this.handlerLine(line, ln)) return;
     if (t.startsWith('??')) return this.assertLine(t, ln, 1, this.req!);
     if (this.blankBefore && startsRequest(line)) return this.startNextRequest(line);
+    // `@token = {{login.response.body.token}}` after the response handler: a file variable.
+    if (t.charCodeAt(0) === 64 /* @ */ && isFileVar(t)) return this.fileVar(t, ln, line.indexOf(t) + 1);
     if (line.startsWith('{{') && !line.slice(2).includes('}}')) return this.httpyacScript(ln, 1);
     this.warn(ln, 1, `text after the response handler is ignored: '${clip(t)}'`);
   }
@@ -784,6 +908,7 @@ class Parser {
       for (const k of this.leadComments) if (this.lines[k]!.includes('@')) (this.carried ??= []).push(k);
     }
     this.leadComments = undefined;
+    this.varParagraph = false;
     if (!req) return;
     this.trailingDirectives(req, replayed);
     this.urlOpen = false;
@@ -846,10 +971,31 @@ function isEncoding(label: string): boolean {
   }
 }
 
+/** A trimmed line written as a file variable: `@name = value`, `@name := value` (a name sling takes). */
+export function isFileVar(t: string): boolean {
+  const m = /^@([^\s=:]+)\s*:?=/.exec(t);
+  return m !== null && VAR_NAME.test(m[1]!);
+}
+
 /** `GET /x`: the first word is a method and a space follows (cheap test before startsRequest). */
 function isMethodWord(line: string): boolean {
   const sp = line.indexOf(' ');
   return sp >= 2 && sp <= 11 && METHOD_WORDS.has(line.slice(0, sp));
+}
+
+/**
+ * A line that starts with a placeholder and reads as a URL: `{{host}}/path`, `{{ base }}?q={{q}}`,
+ * `{{$dotenv BASE}}/x`, `{{host}}` (an optional HTTP version after it). What is not (`{{`, `{{@request`,
+ * `{{ console.log(1) }}`, `{{exports.a = 1}}`) is an httpyac script block. The first placeholder
+ * must name a variable (`$name args` for a dynamic one); outside placeholders, no blank.
+ */
+function urlTemplate(t: string): boolean {
+  const close = t.indexOf('}}', 2);
+  if (close === -1) return false;
+  const first = t.slice(2, close).trim();
+  if (!/^[\p{L}\p{N}_.-]+$/u.test(first) && !/^\$[\p{L}\p{N}_.-]+(?:\s+[^\s{}()=;]+)*$/u.test(first)) return false;
+  const rest = t.slice(close + 2).replace(/(?<!\s)\s+HTTP\/\d+(\.\d+)?$/i, '');
+  return !/\s/.test(rest.replace(/\{\{[^{}]*\}\}/g, 'x'));
 }
 
 function looksLikeUrl(s: string): boolean {
