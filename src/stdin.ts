@@ -1,5 +1,7 @@
 import { fstatSync } from 'node:fs';
 import { UsageError } from './errors.js';
+import type { FileBody } from './request/spec.js';
+import { spoolBody } from './request/upload.js';
 import type { Io, Reporter } from './main.js';
 
 /**
@@ -18,22 +20,21 @@ export function stdinIsBodySource(_io: Io): boolean {
   }
 }
 
-export async function readStdinBody(io: Io, reporter: Reporter): Promise<Buffer | null> {
+/**
+ * The body on standard input: its bytes, or past STREAM_THRESHOLD a temporary file that is sent
+ * as it is read (upload.ts spoolBody), so a large body is never held in memory.
+ */
+export async function readStdinBody(io: Io, reporter: Reporter): Promise<Buffer | FileBody | null> {
   if (!stdinIsBodySource(io)) return null;
-  const chunks: Buffer[] = [];
   let got = false;
   const timer = setTimeout(() => {
     if (!got) reporter.warn('waiting for the request body on standard input; use --ignore-stdin (-I) if there is none');
   }, 2000);
   try {
-    for await (const c of io.stdin) {
-      got = true;
-      chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
-    }
+    return await spoolBody(io.stdin as AsyncIterable<Buffer | string>, () => (got = true));
   } finally {
     clearTimeout(timer);
   }
-  return Buffer.concat(chunks);
 }
 
 /** Asks for a password on the terminal without echoing it. */

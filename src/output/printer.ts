@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { PreparedRequest } from '../request/prepare.js';
+import { bodyChunks, isStreamed, type StreamedBody } from '../request/upload.js';
 import type { ResponseHead, HopInfo } from '../transport/send.js';
 import { headerIn } from '../transport/head.js';
 import { colourJson, formatJson, formatJsonBytes, looksLikeJson, NotFormatted } from './json-format.js';
@@ -154,7 +155,8 @@ export class Printer {
     }
     if (plan.requestBody && req.body.length > 0) {
       this.startBody();
-      this.body(req.body, headerOf(req.headers, 'content-type'));
+      if (isStreamed(req.body)) await this.streamedBody(req.body);
+      else this.body(req.body, headerOf(req.headers, 'content-type'));
       this.last = 'body';
     }
     await this.drained();
@@ -249,6 +251,26 @@ export class Printer {
       }
     }
     return buf.toString('utf8');
+  }
+
+  /**
+   * A body with large files in it (upload.ts), read and written a piece at a time, never whole: as
+   * it is (not formatted or coloured), or the binary note on a terminal when it starts as binary.
+   */
+  private async streamedBody(body: StreamedBody) {
+    const { plan } = this;
+    const decoder = !plan.terminal && !plan.responseCharset ? undefined : new (await import('node:string_decoder')).StringDecoder('utf8');
+    let first = true;
+    for await (const chunk of bodyChunks(body)) {
+      if (first && plan.terminal && looksBinary(chunk)) {
+        this.put(this.binaryNote(body.length));
+        return;
+      }
+      first = false;
+      this.put(decoder ? this.text(decoder.write(chunk)) : chunk);
+      await this.drained();
+    }
+    if (decoder) this.put(this.text(decoder.end()));
   }
 
   private body(buf: Buffer, contentType: string | undefined) {
