@@ -1,4 +1,5 @@
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { largeFile } from '../../request/upload.js';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileProblem, UsageError } from '../../errors.js';
@@ -196,6 +197,7 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
               return undefined;
             }
           },
+          large: (p, textLines) => largeFile(resolve(call.cwd, p), p, textLines),
           stat: (p) => {
             try {
               return statSync(resolve(call.cwd, p));
