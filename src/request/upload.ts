@@ -1,4 +1,4 @@
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
@@ -136,11 +136,11 @@ export function wholeBody(body: WireBody): Buffer {
         const n = readSync(fd, chunk, 0, chunk.length, read);
         if (n === 0) break;
         read += n;
-        if (read > p.fileSize) throw changed(p, 'more');
+        if (read > p.fileSize) throw changed(p, fstatSync(fd).size);
         if (lines) at += lines.run(chunk.subarray(0, n), out.subarray(at));
         else at += chunk.copy(out, at, 0, n);
       }
-      if (read !== p.fileSize) throw changed(p, String(read));
+      if (read !== p.fileSize) throw changed(p, fstatSync(fd).size);
     } catch (e) {
       if (e instanceof UsageError) throw e;
       throw new UsageError(`cannot read '${p.shown}': ${why(e)}`);
@@ -151,7 +151,7 @@ export function wholeBody(body: WireBody): Buffer {
   return at === out.length ? out : out.subarray(0, at);
 }
 
-function changed(p: FileBody, now: string): UsageError {
+function changed(p: FileBody, now: number): UsageError {
   return new UsageError(`'${p.shown}' changed while it was being sent (${p.fileSize} bytes when the request was made, ${now} now): the request was cut off`);
 }
 
@@ -171,17 +171,17 @@ export async function* bodyChunks(body: StreamedBody): AsyncGenerator<Buffer> {
     }
     try {
       const size = (await fh.stat()).size;
-      if (size !== p.fileSize) throw changed(p, String(size));
+      if (size !== p.fileSize) throw changed(p, size);
       const lines = p.textLines ? new TextLines() : undefined;
       let read = 0;
       let sent = 0;
       while (read < p.fileSize) {
         const buf = Buffer.allocUnsafe(Math.min(READ_SIZE, p.fileSize - read));
         const { bytesRead } = await fh.read(buf, 0, buf.length, read);
-        if (bytesRead === 0) throw changed(p, String(read));
+        if (bytesRead === 0) throw changed(p, (await fh.stat()).size);
         read += bytesRead;
         // Before the last bytes go: a file that grew is not sent as if it were what was measured.
-        if (read === p.fileSize && (await fh.read(Buffer.alloc(1), 0, 1, read)).bytesRead > 0) throw changed(p, 'more');
+        if (read === p.fileSize && (await fh.read(Buffer.alloc(1), 0, 1, read)).bytesRead > 0) throw changed(p, (await fh.stat()).size);
         let chunk = bytesRead === buf.length ? buf : buf.subarray(0, bytesRead);
         if (lines) chunk = chunk.subarray(0, lines.run(chunk, chunk));
         sent += chunk.length;
