@@ -382,3 +382,14 @@ test('sling exec, curl --http2 over TLS: the HTTP/2 lane streams the file too', 
   assert.equal(c.code, 1, show(c));
   assert.equal(cut.seen[0]!.complete, false);
 });
+
+test('sling exec, curl -T -: a body piped in arrives whole (it went out empty when the pipe was not full at once)', async (t) => {
+  const d = dir(t);
+  const data = randomBytes(3 * 1024 * 1024);
+  const s = await sink(t);
+  writeFileSync(join(d, 'stdin.curl'), `curl -s -T - ${s.url}/in\n`);
+  const r = await runSling(['exec', 'stdin.curl'], { cwd: d, stdin: data, timeoutMs: 60000 });
+  assert.equal(r.code, 0, show(r));
+  assert.equal(s.seen[0]!.sha, sha(data));
+  assert.equal(s.seen[0]!.headers['transfer-encoding'], 'chunked');
+});

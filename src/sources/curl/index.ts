@@ -1,5 +1,6 @@
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { largeFile } from '../../request/upload.js';
+import { isatty } from 'node:tty';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileProblem, UsageError } from '../../errors.js';
@@ -69,7 +70,10 @@ export const parseCurlFile: SourceParser = async (text: string, opts: SourceOpti
   const processStdin = () => {
     if (stdinCache !== undefined) return '';
     try {
-      stdinCache = process.stdin.isTTY ? '' : readFileSync(0).toString('latin1');
+      // fstat, not process.stdin.isTTY: creating process.stdin makes a pipe non-blocking, and
+      // readFileSync(0) then fails (EAGAIN) as soon as the pipe is empty for a moment: a body
+      // piped into `curl -T -` went out empty.
+      stdinCache = isatty(0) ? '' : readFileSync(0).toString('latin1');
     } catch {
       stdinCache = '';
     }
