@@ -1,4 +1,4 @@
-import { fstatSync } from 'node:fs';
+import { fstatSync, readSync } from 'node:fs';
 import { UsageError } from './errors.js';
 import type { FileBody } from './request/spec.js';
 import { spoolBody } from './request/upload.js';
@@ -35,6 +35,37 @@ export async function readStdinBody(io: Io, reporter: Reporter): Promise<Buffer 
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * All of standard input, read synchronously (a curl file's `-d @-`, `-T -`, `-K -`): a descriptor
+ * left non-blocking (by Node's own stdin stream, or by whoever shares the pipe) answers EAGAIN
+ * while the writer is behind; that is waited out, 5 ms at a time, never taken for the end.
+ */
+export function readStdinSync(): Buffer {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const buf = Buffer.allocUnsafe(64 * 1024);
+  let pause: Int32Array | undefined;
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(0, buf, 0, buf.length, null);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN') {
+        pause ??= new Int32Array(new SharedArrayBuffer(4));
+        Atomics.wait(pause, 0, 0, 5);
+        continue;
+      }
+      if (code === 'EOF') break;
+      throw e;
+    }
+    if (n === 0) break;
+    chunks.push(Buffer.from(buf.subarray(0, n)));
+    size += n;
+  }
+  return Buffer.concat(chunks, size);
 }
 
 /** Asks for a password on the terminal without echoing it. */

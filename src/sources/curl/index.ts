@@ -1,6 +1,7 @@
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { largeFile } from '../../request/upload.js';
 import { isatty } from 'node:tty';
+import { readStdinSync } from '../../stdin.js';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileProblem, UsageError } from '../../errors.js';
@@ -70,10 +71,10 @@ export const parseCurlFile: SourceParser = async (text: string, opts: SourceOpti
   const processStdin = () => {
     if (stdinCache !== undefined) return '';
     try {
-      // fstat, not process.stdin.isTTY: creating process.stdin makes a pipe non-blocking, and
-      // readFileSync(0) then fails (EAGAIN) as soon as the pipe is empty for a moment: a body
-      // piped into `curl -T -` went out empty.
-      stdinCache = isatty(0) ? '' : readFileSync(0).toString('latin1');
+      // isatty, not process.stdin.isTTY: creating process.stdin makes a pipe non-blocking, and a
+      // read then fails (EAGAIN) as soon as the pipe is empty for a moment: a body piped into
+      // `curl -T -` went out empty. readStdinSync waits out EAGAIN too.
+      stdinCache = isatty(0) ? '' : readStdinSync().toString('latin1');
     } catch {
       stdinCache = '';
     }
