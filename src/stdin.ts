@@ -1,7 +1,7 @@
 import { fstatSync, readSync } from 'node:fs';
 import { UsageError } from './errors.js';
 import type { FileBody } from './request/spec.js';
-import { spoolBody } from './request/upload.js';
+import { Spool, spoolBody } from './request/upload.js';
 import type { Io, Reporter } from './main.js';
 
 /**
@@ -43,29 +43,47 @@ export async function readStdinBody(io: Io, reporter: Reporter): Promise<Buffer 
  * while the writer is behind; that is waited out, 5 ms at a time, never taken for the end.
  */
 export function readStdinSync(): Buffer {
+  const got = spoolStdinSync(false);
+  return got as Buffer;
+}
+
+/**
+ * All of standard input, read synchronously (readStdinSync); `spool`: past STREAM_THRESHOLD it is
+ * kept in a temporary file (upload.ts Spool) and comes back as a FileBody, sent as it is read.
+ */
+export function spoolStdinSync(spool = true): Buffer | FileBody {
   const chunks: Buffer[] = [];
   let size = 0;
+  const into = spool ? new Spool() : undefined;
   const buf = Buffer.allocUnsafe(64 * 1024);
   let pause: Int32Array | undefined;
-  for (;;) {
-    let n: number;
-    try {
-      n = readSync(0, buf, 0, buf.length, null);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'EAGAIN') {
-        pause ??= new Int32Array(new SharedArrayBuffer(4));
-        Atomics.wait(pause, 0, 0, 5);
-        continue;
+  try {
+    for (;;) {
+      let n: number;
+      try {
+        n = readSync(0, buf, 0, buf.length, null);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'EAGAIN') {
+          pause ??= new Int32Array(new SharedArrayBuffer(4));
+          Atomics.wait(pause, 0, 0, 5);
+          continue;
+        }
+        if (code === 'EOF') break;
+        throw e;
       }
-      if (code === 'EOF') break;
-      throw e;
+      if (n === 0) break;
+      // Kept buffers are copies (buf is read into again); a spool already in its file writes buf itself.
+      if (into) into.add(into.spilled ? buf.subarray(0, n) : Buffer.from(buf.subarray(0, n)));
+      else {
+        chunks.push(Buffer.from(buf.subarray(0, n)));
+        size += n;
+      }
     }
-    if (n === 0) break;
-    chunks.push(Buffer.from(buf.subarray(0, n)));
-    size += n;
+  } finally {
+    into?.close();
   }
-  return Buffer.concat(chunks, size);
+  return into ? into.result() : Buffer.concat(chunks, size);
 }
 
 /** Asks for a password on the terminal without echoing it. */

@@ -246,11 +246,10 @@ export async function writeStreamed(body: StreamedBody, sink: BodySink, chunked 
     if (sink.destroyed) return;
     // A file's bytes are in a pool buffer: it goes back once written (a Buffer piece of the body is not the pool's).
     const pooled = pool.owner(chunk);
-    let ok: boolean;
-    if (chunked) {
-      ok = sink.write(Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`, 'latin1'), chunk, CRLF]));
-      if (pooled) pool.give(pooled);
-    } else ok = sink.write(chunk, pooled && (() => pool.give(pooled)));
+    // Chunked: the size line, the bytes and CRLF as three writes (no copy of the bytes).
+    if (chunked) sink.write(Buffer.from(`${chunk.length.toString(16)}\r\n`, 'latin1'));
+    let ok = sink.write(chunk, pooled && (() => pool.give(pooled)));
+    if (chunked) ok = sink.write(CRLF);
     if (!ok) {
       await new Promise<void>((resolve) => {
         const done = () => {
@@ -277,35 +276,59 @@ let spoolDir: string | undefined;
  * Content-Length is known, as HTTPie and curl -d @- send it, without holding the body in memory.
  */
 export async function spoolBody(input: AsyncIterable<Buffer | string>, onData?: () => void): Promise<Buffer | FileBody> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let fd: number | undefined;
-  let path: string | undefined;
+  const spool = new Spool();
   try {
     for await (const c of input) {
       onData?.();
-      const b = typeof c === 'string' ? Buffer.from(c) : c;
-      size += b.length;
-      if (fd === undefined) {
-        chunks.push(b);
-        if (size < STREAM_THRESHOLD) continue;
-        if (!spoolDir) {
-          spoolDir = mkdtempSync(join(tmpdir(), 'sling-'));
-          const dir = spoolDir;
-          process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-        }
-        path = join(spoolDir, `stdin-${process.pid}-${Date.now()}`);
-        fd = openSync(path, 'wx', 0o600);
-        for (const k of chunks) writeAll(fd, k);
-        chunks.length = 0;
-      } else writeAll(fd, b);
+      spool.add(typeof c === 'string' ? Buffer.from(c) : c);
     }
   } finally {
-    if (fd !== undefined) closeSync(fd);
+    spool.close();
   }
-  if (path === undefined) return Buffer.concat(chunks, size);
-  return { kind: 'file', path, shown: 'standard input', fileSize: size, length: size };
+  return spool.result();
 }
+
+/** Bytes kept in memory up to STREAM_THRESHOLD, and from there in a temporary file (spoolBody). */
+export class Spool {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private fd: number | undefined;
+  private path: string | undefined;
+
+  /** Whether the bytes now go to the file (add() then writes a buffer at once, keeping nothing). */
+  get spilled(): boolean {
+    return this.fd !== undefined;
+  }
+
+  /** Takes `b` (kept as it is until the threshold: the caller gives up the buffer). */
+  add(b: Buffer) {
+    this.size += b.length;
+    if (this.fd !== undefined) return writeAll(this.fd, b);
+    this.chunks.push(b);
+    if (this.size < STREAM_THRESHOLD) return;
+    if (!spoolDir) {
+      spoolDir = mkdtempSync(join(tmpdir(), 'sling-'));
+      const dir = spoolDir;
+      process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    }
+    this.path = join(spoolDir, `stdin-${process.pid}-${++spools}`);
+    this.fd = openSync(this.path, 'wx', 0o600);
+    for (const k of this.chunks) writeAll(this.fd, k);
+    this.chunks = [];
+  }
+
+  close() {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  result(): Buffer | FileBody {
+    if (this.path === undefined) return Buffer.concat(this.chunks, this.size);
+    return { kind: 'file', path: this.path, shown: 'standard input', fileSize: this.size, length: this.size };
+  }
+}
+
+let spools = 0;
 
 function writeAll(fd: number, b: Buffer) {
   for (let at = 0; at < b.length; ) at += writeSync(fd, b, at, b.length - at);

@@ -383,7 +383,7 @@ test('sling exec, curl --http2 over TLS: the HTTP/2 lane streams the file too', 
   assert.equal(cut.seen[0]!.complete, false);
 });
 
-test('sling exec, curl -T -: a body piped in arrives whole (it went out empty when the pipe was not full at once)', async (t) => {
+test('sling exec, curl -T -, --data-binary @-, -d @-: a body piped in arrives whole (-T - went out empty when the pipe was not full at once)', async (t) => {
   const d = dir(t);
   const data = randomBytes(3 * 1024 * 1024);
   const s = await sink(t);
@@ -392,4 +392,17 @@ test('sling exec, curl -T -: a body piped in arrives whole (it went out empty wh
   assert.equal(r.code, 0, show(r));
   assert.equal(s.seen[0]!.sha, sha(data));
   assert.equal(s.seen[0]!.headers['transfer-encoding'], 'chunked');
+  // Past 1 MiB, standard input is kept in a temporary file and sent from there: --data-binary @-
+  // with its Content-Length, -d @- read as curl reads text.
+  writeFileSync(join(d, 'data.curl'), `curl -s --data-binary @- ${s.url}/bin\n`);
+  const b = await runSling(['exec', 'data.curl'], { cwd: d, stdin: data, timeoutMs: 60000 });
+  assert.equal(b.code, 0, show(b));
+  assert.equal(s.seen[1]!.sha, sha(data));
+  assert.equal(s.seen[1]!.headers['content-length'], String(data.length));
+  const text = Buffer.from('a\r\nb\0c\n'.repeat(300000), 'latin1');
+  writeFileSync(join(d, 'text.curl'), `curl -s -d @- ${s.url}/text\n`);
+  const tx = await runSling(['exec', 'text.curl'], { cwd: d, stdin: text, timeoutMs: 60000 });
+  assert.equal(tx.code, 0, show(tx));
+  assert.equal(s.seen[2]!.sha, sha(Buffer.from('ab'.repeat(300000))));
+  assert.equal(s.seen[2]!.headers['content-length'], '600000');
 });

@@ -104,7 +104,7 @@ export function dataBody(items: { kind: DataKind; value: string }[], files: File
   items.forEach((item, i) => {
     if (i > 0 && item.kind !== 'json') text += '&';
     const path = item.kind !== 'raw' && item.kind !== 'urlencode' && item.value.startsWith('@') ? item.value.slice(1) : undefined;
-    const large = path !== undefined && path !== '-' ? files.large?.(path, item.kind === 'data' || item.kind === 'ascii') : undefined;
+    const large = path !== undefined ? files.large?.(path, item.kind === 'data' || item.kind === 'ascii') : undefined;
     if (!large) {
       text += dataPiece(item.kind, item.value, files);
       return;
@@ -273,7 +273,7 @@ export function formPart(value: string, literal: boolean, files: FileAccess): Fo
   if (literal) return { name, headers: [], data: content };
   if (content.startsWith('@')) {
     const p = parseParams(content, 1, ',', files);
-    const data = (p.value !== '-' ? files.large?.(p.value, false) : undefined) ?? files.read(p.value);
+    const data = files.large?.(p.value, false) ?? files.read(p.value);
     if (data === undefined) throw new CurlBodyError(`-F: cannot read the file '${p.value}'`);
     const filename = p.filename ?? basename(p.value);
     // The type is guessed from the part's file name, else from the file's own name; standard input
@@ -283,7 +283,7 @@ export function formPart(value: string, literal: boolean, files: FileAccess): Fo
   }
   if (content.startsWith('<')) {
     const p = parseParams(content, 1, '', files);
-    const data = (p.value !== '-' ? files.large?.(p.value, false) : undefined) ?? files.read(p.value);
+    const data = files.large?.(p.value, false) ?? files.read(p.value);
     if (data === undefined) throw new CurlBodyError(`-F: cannot read the file '${p.value}'`);
     return { name, contentType: p.type, headers: p.headers, data };
   }

@@ -8,6 +8,7 @@ import { CookieJar } from '../../transport/cookies.js';
 import type { ResponseHead } from '../../transport/send.js';
 import { CurlBodyError, dataBody, encodeMultipart, formPart, joinData, newBoundary, urlencodePiece, type FileAccess } from './body.js';
 import { isStreamed, StreamedBody, type WireBody } from '../../request/upload.js';
+import type { FileBody } from '../../request/spec.js';
 import { parseCurlDate } from './dates.js';
 import { globName, isStdout } from './output.js';
 import { customHeaders } from './headers.js';
@@ -36,6 +37,12 @@ export interface CommandRuntime {
   files: FileAccess;
   /** Standard input for @- and -T - (read once). */
   stdin(): string;
+  /**
+   * Standard input when it is large (a `< file` redirect, or a pipe past 1 MiB kept in a temporary
+   * file): a FileBody sent as it is read (upload.ts), `textLines` as -d @- reads it. undefined:
+   * small, stdin() reads it. Counts as reading it.
+   */
+  stdinLarge?(textLines: boolean): FileBody | undefined;
   /** NAME=value in front of curl and the environment (for proxies). */
   env: NodeJS.ProcessEnv;
   warn(message: string): void;
@@ -86,11 +93,19 @@ export class CommandBuilder {
     return this.rt.stdin();
   }
 
+  /** Standard input as a large file, once (readStdin): undefined when it is small or was read. */
+  private largeStdin(textLines: boolean): FileBody | undefined {
+    if (this.stdinUsed) return undefined;
+    const large = this.rt.stdinLarge?.(textLines);
+    if (large) this.stdinUsed = true;
+    return large;
+  }
+
   private files(): FileAccess {
     return {
       read: (path) => (path === '-' ? this.readStdin() : this.rt.files.read(path)),
       warn: (m) => this.rt.warn(m),
-      large: (path, textLines) => (path === '-' ? undefined : this.rt.files.large?.(path, textLines)),
+      large: (path, textLines) => (path === '-' ? this.largeStdin(textLines) : this.rt.files.large?.(path, textLines)),
     };
   }
 
@@ -161,7 +176,8 @@ export class CommandBuilder {
       if (t.upload !== undefined) {
         kind = 'PUT';
         if (t.upload === '-' || t.upload === '.') {
-          body = Buffer.from(this.readStdin(), 'latin1');
+          const large = this.largeStdin(false);
+          body = large ? new StreamedBody([large], large.length) : Buffer.from(this.readStdin(), 'latin1');
           chunked = true;
         } else {
           // A large file is read as it is sent (upload.ts).
