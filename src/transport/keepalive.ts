@@ -720,13 +720,12 @@ function exchangeOn(c: Conn, route: Route, url: ParsedUrl, request: PreparedRequ
       uploading = true;
       const chunked = onWire.headers.some(([n, v]) => n.length === 17 && n.toLowerCase() === 'transfer-encoding' && /chunked/i.test(v));
       writeStreamed(body, sock, chunked).then(
-        () => {
-          uploading = false;
-          if (!done) onWritten?.();
-        },
+        () => (uploading = false),
         (e: Error) => finish(e),
       );
       awaitAnswer(() => done);
+      // On the wire (its head, the body going out): the title of a long upload shows while it goes.
+      onWritten?.();
       return;
     }
     send(sock, wire(request, settings.curlFraming === true, onWire.headers, onWire.target));
