@@ -1,7 +1,7 @@
 import { fstatSync, readSync } from 'node:fs';
 import { UsageError } from './errors.js';
 import type { FileBody } from './request/spec.js';
-import { Spool, spoolBody } from './request/upload.js';
+import { Spool } from './request/upload.js';
 import type { Io, Reporter } from './main.js';
 
 /**
@@ -22,7 +22,7 @@ export function stdinIsBodySource(_io: Io): boolean {
 
 /**
  * The body on standard input: its bytes, or past STREAM_THRESHOLD a temporary file that is sent
- * as it is read (upload.ts spoolBody), so a large body is never held in memory.
+ * as it is read (upload.ts Spool), so a large body is never held in memory.
  */
 export async function readStdinBody(io: Io, reporter: Reporter): Promise<Buffer | FileBody | null> {
   if (!stdinIsBodySource(io)) return null;
@@ -31,10 +31,47 @@ export async function readStdinBody(io: Io, reporter: Reporter): Promise<Buffer 
     if (!got) reporter.warn('waiting for the request body on standard input; use --ignore-stdin (-I) if there is none');
   }, 2000);
   try {
-    return await spoolBody(io.stdin as AsyncIterable<Buffer | string>, () => (got = true));
+    return await spoolFd0(io, () => (got = true));
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Reads descriptor 0 into one reused buffer (on libuv's thread pool, the event loop free for the
+ * hint above), into a Spool: a gigabyte piped in is not four thousand new buffers for the garbage
+ * collector (Node's stdin stream: 82 MB at the peak for 1 GiB; this: about 57). A descriptor left
+ * non-blocking answers EAGAIN: the rest then comes through the stream.
+ */
+async function spoolFd0(io: Io, onData: () => void): Promise<Buffer | FileBody> {
+  const { read } = await import('node:fs');
+  const spool = new Spool();
+  const buf = Buffer.allocUnsafe(64 * 1024);
+  const next = () => new Promise<number>((resolve, reject) => read(0, buf, 0, buf.length, null, (e, n) => (e ? reject(e) : resolve(n))));
+  try {
+    for (;;) {
+      let n: number;
+      try {
+        n = await next();
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'EOF') break;
+        if (code !== 'EAGAIN') throw e;
+        for await (const c of io.stdin as AsyncIterable<Buffer | string>) {
+          onData();
+          spool.add(typeof c === 'string' ? Buffer.from(c) : c);
+        }
+        break;
+      }
+      if (n === 0) break;
+      onData();
+      // Kept buffers are copies (buf is read into again); a spool already in its file writes buf itself.
+      spool.add(spool.spilled ? buf.subarray(0, n) : Buffer.from(buf.subarray(0, n)));
+    }
+  } finally {
+    spool.close();
+  }
+  return spool.result();
 }
 
 /**

@@ -271,24 +271,10 @@ const LAST_CHUNK = Buffer.from('0\r\n\r\n', 'latin1');
 let spoolDir: string | undefined;
 
 /**
- * Standard input as a body: read into memory up to STREAM_THRESHOLD, and past it kept in a
- * temporary file (mode 0600, removed when sling exits) that is then sent as a FileBody. Its
- * Content-Length is known, as HTTPie and curl -d @- send it, without holding the body in memory.
+ * Standard input as a body: kept in memory up to STREAM_THRESHOLD, and past it in a temporary
+ * file (mode 0600, removed when sling exits) that is then sent as a FileBody. Its Content-Length
+ * is known, as HTTPie and curl -d @- send it, without holding the body in memory.
  */
-export async function spoolBody(input: AsyncIterable<Buffer | string>, onData?: () => void): Promise<Buffer | FileBody> {
-  const spool = new Spool();
-  try {
-    for await (const c of input) {
-      onData?.();
-      spool.add(typeof c === 'string' ? Buffer.from(c) : c);
-    }
-  } finally {
-    spool.close();
-  }
-  return spool.result();
-}
-
-/** Bytes kept in memory up to STREAM_THRESHOLD, and from there in a temporary file (spoolBody). */
 export class Spool {
   private chunks: Buffer[] = [];
   private size = 0;
