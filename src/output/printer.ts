@@ -255,21 +255,36 @@ export class Printer {
 
   /**
    * A body with large files in it (upload.ts), read and written a piece at a time, never whole: as
-   * it is (not formatted or coloured), or the binary note on a terminal when it starts as binary.
+   * it is (not formatted or coloured), or on a terminal the binary note when its start looks binary
+   * (the first 8 KiB, as looksBinary looks at a whole body).
    */
   private async streamedBody(body: StreamedBody) {
     const { plan } = this;
     const decoder = !plan.terminal && !plan.responseCharset ? undefined : new (await import('node:string_decoder')).StringDecoder('utf8');
-    let first = true;
-    for await (const chunk of bodyChunks(body)) {
-      if (first && plan.terminal && looksBinary(chunk)) {
+    const write = (b: Buffer) => this.put(decoder ? this.text(decoder.write(b)) : b);
+    /** On a terminal, the start is held until 8 KiB of it say whether it is binary. */
+    let start: Buffer[] | undefined = plan.terminal ? [] : undefined;
+    let held = 0;
+    const decide = (): boolean => {
+      const bytes = Buffer.concat(start!, held);
+      start = undefined;
+      if (looksBinary(bytes)) {
         this.put(this.binaryNote(body.length));
-        return;
+        return false;
       }
-      first = false;
-      this.put(decoder ? this.text(decoder.write(chunk)) : chunk);
+      write(bytes);
+      return true;
+    };
+    for await (const chunk of bodyChunks(body)) {
+      if (start) {
+        start.push(chunk);
+        held += chunk.length;
+        if (held < 8192) continue;
+        if (!decide()) return;
+      } else write(chunk);
       await this.drained();
     }
+    if (start && !decide()) return;
     if (decoder) this.put(this.text(decoder.end()));
   }
 

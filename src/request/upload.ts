@@ -34,7 +34,7 @@ export function isStreamed(body: WireBody): body is StreamedBody {
 }
 
 export function pieceLength(p: BodyPiece): number {
-  return Buffer.isBuffer(p) ? p.length : p.length;
+  return p.length;
 }
 
 function why(e: unknown): string {
@@ -148,7 +148,9 @@ export function wholeBody(body: WireBody): Buffer {
       if (fd !== undefined) closeSync(fd);
     }
   }
-  return at === out.length ? out : out.subarray(0, at);
+  // curl's -d @file reading of a file whose bytes changed (not its size): another length.
+  if (at !== out.length) throw new UsageError(`a file of the body changed since the request was made (${out.length} bytes then, ${at} now)`);
+  return out;
 }
 
 function changed(p: FileBody, now: number): UsageError {
