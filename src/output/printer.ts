@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { PreparedRequest } from '../request/prepare.js';
+import { bodyChunks, isStreamed, type StreamedBody } from '../request/upload.js';
 import type { ResponseHead, HopInfo } from '../transport/send.js';
 import { headerIn } from '../transport/head.js';
 import { colourJson, formatJson, formatJsonBytes, looksLikeJson, NotFormatted } from './json-format.js';
@@ -156,7 +157,8 @@ export class Printer {
     }
     if (plan.requestBody && req.body.length > 0) {
       this.startBody();
-      this.body(req.body, headerOf(req.headers, 'content-type'));
+      if (isStreamed(req.body)) await this.streamedBody(req.body);
+      else this.body(req.body, headerOf(req.headers, 'content-type'));
       this.last = 'body';
     }
     await this.drained();
@@ -251,6 +253,41 @@ export class Printer {
       }
     }
     return buf.toString('utf8');
+  }
+
+  /**
+   * A body with large files in it (upload.ts), read and written a piece at a time, never whole: as
+   * it is (not formatted or coloured), or on a terminal the binary note when its start looks binary
+   * (the first 8 KiB, as looksBinary looks at a whole body).
+   */
+  private async streamedBody(body: StreamedBody) {
+    const { plan } = this;
+    const decoder = !plan.terminal && !plan.responseCharset ? undefined : new (await import('node:string_decoder')).StringDecoder('utf8');
+    const write = (b: Buffer) => this.put(decoder ? this.text(decoder.write(b)) : b);
+    /** On a terminal, the start is held until 8 KiB of it say whether it is binary. */
+    let start: Buffer[] | undefined = plan.terminal ? [] : undefined;
+    let held = 0;
+    const decide = (): boolean => {
+      const bytes = Buffer.concat(start!, held);
+      start = undefined;
+      if (looksBinary(bytes)) {
+        this.put(this.binaryNote(body.length));
+        return false;
+      }
+      write(bytes);
+      return true;
+    };
+    for await (const chunk of bodyChunks(body)) {
+      if (start) {
+        start.push(chunk);
+        held += chunk.length;
+        if (held < 8192) continue;
+        if (!decide()) return;
+      } else write(chunk);
+      await this.drained();
+    }
+    if (start && !decide()) return;
+    if (decoder) this.put(this.text(decoder.end()));
   }
 
   private body(buf: Buffer, contentType: string | undefined) {

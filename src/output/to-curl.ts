@@ -1,6 +1,7 @@
 import { originText } from '../request/url.js';
 import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSpec } from '../request/spec.js';
+import { wholeBody } from '../request/upload.js';
 
 /**
  * A request as the curl command line that sends the same bytes (`sling --curl`, `sling exec --to
@@ -64,7 +65,8 @@ export function curlCommand(spec: RequestSpec, prepared: PreparedRequest): strin
   const opts: string[] = [];
   let prefix = '';
   const url = `${originText(spec.url)}${prepared.target}`;
-  const body = prepared.body;
+  // A large file's bytes are read to be written out (an exporter writes the body into the command).
+  const body = wholeBody(prepared.body);
   const hasBody = body.length > 0 || spec.body.kind !== 'none';
   // curl's method: GET, POST with a body; -I sends HEAD (-X HEAD would wait for a body).
   if (prepared.method === 'HEAD' && !hasBody) opts.push('-I');

@@ -1,6 +1,7 @@
 import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSpec } from '../request/spec.js';
 import { originText, parseUrl, requestTarget } from '../request/url.js';
+import { wholeBody } from '../request/upload.js';
 // The parser's own test: what it would read as a request is what must not stay as it is.
 import { isFileVar, startsRequest } from '../sources/http/parse.js';
 
@@ -67,10 +68,10 @@ export function httpRequest(spec: RequestSpec, prepared: PreparedRequest, title:
   if (spec.settings.digest) lines.push(`Authorization: Digest ${spec.settings.digest.user} ${spec.settings.digest.password}`);
   if (spec.settings.follow && spec.settings.maxRedirects < 30) problems.push(`a limit of ${spec.settings.maxRedirects} redirects has no place in a .http file (runners follow up to 30)`);
   // .http runners read {{...}} as a placeholder; there is no way to write it literally.
-  if (lines.some((l, i) => i > 0 && l.includes('{{')) || prepared.body.includes('{{')) problems.push("'{{' would be read as a variable placeholder by a .http runner, not sent as written");
+  const body = wholeBody(prepared.body);
+  if (lines.some((l, i) => i > 0 && l.includes('{{')) || body.includes('{{')) problems.push("'{{' would be read as a variable placeholder by a .http runner, not sent as written");
   // .http runners add these when the file has none; say what sling would send instead.
   if (!has(prepared.headers, 'accept-encoding')) problems.push('a .http runner adds Accept-Encoding');
-  const body = prepared.body;
   if (body.length) {
     const text = body.toString('utf8');
     if (!Buffer.from(text, 'utf8').equals(body) || /[\x00-\x08\x0b\x0c\x0e-\x1f]/.test(text)) {

@@ -7,7 +7,8 @@ import type { Item } from './items.js';
 import { formText, jsonString, parseJson, JsonSyntaxError, type JsonValue } from './json.js';
 import { guessMime } from './mime.js';
 import { parsePath, setPath } from './nested-json.js';
-import type { Body, Header, MultipartPart, RequestSpec } from './spec.js';
+import type { Body, FileBody, Header, MultipartPart, RequestSpec } from './spec.js';
+import { largeFile } from './upload.js';
 import type { StoredAuth } from '../transport/session.js';
 import { parseUrl } from './url.js';
 import { basicAuth, splitCredentials } from './basic-auth.js';
@@ -19,7 +20,7 @@ export const FORM_TYPE = 'application/x-www-form-urlencoded; charset=utf-8';
 export interface BuildContext {
   cwd: string;
   /** Reads the request body from standard input; null when stdin is not a body source. */
-  readStdin(): Promise<Buffer | null>;
+  readStdin(): Promise<Buffer | FileBody | null>;
   /** Asks for a password on the terminal; throws when there is none. */
   askPassword(user: string): Promise<string>;
   /** The environment (HOME, NETRC, SLING_CONFIG_DIR); process.env when absent. */
@@ -42,6 +43,11 @@ function readItemFile(item: Item, cwd: string, path = item.value): Buffer {
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
     throw new UsageError(`item '${item.orig}': cannot read '${path}': ${why}`);
   }
+}
+
+/** A file to send as it is: a FileBody when it is large (read as it is sent, upload.ts), else its bytes. */
+function uploadFile(item: Item, cwd: string, path = item.value): Buffer | FileBody {
+  return largeFile(resolve(cwd, expandUser(path)), path) ?? readItemFile(item, cwd, path);
 }
 
 function readTextFile(item: Item, cwd: string): string {
@@ -145,7 +151,8 @@ export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<
   let jsonish = false;
 
   if (bodyFile) {
-    body = { kind: 'bytes', data: readItemFile(bodyFile, cwd) };
+    const file = uploadFile(bodyFile, cwd);
+    body = Buffer.isBuffer(file) ? { kind: 'bytes', data: file } : { kind: 'stream', pieces: [file] };
     contentType = guessMime(bodyFile.value) ?? (formish ? FORM_TYPE : 'application/json');
     jsonish = !formish;
   } else if (inv.raw !== undefined) {
@@ -170,7 +177,7 @@ export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<
           path = m[1]!;
           type = m[2]!;
         }
-        parts.push({ name: item.key, filename: basename(path), contentType: type ?? guessMime(path), data: readItemFile(item, cwd, path) });
+        parts.push({ name: item.key, filename: basename(path), contentType: type ?? guessMime(path), data: uploadFile(item, cwd, path) });
       }
     }
     // Parts that share a name are sent together, at the first one's place (as HTTPie does).
@@ -202,7 +209,7 @@ export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<
   if (body.kind === 'none' && !inv.ignoreStdin) {
     const piped = await ctx.readStdin();
     if (piped && piped.length > 0) {
-      body = { kind: 'stdin', data: piped };
+      body = Buffer.isBuffer(piped) ? { kind: 'stdin', data: piped } : { kind: 'stream', pieces: [piped], stdin: true };
       contentType = formish ? FORM_TYPE : 'application/json';
       jsonish = !formish;
     }
@@ -214,7 +221,7 @@ export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<
   }
 
   // The method follows the data the user gave, not the encoding: `--multipart` alone stays GET.
-  const hasData = data.length > 0 || uploads.length > 0 || bodyFile !== undefined || inv.raw !== undefined || body.kind === 'stdin';
+  const hasData = data.length > 0 || uploads.length > 0 || bodyFile !== undefined || inv.raw !== undefined || body.kind === 'stdin' || (body.kind === 'stream' && body.stdin === true);
   const method = inv.method ?? (hasData ? 'POST' : 'GET');
 
   const headers: (Header | [string, null])[] = [

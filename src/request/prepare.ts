@@ -1,5 +1,6 @@
 import { stringifyJson } from './json.js';
-import type { Body, Header, RequestSpec } from './spec.js';
+import type { Body, BodyPiece, Header, RequestSpec } from './spec.js';
+import { StreamedBody, isStreamed, pieceLength, wholeBody, type WireBody } from './upload.js';
 import { encodePairs, requestTarget } from './url.js';
 
 /**
@@ -11,10 +12,11 @@ export interface PreparedRequest {
   method: string;
   target: string;
   headers: Header[];
-  body: Buffer;
+  /** The bytes, or (large files in it, upload.ts) pieces that are read as they are sent. */
+  body: WireBody;
 }
 
-export function encodeBody(body: Body): Buffer {
+export function encodeBody(body: Body): WireBody {
   switch (body.kind) {
     case 'none':
       return Buffer.alloc(0);
@@ -25,8 +27,10 @@ export function encodeBody(body: Body): Buffer {
     case 'bytes':
     case 'stdin':
       return body.data;
+    case 'stream':
+      return streamed(body.pieces);
     case 'multipart': {
-      const chunks: Buffer[] = [];
+      const chunks: BodyPiece[] = [];
       for (const part of body.parts) {
         let head = `--${body.boundary}\r\nContent-Disposition: form-data; name="${escapeQuoted(part.name)}"`;
         if (part.filename !== undefined) head += `; filename="${escapeQuoted(part.filename)}"`;
@@ -35,9 +39,21 @@ export function encodeBody(body: Body): Buffer {
         chunks.push(Buffer.from(head + '\r\n', 'utf8'), part.data, Buffer.from('\r\n'));
       }
       chunks.push(Buffer.from(`--${body.boundary}--\r\n`));
-      return Buffer.concat(chunks);
+      return streamed(chunks);
     }
   }
+}
+
+/** Pieces as one Buffer when they are all bytes (the usual case), else a StreamedBody. */
+export function streamed(pieces: BodyPiece[]): WireBody {
+  let length = 0;
+  let files = false;
+  for (const p of pieces) {
+    length += pieceLength(p);
+    if (!Buffer.isBuffer(p)) files = true;
+  }
+  if (!files) return Buffer.concat(pieces as Buffer[], length);
+  return new StreamedBody(pieces, length);
 }
 
 // Quotes, CR and LF in field and file names are percent-encoded, as HTML forms (and HTTPie) do.
@@ -60,7 +76,8 @@ export async function prepareRequest(spec: RequestSpec): Promise<PreparedRequest
   let body = encodeBody(spec.body);
   const headers: Header[] = [...spec.headers];
   if (body.length > 0 && spec.settings.compress > 0) {
-    const deflated = await deflate(body);
+    // Deflating needs the body whole (HTTPie reads a file it compresses too): it is read now.
+    const deflated = await deflate(isStreamed(body) ? wholeBody(body) : body);
     if (spec.settings.compress > 1 || deflated.length < body.length) {
       body = deflated;
       headers.push(['Content-Encoding', 'deflate']);
@@ -84,7 +101,7 @@ async function deflate(body: Buffer): Promise<Buffer> {
   return Buffer.from(out.buffer, out.byteOffset, out.length);
 }
 
-function finishPrepared(spec: RequestSpec, body: Buffer, headers: Header[]): PreparedRequest {
+function finishPrepared(spec: RequestSpec, body: WireBody, headers: Header[]): PreparedRequest {
   if (!has(headers, 'host')) headers.unshift(['Host', spec.url.hostHeader]);
   if (!has(headers, 'content-length') && !has(headers, 'transfer-encoding')) {
     if (spec.settings.chunked && body.length > 0) headers.push(['Transfer-Encoding', 'chunked']);

@@ -12,8 +12,31 @@ export interface MultipartPart {
   /** Set for file parts. */
   filename?: string;
   contentType?: string;
-  data: Buffer;
+  /** The part's bytes, or a large file read as it is sent (upload.ts). */
+  data: Buffer | FileBody;
 }
+
+/**
+ * A file of STREAM_THRESHOLD bytes or more in a body (upload.ts): never held whole in memory, but
+ * opened and read as it is sent, anew for each send (a 307/308 redirect, a retry, a digest round
+ * trip). Its length is known when the request is built, so Content-Length is sent as for any body.
+ */
+export interface FileBody {
+  kind: 'file';
+  /** Absolute path. */
+  path: string;
+  /** The name as the user wrote it, for messages. */
+  shown: string;
+  /** The file's size when the request was built; a different size when it is sent is an error. */
+  fileSize: number;
+  /** The bytes it adds to the body: fileSize, or fewer when read as curl's -d @file reads text (textLines). */
+  length: number;
+  /** curl's -d @file: read in lines, each cut at its first CR, LF or NUL (curl body.ts textLines). */
+  textLines?: boolean;
+}
+
+/** A piece of a streamed body: bytes, or a file read as it is sent. */
+export type BodyPiece = Buffer | FileBody;
 
 export type Body =
   | { kind: 'none' }
@@ -21,7 +44,9 @@ export type Body =
   | { kind: 'form'; pairs: [string, string][] }
   | { kind: 'multipart'; parts: MultipartPart[]; boundary: string }
   | { kind: 'bytes'; data: Buffer }
-  | { kind: 'stdin'; data: Buffer };
+  | { kind: 'stdin'; data: Buffer }
+  /** Bytes and large files (upload.ts), sent in order as they are read; `stdin`: the body came from standard input. */
+  | { kind: 'stream'; pieces: BodyPiece[]; stdin?: boolean };
 
 export interface Auth {
   type: 'basic' | 'bearer';

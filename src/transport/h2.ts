@@ -9,6 +9,7 @@ import { hostAndPort, type ParsedUrl } from '../request/url.js';
 import { connectLimit, deadlineError, h2Name, mapNetworkError, timeoutError, timeLeft } from './errors.js';
 import type { Hop, HopInfo, Timings } from './send.js';
 import { now } from '../clock.js';
+import { isStreamed, writeStreamed } from '../request/upload.js';
 
 /**
  * HTTP/2 (node:http2): with `alpn`, h2 is offered over TLS next to http/1.1 and used when the
@@ -191,6 +192,20 @@ export async function sendH2(url: ParsedUrl, request: PreparedRequest, settings:
         resolve({ url, request, response: { httpVersion: '2', status, reason: STATUS_CODES[status] ?? '', rawHeaders }, body, info }),
       );
     });
-    if (request.body.length) stream.end(request.body);
+    const body = request.body;
+    if (isStreamed(body)) {
+      writeStreamed(body, stream).then(
+        () => {
+          if (!stream.destroyed) stream.end();
+        },
+        (e: Error) => {
+          if (!settled) {
+            settled = true;
+            reject(e);
+          }
+          stream.close(0x8);
+        },
+      );
+    } else if (body.length) stream.end(body);
   });
 }

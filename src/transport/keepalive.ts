@@ -11,6 +11,7 @@ import type { ProxyTarget } from './proxy.js';
 import { contentLength, headerIn, incompleteHead, MAX_INTERIM, maxHeadersError, notHttp1, parseResponseHead, STREAM_FROM, tooManyInterim, unaskedSwitch } from './head.js';
 import type { Hop, HopInfo, ResponseHead, Timings } from './send.js';
 import { now } from '../clock.js';
+import { isStreamed, writeStreamed } from '../request/upload.js';
 import { setArriving } from './inflight.js';
 import { awaitAnswer } from './poll.js';
 
@@ -175,6 +176,8 @@ function wire(request: PreparedRequest, curlFraming: boolean, headers: readonly 
   if (!connection && !curlFraming) text += 'Connection: keep-alive\r\n';
   text += '\r\n';
   const body = request.body;
+  // Large files (upload.ts): the head alone; exchangeOn writes the body as it reads it.
+  if (isStreamed(body)) return Buffer.from(text, 'latin1');
   if (chunked) {
     const framed = body.length ? `${body.length.toString(16)}\r\n` : '';
     return Buffer.concat([Buffer.from(text + framed, 'latin1'), body, Buffer.from(body.length ? '\r\n0\r\n\r\n' : '0\r\n\r\n', 'latin1')]);
@@ -445,6 +448,8 @@ function exchangeOn(c: Conn, route: Route, url: ParsedUrl, request: PreparedRequ
     let interim = 0;
     /** Bytes of the trailer section so far. */
     let trailerBytes = 0;
+    /** A streamed body (upload.ts) is still being written. */
+    let uploading = false;
     // chunked decoding: > 0 data left in the chunk, -1 size line next, -2 CRLF after data, -3 trailers
     let chunkLeft = -1;
     /** The body as it arrives, once handed over (streamable): chunks go there instead of into `chunks`. */
@@ -477,7 +482,8 @@ function exchangeOn(c: Conn, route: Route, url: ParsedUrl, request: PreparedRequ
       timings.end = now();
       const r = response!;
       const conn = headerIn(r.rawHeaders, 'connection');
-      const keep = reusable && !(conn && /close/i.test(conn)) && !(r.httpVersion === '1.0' && !(conn && /keep-alive/i.test(conn)));
+      // An answer that came before a streamed body was all written (a 413, say): the connection goes.
+      const keep = reusable && !uploading && !(conn && /close/i.test(conn)) && !(r.httpVersion === '1.0' && !(conn && /keep-alive/i.test(conn)));
       // A streamed body's last bytes may have paused the socket (a slow reader): it reads again before it is reused.
       resumeReading();
       if (keep) {
@@ -719,6 +725,20 @@ function exchangeOn(c: Conn, route: Route, url: ParsedUrl, request: PreparedRequ
         if (!stream) e.partial = cutBody();
         finish(e);
       }, timeLeft(settings));
+    }
+    const body = request.body;
+    if (isStreamed(body)) {
+      sock.write(wire(request, settings.curlFraming === true, onWire.headers, onWire.target));
+      uploading = true;
+      const chunked = onWire.headers.some(([n, v]) => n.length === 17 && n.toLowerCase() === 'transfer-encoding' && /chunked/i.test(v));
+      writeStreamed(body, sock, chunked).then(
+        () => (uploading = false),
+        (e: Error) => finish(e),
+      );
+      awaitAnswer(() => done);
+      // On the wire (its head, the body going out): the title of a long upload shows while it goes.
+      onWritten?.();
+      return;
     }
     send(sock, wire(request, settings.curlFraming === true, onWire.headers, onWire.target));
     awaitAnswer(() => done);

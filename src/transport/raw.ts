@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
-import { NetworkError, TimeoutError } from '../errors.js';
+import { CliError, NetworkError, TimeoutError } from '../errors.js';
+import { isStreamed, writeStreamed } from '../request/upload.js';
 import type { PreparedRequest } from '../request/prepare.js';
 import type { RequestSettings } from '../request/spec.js';
 import { hostAndPort, type ParsedUrl } from '../request/url.js';
@@ -202,7 +203,7 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
         settled = true;
         phase = 'done';
         socket.destroy();
-        reject(mapNetworkError(e, where));
+        reject(e instanceof CliError ? e : mapNetworkError(e, where));
       } else end(e instanceof Error ? e : new Error(String(e)));
     };
 
@@ -227,7 +228,11 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
       let text = `${request.method} ${request.target} HTTP/1.1\r\n`;
       for (const [n, v] of request.headers) text += `${n}: ${/[^\x00-\x7f]/.test(v) ? Buffer.from(v, 'utf8').toString('latin1') : v}\r\n`;
       socket.write(Buffer.from(text + '\r\n', 'latin1'));
-      if (request.body.length) socket.write(request.body);
+      const body = request.body;
+      if (isStreamed(body)) {
+        const chunked = request.headers.some(([n, v]) => n.toLowerCase() === 'transfer-encoding' && /chunked/i.test(v));
+        writeStreamed(body, socket, chunked).catch((e: Error) => fail(e));
+      } else if (body.length) socket.write(body);
     });
     if (settings.timeoutMs) {
       socket.setTimeout(settings.timeoutMs, () => {

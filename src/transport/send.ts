@@ -11,6 +11,8 @@ import { IDEMPOTENT, loadTls, proxyHeaders, proxyTarget, tlsOptions, tunnel } fr
 import { pickProxy } from './proxy.js';
 import { MAX_INTERIM, tooManyInterim, unaskedSwitch } from './head.js';
 import { now } from '../clock.js';
+import { CliError } from '../errors.js';
+import { isStreamed, writeStreamed } from '../request/upload.js';
 
 /** What came back for one request: the head as received and the body as a raw (still encoded) stream. */
 export interface ResponseHead {
@@ -170,6 +172,11 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
     const fail = (e: unknown) => {
       if (settled) return;
       settled = true;
+      // A file of the body that could not be read as it was sent (upload.ts): its own message.
+      if (e instanceof CliError) {
+        reject(e);
+        return;
+      }
       // A kept-alive connection that died before answering (closed or reset by the server): the
       // request goes again on a new connection, as curl does (see keepalive.ts).
       const code = (e as NodeJS.ErrnoException | undefined)?.code;
@@ -261,7 +268,16 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
         info,
       });
     });
-    if (request.body.length > 0) req.end(request.body);
+    const body = request.body;
+    if (isStreamed(body)) {
+      // A large file is read as it goes (node:http frames it when the request says chunked).
+      writeStreamed(body, req).then(
+        () => {
+          if (!req.destroyed) req.end();
+        },
+        (e: Error) => req.destroy(e),
+      );
+    } else if (body.length > 0) req.end(body);
     else req.end();
   });
   if (hop === STALE) return await sendOnce(url, request, settings, opts, retried + 1);

@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { DataKind } from './args.js';
+import { streamed } from '../../request/prepare.js';
+import type { BodyPiece, FileBody } from '../../request/spec.js';
+import type { WireBody } from '../../request/upload.js';
 
 /**
  * Request bodies as curl 7.88 builds them: the -d family joined with `&` (--json pieces joined
@@ -13,6 +16,11 @@ export interface FileAccess {
   /** An existing file's size and time (in the command's folder), for -C - and -z FILE; undefined when there is none. */
   stat?(path: string): { size: number; mtimeMs: number } | undefined;
   warn(message: string): void;
+  /**
+   * A large file (upload.ts) to be read as it is sent, not now; `textLines`: as -d @file reads it.
+   * undefined: a small file, or none (read() then reads it, or says why not).
+   */
+  large?(path: string, textLines: boolean): FileBody | undefined;
 }
 
 export class CurlBodyError extends Error {}
@@ -86,6 +94,29 @@ export function textLines(content: string): string {
   return out;
 }
 
+/**
+ * The body the data options make (joinData), with large files (-d @file, --data-binary @file,
+ * --json @file) left as FileBodies that are read as the body is sent.
+ */
+export function dataBody(items: { kind: DataKind; value: string }[], files: FileAccess): WireBody {
+  const pieces: BodyPiece[] = [];
+  let text = '';
+  items.forEach((item, i) => {
+    if (i > 0 && item.kind !== 'json') text += '&';
+    const path = item.kind !== 'raw' && item.kind !== 'urlencode' && item.value.startsWith('@') ? item.value.slice(1) : undefined;
+    const large = path !== undefined ? files.large?.(path, item.kind === 'data' || item.kind === 'ascii') : undefined;
+    if (!large) {
+      text += dataPiece(item.kind, item.value, files);
+      return;
+    }
+    if (text) pieces.push(Buffer.from(text, 'latin1'));
+    text = '';
+    pieces.push(large);
+  });
+  if (text || pieces.length === 0) pieces.push(Buffer.from(text, 'latin1'));
+  return streamed(pieces);
+}
+
 /** All data options of a command, joined as curl does (a `&` before each piece but --json ones). */
 export function joinData(items: { kind: DataKind; value: string }[], files: FileAccess): string {
   let out = '';
@@ -104,7 +135,8 @@ export interface FormPart {
   filename?: string;
   contentType?: string;
   headers: string[];
-  data: string;
+  /** The content as a byte string, or a large file read as it is sent. */
+  data: string | FileBody;
 }
 
 const MIME_BY_EXT: Record<string, string> = {
@@ -241,7 +273,7 @@ export function formPart(value: string, literal: boolean, files: FileAccess): Fo
   if (literal) return { name, headers: [], data: content };
   if (content.startsWith('@')) {
     const p = parseParams(content, 1, ',', files);
-    const data = files.read(p.value);
+    const data = files.large?.(p.value, false) ?? files.read(p.value);
     if (data === undefined) throw new CurlBodyError(`-F: cannot read the file '${p.value}'`);
     const filename = p.filename ?? basename(p.value);
     // The type is guessed from the part's file name, else from the file's own name; standard input
@@ -251,7 +283,7 @@ export function formPart(value: string, literal: boolean, files: FileAccess): Fo
   }
   if (content.startsWith('<')) {
     const p = parseParams(content, 1, '', files);
-    const data = files.read(p.value);
+    const data = files.large?.(p.value, false) ?? files.read(p.value);
     if (data === undefined) throw new CurlBodyError(`-F: cannot read the file '${p.value}'`);
     return { name, contentType: p.type, headers: p.headers, data };
   }
@@ -274,8 +306,9 @@ function escapeName(s: string, backslash: boolean): string {
  * The multipart body. Parts say `form-data` when the content type is multipart/form-data, and
  * `attachment` otherwise (curl does that for a custom `-H 'Content-Type: multipart/mixed'`).
  */
-export function encodeMultipart(parts: FormPart[], boundary: string, contentType: string, formEscape: boolean): Buffer {
+export function encodeMultipart(parts: FormPart[], boundary: string, contentType: string, formEscape: boolean): WireBody {
   const disposition = /^multipart\/form-data/i.test(contentType.trim()) ? 'form-data' : 'attachment';
+  const pieces: BodyPiece[] = [];
   let out = '';
   for (const part of parts) {
     out += `--${boundary}\r\nContent-Disposition: ${disposition}`;
@@ -284,8 +317,13 @@ export function encodeMultipart(parts: FormPart[], boundary: string, contentType
     out += '\r\n';
     if (part.contentType) out += `Content-Type: ${part.contentType}\r\n`;
     for (const h of part.headers) out += h + '\r\n';
-    out += '\r\n' + part.data + '\r\n';
+    if (typeof part.data === 'string') out += '\r\n' + part.data + '\r\n';
+    else {
+      pieces.push(Buffer.from(out + '\r\n', 'latin1'), part.data);
+      out = '\r\n';
+    }
   }
   out += `--${boundary}--\r\n`;
-  return Buffer.from(out, 'latin1');
+  pieces.push(Buffer.from(out, 'latin1'));
+  return streamed(pieces);
 }

@@ -6,7 +6,9 @@ import type { Header, RequestSettings, RequestSpec } from '../../request/spec.js
 import type { ParsedUrl } from '../../request/url.js';
 import { CookieJar } from '../../transport/cookies.js';
 import type { ResponseHead } from '../../transport/send.js';
-import { CurlBodyError, encodeMultipart, formPart, joinData, newBoundary, urlencodePiece, type FileAccess } from './body.js';
+import { CurlBodyError, dataBody, encodeMultipart, formPart, joinData, newBoundary, urlencodePiece, type FileAccess } from './body.js';
+import { isStreamed, StreamedBody, type WireBody } from '../../request/upload.js';
+import type { FileBody } from '../../request/spec.js';
 import { parseCurlDate } from './dates.js';
 import { globName, isStdout } from './output.js';
 import { customHeaders } from './headers.js';
@@ -35,6 +37,12 @@ export interface CommandRuntime {
   files: FileAccess;
   /** Standard input for @- and -T - (read once). */
   stdin(): string;
+  /**
+   * Standard input when it is large (a `< file` redirect, or a pipe past 1 MiB kept in a temporary
+   * file): a FileBody sent as it is read (upload.ts), `textLines` as -d @- reads it. undefined:
+   * small, stdin() reads it. Counts as reading it.
+   */
+  stdinLarge?(textLines: boolean): FileBody | undefined;
   /** NAME=value in front of curl and the environment (for proxies). */
   env: NodeJS.ProcessEnv;
   warn(message: string): void;
@@ -47,7 +55,7 @@ interface HopState {
   kind: 'GET' | 'HEAD' | 'POST' | 'PUT';
   /** On the wire (-X wins over the kind). */
   method: string;
-  body?: Buffer;
+  body?: WireBody;
   /** Headers that belong to the body (Content-Length/Type, Expect, chunked). */
   chunked: boolean;
   multipartType?: string;
@@ -87,10 +95,19 @@ export class CommandBuilder {
     return this.rt.stdin();
   }
 
+  /** Standard input as a large file, once (readStdin): undefined when it is small or was read. */
+  private largeStdin(textLines: boolean): FileBody | undefined {
+    if (this.stdinUsed) return undefined;
+    const large = this.rt.stdinLarge?.(textLines);
+    if (large) this.stdinUsed = true;
+    return large;
+  }
+
   private files(): FileAccess {
     return {
       read: (path) => (path === '-' ? this.readStdin() : this.rt.files.read(path)),
       warn: (m) => this.rt.warn(m),
+      large: (path, textLines) => (path === '-' ? this.largeStdin(textLines) : this.rt.files.large?.(path, textLines)),
     };
   }
 
@@ -138,33 +155,38 @@ export class CommandBuilder {
       }
     }
     const dataCache = new Map<Operation, string>();
-    const formCache = new Map<Operation, { body: Buffer; type: string }>();
+    const bodyCache = new Map<Operation, WireBody>();
+    const formCache = new Map<Operation, { body: WireBody; type: string }>();
     for (const t of this.transfers) {
       const op = t.op;
-      if (!dataCache.has(op) && op.data.length) dataCache.set(op, joinData(op.data, files));
-      const data = dataCache.get(op);
       let url = parseCurlUrl(t.urlText, { defaultScheme: op.protoDefault, pathAsIs: op.pathAsIs });
       url = withUpload(url, t.upload);
       // -G puts the data in the query; otherwise --url-query does (curl uses one or the other).
-      const useGetData = op.useGet && data !== undefined && op.httpReq !== 'MIMEPOST' && op.httpReq !== 'PUT';
+      const useGetData = op.useGet && op.data.length > 0 && op.httpReq !== 'MIMEPOST' && op.httpReq !== 'PUT';
+      // The data as text only for the query: as a body, large files in it are not read now (dataBody).
+      if (useGetData && !dataCache.has(op)) dataCache.set(op, joinData(op.data, files));
+      const data = dataCache.get(op);
       const query = useGetData ? data : op.urlQueries.length ? op.urlQueries.map((q) => (q.startsWith('+') ? q.slice(1) : urlencodePiece(q, files))).join('&') : undefined;
       if (query !== undefined) {
         url = appendQuery(parseCurlUrl(formatCurlUrl(url, true), { defaultScheme: op.protoDefault }), query);
         url = parseCurlUrl(formatCurlUrl(url, true), { defaultScheme: op.protoDefault, pathAsIs: true });
       }
       let kind: HopState['kind'] = 'GET';
-      let body: Buffer | undefined;
+      let body: WireBody | undefined;
       let chunked = false;
       let multipartType: string | undefined;
       if (t.upload !== undefined) {
         kind = 'PUT';
         if (t.upload === '-' || t.upload === '.') {
-          body = Buffer.from(this.readStdin(), 'latin1');
+          const large = this.largeStdin(false);
+          body = large ? new StreamedBody([large], large.length) : Buffer.from(this.readStdin(), 'latin1');
           chunked = true;
         } else {
-          const content = this.rt.files.read(t.upload);
-          if (content === undefined) throw new CurlBuildError(`cannot read the file to upload '${t.upload}'`);
-          body = Buffer.from(content, 'latin1');
+          // A large file is read as it is sent (upload.ts).
+          const large = files.large?.(t.upload, false);
+          const content = large ? undefined : this.rt.files.read(t.upload);
+          if (!large && content === undefined) throw new CurlBuildError(`cannot read the file to upload '${t.upload}'`);
+          body = large ? new StreamedBody([large], large.length) : Buffer.from(content!, 'latin1');
         }
       } else if (op.httpReq === 'HEAD') kind = 'HEAD';
       else if (op.httpReq === 'MIMEPOST') {
@@ -190,7 +212,9 @@ export class CommandBuilder {
         multipartType = form.type;
       } else if (op.httpReq === 'SIMPLEPOST' && !useGetData) {
         kind = 'POST';
-        body = Buffer.from(data ?? '', 'latin1');
+        // The data as a body: large files in it are read as it is sent (upload.ts).
+        if (!bodyCache.has(op)) bodyCache.set(op, dataBody(op.data, files));
+        body = bodyCache.get(op)!;
       }
       if (useGetData && op.httpReq === 'HEAD') kind = 'HEAD';
       const method = op.method ?? kind;
@@ -338,7 +362,7 @@ export class CommandBuilder {
       url: parsed,
       query: [],
       headers: headers.map(([n, v]) => [n, utf8(v)] as Header),
-      body: hop.body ? { kind: 'bytes', data: hop.body } : { kind: 'none' },
+      body: hop.body ? (isStreamed(hop.body) ? { kind: 'stream', pieces: hop.body.pieces } : { kind: 'bytes', data: hop.body }) : { kind: 'none' },
       settings,
       source: { ...this.rt.source },
     };

@@ -1,4 +1,8 @@
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { largeFile } from '../../request/upload.js';
+import { isatty } from 'node:tty';
+import { spoolStdinSync } from '../../stdin.js';
+import type { FileBody } from '../../request/spec.js';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileProblem, UsageError } from '../../errors.js';
@@ -79,14 +83,37 @@ export function parseCurlText(text: string, opts: SourceOptions, extra: CurlText
   const curlrc = readCurlrc(opts.env);
   const state: RunState = { status: 0, stopped: false };
   let stdinCache: string | undefined;
+  /** The process's standard input, read once: its bytes, or past 1 MiB a temporary file (upload.ts). */
+  let spooled: Buffer | FileBody | undefined;
+  const spoolStdin = () => {
+    // isatty, not process.stdin.isTTY: creating process.stdin makes a pipe non-blocking, and a
+    // read then fails (EAGAIN) as soon as the pipe is empty for a moment: a body piped into
+    // `curl -T -` went out empty. spoolStdinSync waits out EAGAIN too.
+    spooled ??= isatty(0) ? Buffer.alloc(0) : spoolStdinSync();
+    return spooled;
+  };
   const processStdin = () => {
     if (stdinCache !== undefined) return '';
     try {
-      stdinCache = process.stdin.isTTY ? '' : readFileSync(0).toString('latin1');
+      const got = spoolStdin();
+      stdinCache = (Buffer.isBuffer(got) ? got : readFileSync(got.path)).toString('latin1');
     } catch {
       stdinCache = '';
     }
     return stdinCache;
+  };
+  /** Standard input as a large file, when it is one and was not read yet. */
+  const processStdinLarge = (textLines: boolean): FileBody | undefined => {
+    if (stdinCache !== undefined) return undefined;
+    let got: Buffer | FileBody;
+    try {
+      got = spoolStdin();
+    } catch {
+      return undefined;
+    }
+    if (Buffer.isBuffer(got)) return undefined;
+    stdinCache = '';
+    return largeFile(got.path, got.shown, textLines);
   };
 
   const entries: ExecEntry[] = [];
@@ -113,7 +140,7 @@ export function parseCurlText(text: string, opts: SourceOptions, extra: CurlText
       for (const w of op.warnings) opts.warn(`${where(argAt(w.argIndex))}: ${w.option}: ${w.why}`);
       if (op.info) opts.warn(`${where(call.offset)}: curl ${op.info} prints ${op.info === '--version' ? 'its version' : 'help'} and sends nothing; sling skips it`);
     }
-    entries.push(makeEntry(call, transfers, ops, state, processStdin, where(call.offset), opts, position(bytes, call.offset).line));
+    entries.push(makeEntry(call, transfers, ops, state, processStdin, processStdinLarge, where(call.offset), opts, position(bytes, call.offset).line));
   }
   return { entries };
 }
@@ -155,7 +182,7 @@ interface RunState {
 
 const runs = (c: Condition, status: number) => c === 'always' || (c === 'ok' ? status === 0 : status !== 0);
 
-function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], state: RunState, processStdin: () => string, at: string, opts: SourceOptions, line: number): ExecEntry {
+function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], state: RunState, processStdin: () => string, processStdinLarge: (textLines: boolean) => FileBody | undefined, at: string, opts: SourceOptions, line: number): ExecEntry {
   const first = transfers[0];
   const label = first ? `${guessMethod(first)} ${first.urlText}` : 'curl';
   let builder: CommandBuilder | undefined;
@@ -208,6 +235,11 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
           throw new UsageError(`${at}: cannot read '${call.stdin.path}' for standard input`);
         }
       };
+      const stdinLarge = (textLines: boolean) => {
+        if (!call.stdin) return processStdinLarge(textLines);
+        if (call.stdin.kind === 'data') return undefined;
+        return largeFile(resolve(call.stdin.path), call.stdin.path, textLines);
+      };
       builder = new CommandBuilder(transfers, {
         files: {
           read: (p) => {
@@ -217,6 +249,7 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
               return undefined;
             }
           },
+          large: (p, textLines) => largeFile(resolve(call.cwd, p), p, textLines),
           stat: (p) => {
             try {
               return statSync(resolve(call.cwd, p));
@@ -227,6 +260,7 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
           warn: (m) => ctx.warn(`${at}: ${m}`),
         },
         stdin,
+        stdinLarge,
         env: commandEnv(call, opts.env),
         warn: (m) => ctx.warn(`${at}: ${m}`),
         source: { file: opts.file, line },

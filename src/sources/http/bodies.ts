@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import type { BodyPiece, FileBody } from '../../request/spec.js';
+import { largeFile } from '../../request/upload.js';
 import { homedir } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
 import { UsageError } from '../../errors.js';
@@ -7,9 +9,14 @@ import type { BuildOptions } from './request.js';
 import { compile, rawText, type Template } from './template.js';
 
 /** Request bodies as written: plain lines and `< file` includes, multipart, url-encoded forms, GraphQL. */
-function readInclude(line: BodyLine & { kind: 'file' }, o: BuildOptions): Buffer | string {
+function readInclude(line: BodyLine & { kind: 'file' }, o: BuildOptions): Buffer | FileBody | string {
   const path = o.res.resolve(line.path);
   const full = resolvePath(o.file.dir, path === '~' || path.startsWith('~/') ? homedir() + path.slice(1) : path);
+  // `< file` as it is: a large one is read as it is sent (upload.ts), not now.
+  if (!line.vars) {
+    const large = largeFile(full, path);
+    if (large) return large;
+  }
   let data: Buffer;
   try {
     data = readFileSync(full);
@@ -28,7 +35,11 @@ function readInclude(line: BodyLine & { kind: 'file' }, o: BuildOptions): Buffer
   return o.res.resolve(compile(text, 1, 1, (l, c) => `${path}:${l}:${c}`));
 }
 
-export function bodyBytes(node: RequestNode, o: BuildOptions, contentType: string | undefined): Buffer {
+/**
+ * The body's bytes; with a large `< file` in it (upload.ts), its pieces instead (bytes and files,
+ * in order), which the request sends as it reads them.
+ */
+export function bodyBytes(node: RequestNode, o: BuildOptions, contentType: string | undefined): Buffer | BodyPiece[] {
   const lines = node.body;
   if (lines.length === 0) return Buffer.alloc(0);
   const ct = contentType?.toLowerCase() ?? '';
@@ -52,15 +63,37 @@ export function bodyBytes(node: RequestNode, o: BuildOptions, contentType: strin
   // NDJSON ends every line, the last one too (REST Client, httpyac; Elasticsearch's _bulk needs it).
   if (ct.startsWith('application/x-ndjson')) {
     const body = textBody(lines, o);
+    if (Array.isArray(body)) return lastByte(body[body.length - 1]!) === 10 ? body : [...body, Buffer.from('\n')];
     return body.length && body[body.length - 1] !== 10 ? Buffer.concat([body, Buffer.from('\n')]) : body;
   }
   return textBody(lines, o);
 }
 
-/** The body lines as written, `< file` includes read. */
-function textBody(lines: BodyLine[], o: BuildOptions): Buffer {
+/** The last byte of a piece (a file's is read from it). */
+function lastByte(p: BodyPiece): number | undefined {
+  if (Buffer.isBuffer(p)) return p[p.length - 1];
+  const b = Buffer.alloc(1);
+  let fd: number | undefined;
+  try {
+    fd = openSync(p.path, 'r');
+    return readSync(fd, b, 0, 1, p.fileSize - 1) === 1 ? b[0] : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Chunks as one Buffer, or as pieces when a large file is among them. */
+function joined(chunks: BodyPiece[]): Buffer | BodyPiece[] {
+  if (chunks.some((c) => !Buffer.isBuffer(c))) return chunks;
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks as Buffer[]);
+}
+
+/** The body lines as written, `< file` includes read (large ones as pieces, read when sent). */
+function textBody(lines: BodyLine[], o: BuildOptions): Buffer | BodyPiece[] {
   if (lines.length === 1 && lines[0]!.kind === 'text') return Buffer.from(o.res.resolve(lines[0]!.t), 'utf8');
-  const chunks: Buffer[] = [];
+  const chunks: BodyPiece[] = [];
   let text = '';
   for (const l of lines) {
     if (l.kind === 'text') text += o.res.resolve(l.t) + l.eol;
@@ -76,7 +109,7 @@ function textBody(lines: BodyLine[], o: BuildOptions): Buffer {
     }
   }
   if (text) chunks.push(Buffer.from(text, 'utf8'));
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  return joined(chunks);
 }
 
 /**
@@ -85,7 +118,7 @@ function textBody(lines: BodyLine[], o: BuildOptions): Buffer {
  * are found by the boundary as written in the Content-Type header (before variables are
  * substituted), so `boundary={{$timestamp}}` works. null: no delimiter found, send as text.
  */
-function multipartBody(node: RequestNode, o: BuildOptions, contentType: string): Buffer | null {
+function multipartBody(node: RequestNode, o: BuildOptions, contentType: string): Buffer | BodyPiece[] | null {
   const ctHeader = node.headers.find((h) => /^content-type$/i.test(rawText(h.name)));
   const rawBoundary = ctHeader && /boundary=("?)([^";\s]+)\1/i.exec(rawText(ctHeader.value))?.[2];
   const boundary = /boundary=("?)([^";\s]+)\1/i.exec(contentType)?.[2];
@@ -94,7 +127,7 @@ function multipartBody(node: RequestNode, o: BuildOptions, contentType: string):
   const close = open + '--';
   const isDelimiter = (l: BodyLine) => l.kind === 'text' && (l.raw.trim() === open || l.raw.trim() === close);
   if (!node.body.some(isDelimiter)) return null;
-  const chunks: Buffer[] = [];
+  const chunks: BodyPiece[] = [];
   let i = 0;
   const lines = node.body;
   while (i < lines.length && !isDelimiter(lines[i]!)) i++;
@@ -134,7 +167,7 @@ function multipartBody(node: RequestNode, o: BuildOptions, contentType: string):
     chunks.push(Buffer.from('\r\n'));
     i = end;
   }
-  return Buffer.concat(chunks);
+  return joined(chunks);
 }
 
 export class GraphqlVariablesError extends Error {}

@@ -12,6 +12,10 @@ import { buildSpec, type BuiltRequest } from './request.js';
 import type { ScriptHooks, ScriptHost, ScriptResult } from './script.js';
 import { compile, expressions, rawText, type Template } from './template.js';
 import { pickDef, Resolution, type FileCtx, type Runtime } from './vars.js';
+import { isStreamed } from '../../request/upload.js';
+
+/** A large file sent as it was read (upload.ts) is not kept: `name.request.body` of such a request is empty. */
+const STREAMED = Buffer.alloc(0);
 
 /** `@name=value` of a `run` line, with the file and line it is written on (where its placeholders are worked out). */
 export interface RunOverride {
@@ -195,7 +199,7 @@ class HttpEntry implements ExecEntry {
       // Before sending (a pre-request script): the file's headers, not the defaults sling adds.
       headers: done ? done.request.headers : (spec?.headers ?? []).filter(([n]) => node.headers.some((h) => (h.lower ?? rawText(h.name).toLowerCase()) === n.toLowerCase())),
       headersRaw: node.headers.map((h): [string, string] => [typeof h.name === 'string' ? h.name : rawText(h.name), typeof h.value === 'string' ? h.value : rawText(h.value)]),
-      body: done ? done.request.body.toString('utf8') : spec && spec.body.kind === 'bytes' ? spec.body.data.toString('utf8') : '',
+      body: done ? (isStreamed(done.request.body) ? '' : done.request.body.toString('utf8')) : spec && spec.body.kind === 'bytes' ? spec.body.data.toString('utf8') : '',
       bodyRaw: p.built?.bodyText ?? '',
       iteration: p.iteration,
     };
@@ -400,7 +404,7 @@ class HttpEntry implements ExecEntry {
     const result: AfterResult = { failures: [], log: p && p.logs.length ? [...p.logs] : [] };
     if (keep) {
       rt.responses.set(this.storeAs!, {
-        request: { method: done.request.method, url: done.url, headers: done.request.headers, body: done.request.body },
+        request: { method: done.request.method, url: done.url, headers: done.request.headers, body: isStreamed(done.request.body) ? STREAMED : done.request.body },
         response: { status: done.response.status, rawHeaders: done.response.rawHeaders, body: done.body },
       });
     }

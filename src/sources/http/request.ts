@@ -1,7 +1,11 @@
 import { CliError, UsageError } from '../../errors.js';
 import { USER_AGENT } from '../../version.js';
 import { basicAuth } from '../../request/basic-auth.js';
-import type { Header, RequestSpec } from '../../request/spec.js';
+import type { BodyPiece, Header, RequestSpec } from '../../request/spec.js';
+import { streamed } from '../../request/prepare.js';
+import { wholeBody } from '../../request/upload.js';
+
+const EMPTY_BODY = Buffer.alloc(0);
 import { credentialsOf, parseUrl, type ParsedUrl } from '../../request/url.js';
 import type { Directives, RequestNode } from './ast.js';
 import { bodyBytes, graphqlBody, GraphqlVariablesError } from './bodies.js';
@@ -160,9 +164,19 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
   const contentType = ctIndex === -1 ? undefined : headers[ctIndex]![1];
   // A body with no placeholders and no files is encoded once (a JSON body sent a thousand times).
   let body: Buffer;
+  /** A body with a large `< file` in it: sent as it is read (upload.ts). */
+  let pieces: BodyPiece[] | undefined;
   if (cache.body && cache.ct === contentType) body = cache.body;
   else {
-    body = bodyBytes(node, o, contentType);
+    const got = bodyBytes(node, o, contentType);
+    if (Array.isArray(got)) {
+      // GraphQL needs the text whole: read now.
+      if (node.graphql) body = wholeBody(streamed(got));
+      else {
+        pieces = got;
+        body = EMPTY_BODY;
+      }
+    } else body = got;
     if (node.graphql) {
       try {
         body = graphqlBody(body.toString('utf8'), node.fragments, node.operationName, node.graphqlVariables);
@@ -172,7 +186,7 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
         o.warn(`${at(node.line, 1)}: ${e.message}; shown as written`);
       }
     }
-    if (cache !== NO_CACHE && literalBody(node)) {
+    if (cache !== NO_CACHE && !pieces && literalBody(node)) {
       cache.body = body;
       cache.ct = contentType;
     }
@@ -189,7 +203,7 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
     url,
     query: [],
     headers,
-    body: body.length || node.body.length || !BODYLESS.has(node.method) ? { kind: 'bytes', data: body } : NO_BODY,
+    body: pieces ? { kind: 'stream', pieces } : body.length || node.body.length || !BODYLESS.has(node.method) ? { kind: 'bytes', data: body } : NO_BODY,
     settings: plain ? plainSettings(o.jar) : settingsOf(d, o.jar, digest, node.version),
     source: { file: file.path, line: node.line },
   };
