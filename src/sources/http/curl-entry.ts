@@ -1,6 +1,7 @@
 import { UsageError } from '../../errors.js';
 import type { AfterResult, Completed, ExecContext, ExecEntry, SourceOptions } from '../../exec/types.js';
 import type { RequestSpec } from '../../request/spec.js';
+import { isStreamed } from '../../request/upload.js';
 import { parseCurlText } from '../curl/index.js';
 import type { CurlNode } from './ast.js';
 import { compile, expressions, type Template } from './template.js';
@@ -116,7 +117,7 @@ export class CurlEntry implements ExecEntry {
   after(done: Completed, ctx: ExecContext): AfterResult | Promise<AfterResult> {
     if (this.storeAs !== undefined && this.rt.keeps(this.storeAs)) {
       this.rt.responses.set(this.storeAs, {
-        request: { method: done.request.method, url: done.url, headers: done.request.headers, body: done.request.body },
+        request: { method: done.request.method, url: done.url, headers: done.request.headers, body: isStreamed(done.request.body) ? Buffer.alloc(0) : done.request.body },
         response: { status: done.response.status, rawHeaders: done.response.rawHeaders, body: done.body },
       });
     }
