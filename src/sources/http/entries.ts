@@ -168,6 +168,7 @@ class HttpEntry implements ExecEntry {
       line = 1;
     }
     const host = await scriptHost();
+    for (const u of host.unsupported(code!, line)) rt.warnOnce(`${filename}:${u.line}:${u.what}`, `${filename}:${u.line}: ${u.what} is not supported: the script fails where it calls it`);
     const hooks: ScriptHooks = {
       setGlobal: (n, t) => rt.globals.set(n, t),
       getGlobal: (n) => rt.globals.get(n),
@@ -180,6 +181,7 @@ class HttpEntry implements ExecEntry {
       setRequestVar: (n, t, j) => p.res.requestVars.set(n, { text: t, json: j }),
       requestVarJson: (n) => (p.res.hasRequestVars() ? p.res.requestVars.get(n)?.json : undefined),
       setGlobalHeader: (n, v) => rt.globalHeaders.set(n.toLowerCase(), [n, v]),
+      clearGlobalHeader: (n) => rt.globalHeaders.delete(n.toLowerCase()),
     };
     const spec = p.built?.spec;
     const request = {

@@ -39,6 +39,8 @@ export interface ScriptHooks {
   requestVarJson(name: string): string | undefined;
   /** client.global.headers.set: a header for this request (from a pre-request script) and every later one. */
   setGlobalHeader(name: string, value: string): void;
+  /** client.global.headers.clear: no longer. */
+  clearGlobalHeader(name: string): void;
 }
 
 export interface ScriptRequest {
@@ -100,6 +102,15 @@ interface Child {
   killed?: boolean;
 }
 
+/** JetBrains' script API that sling does not run. */
+const UNSUPPORTED: [RegExp, string][] = [[/\bonEachMessage\b/g, 'response.body.onEachMessage (WebSocket and gRPC streams, which sling does not run)']];
+
+function countLines(text: string, end: number): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < end; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
 const failed = (error: string): ScriptResult => ({ tests: [], logs: [], exit: false, error });
 
 export class ScriptHost {
@@ -111,6 +122,19 @@ export class ScriptHost {
     const result = this.queue.then(() => this.runNow(code, filename, line, hooks, request, response));
     this.queue = result.catch(() => undefined);
     return result;
+  }
+
+  /**
+   * What a script uses of JetBrains' API that sling does not have, with the line (of `code`,
+   * counted from `line`): said as a warning before it runs (where it calls it, it fails).
+   */
+  unsupported(code: string, line: number): { line: number; what: string }[] {
+    const out: { line: number; what: string }[] = [];
+    for (const [re, what] of UNSUPPORTED) {
+      re.lastIndex = 0;
+      for (let m = re.exec(code); m; m = re.exec(code)) out.push({ line: line + countLines(code, m.index), what });
+    }
+    return out;
   }
 
   /** Starts the process ahead of the first script (a file with scripts), so that it boots while requests go out. */
@@ -260,6 +284,9 @@ function hook(h: ScriptHooks, op: string, a: (string | undefined)[]): string | b
       return h.requestVarJson(x);
     case 'setGlobalHeader':
       h.setGlobalHeader(x, y);
+      return undefined;
+    case 'clearGlobalHeader':
+      h.clearGlobalHeader(x);
       return undefined;
     default:
       return undefined;
