@@ -46,7 +46,8 @@ function scriptHost(): Promise<ScriptHost> {
 /** The script process boots while the request of the first script goes out (or while sling gets its first pre-request script ready). */
 function warmScripts(node: RequestNode, offline: boolean) {
   if (hostPromise) return;
-  if (node.pre.some((s) => !s.lua) || (!offline && node.handlers.some((s) => !s.lua))) scriptHost().then((h) => h.warm(), () => undefined);
+  const expressions = !offline && node.asserts.some((s) => s.a.field === 'js' || (s.a.field === 'body' && s.a.value !== ''));
+  if (node.pre.some((s) => !s.lua) || (!offline && node.handlers.some((s) => !s.lua)) || expressions) scriptHost().then((h) => h.warm(), () => undefined);
 }
 
 export function requestName(node: RequestNode): string | undefined {
@@ -212,7 +213,7 @@ class HttpEntry implements ExecEntry {
     const { node } = this.o;
     const d = node.directives;
     if (d.refs.length) for (const r of d.refs) if (!this.o.rt.requestNames.has(r)) throw new UsageError(`${this.o.file.path}:${node.line}: # @ref ${r}: no request is named '${r}'`);
-    if (node.pre.length || node.handlers.length) warmScripts(node, ctx.offline);
+    if (node.pre.length || node.handlers.length || node.asserts.length) warmScripts(node, ctx.offline);
     if (d.disabled || d.sleepMs || d.sleepText || this.o.overrides || node.pre.length) return this.buildAsync(ctx);
     const res = new Resolution(this.o.rt, this.o.file, node.line, undefined, ctx.offline);
     return this.buildWith(ctx, res, NO_LOGS);
@@ -374,10 +375,24 @@ class HttpEntry implements ExecEntry {
     const steps: (ScriptNode | AssertNode)[] = node.asserts.length ? [...node.handlers, ...node.asserts].sort((x, y) => x.line - y.line) : node.handlers;
     for (const s of steps) {
       if ('a' in s) {
-        const { checkAssert } = await assertRunner();
+        const { checkAssert, expressionOf, evaluationInput } = await assertRunner();
         let test: { name: string; failure: string | null };
         try {
-          test = checkAssert(s.a, p.res.resolve(s.expected).trim(), done);
+          const expected = p.res.resolve(s.expected).trim();
+          // `js EXPR`, `body PATH`: JavaScript, run in the script process (its memory and time limits).
+          const code = expressionOf(s.a);
+          let evaluated: { json?: string; error?: string } | undefined;
+          if (code !== undefined) {
+            let input: string | undefined;
+            try {
+              input = evaluationInput(done);
+            } catch (e) {
+              // A body nested too deep for sling (nesting.ts), as before: the assertion fails.
+              evaluated = { error: (e as Error).message };
+            }
+            if (input !== undefined) evaluated = await (await scriptHost()).evaluate(code, input);
+          }
+          test = checkAssert(s.a, expected, done, evaluated);
         } catch (e) {
           if (!(e instanceof UsageError)) throw e;
           test = { name: `${s.a.value || s.a.field} ${s.a.spelled} ${rawText(s.expected)}`.trim(), failure: e.message };

@@ -443,12 +443,17 @@ export function serve(rest: Buffer): void {
   const next = () => {
     const line = input.next();
     if (line === undefined) process.exit(0);
-    const [, code, filename, at, payload] = JSON.parse(line) as [string, string, string, number, string];
+    const message = JSON.parse(line) as [string, ...unknown[]];
     let result: unknown;
-    try {
-      result = run(code, filename, at, payload);
-    } catch {
-      result = { tests: [], logs: [], exit: false, error: 'the script failed' };
+    if (message[0] === 'eval') {
+      result = evaluate(String(message[1]), String(message[2]));
+    } else {
+      const [, code, filename, at, payload] = message as [string, string, string, number, string];
+      try {
+        result = run(code, filename, at, payload);
+      } catch {
+        result = { tests: [], logs: [], exit: false, error: 'the script failed' };
+      }
     }
     // The result goes out on the next turn, once Node has reported the promises left rejected.
     setImmediate(() => {
@@ -457,6 +462,33 @@ export function serve(rest: Buffer): void {
     });
   };
   setImmediate(next);
+}
+
+const EXPRESSION_MS = 1000;
+
+/**
+ * An httpyac assertion's expression (`?? js response.parsedBody.id`): in a fresh context of its own
+ * (no prototype to climb out of, no code from strings) holding `response`, a JSON copy; 1 s at most.
+ * Its value comes back as JSON.
+ */
+function evaluate(expression: string, input: string): { json?: string; error?: string } {
+  const context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false } });
+  context.__in = input;
+  const code = `(() => { const response = JSON.parse(__in); delete globalThis.__in; const v = (${expression}\n); return v === undefined ? undefined : JSON.stringify(v); })()`;
+  try {
+    const out = vm.runInContext(code, context, { timeout: EXPRESSION_MS, filename: 'assertion' }) as unknown;
+    return typeof out === 'string' ? { json: out } : {};
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') return { error: `the expression ran longer than ${EXPRESSION_MS} ms` };
+    let why: string;
+    try {
+      const m = e !== null && typeof e === 'object' ? (e as { message?: unknown }).message : undefined;
+      why = typeof m === 'string' ? m : String(e);
+    } catch {
+      why = 'an error that cannot be shown';
+    }
+    return { error: `the expression failed: ${why}` };
+  }
 }
 
 type Piece = [kind: string, data: string, how?: string];

@@ -89,7 +89,9 @@ const LOADER =
 
 interface Running {
   hooks: ScriptHooks;
-  done: (r: ScriptResult) => void;
+  /** The result when the process ends first. */
+  fail: (why: string) => unknown;
+  done: (r: unknown) => void;
 }
 
 /** The script process of a run: started with the first script, started again after it died. */
@@ -110,6 +112,22 @@ function countLines(text: string, end: number): number {
   for (let i = text.indexOf('\n'); i !== -1 && i < end; i = text.indexOf('\n', i + 1)) n++;
   return n;
 }
+
+/** An expression asks nothing. */
+const NO_HOOKS: ScriptHooks = {
+  setGlobal() {},
+  getGlobal: () => undefined,
+  clearGlobal() {},
+  clearAll() {},
+  globalsEmpty: () => true,
+  env: () => undefined,
+  fileVar: () => undefined,
+  lookup: () => undefined,
+  setRequestVar() {},
+  requestVarJson: () => undefined,
+  setGlobalHeader() {},
+  clearGlobalHeader() {},
+};
 
 const failed = (error: string): ScriptResult => ({ tests: [], logs: [], exit: false, error });
 
@@ -146,14 +164,34 @@ export class ScriptHost {
     }
   }
 
+  /**
+   * An httpyac assertion's expression (assert-run.ts, expressionOf) over `input`, the response as
+   * JSON: its value as JSON, or why not. In the script process, for its memory limit.
+   */
+  evaluate(code: string, input: string): Promise<{ json?: string; error?: string }> {
+    const result = this.queue.then(() =>
+      this.exchange(['eval', code, input], NO_HOOKS, (why) => ({ error: why })).then((r) => {
+        const v = r as { json?: unknown; error?: unknown };
+        return typeof v.error === 'string' ? { error: v.error } : typeof v.json === 'string' ? { json: v.json } : {};
+      }),
+    );
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
   private runNow(code: string, filename: string, line: number, hooks: ScriptHooks, request: ScriptRequest, response?: ScriptResponse): Promise<ScriptResult> {
+    return this.exchange(['run', code, filename, line, JSON.stringify({ request, response })], hooks, failed) as Promise<ScriptResult>;
+  }
+
+  /** Sends one message and waits for its result, answering the questions the script asks on the way. */
+  private exchange(message: unknown[], hooks: ScriptHooks, fail: (why: string) => unknown): Promise<unknown> {
     let child: Child;
     try {
       child = this.start();
     } catch (e) {
-      return Promise.resolve(failed((e as Error).message));
+      return Promise.resolve(fail((e as Error).message));
     }
-    return new Promise<ScriptResult>((resolve) => {
+    return new Promise<unknown>((resolve) => {
       const timer = setTimeout(() => {
         child.killed = true;
         child.proc.kill('SIGKILL');
@@ -162,6 +200,7 @@ export class ScriptHost {
       hold(child.proc, true);
       child.running = {
         hooks,
+        fail,
         done: (r) => {
           clearTimeout(timer);
           child.running = undefined;
@@ -169,7 +208,7 @@ export class ScriptHost {
           resolve(r);
         },
       };
-      child.proc.stdin!.write(JSON.stringify(['run', code, filename, line, JSON.stringify({ request, response })]) + '\n');
+      child.proc.stdin!.write(JSON.stringify(message) + '\n');
     });
   }
 
@@ -205,7 +244,7 @@ export class ScriptHost {
     });
     const ended = (why: string) => {
       if (this.child === child) this.child = undefined;
-      child.running?.done(failed(why));
+      if (child.running) child.running.done(child.running.fail(why));
     };
     proc.on('error', (e) => ended(`cannot start the script process: ${(e as Error).message}`));
     // 'close', not 'exit': what V8 wrote on its way out is read by then.
@@ -234,7 +273,7 @@ export class ScriptHost {
       return;
     }
     if (!running) return;
-    if (m[0] === 'r') return running.done(m[1] as ScriptResult);
+    if (m[0] === 'r') return running.done(m[1]);
     const args = (Array.isArray(m[2]) ? m[2] : []).map((a) => (typeof a === 'string' ? a : undefined));
     let answer: string | boolean | undefined;
     try {
