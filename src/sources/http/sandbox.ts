@@ -12,7 +12,8 @@ import { XML_SOURCE } from './sandbox-xml.js';
  * The process is synchronous: it reads one message at a time from its standard input (blocking),
  * runs the script it names in a node:vm context with only the JetBrains API, and writes the result
  * on its standard output. Messages are lines of JSON, both ways:
- * - in: `["run", code, filename, line, payload]`, then `[value]` / `[]` (an answer to a call);
+ * - in: `["run", code, filename, line, payload]` or `["eval", expression, input]` (an httpyac
+ *   assertion's expression), then `[value]` / `[]` (an answer to a call);
  * - out: `["c", op, args]` a question the script needs answered now (client.global.get, a variable):
  *   the process blocks until the answer line comes; `["d", op, args]` a change (client.global.set,
  *   a header) that needs no answer (sling applies it before reading the next line, so a later
