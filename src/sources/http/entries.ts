@@ -7,7 +7,6 @@ import type { AfterResult, BodyFiles, Completed, ExecContext, ExecEntry } from '
 import type { RequestSpec } from '../../request/spec.js';
 import { formatUrl } from '../../request/url.js';
 import type { AssertNode, RequestNode, ScriptNode } from './ast.js';
-import { jsonPath } from './jsonpath.js';
 import { buildSpec, type BuiltRequest } from './request.js';
 import type { ScriptHooks, ScriptHost, ScriptResult } from './script.js';
 import { compile, expressions, rawText, type Template } from './template.js';
@@ -45,7 +44,14 @@ export interface EntryOptions {
 let hostPromise: Promise<ScriptHost> | undefined;
 /** node:vm and the sandbox load on the first script, never on the path of a plain run. */
 function scriptHost(): Promise<ScriptHost> {
-  return (hostPromise ??= import('./script.js').then((m) => new m.ScriptHost(jsonPath)));
+  return (hostPromise ??= import('./script.js').then((m) => new m.ScriptHost()));
+}
+
+/** The script process boots while the request of the first script goes out (or while sling gets its first pre-request script ready). */
+function warmScripts(node: RequestNode, offline: boolean) {
+  if (hostPromise) return;
+  const expressions = !offline && node.asserts.some((s) => s.a.field === 'js' || (s.a.field === 'body' && s.a.value !== ''));
+  if (node.pre.some((s) => !s.lua) || (!offline && node.handlers.some((s) => !s.lua)) || expressions) scriptHost().then((h) => h.warm(), () => undefined);
 }
 
 export function requestName(node: RequestNode): string | undefined {
@@ -178,6 +184,7 @@ class HttpEntry implements ExecEntry {
       line = 1;
     }
     const host = await scriptHost();
+    for (const u of host.unsupported(code!, line)) rt.warnOnce(`${filename}:${u.line}:${u.what}`, `${filename}:${u.line}: ${u.what} is not supported: the script fails where it calls it`);
     const hooks: ScriptHooks = {
       setGlobal: (n, t) => rt.globals.set(n, t),
       getGlobal: (n) => rt.globals.get(n),
@@ -190,6 +197,7 @@ class HttpEntry implements ExecEntry {
       setRequestVar: (n, t, j) => p.res.requestVars.set(n, { text: t, json: j }),
       requestVarJson: (n) => (p.res.hasRequestVars() ? p.res.requestVars.get(n)?.json : undefined),
       setGlobalHeader: (n, v) => rt.globalHeaders.set(n.toLowerCase(), [n, v]),
+      clearGlobalHeader: (n) => rt.globalHeaders.delete(n.toLowerCase()),
     };
     const spec = p.built?.spec;
     const request = {
@@ -220,6 +228,7 @@ class HttpEntry implements ExecEntry {
     const { node } = this.o;
     const d = node.directives;
     if (d.refs.length) for (const r of d.refs) if (!this.o.rt.requestNames.has(r)) throw new UsageError(`${this.o.file.path}:${node.line}: # @ref ${r}: no request is named '${r}'`);
+    if (node.pre.length || node.handlers.length || node.asserts.length) warmScripts(node, ctx.offline);
     if (d.disabled || d.sleepMs || d.sleepText || this.o.overrides || node.pre.length) return this.buildAsync(ctx);
     const res = new Resolution(this.o.rt, this.o.file, node.line, undefined, ctx.offline);
     return this.buildWith(ctx, res, NO_LOGS);
@@ -413,10 +422,24 @@ class HttpEntry implements ExecEntry {
     const steps: (ScriptNode | AssertNode)[] = node.asserts.length ? [...node.handlers, ...node.asserts].sort((x, y) => x.line - y.line) : node.handlers;
     for (const s of steps) {
       if ('a' in s) {
-        const { checkAssert } = await assertRunner();
+        const { checkAssert, expressionOf, evaluationInput } = await assertRunner();
         let test: { name: string; failure: string | null };
         try {
-          test = checkAssert(s.a, p.res.resolve(s.expected).trim(), done);
+          const expected = p.res.resolve(s.expected).trim();
+          // `js EXPR`, `body PATH`: JavaScript, run in the script process (its memory and time limits).
+          const code = expressionOf(s.a);
+          let evaluated: { json?: string; error?: string } | undefined;
+          if (code !== undefined) {
+            let input: string | undefined;
+            try {
+              input = evaluationInput(done);
+            } catch (e) {
+              // A body nested too deep for sling (nesting.ts), as before: the assertion fails.
+              evaluated = { error: (e as Error).message };
+            }
+            if (input !== undefined) evaluated = await (await scriptHost()).evaluate(code, input);
+          }
+          test = checkAssert(s.a, expected, done, evaluated);
         } catch (e) {
           if (!(e instanceof UsageError)) throw e;
           test = { name: `${s.a.value || s.a.field} ${s.a.spelled} ${rawText(s.expected)}`.trim(), failure: e.message };
