@@ -10,6 +10,25 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 // The main command's path is one small entry plus one chunk of Node-built-ins-only code; what it
 // does not always need (exec and its parsers, downloads, sessions, formatters of other types) is
 // split into chunks that are loaded only when used, so start-up stays close to `node -e 0`.
+// The script sandbox runs in a child process of its own (src/sources/http/script.ts): its code is
+// bundled first, as one CommonJS function, and goes into the script chunk as a string.
+const sandbox = (
+  await build({
+    entryPoints: [join(root, 'src/sources/http/sandbox.ts')],
+    bundle: true,
+    write: false,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    minifySyntax: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+  })
+).outputFiles[0].text;
+const defines = {
+  SLING_VERSION: JSON.stringify(pkg.version),
+  SLING_SANDBOX: JSON.stringify(`(function (require, module) {\n${sandbox}\n})`),
+};
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 await build({
   entryPoints: { sling: join(root, 'src/entry/sling.ts'), slings: join(root, 'src/entry/slings.ts') },
@@ -23,7 +42,7 @@ await build({
   minifySyntax: true,
   legalComments: 'none',
   logLevel: 'warning',
-  define: { SLING_VERSION: JSON.stringify(pkg.version) },
+  define: defines,
 });
 // esbuild splits only ESM output; the split files are then turned into CommonJS one by one
 // (`import()` of a chunk becomes a `require()`). Node loads CommonJS synchronously, without the
@@ -114,6 +133,6 @@ if (process.argv.includes('--tests')) {
     format: 'esm',
     sourcemap: 'inline',
     logLevel: 'warning',
-    define: { SLING_VERSION: JSON.stringify(pkg.version) },
+    define: defines,
   });
 }

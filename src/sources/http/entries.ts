@@ -7,7 +7,6 @@ import type { AfterResult, BodyFiles, Completed, ExecContext, ExecEntry } from '
 import type { RequestSpec } from '../../request/spec.js';
 import { formatUrl } from '../../request/url.js';
 import type { AssertNode, RequestNode, ScriptNode } from './ast.js';
-import { jsonPath } from './jsonpath.js';
 import { buildSpec, type BuiltRequest } from './request.js';
 import type { ScriptHooks, ScriptHost, ScriptResult } from './script.js';
 import { compile, expressions, rawText, type Template } from './template.js';
@@ -41,7 +40,13 @@ export interface EntryOptions {
 let hostPromise: Promise<ScriptHost> | undefined;
 /** node:vm and the sandbox load on the first script, never on the path of a plain run. */
 function scriptHost(): Promise<ScriptHost> {
-  return (hostPromise ??= import('./script.js').then((m) => new m.ScriptHost(jsonPath)));
+  return (hostPromise ??= import('./script.js').then((m) => new m.ScriptHost()));
+}
+
+/** The script process boots while the request of the first script goes out (or while sling gets its first pre-request script ready). */
+function warmScripts(node: RequestNode, offline: boolean) {
+  if (hostPromise) return;
+  if (node.pre.some((s) => !s.lua) || (!offline && node.handlers.some((s) => !s.lua))) scriptHost().then((h) => h.warm(), () => undefined);
 }
 
 export function requestName(node: RequestNode): string | undefined {
@@ -216,6 +221,7 @@ class HttpEntry implements ExecEntry {
     const { node } = this.o;
     const d = node.directives;
     if (d.refs.length) for (const r of d.refs) if (!this.o.rt.requestNames.has(r)) throw new UsageError(`${this.o.file.path}:${node.line}: # @ref ${r}: no request is named '${r}'`);
+    if (node.pre.length || node.handlers.length) warmScripts(node, ctx.offline);
     if (d.disabled || d.sleepMs || d.sleepText || this.o.overrides || node.pre.length) return this.buildAsync(ctx);
     const res = new Resolution(this.o.rt, this.o.file, node.line, undefined, ctx.offline);
     return this.buildWith(ctx, res, NO_LOGS);

@@ -1,4 +1,4 @@
-import vm from 'node:vm';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { oneLine } from '../../errors.js';
 
 /**
@@ -7,10 +7,20 @@ import { oneLine } from '../../errors.js';
  * `jsonPath()` (and `console.log` as `client.log`). No `require`, `process`, timers, file system
  * or network. Loaded only when a file has scripts.
  *
- * Nothing of the host realm is handed to scripts: the API objects are built inside the context by
- * a bootstrap whose only link to the host is a bridge object kept in a closure, and every value
- * that crosses is a string (JSON for structures), so host functions (and their constructors)
- * are out of reach. Each script runs with a time limit.
+ * The context lives in a child Node.js process of its own (sandbox.ts, started with the first
+ * script of a run and kept for the rest of it), with a heap of SCRIPT_MEMORY_MB: a script that
+ * takes all the memory it can ends that process, not sling. That script fails (its request is
+ * reported, the requests before it keep their output), and the next script starts a new process;
+ * what sling keeps (client.global values, as text) is still there. A worker thread's
+ * resourceLimits would be cheaper, but a single allocation of more than 16 MB past the limit
+ * (`new Array(1e7).fill(1.5)`) ends the whole process on Node 20 to 24 (V8's "Reached heap limit"),
+ * where a child process's --max-old-space-size ends the child only.
+ *
+ * Nothing of either process's realm is handed to scripts: the API objects are built inside the
+ * context by a bootstrap whose only link out is a bridge object kept in a closure, and every value
+ * that crosses is a string (JSON for structures). Each script runs with a time limit (10 s): sling
+ * ends the process when a script has not answered by then (the next one starts another; values a
+ * script set with client.global come back as text there, as `{{name}}` gives them).
  */
 export interface ScriptHooks {
   setGlobal(name: string, text: string): void;
@@ -59,256 +69,207 @@ export interface ScriptResult {
   error?: string;
 }
 
+/** The sandbox's code (sandbox.ts, bundled by scripts/build.mjs). */
+declare const SLING_SANDBOX: string;
+
 const TIMEOUT_MS = 10_000;
+/** The script process's heap, in MB (SLING_SCRIPT_MEMORY_MB changes it). */
+export const SCRIPT_MEMORY_MB = 256;
 
-const BOOTSTRAP = String.raw`(function (bridge) {
-  'use strict';
-  const store = Object.create(null);
-  const EXIT = { exit: true };
-  let state;
-  let requestVars;
-  // client.test bodies, run after the script (JetBrains: "All tests are executed after the response handler script").
-  let tests = [];
-  const json = (v) => { try { return JSON.stringify(v); } catch (e) { return undefined; } };
-  const text = (v) => (typeof v === 'string' ? v : v === undefined || v === null ? String(v) : (typeof v === 'object' ? (json(v) ?? String(v)) : String(v)));
-  const message = (e) => {
-    if (e && typeof e === 'object' && typeof e.message === 'string') return e.message;
-    try { return String(e); } catch (x) { return 'error'; }
-  };
-  class AssertionFailed extends Error {}
-  function assert(condition, msg) {
-    if (!condition) throw new AssertionFailed(msg === undefined ? 'assertion failed' : String(msg));
-  }
-  const client = {
-    global: {
-      set(name, value) { store[String(name)] = value; bridge.setGlobal(String(name), text(value)); },
-      get(name) {
-        const n = String(name);
-        if (n in store) return store[n];
-        const v = bridge.getGlobal(n);
-        return v === undefined ? null : v;
-      },
-      isEmpty() { return Object.keys(store).length === 0 && bridge.globalsEmpty(); },
-      clear(name) { delete store[String(name)]; bridge.clearGlobal(String(name)); },
-      clearAll() { for (const k of Object.keys(store)) delete store[k]; bridge.clearAll(); },
-      headers: {
-        set(name, value) { bridge.setGlobalHeader(String(name), text(value)); },
-      },
-    },
-    test(name, fn) { tests.push([String(name), fn]); },
-    assert,
-    log(...args) { state.logs.push(args.map((a) => (typeof a === 'string' ? a : text(a))).join(' ')); },
-    // Ends the script that calls it (its tests still run); the run goes on.
-    exit() { state.exit = true; throw EXIT; },
-  };
-  function runTests() {
-    const list = tests;
-    tests = [];
-    for (const [name, fn] of list) {
-      const test = [name, null];
-      state.tests.push(test);
-      try {
-        const r = typeof fn === 'function' ? fn() : undefined;
-        // An async test (a promise): its outcome is its settling. The sandbox has no timers or I/O, so
-        // it settles while the script's microtasks run (before the host reads the results), or never.
-        if (r && typeof r.then === 'function') {
-          test[1] = 'the async test never finished (its promise did not settle)';
-          Promise.resolve(r).then(() => { test[1] = null; }, (e) => { test[1] = e === EXIT ? null : message(e); });
-        }
-      } catch (e) {
-        // client.exit() inside a test ends that test, which passed as far as it went.
-        if (e !== EXIT) test[1] = message(e);
-      }
-    }
-  }
-  function headersOf(list, rawList) {
-    // A request header's raw value is the file's text (placeholders as written), when the file gives it.
-    const raw = (h) => {
-      if (!rawList) return h[1];
-      const n = h[0].toLowerCase();
-      const r = rawList.find((x) => x[0].toLowerCase() === n);
-      return r ? r[1] : h[1];
-    };
-    // value() in response handlers (JetBrains), usable as text too.
-    const header = (h) => {
-      const value = () => h[1];
-      value.toString = value;
-      value.valueOf = value;
-      return { name: h[0], value, getRawValue: () => raw(h), tryGetSubstitutedValue: () => h[1] };
-    };
-    return {
-      valueOf(name) { const n = String(name).toLowerCase(); const h = list.find((x) => x[0].toLowerCase() === n); return h ? h[1] : null; },
-      valuesOf(name) { const n = String(name).toLowerCase(); return list.filter((x) => x[0].toLowerCase() === n).map((x) => x[1]); },
-      all() { return list.map(header); },
-      findByName(name) { const n = String(name).toLowerCase(); const h = list.find((x) => x[0].toLowerCase() === n); return h ? header(h) : null; },
-    };
-  }
-  // JetBrains' single entry point to every scope (2024+): client.variables.global/file/request/environment.
-  client.variables = {
-    global: client.global,
-    file: { get(name) { const v = bridge.fileVar(String(name)); return v === undefined ? null : v; } },
-    get request() { return globalThis.request ? globalThis.request.variables : null; },
-    get environment() { return globalThis.request ? globalThis.request.environment : null; },
-  };
-  globalThis.jsonPath = function (doc, path) {
-    const out = bridge.jsonPath(json(doc) ?? 'null', String(path));
-    if (out === undefined) return null;
-    const list = JSON.parse(out);
-    return list.length === 0 ? null : list[0];
-  };
-  globalThis.console = { log: client.log, info: client.log, warn: client.log, error: client.log, debug: client.log };
-  globalThis.client = client;
-  globalThis.assert = assert;
-  return {
-    begin(payload) {
-      const p = JSON.parse(payload);
-      state = { tests: [], logs: [], exit: false };
-      requestVars = Object.create(null);
-      const rq = p.request;
-      // request.url() and request.body() in response handlers; .getRaw() / .tryGetSubstituted() before the request.
-      const callable = (now, raw) => {
-        const f = () => now;
-        f.getRaw = () => raw;
-        f.tryGetSubstituted = () => now;
-        f.toString = () => now;
-        f.valueOf = () => now;
-        return f;
-      };
-      tests = [];
-      globalThis.request = {
-        method: rq.method,
-        url: callable(rq.url, rq.urlRaw),
-        body: callable(rq.body, rq.bodyRaw),
-        headers: headersOf(rq.headers, rq.headersRaw),
-        environment: { get(name) { const v = bridge.env(String(name)); return v === undefined ? null : v; } },
-        variables: {
-          set(name, value) { requestVars[String(name)] = value; bridge.setRequestVar(String(name), text(value), json(value)); },
-          get(name) {
-            const n = String(name);
-            if (n in requestVars) return requestVars[n];
-            const j = bridge.requestVarJson(n);
-            if (j !== undefined) { try { return JSON.parse(j); } catch (e) { /* as text */ } }
-            const v = bridge.lookup(n);
-            return v === undefined ? null : v;
-          },
-        },
-        iteration() { return rq.iteration; },
-      };
-      if (p.response) {
-        const r = p.response;
-        let body = r.body;
-        const mime = String(r.contentType).split(';')[0].trim().toLowerCase();
-        if (/[/+]json$/.test(mime) || (mime === '' && /^\s*[[{]/.test(body))) { try { body = JSON.parse(r.body); } catch (e) { body = r.body; } }
-        const charset = /charset\s*=\s*"?([^;"]+)/i.exec(r.contentType);
-        globalThis.response = {
-          status: r.status,
-          body,
-          headers: headersOf(r.headers),
-          contentType: { mimeType: mime, charset: charset ? charset[1].trim() : 'utf-8' },
-        };
-      } else {
-        delete globalThis.response;
-      }
-    },
-    runTests,
-    fail(e) {
-      if (e === EXIT) return;
-      let where = '';
-      const stack = e && typeof e === 'object' && typeof e.stack === 'string' ? e.stack : '';
-      // Where it was thrown: the .http file's line for an inline script, the script file's own for \`> ./h.js\`.
-      const m = /sling-script:(.*?):(\d+):\d+/.exec(stack);
-      if (m) where = ' (at ' + m[1] + ':' + m[2] + ')';
-      let text = message(e);
-      // What a Node.js script would use: name the sandbox rather than leave a bare ReferenceError.
-      if (/^(require|process|module|fetch|XMLHttpRequest|Buffer|__dirname|__filename) is not defined$/.test(text)) {
-        text += ': scripts run in a sandbox with the JetBrains API (client, request, response), without modules, files or network';
-      }
-      state.error = (e instanceof AssertionFailed ? 'assertion failed outside client.test: ' : '') + text + where;
-    },
-    result() { return JSON.stringify(state); },
-  };
-})`;
+/**
+ * What the child runs (`node -e`): it reads its first line, the sandbox's code as a JSON string,
+ * and runs it with what it read past that line.
+ */
+const LOADER =
+  "const fs=require('node:fs');const c=Buffer.alloc(65536);let b=Buffer.alloc(0),i;" +
+  'while((i=b.indexOf(10))<0){let n;try{n=fs.readSync(0,c,0,c.length,null)}catch(e){if(e.code!=="EAGAIN")throw e;Atomics.wait(new Int32Array(new SharedArrayBuffer(4)),0,0,1);continue}if(!n)process.exit(0);b=Buffer.concat([b,c.subarray(0,n)])}' +
+  "const m={exports:{}};require('node:vm').runInThisContext(JSON.parse(b.subarray(0,i).toString()),{filename:'sling-sandbox'})(require,m);m.exports.serve(b.subarray(i+1));";
 
-interface Bootstrapped {
-  begin(payload: string): void;
+interface Running {
+  hooks: ScriptHooks;
+  done: (r: ScriptResult) => void;
 }
 
-export class ScriptHost {
-  private readonly context: vm.Context;
-  private hooks?: ScriptHooks;
+/** The script process of a run: started with the first script, started again after it died. */
+interface Child {
+  proc: ChildProcess;
+  /** The end of its standard error (what V8 says when the heap runs out). */
+  stderr: string;
+  running?: Running;
+  /** Ended by sling (the time limit), not by itself. */
+  killed?: boolean;
+}
 
-  constructor(jsonPathImpl: (doc: unknown, path: string) => unknown[]) {
-    // The context's own promise jobs run right after each script, inside its time limit: an endless
-    // `await` loop is stopped like an endless `for` loop (with Node's shared queue it ran forever).
-    this.context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false }, microtaskMode: 'afterEvaluate' });
-    // A promise a script rejects and leaves alone (`Promise.reject(1)`) would end the process the
-    // way Node ends one on an unhandled rejection: it is a script error, said as a warning.
-    process.on('unhandledRejection', (reason) => {
-      // An Error made inside the sandbox is not the host's Error: read its message as a plain property.
-      const message = reason !== null && typeof reason === 'object' ? (reason as { message?: unknown }).message : undefined;
-      const text = typeof message === 'string' ? message : String(reason);
-      process.stderr.write(`sling: warning: a script left a rejected promise that nothing handled: ${oneLine(text)}\n`);
-    });
-    const bridge = {
-      setGlobal: (n: string, t: string) => this.hooks?.setGlobal(n, t),
-      getGlobal: (n: string) => this.hooks?.getGlobal(n),
-      globalsEmpty: () => this.hooks?.globalsEmpty() ?? true,
-      clearGlobal: (n: string) => this.hooks?.clearGlobal(n),
-      clearAll: () => this.hooks?.clearAll(),
-      env: (n: string) => this.hooks?.env(n),
-      fileVar: (n: string) => {
-        try {
-          return this.hooks?.fileVar(n);
-        } catch {
-          return undefined;
-        }
-      },
-      lookup: (n: string) => {
-        try {
-          return this.hooks?.lookup(n);
-        } catch {
-          return undefined;
-        }
-      },
-      setRequestVar: (n: string, t: string, j: string | undefined) => this.hooks?.setRequestVar(n, t, j),
-      requestVarJson: (n: string) => this.hooks?.requestVarJson(n),
-      setGlobalHeader: (n: string, v: string) => this.hooks?.setGlobalHeader(n, v),
-      jsonPath: (doc: string, path: string) => {
-        try {
-          return JSON.stringify(jsonPathImpl(JSON.parse(doc), path));
-        } catch {
-          return undefined;
-        }
-      },
-    };
-    const boot = new vm.Script(BOOTSTRAP, { filename: 'sling-bootstrap' }).runInContext(this.context) as (b: typeof bridge) => Bootstrapped;
-    this.context.__sling = boot(bridge);
-    new vm.Script('globalThis.__sling_run = (f) => { try { f(); } catch (e) { __sling.fail(e); } __sling.runTests(); };').runInContext(this.context);
+const failed = (error: string): ScriptResult => ({ tests: [], logs: [], exit: false, error });
+
+export class ScriptHost {
+  private child?: Child;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  /** One script at a time, in the order asked. */
+  run(code: string, filename: string, line: number, hooks: ScriptHooks, request: ScriptRequest, response?: ScriptResponse): Promise<ScriptResult> {
+    const result = this.queue.then(() => this.runNow(code, filename, line, hooks, request, response));
+    this.queue = result.catch(() => undefined);
+    return result;
   }
 
-  run(code: string, filename: string, line: number, hooks: ScriptHooks, request: ScriptRequest, response?: ScriptResponse): ScriptResult {
-    this.hooks = hooks;
+  /** Starts the process ahead of the first script (a file with scripts), so that it boots while requests go out. */
+  warm(): void {
     try {
-      (this.context.__sling as Bootstrapped).begin(JSON.stringify({ request, response }));
-      let script: vm.Script;
-      try {
-        script = new vm.Script(`__sling_run(function () {${code}\n});`, { filename: `sling-script:${filename}`, lineOffset: line - 1 });
-      } catch (e) {
-        // Where: the script file's line (`> ./h.js`), the .http file's for an inline script.
-        const at = /sling-script:(.*?):(\d+)/.exec(String((e as Error).stack));
-        return { tests: [], logs: [], exit: false, error: `syntax error: ${(e as Error).message}${at ? ` (at ${at[1]}:${at[2]})` : ''}` };
-      }
-      try {
-        script.runInContext(this.context, { timeout: TIMEOUT_MS });
-      } catch (e) {
-        // Only the time limit (or a stack overflow) gets here: everything else is caught inside.
-        const msg = (e as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT' ? `the script ran longer than ${TIMEOUT_MS / 1000} s` : 'the script failed';
-        return { tests: [], logs: [], exit: false, error: msg };
-      }
-      const out = vm.runInContext('__sling.result()', this.context, { timeout: TIMEOUT_MS }) as string;
-      return JSON.parse(out) as ScriptResult;
-    } finally {
-      this.hooks = undefined;
+      this.start();
+    } catch {
+      // said by the script that needs it
     }
   }
+
+  private runNow(code: string, filename: string, line: number, hooks: ScriptHooks, request: ScriptRequest, response?: ScriptResponse): Promise<ScriptResult> {
+    let child: Child;
+    try {
+      child = this.start();
+    } catch (e) {
+      return Promise.resolve(failed((e as Error).message));
+    }
+    return new Promise<ScriptResult>((resolve) => {
+      const timer = setTimeout(() => {
+        child.killed = true;
+        child.proc.kill('SIGKILL');
+      }, TIMEOUT_MS);
+      // Running, the process keeps sling waiting for it (its end too, until its pipes are read out).
+      hold(child.proc, true);
+      child.running = {
+        hooks,
+        done: (r) => {
+          clearTimeout(timer);
+          child.running = undefined;
+          hold(child.proc, false);
+          resolve(r);
+        },
+      };
+      child.proc.stdin!.write(JSON.stringify(['run', code, filename, line, JSON.stringify({ request, response })]) + '\n');
+    });
+  }
+
+  private start(): Child {
+    if (this.child) return this.child;
+    const memory = scriptMemory();
+    // Nothing of sling's environment is needed there; NODE_OPTIONS (a --require, another heap size) is left out.
+    const env = { ...process.env };
+    delete env.NODE_OPTIONS;
+    const proc = spawn(process.execPath, [`--max-old-space-size=${memory}`, '-e', LOADER], { stdio: ['pipe', 'pipe', 'pipe'], env, windowsHide: true });
+    const child: Child = { proc, stderr: '' };
+    this.child = child;
+    // The process keeps sling running only while a script runs.
+    hold(proc, false);
+    proc.stdin!.on('error', () => {
+      // the process is gone: its exit says why
+    });
+    proc.stderr!.setEncoding('utf8');
+    proc.stderr!.on('data', (text: string) => {
+      child.stderr = (child.stderr + text).slice(-4096);
+    });
+    let pending: Buffer[] = [];
+    proc.stdout!.on('data', (chunk: Buffer) => {
+      let from = 0;
+      for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, from)) {
+        const piece = chunk.subarray(from, at);
+        const line = pending.length ? Buffer.concat([...pending, piece]).toString('utf8') : piece.toString('utf8');
+        pending = [];
+        from = at + 1;
+        this.message(child, line);
+      }
+      if (from < chunk.length) pending.push(chunk.subarray(from));
+    });
+    const ended = (why: string) => {
+      if (this.child === child) this.child = undefined;
+      child.running?.done(failed(why));
+    };
+    proc.on('error', (e) => ended(`cannot start the script process: ${(e as Error).message}`));
+    // 'close', not 'exit': what V8 wrote on its way out is read by then.
+    proc.on('close', (code, signal) => {
+      if (child.killed) return ended(`the script ran longer than ${TIMEOUT_MS / 1000} s`);
+      if (/heap out of memory|Reached heap limit|Allocation failed/i.test(child.stderr)) {
+        return ended(`the script used more than ${memory} MB of memory (SLING_SCRIPT_MEMORY_MB)`);
+      }
+      const last = child.stderr.trim().split('\n').pop();
+      ended(`the script process ended unexpectedly (${signal ? `signal ${signal}` : `exit code ${code}`})${last ? `: ${oneLine(last)}` : ''}`);
+    });
+    proc.stdin!.write(JSON.stringify(SLING_SANDBOX) + '\n');
+    return child;
+  }
+
+  private message(child: Child, line: string) {
+    let m: [string, ...unknown[]];
+    try {
+      m = JSON.parse(line) as typeof m;
+    } catch {
+      return;
+    }
+    const running = child.running;
+    if (m[0] === 'w') {
+      process.stderr.write(`sling: warning: ${oneLine(String(m[1]))}\n`);
+      return;
+    }
+    if (!running) return;
+    if (m[0] === 'r') return running.done(m[1] as ScriptResult);
+    const args = (Array.isArray(m[2]) ? m[2] : []).map((a) => (typeof a === 'string' ? a : undefined));
+    let answer: string | boolean | undefined;
+    try {
+      answer = hook(running.hooks, String(m[1]), args);
+    } catch {
+      answer = undefined;
+    }
+    if (m[0] === 'c') child.proc.stdin!.write(answer === undefined ? '[]\n' : JSON.stringify([String(answer)]) + '\n');
+  }
+}
+
+/** Whether the process (and its pipes) keep sling running. */
+function hold(proc: ChildProcess, on: boolean) {
+  for (const h of [proc, proc.stdout, proc.stderr] as unknown as { ref?: () => void; unref?: () => void }[]) {
+    if (on) h.ref?.();
+    else h.unref?.();
+  }
+}
+
+/** A question or a change of the script process, by the hook's name. */
+function hook(h: ScriptHooks, op: string, a: (string | undefined)[]): string | boolean | undefined {
+  const [x = '', y = '', z] = a;
+  switch (op) {
+    case 'setGlobal':
+      h.setGlobal(x, y);
+      return undefined;
+    case 'getGlobal':
+      return h.getGlobal(x);
+    case 'globalsEmpty':
+      return h.globalsEmpty();
+    case 'clearGlobal':
+      h.clearGlobal(x);
+      return undefined;
+    case 'clearAll':
+      h.clearAll();
+      return undefined;
+    case 'env':
+      return h.env(x);
+    case 'fileVar':
+      return h.fileVar(x);
+    case 'lookup':
+      return h.lookup(x);
+    case 'setRequestVar':
+      h.setRequestVar(x, y, z);
+      return undefined;
+    case 'requestVarJson':
+      return h.requestVarJson(x);
+    case 'setGlobalHeader':
+      h.setGlobalHeader(x, y);
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** SLING_SCRIPT_MEMORY_MB, else 256. */
+function scriptMemory(): number {
+  const text = process.env.SLING_SCRIPT_MEMORY_MB;
+  if (text === undefined || text === '') return SCRIPT_MEMORY_MB;
+  if (!/^\d+$/.test(text) || Number(text) < 16) throw new Error(`SLING_SCRIPT_MEMORY_MB must be a whole number of megabytes, 16 or more, not '${oneLine(text)}'`);
+  return Number(text);
 }
