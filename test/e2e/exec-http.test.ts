@@ -125,7 +125,7 @@ test('exec http: syntax of other runners is a warning naming the line, never sen
   const srv = await httpServer(t, api);
   const dir = workdir({
     'mixed.http': [
-      '{{',
+      '{{@streaming',
       '  exports.x = 1;',
       '}}',
       `GET ${srv.url}/a`,

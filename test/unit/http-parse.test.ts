@@ -142,13 +142,12 @@ for (const [name, input, [line, col, re]] of ERRORS) {
 const WARNINGS: [string, string, string[], number[]][] = [
   ['httpyac asserts that are not (an unknown field, no predicate)', 'GET http://h/\n?? foo == 200\n\n?? body x\n?? status == 1', ['1: GET http://h/'], [2, 4]],
   ['an httpyac assertion with no request after it', 'GET http://h/\n###\n?? status == 200', ['1: GET http://h/'], [3]],
-  ['httpyac script blocks', '{{\n exports.a = 1;\n}}\nGET http://h/', ['4: GET http://h/'], [1]],
+  ['httpyac script events other than response and after', '{{@request\n exports.a = 1;\n}}\nGET http://h/', ['4: GET http://h/'], [1]],
   ['WebSocket and gRPC requests', 'WS wss://h/\n\n{"a": 1}\n###\nGRPC h/Svc/m\n###\nGET http://h/', ['7: GET http://h/'], [1, 5]],
   ['WebSocket and gRPC requests after a blank line in a body (never sent as body)', 'GET http://h/a\n\nGRPC h:1/a.B/C\n{"a":1}\n\n###\nPOST http://h/b\n\n{"a": 1}\n\nWS ws://h/s\n\nSSE http://h/e', ['1: GET http://h/a', '7: POST http://h/b | body="{\\"a\\": 1}"'], [3, 11, 13]],
   ['recorded responses', 'GET http://h/\n\nHTTP/1.1 200 - OK\ncontent-type: x\n\n{}', ['1: GET http://h/'], [3]],
   ['unknown directives', '# @loop for x of y\nGET http://h/', ['2: GET http://h/'], [1]],
   ['proto imports (httpyac fragments are no warning)', 'proto < ./a.proto\nfragment F on R {\n  a\n}\n\nPOST http://h/', ['6: POST http://h/'], [1]],
-  ['JavaScript in placeholders', 'GET http://h/{{ a + b }}', ['1: GET http://h/{{ a + b }}'], [1]],
   ['Azure AD tokens', 'GET http://h/{{$aadToken}}', ['1: GET http://h/{{$aadToken}}'], [1]],
 ];
 for (const [name, input, want, lines] of WARNINGS) {
@@ -158,6 +157,23 @@ for (const [name, input, want, lines] of WARNINGS) {
     assert.deepEqual(p.warnings.map((w) => w.line), lines);
   });
 }
+
+test('parse: httpyac {{ }} blocks: file-global in a region without a request, before or after their request; JavaScript placeholders are no warning', () => {
+  const p = parseHttp(
+    ['{{', '  exports.a = 1;', '}}', '', '###', '  {{  ', 'exports.b = a;', '}}', 'GET http://h/{{ a + b }}', '', '{{', 'exports.c = response.parsedBody;', '  }}  ', '', '###', '{{+', 'exports.d = 1;', '}}', '', '###', '{{+after', 'x', '}}', 'POST http://h/x', '', '{"a": 1}', '', '{{@response', 'y', '}}'].join('\n'),
+  );
+  assert.deepEqual(p.warnings, []);
+  assert.deepEqual(p.yacGlobal?.map((s) => [s.line, s.code]), [[2, '  exports.a = 1;'], [17, 'exports.d = 1;']]);
+  assert.deepEqual(p.yacGlobalAfter?.map((s) => [s.line, s.code]), [[22, 'x']]);
+  const [one, two] = p.items as RequestNode[];
+  assert.deepEqual(one!.pre.map((s) => [s.line, s.code, s.yac]), [[7, 'exports.b = a;', true]]);
+  assert.deepEqual(one!.handlers.map((s) => [s.line, s.code, s.yac]), [[12, 'exports.c = response.parsedBody;', true]]);
+  assert.equal(p.yacResponse, true);
+  assert.deepEqual(two!.body.map((b) => (b.kind === 'text' ? b.raw : '')), ['{"a": 1}']);
+  assert.deepEqual(two!.handlers.map((s) => [s.line, s.code]), [[29, 'y']]);
+  // A block left open is an error naming its line.
+  assert.throws(() => parseHttp('{{\nexports.a = 1;\n###\nGET http://h/'), (e: unknown) => e instanceof HttpParseError && e.line === 1 && /without its closing '\}\}'/.test(e.message));
+});
 
 test('parse: httpyac assertions belong to their request, wherever they stand in its block', () => {
   const p = parseHttp(

@@ -16,6 +16,8 @@ export interface ScriptNode {
   line: number;
   /** rest.nvim / kulala Lua scripts are recognised and skipped. */
   lua?: boolean;
+  /** An httpyac `{{ ... }}` block (httpyac-js.ts): `line` is its first line of code. */
+  yac?: boolean;
 }
 
 /** httpyac `?? FIELD [VALUE] PREDICATE [EXPECTED]`; the expected text may hold {{variables}}. */
@@ -125,4 +127,10 @@ export interface ParsedHttp {
   /** httpyac `fragment Name on Type { ... }` blocks, by name, in file order. */
   fragments: Map<string, string>;
   warnings: Diagnostic[];
+  /** httpyac `{{ }}` blocks of regions without a request (and `{{+`): run before every request of the file. */
+  yacGlobal?: ScriptNode[];
+  /** httpyac `{{+response` / `{{+after` blocks (and `{{@response` in a region without a request): run after every response of the file. */
+  yacGlobalAfter?: ScriptNode[];
+  /** Some httpyac script or expression of the file names `response` (the last response is kept for it). */
+  yacResponse?: boolean;
 }

@@ -8,6 +8,7 @@ import type { RequestSpec } from '../../request/spec.js';
 import { formatUrl } from '../../request/url.js';
 import type { AssertNode, RequestNode, ScriptNode } from './ast.js';
 import { buildSpec, type BuiltRequest } from './request.js';
+import { mayNeedJs, prepareJs, runYacScript, yacRequest } from './httpyac-js.js';
 import type { ScriptHooks, ScriptHost, ScriptResult } from './script.js';
 import { compile, expressions, rawText, type Template } from './template.js';
 import { pickDef, Resolution, type FileCtx, type Runtime } from './vars.js';
@@ -44,9 +45,9 @@ function scriptHost(): Promise<ScriptHost> {
 }
 
 /** The script process boots while the request of the first script goes out (or while sling gets its first pre-request script ready). */
-function warmScripts(node: RequestNode, offline: boolean) {
+function warmScripts(node: RequestNode, offline: boolean, yac = false) {
   if (hostPromise) return;
-  if (node.pre.some((s) => !s.lua) || (!offline && node.handlers.some((s) => !s.lua))) scriptHost().then((h) => h.warm(), () => undefined);
+  if (yac || node.pre.some((s) => !s.lua) || (!offline && node.handlers.some((s) => !s.lua))) scriptHost().then((h) => h.warm(), () => undefined);
 }
 
 export function requestName(node: RequestNode): string | undefined {
@@ -136,6 +137,8 @@ class HttpEntry implements ExecEntry {
   private pending: Pending[] = NO_PENDING;
   private overrides?: Map<string, string>;
   private deps?: string[];
+  /** httpyac JavaScript may run before this request (global or pre-request blocks, JavaScript placeholders). */
+  private yac?: boolean;
 
   constructor(private readonly o: EntryOptions) {
     const node = o.node;
@@ -222,7 +225,9 @@ class HttpEntry implements ExecEntry {
     const d = node.directives;
     if (d.refs.length) for (const r of d.refs) if (!this.o.rt.requestNames.has(r)) throw new UsageError(`${this.o.file.path}:${node.line}: # @ref ${r}: no request is named '${r}'`);
     if (node.pre.length || node.handlers.length) warmScripts(node, ctx.offline);
-    if (d.disabled || d.sleepMs || d.sleepText || this.o.overrides || node.pre.length) return this.buildAsync(ctx);
+    this.yac ??= !!this.o.file.parsed.yacGlobal?.length || mayNeedJs(templatesOf(node), { file: this.o.file, line: node.line });
+    if (this.yac && (this.o.file.parsed.yacGlobal?.length || node.pre.some((s) => s.yac))) warmScripts(node, ctx.offline, true);
+    if (d.disabled || d.sleepMs || d.sleepText || this.o.overrides || node.pre.length || this.yac) return this.buildAsync(ctx);
     const res = new Resolution(this.o.rt, this.o.file, node.line, undefined, ctx.offline);
     return this.buildWith(ctx, res, NO_LOGS);
   }
@@ -247,9 +252,21 @@ class HttpEntry implements ExecEntry {
     }
     const res = new Resolution(rt, file, node.line, this.overrides, ctx.offline);
     let logs = NO_LOGS;
-    if (node.pre.length) {
+    // httpyac: the blocks of regions without a request run before every request of the file.
+    const globals = file.parsed.yacGlobal ?? [];
+    if (node.pre.length || globals.length) {
       logs = [];
-      for (const s of node.pre) {
+      for (const s of [...globals, ...node.pre]) {
+        if (s.yac) {
+          const r = await runYacScript(await scriptHost(), s, res, yacRequest(node, this.previewRequest(res)));
+          logs.push(...r.logs, ...r.tests.map(([name, failure]) => (failure === null ? `✓ ${name}` : `✗ ${name}: ${failure}`)));
+          if (r.error) {
+            const msg = `${file.path}:${s.line}: the ${globals.includes(s) ? 'global' : 'pre-request'} script failed: ${r.error}`;
+            if (!ctx.offline) throw new UsageError(msg);
+            ctx.warn(msg);
+          }
+          continue;
+        }
         if (s.lua) {
           rt.warnOnce(`${file.path}:${s.line}`, `${file.path}:${s.line}: Lua scripts (rest.nvim, kulala) are not run`);
           continue;
@@ -268,7 +285,15 @@ class HttpEntry implements ExecEntry {
         // client.exit() ends that script; the request is still sent (JetBrains).
       }
     }
+    if (this.yac) await prepareJs(scriptHost, templatesOf(node), res, yacRequest(node));
     return this.buildWith(ctx, res, logs);
+  }
+
+  /** The request as httpyac's code sees it before it is sent (what is known so far). */
+  private previewRequest(res: Resolution) {
+    const spec = this.preview(res)?.spec;
+    if (!spec) return undefined;
+    return { method: spec.method, url: formatUrl(spec.url), headers: spec.headers, body: spec.body.kind === 'bytes' ? spec.body.data.toString('utf8') : undefined };
   }
 
   /** The request as a pre-request script sees it; undefined when even a lenient build fails. */
@@ -336,7 +361,7 @@ class HttpEntry implements ExecEntry {
   /** Synchronous when nothing runs after the response (no handler, no `>> file`). */
   bodyUnused(spec: RequestSpec): boolean {
     const { rt, node } = this.o;
-    if ((this.storeAs !== undefined && rt.keeps(this.storeAs)) || node.handlers.length || node.asserts.length || node.outputs.length) return false;
+    if ((this.storeAs !== undefined && rt.keeps(this.storeAs)) || node.handlers.length || this.o.file.parsed.yacGlobalAfter || node.asserts.length || node.outputs.length || this.o.file.parsed.yacResponse) return false;
     const p = this.pendingOf(spec);
     return !(p && p.logs.length);
   }
@@ -344,7 +369,7 @@ class HttpEntry implements ExecEntry {
   /** `>> file` lines and nothing else reading the body: it goes to its files as it arrives, and is printed. */
   bodyFiles(answer: Omit<Completed, 'body'>): BodyFiles | undefined {
     const { rt, node } = this.o;
-    if (!node.outputs.length || node.handlers.length || node.asserts.length || (this.storeAs !== undefined && rt.keeps(this.storeAs))) return undefined;
+    if (!node.outputs.length || node.handlers.length || node.asserts.length || this.o.file.parsed.yacResponse || this.o.file.parsed.yacGlobalAfter || (this.storeAs !== undefined && rt.keeps(this.storeAs))) return undefined;
     const p = this.pendingOf(answer.spec);
     if (!p || p.logs.length) return undefined;
     p.targets = this.outputTargets(p, answer);
@@ -385,6 +410,8 @@ class HttpEntry implements ExecEntry {
       const ms = (x?: number) => (x === undefined ? '-' : `${(x - t.start).toFixed(1)} ms`);
       ctx.debug(`${file.path}:${node.line}: ${done.response.status} in ${ms(t.end)} (connect ${ms(t.connect)}, first byte ${ms(t.firstByte)}; ${done.info.reused ? 'reused' : 'new'} connection)`);
     }
+    // httpyac's `response` outside a handler: the last response of the run.
+    if (file.parsed.yacResponse) rt.lastResponse = done;
     const pending = this.pending;
     let p: Pending | undefined;
     if (pending.length === 1) {
@@ -397,7 +424,7 @@ class HttpEntry implements ExecEntry {
     }
     const keep = this.storeAs !== undefined && rt.keeps(this.storeAs);
     // Nothing to run, save, keep or print after this response (the usual request).
-    if (!keep && node.handlers.length === 0 && node.asserts.length === 0 && node.outputs.length === 0 && !(p && p.logs.length)) return NOTHING_AFTER;
+    if (!keep && node.handlers.length === 0 && !file.parsed.yacGlobalAfter && node.asserts.length === 0 && node.outputs.length === 0 && !(p && p.logs.length)) return NOTHING_AFTER;
     return this.afterAsync(done, p, keep);
   }
 
@@ -412,7 +439,9 @@ class HttpEntry implements ExecEntry {
     }
     if (!p) return result;
     // Handlers and httpyac assertions run in the order the file gives them.
-    const steps: (ScriptNode | AssertNode)[] = node.asserts.length ? [...node.handlers, ...node.asserts].sort((x, y) => x.line - y.line) : node.handlers;
+    let steps: (ScriptNode | AssertNode)[] = node.asserts.length ? [...node.handlers, ...node.asserts].sort((x, y) => x.line - y.line) : node.handlers;
+    // httpyac blocks that run after every response of the file.
+    if (file.parsed.yacGlobalAfter) steps = [...steps, ...file.parsed.yacGlobalAfter];
     for (const s of steps) {
       if ('a' in s) {
         const { checkAssert } = await assertRunner();
@@ -428,6 +457,14 @@ class HttpEntry implements ExecEntry {
       }
       if (s.lua) {
         rt.warnOnce(`${file.path}:${s.line}`, `${file.path}:${s.line}: Lua scripts (rest.nvim, kulala) are not run`);
+        continue;
+      }
+      if (s.yac) {
+        const sent = { method: done.request.method, url: formatUrl(done.url), headers: done.request.headers, body: done.request.body.toString('utf8') };
+        const r = await runYacScript(await scriptHost(), s, p.res, yacRequest(node, sent), done);
+        result.log!.push(...r.logs);
+        for (const [name, failure] of r.tests) record(result, name, failure);
+        if (r.error) result.failures.push(`${file.path}:${s.line}: the response script failed: ${r.error}`);
         continue;
       }
       const r = await this.runScript(s, p, done);

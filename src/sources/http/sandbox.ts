@@ -1,6 +1,7 @@
 import { readSync, writeSync } from 'node:fs';
 import vm from 'node:vm';
 import { jsonPath } from './jsonpath.js';
+import { runHttpyac } from './sandbox-httpyac.js';
 
 /**
  * The script process's side of JetBrains HTTP Client scripts (script.ts starts the process and
@@ -350,10 +351,12 @@ export function serve(rest: Buffer): void {
   const next = () => {
     const line = input.next();
     if (line === undefined) process.exit(0);
-    const [, code, filename, at, payload] = JSON.parse(line) as [string, string, string, number, string];
+    const message = JSON.parse(line) as [string, string, string, number, string, string?];
     let result: unknown;
     try {
-      result = run(code, filename, at, payload);
+      // httpyac's JavaScript (sandbox-httpyac.ts): ['yac', code, filename, line, payload, mode].
+      if (message[0] === 'yac') result = runHttpyac(message[1], message[5] ?? 'script', message[2], message[3], message[4]);
+      else result = run(message[1], message[2], message[3], message[4]);
     } catch {
       result = { tests: [], logs: [], exit: false, error: 'the script failed' };
     }

@@ -100,6 +100,32 @@ interface Child {
   killed?: boolean;
 }
 
+/** What an httpyac script or expression gives back (sandbox-httpyac.ts). */
+export interface HttpyacOutcome {
+  logs: string[];
+  tests: [string, string | null][];
+  /** name → value as JSON. */
+  exports: Record<string, string>;
+  /** $global as JSON ('' when the script failed before it was read). */
+  global: string;
+  error?: string;
+}
+
+/** httpyac's scripts ask sling nothing while they run: every value they see comes with them. */
+const NO_HOOKS: ScriptHooks = {
+  setGlobal: () => undefined,
+  getGlobal: () => undefined,
+  clearGlobal: () => undefined,
+  clearAll: () => undefined,
+  globalsEmpty: () => true,
+  env: () => undefined,
+  fileVar: () => undefined,
+  lookup: () => undefined,
+  setRequestVar: () => undefined,
+  requestVarJson: () => undefined,
+  setGlobalHeader: () => undefined,
+};
+
 const failed = (error: string): ScriptResult => ({ tests: [], logs: [], exit: false, error });
 
 export class ScriptHost {
@@ -108,7 +134,16 @@ export class ScriptHost {
 
   /** One script at a time, in the order asked. */
   run(code: string, filename: string, line: number, hooks: ScriptHooks, request: ScriptRequest, response?: ScriptResponse): Promise<ScriptResult> {
-    const result = this.queue.then(() => this.runNow(code, filename, line, hooks, request, response));
+    return this.enqueue(JSON.stringify(['run', code, filename, line, JSON.stringify({ request, response })]), hooks);
+  }
+
+  /** httpyac's JavaScript (httpyac-js.ts): a `{{ }}` block or a `{{ expression }}` with the named JSON values in `payload`. */
+  runHttpyac(code: string, mode: 'script' | 'expr', filename: string, line: number, payload: string): Promise<HttpyacOutcome> {
+    return this.enqueue(JSON.stringify(['yac', code, filename, line, payload, mode]), NO_HOOKS) as unknown as Promise<HttpyacOutcome>;
+  }
+
+  private enqueue(message: string, hooks: ScriptHooks): Promise<ScriptResult> {
+    const result = this.queue.then(() => this.runNow(message, hooks));
     this.queue = result.catch(() => undefined);
     return result;
   }
@@ -122,7 +157,7 @@ export class ScriptHost {
     }
   }
 
-  private runNow(code: string, filename: string, line: number, hooks: ScriptHooks, request: ScriptRequest, response?: ScriptResponse): Promise<ScriptResult> {
+  private runNow(message: string, hooks: ScriptHooks): Promise<ScriptResult> {
     let child: Child;
     try {
       child = this.start();
@@ -145,7 +180,7 @@ export class ScriptHost {
           resolve(r);
         },
       };
-      child.proc.stdin!.write(JSON.stringify(['run', code, filename, line, JSON.stringify({ request, response })]) + '\n');
+      child.proc.stdin!.write(message + '\n');
     });
   }
 

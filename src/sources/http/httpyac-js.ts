@@ -1,0 +1,205 @@
+import type { Completed } from '../../exec/types.js';
+import { responseData } from './assert-run.js';
+import type { RequestNode, ScriptNode } from './ast.js';
+import type { HttpyacOutcome, ScriptHost } from './script.js';
+import { expressions, type Expr, type Template } from './template.js';
+import { pickDef, storedJson, type Resolution } from './vars.js';
+
+/**
+ * httpyac's JavaScript in .http files, as httpyac runs it:
+ * - `{{` ... `}}` blocks (a line each): before the request line they run before the request, after
+ *   it once the response is in, and in a region without a request before every request of the file;
+ * - `exports.name = value` makes a variable (`{{name}}`, and a name later code can use);
+ *   `$global.name = value` a value kept for the run (`{{$global.name}}`);
+ * - a placeholder that is not a plain variable (`{{ Date.now() }}`, `{{response.parsedBody.id}}`,
+ *   `{{list.length}}`) is a JavaScript expression, worked out when its request is built.
+ * The code runs in the script process's sandbox (sandbox-httpyac.ts), never in sling: what it can
+ * see is sent with it as JSON (the variables its text names, `response`, `request`, `$global`),
+ * and what it changes comes back as JSON.
+ */
+
+/** Names the code may use that are not variables (JavaScript's own words and globals). */
+const NOT_VARIABLES = new Set(
+  (
+    'await break case catch class const continue debugger default delete do else enum export extends false finally for function if ' +
+    'implements import in instanceof interface let new null package private protected public return super switch static this throw try ' +
+    'true typeof var void while with yield async of undefined NaN Infinity globalThis Object Array String Number Boolean Symbol BigInt ' +
+    'Math JSON Date RegExp Error TypeError RangeError Promise Map Set WeakMap WeakSet parseInt parseFloat isNaN isFinite encodeURIComponent ' +
+    'decodeURIComponent encodeURI decodeURI exports console test response request httpFile $global'
+  ).split(' '),
+);
+
+/** Identifiers of the code that are not property names (`a.b` names a, not b). */
+function identifiers(code: string): string[] {
+  const out = new Set<string>();
+  for (const m of code.matchAll(/(?<![\w$.]|\.\s+)[A-Za-z_$][\w$]*/g)) if (!NOT_VARIABLES.has(m[0])) out.add(m[0]);
+  return [...out];
+}
+
+/** The value of a variable as the code sees it (JSON), or undefined when nothing has that name. */
+function valueOf(res: Resolution, name: string): string | undefined {
+  const exported = res.rt.yacVars.get(name);
+  if (exported !== undefined) return exported;
+  let text: string | undefined;
+  try {
+    text = res.lookup(name);
+  } catch {
+    text = undefined;
+  }
+  if (text !== undefined) return JSON.stringify(text);
+  // httpyac: a `# @name`d request's name is its response body (parsed when it is JSON).
+  const stored = res.rt.atNames.has(name) ? res.rt.responses.get(name) : undefined;
+  if (stored) {
+    let doc: unknown;
+    try {
+      doc = storedJson(stored);
+    } catch {
+      doc = undefined;
+    }
+    return doc !== undefined ? JSON.stringify(doc) : JSON.stringify(stored.response.body.toString('utf8'));
+  }
+  return undefined;
+}
+
+export interface YacRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+function payload(res: Resolution, code: string, request: YacRequest | undefined, response: Completed | undefined): string {
+  const names: string[] = [];
+  for (const id of identifiers(code)) {
+    const v = valueOf(res, id);
+    if (v !== undefined) names.push(`${JSON.stringify(id)}:${v}`);
+  }
+  const last = response ?? res.rt.lastResponse;
+  let resp = '';
+  if (last && /\bresponse\b/.test(code)) {
+    try {
+      resp = `,"response":${JSON.stringify(responseData(last))}`;
+    } catch {
+      resp = '';
+    }
+  }
+  const req = request && /\brequest\b/.test(code) ? `,"request":${JSON.stringify(request)}` : '';
+  const file = `,"httpFile":${JSON.stringify({ fileName: res.file.path })}`;
+  return `{"names":{${names.join(',')}},"global":${res.rt.yacGlobal}${resp}${req}${file}}`;
+}
+
+/** What a script left: its exports become variables, its $global is kept. */
+function apply(res: Resolution, out: HttpyacOutcome) {
+  for (const [k, v] of Object.entries(out.exports ?? {})) {
+    // httpyac's own words are not variables (`exports.request` is refused there too).
+    if (k === '$cancel' || k === 'request' || k === 'test' || k === 'httpFile') continue;
+    res.rt.yacVars.set(k, v);
+  }
+  if (out.global) res.rt.yacGlobal = out.global;
+}
+
+export interface YacScriptResult {
+  logs: string[];
+  tests: [string, string | null][];
+  error?: string;
+}
+
+/** Runs one `{{ }}` block; `done` after the response. */
+export async function runYacScript(host: ScriptHost, s: ScriptNode, res: Resolution, request: YacRequest | undefined, done?: Completed): Promise<YacScriptResult> {
+  const code = s.code ?? '';
+  const out = await host.runHttpyac(code, 'script', res.file.path, s.line, payload(res, code, request, done));
+  apply(res, out);
+  return { logs: out.logs ?? [], tests: out.tests ?? [], error: out.error };
+}
+
+/** httpyac's names that a dotted placeholder may start with (`{{response.parsedBody.id}}`). */
+const JS_HEADS = new Set(['response', 'request', 'httpFile', '$global']);
+
+/** Whether a placeholder is httpyac JavaScript rather than a variable sling resolves by itself. */
+function isJs(e: Expr, res: Resolution): boolean {
+  if (e.kind === 'js') return true;
+  if (e.kind !== 'var') return false;
+  const dot = e.name.indexOf('.');
+  if (dot === -1) return false;
+  const head = e.name.slice(0, dot);
+  if (!JS_HEADS.has(head) && !res.rt.yacVars.has(head)) return false;
+  try {
+    return res.lookup(e.name) === undefined;
+  } catch {
+    return true;
+  }
+}
+
+/** Whether the request may need JavaScript worked out: a placeholder (its own, or a file variable's it uses) that is not a plain name. */
+export function mayNeedJs(templates: Template[], res: Pick<Resolution, 'file' | 'line'>): boolean {
+  const seen = new Set<string>();
+  const visit = (t: Template): boolean => {
+    for (const e of expressions(t)) {
+      if (e.kind === 'js') return true;
+      if (e.kind !== 'var') continue;
+      const head = e.name.includes('.') ? e.name.slice(0, e.name.indexOf('.')) : e.name;
+      if (e.name.includes('.') && JS_HEADS.has(head)) return true;
+      if (seen.has(e.name)) continue;
+      seen.add(e.name);
+      // A dotted name may be an exported object's property: known only when the request is built.
+      if (e.name.includes('.')) return true;
+      const defs = res.file.parsed.vars.get(e.name);
+      if (defs && visit(pickDef(defs, res.line).value)) return true;
+    }
+    return false;
+  };
+  return templates.some(visit);
+}
+
+/**
+ * Works out the JavaScript placeholders of a request's templates (and of the file variables
+ * they use, those first) into res.jsValues, so that building the request (synchronous) finds them.
+ */
+export async function prepareJs(host: () => Promise<ScriptHost>, templates: Template[], res: Resolution, request: YacRequest): Promise<void> {
+  const order: Expr[] = [];
+  const seen = new Set<string>();
+  const visitName = (name: string) => {
+    if (seen.has(name)) return;
+    seen.add(name);
+    const defs = res.file.parsed.vars.get(name);
+    if (defs) visit(pickDef(defs, res.line).value);
+  };
+  const visit = (t: Template) => {
+    for (const e of expressions(t)) {
+      if (e.kind === 'var' && !e.name.includes('.')) visitName(e.name);
+      else if (e.kind === 'js' || e.kind === 'var') {
+        for (const id of identifiers(e.text)) visitName(id);
+        order.push(e);
+      }
+    }
+  };
+  for (const t of templates) visit(t);
+  if (!order.length) return;
+  const values = (res.jsValues ??= new Map());
+  for (const e of order) {
+    if (values.has(e) || !isJs(e, res)) continue;
+    const code = e.text.startsWith('%') ? e.text.slice(1) : e.text;
+    const out = await (await host()).runHttpyac(code, 'expr', res.file.path, e.line, payload(res, code, request, undefined));
+    if (out.error !== undefined) {
+      values.set(e, { why: `${e.raw}: ${out.error}` });
+      continue;
+    }
+    const json = out.exports?.$result;
+    if (json === undefined) values.set(e, { why: `${e.raw} is undefined` });
+    else {
+      let v: unknown;
+      try {
+        v = JSON.parse(json);
+      } catch {
+        v = json;
+      }
+      values.set(e, { v: typeof v === 'string' ? v : json });
+    }
+  }
+}
+
+/** The request as httpyac's code sees it before it is sent. */
+export function yacRequest(node: RequestNode, built?: { method: string; url: string; headers: [string, string][]; body?: string }): YacRequest {
+  if (built) return { method: built.method, url: built.url, headers: Object.fromEntries(built.headers), ...(built.body !== undefined ? { body: built.body } : {}) };
+  return { method: node.method, url: typeof node.url === 'string' ? node.url : node.url.map((p) => (typeof p === 'string' ? p : p.raw)).join(''), headers: {} };
+}

@@ -1,0 +1,177 @@
+// httpyac's JavaScript in .http files (issue 27 item 6): `{{ }}` blocks, exports, $global and
+// JavaScript placeholders. Every expected request here is what httpyac 6.16.7 sent for the same
+// file (`httpyac send FILE --all` against a loopback echo server), byte for byte in method,
+// target, the file's headers and body.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { runSling } from '../helpers/cli.js';
+import { assertError, assertExit, httpServer, show } from '../helpers/assert.js';
+import type { CapturedRequest } from '../helpers/servers.js';
+
+function workdir(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-httpyac-js-'));
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+  return dir;
+}
+
+/** Answers JSON that echoes the request, plus fixed fields to read. */
+function echo(req: IncomingMessage, res: ServerResponse, captured: CapturedRequest) {
+  res.writeHead(200, { 'content-type': 'application/json', 'x-served': 'yes' });
+  res.end(JSON.stringify({ method: req.method, url: req.url, body: captured.body.toString(), id: 42, name: 'ann', list: [1, 2, 3], nested: { token: 'tok-1' } }));
+}
+
+const header = (raw: string[], name: string) => {
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) return raw[i + 1];
+  return undefined;
+};
+
+test('exec http: httpyac {{ }} blocks run (global, before, after the request), exports and $global become variables, {{ expressions }} are JavaScript', async (t) => {
+  const srv = await httpServer(t, echo);
+  const dir = workdir({
+    'a.http': [
+      '{{',
+      "  exports.top = 'T' + (1 + 2);",
+      "  console.log('global ran');",
+      '}}',
+      '',
+      '###',
+      '{{',
+      "  exports.pre = 'P' + top;",
+      '}}',
+      `GET ${srv.url}/one?top={{top}}&pre={{pre}}&js={{ 1 + 2 }}&s={{ top.toLowerCase() }}`,
+      '',
+      '{{',
+      '  exports.got = response.parsedBody.id;',
+      '  $global.g = response.parsedBody.nested.token;',
+      '  exports.sc = response.statusCode;',
+      '}}',
+      '',
+      '###',
+      '@fromjs = {{response.parsedBody.name}}',
+      `GET ${srv.url}/two?got={{got}}&g={{$global.g}}&sc={{sc}}&fromjs={{fromjs}}&pre={{pre}}`,
+    ].join('\n'),
+  });
+  const r = await runSling(['exec', 'a.http'], { cwd: dir });
+  assertExit(r, 0);
+  // httpyac 6.16.7 sent exactly these.
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/one?top=T3&pre=PT3&js=3&s=t3', '/two?got=42&g=tok-1&sc=200&fromjs=ann&pre=PT3'],
+    show(r),
+  );
+  // The global block runs before every request; its console line is shown with the request.
+  assert.equal(r.stdout.split('global ran').length - 1, 2, show(r));
+  assert.doesNotMatch(r.stderr, /warning/, show(r));
+});
+
+test('exec http: httpyac JavaScript placeholders in headers, body and file variables; test() in a block after the response', async (t) => {
+  const srv = await httpServer(t, echo);
+  const dir = workdir({
+    'd.http': [
+      '{{',
+      '  exports.arr = [1, 2, 3];',
+      '  exports.n = 21;',
+      '}}',
+      `POST ${srv.url}/d1?q={{ n * 2 }}`,
+      'Content-Type: application/json',
+      'X-Len: {{arr.length}}',
+      'X-Sum: {{ arr.reduce((a, b) => a + b, 0) }}',
+      '',
+      '{"double": {{ n * 2 }}, "list": {{arr}}, "s": "{{ [\'a\', \'b\'].join(\'-\') }}"}',
+      '',
+      '{{',
+      '  const body = response.parsedBody;',
+      '  exports.echoed = JSON.parse(body.body).double;',
+      "  test('double is 42', () => { if (JSON.parse(body.body).double !== 42) throw new Error('got ' + body.body); });",
+      "  test('fails', () => { throw new Error('nope'); });",
+      '}}',
+      '',
+      '###',
+      '@label = v{{echoed}}-{{ echoed + 1 }}',
+      `GET ${srv.url}/d2?label={{label}}`,
+    ].join('\n'),
+  });
+  const r = await runSling(['exec', 'd.http'], { cwd: dir });
+  // A failed test is exit 1, after every request.
+  assertExit(r, 1);
+  assert.equal(srv.requests.length, 2, show(r));
+  const [one, two] = srv.requests;
+  assert.equal(one!.url, '/d1?q=42');
+  assert.equal(header(one!.rawHeaders, 'x-len'), '3');
+  assert.equal(header(one!.rawHeaders, 'x-sum'), '6');
+  assert.equal(one!.body.toString(), '{"double": 42, "list": [1,2,3], "s": "a-b"}');
+  assert.equal(two!.url, '/d2?label=v42-43');
+  assert.match(r.stdout, /✓ double is 42/, show(r));
+  assert.match(r.stdout, /✗ fails: nope/, show(r));
+});
+
+test('exec http: httpyac scripts run in the sandbox: no require, process or code generation; a failing block fails its request with one line naming its line', async (t) => {
+  const srv = await httpServer(t, echo);
+  const dir = workdir({
+    's.http': [
+      '{{',
+      "  exports.kinds = [typeof require, typeof process, typeof module].join(',');",
+      '  try { exports.escape = this.constructor.constructor("return process")(); } catch (e) { exports.escape = "refused"; }',
+      '  try { exports.escape2 = response.constructor.constructor("return process")(); } catch (e) { exports.escape2 = "refused"; }',
+      '}}',
+      `GET ${srv.url}/s1?k={{kinds}}&e={{escape}}&e2={{escape2}}`,
+      '',
+      '###',
+      '{{',
+      "  const fs = require('fs');",
+      '}}',
+      `GET ${srv.url}/never`,
+      '',
+      '###',
+      `GET ${srv.url}/s3?x={{ nothing + 1 }}`,
+      '',
+      '###',
+      `GET ${srv.url}/s4`,
+    ].join('\n'),
+  });
+  const r = await runSling(['exec', 's.http'], { cwd: dir });
+  assertError(r, 1, /s\.http:10: the pre-request script failed: require is not defined: httpyac scripts run in a sandbox .* \(at .*s\.http:10\)/);
+  assert.match(r.stderr, /s\.http:15:\d+: \{\{ nothing \+ 1 \}\}: nothing is not defined/, show(r));
+  // The failing requests are not sent; the others are.
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/s1?k=undefined,undefined,undefined&e=refused&e2=refused', '/s4'], show(r));
+});
+
+test('exec http: httpyac {{@response / {{+after / {{+response blocks run after the responses; {{@request is not run and a warning names its line', async (t) => {
+  const srv = await httpServer(t, echo);
+  const dir = workdir({
+    'e.http': [
+      '{{@response',
+      "  exports.x = 'R' + response.statusCode;",
+      '}}',
+      `GET ${srv.url}/e1`,
+      '',
+      '###',
+      '{{+after',
+      "  exports.y = (typeof y === 'number' ? y : 0) + 1;",
+      '}}',
+      '',
+      '###',
+      '{{+response',
+      '  exports.z = response.parsedBody.url.length;',
+      '}}',
+      '',
+      '###',
+      '{{@request',
+      "  exports.w = 'no';",
+      '}}',
+      `GET ${srv.url}/e2?x={{x}}&y={{y}}&z={{z}}`,
+      '',
+      '###',
+      `GET ${srv.url}/e3?x={{x}}&y={{y}}&z={{z}}`,
+    ].join('\n'),
+  });
+  const r = await runSling(['exec', 'e.http'], { cwd: dir });
+  assertExit(r, 0);
+  assert.match(r.stderr, /e\.http:17:1: httpyac script events \('\{\{@request'\) are not run: skipped/, show(r));
+  // httpyac 6.16.7 sent these (without the {{@request block).
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/e1', '/e2?x=R200&y=1&z=3', '/e3?x=R200&y=2&z=18'], show(r));
+});
