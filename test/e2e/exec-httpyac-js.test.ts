@@ -134,7 +134,7 @@ test('exec http: httpyac scripts run in the sandbox: no require, process or code
     ].join('\n'),
   });
   const r = await runSling(['exec', 's.http'], { cwd: dir });
-  assertError(r, 1, /s\.http:10: the pre-request script failed: require is not defined: httpyac scripts run in a sandbox .* \(at .*s\.http:10\)/);
+  assertError(r, 1, /s\.http:9: the pre-request script failed: require is not defined: httpyac scripts run in a sandbox .* \(at .*s\.http:10\)/);
   assert.match(r.stderr, /s\.http:15:\d+: \{\{ nothing \+ 1 \}\}: nothing is not defined/, show(r));
   // The failing requests are not sent; the others are.
   assert.deepEqual(srv.requests.map((q) => q.url), ['/s1?k=undefined,undefined,undefined&e=refused&e2=refused', '/s4'], show(r));
@@ -174,4 +174,15 @@ test('exec http: httpyac {{@response / {{+after / {{+response blocks run after t
   assert.match(r.stderr, /e\.http:17:1: httpyac script events \('\{\{@request'\) are not run: skipped/, show(r));
   // httpyac 6.16.7 sent these (without the {{@request block).
   assert.deepEqual(srv.requests.map((q) => q.url), ['/e1', '/e2?x=R200&y=1&z=3', '/e3?x=R200&y=2&z=18'], show(r));
+});
+
+test('exec http: an httpyac block that exports $cancel keeps its request from being sent (httpyac skips it too)', async (t) => {
+  const srv = await httpServer(t, echo);
+  const dir = workdir({
+    'f.http': ['{{', '  exports.$cancel = true;', '}}', `GET ${srv.url}/f1`, '', '###', `GET ${srv.url}/f2`].join('\n'),
+  });
+  const r = await runSling(['exec', 'f.http'], { cwd: dir });
+  assertExit(r, 0);
+  assert.match(r.stderr, /^sling: warning: f\.http:1: the script exported \$cancel: not sent$/m, show(r));
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/f2'], show(r));
 });

@@ -163,14 +163,14 @@ test('parse: httpyac {{ }} blocks: file-global in a region without a request, be
     ['{{', '  exports.a = 1;', '}}', '', '###', '  {{  ', 'exports.b = a;', '}}', 'GET http://h/{{ a + b }}', '', '{{', 'exports.c = response.parsedBody;', '  }}  ', '', '###', '{{+', 'exports.d = 1;', '}}', '', '###', '{{+after', 'x', '}}', 'POST http://h/x', '', '{"a": 1}', '', '{{@response', 'y', '}}'].join('\n'),
   );
   assert.deepEqual(p.warnings, []);
-  assert.deepEqual(p.yacGlobal?.map((s) => [s.line, s.code]), [[2, '  exports.a = 1;'], [17, 'exports.d = 1;']]);
-  assert.deepEqual(p.yacGlobalAfter?.map((s) => [s.line, s.code]), [[22, 'x']]);
+  assert.deepEqual(p.yacGlobal?.map((s) => [s.line, s.code]), [[1, '  exports.a = 1;'], [16, 'exports.d = 1;']]);
+  assert.deepEqual(p.yacGlobalAfter?.map((s) => [s.line, s.code]), [[21, 'x']]);
   const [one, two] = p.items as RequestNode[];
-  assert.deepEqual(one!.pre.map((s) => [s.line, s.code, s.yac]), [[7, 'exports.b = a;', true]]);
-  assert.deepEqual(one!.handlers.map((s) => [s.line, s.code, s.yac]), [[12, 'exports.c = response.parsedBody;', true]]);
+  assert.deepEqual(one!.pre.map((s) => [s.line, s.code, s.yac]), [[6, 'exports.b = a;', true]]);
+  assert.deepEqual(one!.handlers.map((s) => [s.line, s.code, s.yac]), [[11, 'exports.c = response.parsedBody;', true]]);
   assert.equal(p.yacResponse, true);
   assert.deepEqual(two!.body.map((b) => (b.kind === 'text' ? b.raw : '')), ['{"a": 1}']);
-  assert.deepEqual(two!.handlers.map((s) => [s.line, s.code]), [[29, 'y']]);
+  assert.deepEqual(two!.handlers.map((s) => [s.line, s.code]), [[28, 'y']]);
   // A block left open is an error naming its line.
   assert.throws(() => parseHttp('{{\nexports.a = 1;\n###\nGET http://h/'), (e: unknown) => e instanceof HttpParseError && e.line === 1 && /without its closing '\}\}'/.test(e.message));
 });

@@ -16,7 +16,7 @@ export interface ScriptNode {
   line: number;
   /** rest.nvim / kulala Lua scripts are recognised and skipped. */
   lua?: boolean;
-  /** An httpyac `{{ ... }}` block (httpyac-js.ts): `line` is its first line of code. */
+  /** An httpyac `{{ ... }}` block (httpyac-js.ts): `line` is its `{{` line. */
   yac?: boolean;
 }
 

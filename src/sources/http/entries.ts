@@ -265,6 +265,10 @@ class HttpEntry implements ExecEntry {
             if (!ctx.offline) throw new UsageError(msg);
             ctx.warn(msg);
           }
+          if (r.cancel) {
+            ctx.warn(`${file.path}:${s.line}: the script exported $cancel: not sent`);
+            return null;
+          }
           continue;
         }
         if (s.lua) {

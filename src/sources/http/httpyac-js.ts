@@ -102,15 +102,21 @@ export interface YacScriptResult {
   logs: string[];
   tests: [string, string | null][];
   error?: string;
+  /** The script exported a true `$cancel`: the request is not sent (httpyac). */
+  cancel?: boolean;
 }
 
 /** Runs one `{{ }}` block; `done` after the response. */
 export async function runYacScript(host: ScriptHost, s: ScriptNode, res: Resolution, request: YacRequest | undefined, done?: Completed): Promise<YacScriptResult> {
   const code = s.code ?? '';
-  const out = await host.runHttpyac(code, 'script', res.file.path, s.line, payload(res, code, request, done));
+  const out = await host.runHttpyac(code, 'script', res.file.path, s.line + 1, payload(res, code, request, done));
   apply(res, out);
-  return { logs: out.logs ?? [], tests: out.tests ?? [], error: out.error };
+  const cancel = out.exports?.$cancel;
+  return { logs: out.logs ?? [], tests: out.tests ?? [], error: out.error, cancel: cancel !== undefined && !FALSY.has(cancel) };
 }
+
+/** JSON of the values JavaScript takes as false. */
+const FALSY = new Set(['false', 'null', '0', '""', '-0']);
 
 /** httpyac's names that a dotted placeholder may start with (`{{response.parsedBody.id}}`). */
 const JS_HEADS = new Set(['response', 'request', 'httpFile', '$global']);

@@ -386,7 +386,7 @@ class Parser {
       return;
     }
     if (/\bresponse\b/.test(code)) this.out.yacResponse = true;
-    const node: ScriptNode = { code, line: ln + 1, yac: true };
+    const node: ScriptNode = { code, line: ln, yac: true };
     if (event) {
       // After the response: this request's, or every request's.
       if (m[2] === '+') this.out.yacGlobalAfter = [...(this.out.yacGlobalAfter ?? []), node];
