@@ -136,7 +136,7 @@ test('exec http: syntax of other runners is a warning naming the line, never sen
       '',
       '{"a": 1}',
       '###',
-      '# @loop for i of x',
+      '# @loop while x',
       `GET ${srv.url}/b`,
       '',
       '# @lang=lua',

@@ -186,3 +186,34 @@ test('exec http: an httpyac block that exports $cancel keeps its request from be
   assert.match(r.stderr, /^sling: warning: f\.http:1: the script exported \$cancel: not sent$/m, show(r));
   assert.deepEqual(srv.requests.map((q) => q.url), ['/f2'], show(r));
 });
+
+test('exec http: httpyac # @loop for NAME of LIST / for N sends the request once per pass; # @disabled EXPRESSION is JavaScript', async (t) => {
+  const srv = await httpServer(t, echo);
+  const dir = workdir({
+    'h.http': [
+      '{{',
+      "  exports.items = [{ id: 7, name: 'a b' }, { id: 8, name: 'c' }];",
+      '}}',
+      '###',
+      '# @loop for item of items',
+      `GET ${srv.url}/h1?id={{item.id}}&i={{$index}}&n={{item.name}}`,
+      '',
+      '###',
+      '# @loop for 2',
+      `GET ${srv.url}/h2?i={{$index}}`,
+      '',
+      '###',
+      '# @disabled items.length > 1',
+      `GET ${srv.url}/h3`,
+      '',
+      '###',
+      '# @disabled items.length > 5',
+      `GET ${srv.url}/h4`,
+    ].join('\n'),
+  });
+  const r = await runSling(['exec', 'h.http'], { cwd: dir });
+  assertExit(r, 0);
+  // httpyac 6.16.7 sent these.
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/h1?id=7&i=0&n=a%20b', '/h1?id=8&i=1&n=c', '/h2?i=0', '/h2?i=1', '/h4'], show(r));
+  assert.match(r.stderr, /^sling: warning: h\.http:14: # @disabled items\.length > 1 is true: not sent$/m, show(r));
+});

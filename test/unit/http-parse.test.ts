@@ -146,7 +146,7 @@ const WARNINGS: [string, string, string[], number[]][] = [
   ['WebSocket and gRPC requests', 'WS wss://h/\n\n{"a": 1}\n###\nGRPC h/Svc/m\n###\nGET http://h/', ['7: GET http://h/'], [1, 5]],
   ['WebSocket and gRPC requests after a blank line in a body (never sent as body)', 'GET http://h/a\n\nGRPC h:1/a.B/C\n{"a":1}\n\n###\nPOST http://h/b\n\n{"a": 1}\n\nWS ws://h/s\n\nSSE http://h/e', ['1: GET http://h/a', '7: POST http://h/b | body="{\\"a\\": 1}"'], [3, 11, 13]],
   ['recorded responses', 'GET http://h/\n\nHTTP/1.1 200 - OK\ncontent-type: x\n\n{}', ['1: GET http://h/'], [3]],
-  ['unknown directives', '# @loop for x of y\nGET http://h/', ['2: GET http://h/'], [1]],
+  ['unknown directives, httpyac while loops', '# @nope\n# @loop while y\nGET http://h/', ['3: GET http://h/'], [1, 2]],
   ['proto imports (httpyac fragments are no warning)', 'proto < ./a.proto\nfragment F on R {\n  a\n}\n\nPOST http://h/', ['6: POST http://h/'], [1]],
   ['Azure AD tokens', 'GET http://h/{{$aadToken}}', ['1: GET http://h/{{$aadToken}}'], [1]],
 ];

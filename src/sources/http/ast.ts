@@ -53,6 +53,10 @@ export interface Directives {
   forceRefs?: string[];
   /** httpyac `# @disabled`. */
   disabled?: boolean;
+  /** httpyac `# @disabled EXPRESSION`: JavaScript, worked out when the request's turn comes. */
+  disabledJs?: { code: string; line: number };
+  /** httpyac `# @loop for N` / `# @loop for NAME of EXPRESSION`: the request is sent once per pass. */
+  loop?: { count?: number; variable?: string; iterable?: string; line: number };
   /** httpyac `# @sleep ms`. */
   sleepMs?: number;
   /** httpyac `# @sleep {{var}}`: worked out when the request is built. */

@@ -8,7 +8,8 @@ import type { RequestSpec } from '../../request/spec.js';
 import { formatUrl } from '../../request/url.js';
 import type { AssertNode, RequestNode, ScriptNode } from './ast.js';
 import { buildSpec, type BuiltRequest } from './request.js';
-import { mayNeedJs, prepareJs, runYacScript, yacRequest } from './httpyac-js.js';
+import { evalJs, mayNeedJs, prepareJs, runYacScript, truthy, yacRequest } from './httpyac-js.js';
+import { yacText } from './vars.js';
 import type { ScriptHooks, ScriptHost, ScriptResult } from './script.js';
 import { compile, expressions, rawText, type Template } from './template.js';
 import { pickDef, Resolution, type FileCtx, type Runtime } from './vars.js';
@@ -227,7 +228,7 @@ class HttpEntry implements ExecEntry {
     if (node.pre.length || node.handlers.length) warmScripts(node, ctx.offline);
     this.yac ??= !!this.o.file.parsed.yacGlobal?.length || mayNeedJs(templatesOf(node), { file: this.o.file, line: node.line });
     if (this.yac && (this.o.file.parsed.yacGlobal?.length || node.pre.some((s) => s.yac))) warmScripts(node, ctx.offline, true);
-    if (d.disabled || d.sleepMs || d.sleepText || this.o.overrides || node.pre.length || this.yac) return this.buildAsync(ctx);
+    if (d.disabled || d.sleepMs || d.sleepText || this.o.overrides || node.pre.length || this.yac || d.disabledJs || d.loop) return this.buildAsync(ctx);
     const res = new Resolution(this.o.rt, this.o.file, node.line, undefined, ctx.offline);
     return this.buildWith(ctx, res, NO_LOGS);
   }
@@ -289,8 +290,65 @@ class HttpEntry implements ExecEntry {
         // client.exit() ends that script; the request is still sent (JetBrains).
       }
     }
+    if (d.disabledJs) {
+      // httpyac's `# @disabled EXPRESSION`: JavaScript, after the scripts before the request.
+      const { code, line } = d.disabledJs;
+      const out = await evalJs(await scriptHost(), code, line, res);
+      if (out.error !== undefined) throw new UsageError(`${file.path}:${line}: # @disabled ${code}: ${out.error}`);
+      if (truthy(out.json)) {
+        ctx.warn(`${file.path}:${node.line}: # @disabled ${code} is true: not sent`);
+        return null;
+      }
+    }
+    if (d.loop) return this.buildLoop(ctx, res, logs, d.loop);
     if (this.yac) await prepareJs(scriptHost, templatesOf(node), res, yacRequest(node));
     return this.buildWith(ctx, res, logs);
+  }
+
+  /**
+   * httpyac's `# @loop for N` / `# @loop for NAME of LIST`: the request once per pass, each with
+   * `$index` (from 0) and the loop variable (a list element, with its type for JavaScript).
+   */
+  private async buildLoop(ctx: ExecContext, res: Resolution, logs: string[], loop: NonNullable<RequestNode['directives']['loop']>): Promise<RequestSpec[] | null> {
+    const { rt, file, node } = this.o;
+    let items: (string | undefined)[];
+    if (loop.iterable !== undefined) {
+      const out = await evalJs(await scriptHost(), loop.iterable, loop.line, res);
+      if (out.error !== undefined) throw new UsageError(`${file.path}:${loop.line}: # @loop for ${loop.variable} of ${loop.iterable}: ${out.error}`);
+      let list: unknown;
+      try {
+        list = out.json === undefined ? undefined : JSON.parse(out.json);
+      } catch {
+        list = undefined;
+      }
+      // httpyac: anything but a list makes no pass.
+      items = Array.isArray(list) ? list.map((x) => (x === undefined ? undefined : JSON.stringify(x))) : [];
+    } else items = new Array<undefined>(loop.count ?? 0).fill(undefined);
+    if (items.length === 0) {
+      ctx.warn(`${file.path}:${loop.line}: # @loop makes no pass: not sent`);
+      return null;
+    }
+    const opts = { file, lenient: ctx.offline, jar: rt.jar, warn: ctx.warn };
+    const all: Pending[] = [];
+    for (let i = 0; i < items.length; i++) {
+      const overrides = new Map(this.overrides ?? []);
+      const loopVars = new Map<string, string>([['$index', String(i)]]);
+      overrides.set('$index', String(i));
+      const item = items[i];
+      if (loop.variable !== undefined && item !== undefined) {
+        overrides.set(loop.variable, yacText(item));
+        loopVars.set(loop.variable, item);
+      }
+      const r = new Resolution(rt, file, node.line, overrides, ctx.offline);
+      r.loopVars = loopVars;
+      for (const [n, v] of res.requestVars) r.requestVars.set(n, v);
+      if (this.yac || loop.variable !== undefined) await prepareJs(scriptHost, templatesOf(node), r, yacRequest(node));
+      const built = buildSpec(node, { ...opts, res: r });
+      if (rt.globalHeaders.size) addGlobalHeaders(built.spec, rt.globalHeaders);
+      all.push({ built, res: r, iteration: i, logs: i === 0 ? logs : NO_LOGS });
+    }
+    this.pending = all;
+    return all.map((b) => b.built.spec);
   }
 
   /** The request as httpyac's code sees it before it is sent (what is known so far). */

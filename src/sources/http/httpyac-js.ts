@@ -38,6 +38,8 @@ function identifiers(code: string): string[] {
 
 /** The value of a variable as the code sees it (JSON), or undefined when nothing has that name. */
 function valueOf(res: Resolution, name: string): string | undefined {
+  const looped = res.loopVars?.get(name);
+  if (looped !== undefined) return looped;
   const exported = res.rt.yacVars.get(name);
   if (exported !== undefined) return exported;
   let text: string | undefined;
@@ -128,7 +130,7 @@ function isJs(e: Expr, res: Resolution): boolean {
   const dot = e.name.indexOf('.');
   if (dot === -1) return false;
   const head = e.name.slice(0, dot);
-  if (!JS_HEADS.has(head) && !res.rt.yacVars.has(head)) return false;
+  if (!JS_HEADS.has(head) && !res.rt.yacVars.has(head) && !res.loopVars?.has(head)) return false;
   try {
     return res.lookup(e.name) === undefined;
   } catch {
@@ -185,12 +187,12 @@ export async function prepareJs(host: () => Promise<ScriptHost>, templates: Temp
   for (const e of order) {
     if (values.has(e) || !isJs(e, res)) continue;
     const code = e.text.startsWith('%') ? e.text.slice(1) : e.text;
-    const out = await (await host()).runHttpyac(code, 'expr', res.file.path, e.line, payload(res, code, request, undefined));
+    const out = await evalJs(await host(), code, e.line, res, request);
     if (out.error !== undefined) {
       values.set(e, { why: `${e.raw}: ${out.error}` });
       continue;
     }
-    const json = out.exports?.$result;
+    const json = out.json;
     if (json === undefined) values.set(e, { why: `${e.raw} is undefined` });
     else {
       let v: unknown;
@@ -203,6 +205,16 @@ export async function prepareJs(host: () => Promise<ScriptHost>, templates: Temp
     }
   }
 }
+
+/** One JavaScript expression's value as JSON (undefined when it gives undefined), or why there is none. */
+export async function evalJs(host: ScriptHost, code: string, line: number, res: Resolution, request?: YacRequest): Promise<{ json?: string; error?: string }> {
+  const out = await host.runHttpyac(code, 'expr', res.file.path, line, payload(res, code, request, undefined));
+  if (out.error !== undefined) return { error: out.error };
+  return { json: out.exports?.$result };
+}
+
+/** Whether a value (as JSON) is one JavaScript takes as true. */
+export const truthy = (json: string | undefined) => json !== undefined && !FALSY.has(json);
 
 /** The request as httpyac's code sees it before it is sent. */
 export function yacRequest(node: RequestNode, built?: { method: string; url: string; headers: [string, string][]; body?: string }): YacRequest {

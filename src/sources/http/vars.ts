@@ -175,6 +175,8 @@ export class Resolution {
   silent = false;
   /** httpyac JavaScript placeholders worked out before the request is built (httpyac-js.ts): the value, or why there is none. */
   jsValues?: Map<Expr, { v?: string; why?: string }>;
+  /** httpyac `# @loop`: this pass's `$index` and loop variable, as JSON (their text is in `overrides`). */
+  loopVars?: Map<string, string>;
 
   constructor(
     readonly rt: Runtime,
