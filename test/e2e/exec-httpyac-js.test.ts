@@ -217,3 +217,28 @@ test('exec http: httpyac # @loop for NAME of LIST / for N sends the request once
   assert.deepEqual(srv.requests.map((q) => q.url), ['/h1?id=7&i=0&n=a%20b', '/h1?id=8&i=1&n=c', '/h2?i=0', '/h2?i=1', '/h4'], show(r));
   assert.match(r.stderr, /^sling: warning: h\.http:14: # @disabled items\.length > 1 is true: not sent$/m, show(r));
 });
+
+test("exec http: a global httpyac block run again does not see its own last exports, but sees what later blocks set (httpyac's region variables)", async (t) => {
+  const srv = await httpServer(t, echo);
+  const dir = workdir({
+    'k.http': [
+      '{{',
+      "  exports.k = (typeof k === 'number' ? k : 0) + 1;",
+      "  exports.seen = typeof seen === 'undefined' ? 'none' : seen;",
+      '}}',
+      '###',
+      `GET ${srv.url}/k1?k={{k}}&seen={{seen}}`,
+      '',
+      '{{',
+      "  exports.seen = 'after1';",
+      '  exports.kk = k;',
+      '}}',
+      '###',
+      `GET ${srv.url}/k2?k={{k}}&seen={{seen}}&kk={{kk}}`,
+    ].join('\n'),
+  });
+  const r = await runSling(['exec', 'k.http'], { cwd: dir });
+  assertExit(r, 0);
+  // httpyac 6.16.7 sent these.
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/k1?k=1&seen=none', '/k2?k=1&seen=after1&kk=1'], show(r));
+});

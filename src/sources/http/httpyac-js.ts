@@ -90,12 +90,28 @@ function payload(res: Resolution, code: string, request: YacRequest | undefined,
   return `{"names":{${names.join(',')}},"global":${res.rt.yacGlobal}${resp}${req}${file}}`;
 }
 
+/**
+ * Which block set each exported variable last (per run). httpyac keeps a region's exports with the
+ * region and clears them when the region runs again: a block that runs before every request does
+ * not see what it exported the time before (`exports.k = (typeof k === 'number' ? k : 0) + 1`
+ * stays 1), but it does see what a later block set.
+ */
+const owners = new WeakMap<object, Map<string, ScriptNode>>();
+
+function ownersOf(res: Resolution): Map<string, ScriptNode> {
+  let m = owners.get(res.rt);
+  if (!m) owners.set(res.rt, (m = new Map()));
+  return m;
+}
+
 /** What a script left: its exports become variables, its $global is kept. */
-function apply(res: Resolution, out: HttpyacOutcome) {
+function apply(res: Resolution, out: HttpyacOutcome, s?: ScriptNode) {
+  const owner = s && ownersOf(res);
   for (const [k, v] of Object.entries(out.exports ?? {})) {
     // httpyac's own words are not variables (`exports.request` is refused there too).
     if (k === '$cancel' || k === 'request' || k === 'test' || k === 'httpFile') continue;
     res.rt.yacVars.set(k, v);
+    owner?.set(k, s!);
   }
   if (out.global) res.rt.yacGlobal = out.global;
 }
@@ -111,8 +127,14 @@ export interface YacScriptResult {
 /** Runs one `{{ }}` block; `done` after the response. */
 export async function runYacScript(host: ScriptHost, s: ScriptNode, res: Resolution, request: YacRequest | undefined, done?: Completed): Promise<YacScriptResult> {
   const code = s.code ?? '';
+  const owner = ownersOf(res);
+  for (const [name, by] of owner) {
+    if (by !== s) continue;
+    res.rt.yacVars.delete(name);
+    owner.delete(name);
+  }
   const out = await host.runHttpyac(code, 'script', res.file.path, s.line + 1, payload(res, code, request, done));
-  apply(res, out);
+  apply(res, out, s);
   const cancel = out.exports?.$cancel;
   return { logs: out.logs ?? [], tests: out.tests ?? [], error: out.error, cancel: cancel !== undefined && !FALSY.has(cancel) };
 }
