@@ -18,6 +18,8 @@ export interface ScriptNode {
   lua?: boolean;
   /** An httpyac `{{ ... }}` block (httpyac-js.ts): `line` is its `{{` line. */
   yac?: boolean;
+  /** httpyac `{{+...`: run for every request, as part of that request's region. */
+  every?: boolean;
 }
 
 /** httpyac `?? FIELD [VALUE] PREDICATE [EXPECTED]`; the expected text may hold {{variables}}. */

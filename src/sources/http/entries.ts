@@ -8,7 +8,7 @@ import type { RequestSpec } from '../../request/spec.js';
 import { formatUrl } from '../../request/url.js';
 import type { AssertNode, RequestNode, ScriptNode } from './ast.js';
 import { buildSpec, type BuiltRequest } from './request.js';
-import { evalJs, mayNeedJs, prepareJs, runYacScript, truthy, yacRequest } from './httpyac-js.js';
+import { clearExports, evalJs, mayNeedJs, prepareJs, runYacScript, truthy, yacRequest } from './httpyac-js.js';
 import { yacText } from './vars.js';
 import type { ScriptHooks, ScriptHost, ScriptResult } from './script.js';
 import { compile, expressions, rawText, type Template } from './template.js';
@@ -257,9 +257,14 @@ class HttpEntry implements ExecEntry {
     const globals = file.parsed.yacGlobal ?? [];
     if (node.pre.length || globals.length) {
       logs = [];
+      // This request's region runs again: its earlier exports are gone (httpyac).
+      clearExports(res, node);
       for (const s of [...globals, ...node.pre]) {
         if (s.yac) {
-          const r = await runYacScript(await scriptHost(), s, res, yacRequest(node, this.previewRequest(res)));
+          // A block of a region without a request keeps its exports as its own; the others as this request's region's.
+          const region = globals.includes(s) && !s.every ? s : node;
+          if (region === s) clearExports(res, s);
+          const r = await runYacScript(await scriptHost(), s, res, region, yacRequest(node, this.previewRequest(res)));
           logs.push(...r.logs, ...r.tests.map(([name, failure]) => (failure === null ? `✓ ${name}` : `✗ ${name}: ${failure}`)));
           if (r.error) {
             const msg = `${file.path}:${s.line}: the ${globals.includes(s) ? 'global' : 'pre-request'} script failed: ${r.error}`;
@@ -523,7 +528,7 @@ class HttpEntry implements ExecEntry {
       }
       if (s.yac) {
         const sent = { method: done.request.method, url: formatUrl(done.url), headers: done.request.headers, body: done.request.body.toString('utf8') };
-        const r = await runYacScript(await scriptHost(), s, p.res, yacRequest(node, sent), done);
+        const r = await runYacScript(await scriptHost(), s, p.res, node, yacRequest(node, sent), done);
         result.log!.push(...r.logs);
         for (const [name, failure] of r.tests) record(result, name, failure);
         if (r.error) result.failures.push(`${file.path}:${s.line}: the response script failed: ${r.error}`);

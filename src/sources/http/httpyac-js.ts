@@ -96,22 +96,22 @@ function payload(res: Resolution, code: string, request: YacRequest | undefined,
  * not see what it exported the time before (`exports.k = (typeof k === 'number' ? k : 0) + 1`
  * stays 1), but it does see what a later block set.
  */
-const owners = new WeakMap<object, Map<string, ScriptNode>>();
+const owners = new WeakMap<object, Map<string, object>>();
 
-function ownersOf(res: Resolution): Map<string, ScriptNode> {
+function ownersOf(res: Resolution): Map<string, object> {
   let m = owners.get(res.rt);
   if (!m) owners.set(res.rt, (m = new Map()));
   return m;
 }
 
 /** What a script left: its exports become variables, its $global is kept. */
-function apply(res: Resolution, out: HttpyacOutcome, s?: ScriptNode) {
-  const owner = s && ownersOf(res);
+function apply(res: Resolution, out: HttpyacOutcome, by?: object) {
+  const owner = by && ownersOf(res);
   for (const [k, v] of Object.entries(out.exports ?? {})) {
     // httpyac's own words are not variables (`exports.request` is refused there too).
     if (k === '$cancel' || k === 'request' || k === 'test' || k === 'httpFile') continue;
     res.rt.yacVars.set(k, v);
-    owner?.set(k, s!);
+    owner?.set(k, by!);
   }
   if (out.global) res.rt.yacGlobal = out.global;
 }
@@ -124,17 +124,25 @@ export interface YacScriptResult {
   cancel?: boolean;
 }
 
-/** Runs one `{{ }}` block; `done` after the response. */
-export async function runYacScript(host: ScriptHost, s: ScriptNode, res: Resolution, request: YacRequest | undefined, done?: Completed): Promise<YacScriptResult> {
-  const code = s.code ?? '';
-  const owner = ownersOf(res);
+/**
+ * A region runs again: what it exported before is gone (`region`: a block of a region without a
+ * request, or the request whose blocks, and `{{+` blocks run for it, exported).
+ */
+export function clearExports(res: Resolution, region: object) {
+  const owner = owners.get(res.rt);
+  if (!owner) return;
   for (const [name, by] of owner) {
-    if (by !== s) continue;
+    if (by !== region) continue;
     res.rt.yacVars.delete(name);
     owner.delete(name);
   }
+}
+
+/** Runs one `{{ }}` block (its exports kept as `region`'s); `done` after the response. */
+export async function runYacScript(host: ScriptHost, s: ScriptNode, res: Resolution, region: object, request: YacRequest | undefined, done?: Completed): Promise<YacScriptResult> {
+  const code = s.code ?? '';
   const out = await host.runHttpyac(code, 'script', res.file.path, s.line + 1, payload(res, code, request, done));
-  apply(res, out, s);
+  apply(res, out, region);
   const cancel = out.exports?.$cancel;
   return { logs: out.logs ?? [], tests: out.tests ?? [], error: out.error, cancel: cancel !== undefined && !FALSY.has(cancel) };
 }

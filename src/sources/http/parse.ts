@@ -387,6 +387,7 @@ class Parser {
     }
     if (/\bresponse\b/.test(code)) this.out.yacResponse = true;
     const node: ScriptNode = { code, line: ln, yac: true };
+    if (m[2] === '+') node.every = true;
     if (event) {
       // After the response: this request's, or every request's.
       if (m[2] === '+') this.out.yacGlobalAfter = [...(this.out.yacGlobalAfter ?? []), node];
