@@ -242,3 +242,16 @@ test("exec http: a global httpyac block run again does not see its own last expo
   // httpyac 6.16.7 sent these.
   assert.deepEqual(srv.requests.map((q) => q.url), ['/k1?k=1&seen=none', '/k2?k=1&seen=after1&kk=1'], show(r));
 });
+
+test('exec http: JavaScript in the expected value of an httpyac ?? assertion is worked out after the response', async (t) => {
+  const srv = await httpServer(t, echo);
+  const dir = workdir({
+    'm.http': ['{{', '  exports.n = 21;', '}}', `GET ${srv.url}/m1`, '?? body id == {{ n * 2 }}', '?? body name == {{ response.parsedBody.name }}', '?? status == {{ 200 + 1 }}'].join('\n'),
+  });
+  const r = await runSling(['exec', 'm.http'], { cwd: dir });
+  assertExit(r, 1);
+  // httpyac 6.16.7: the same three outcomes.
+  assert.match(r.stdout, /^✓ id == 42$/m, show(r));
+  assert.match(r.stdout, /^✓ name == ann$/m, show(r));
+  assert.match(r.stdout, /^✗ status == 201: got 200$/m, show(r));
+});

@@ -512,6 +512,8 @@ class HttpEntry implements ExecEntry {
     for (const s of steps) {
       if ('a' in s) {
         const { checkAssert } = await assertRunner();
+        // `?? body id == {{ n * 2 }}`: httpyac's JavaScript, worked out now (the response is in).
+        if (typeof s.expected !== 'string' && mayNeedJs([s.expected], { file, line: node.line })) await prepareJs(scriptHost, [s.expected], p.res, yacRequest(node));
         let test: { name: string; failure: string | null };
         try {
           test = checkAssert(s.a, p.res.resolve(s.expected).trim(), done);
