@@ -90,3 +90,30 @@ test('exec scripts: an endless loop (or endless promise jobs) still stops at 10 
     assert.equal(r.stderr, `sling: test failed: ${name}:6: ${name}:8: the response handler failed: the script ran longer than 10 s\n`, show(r));
   }
 });
+
+test('exec httpyac assertions: a `?? js` expression runs in the script process, in a context with nothing to climb out of, under its memory limit', async (t) => {
+  const srv = await httpServer(t, (req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ path: req.url }));
+  });
+  const dir = workdir({
+    'a.http': [
+      `GET ${srv.url}/a`,
+      '?? js response.parsedBody.path == /a',
+      '?? js this.constructor.constructor("return process")().exit(7) == 1',
+      `?? js (() => { ${HOG} })() == 1`,
+      '?? body path == /a',
+      '',
+      '###',
+      `GET ${srv.url}/b`,
+      '?? js response.parsedBody.path == /b',
+      '',
+    ].join('\n'),
+  });
+  const r = await runSling(['exec', '--print=b', 'a.http'], { cwd: dir, timeoutMs: 30000, env: { SLING_SCRIPT_MEMORY_MB: '32' } });
+  assertExit(r, 1);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/a', '/b']);
+  assert.match(r.stdout, /✓ response\.parsedBody\.path == \/a\n✗ this\.constructor.*: the expression failed: Code generation from strings disallowed for this context\n✗ \(\(\) => .*: the script used more than 32 MB of memory \(SLING_SCRIPT_MEMORY_MB\)\n✓ path == \/a\n[\s\S]*✓ response\.parsedBody\.path == \/b\n/, show(r));
+  assert.equal((r.stderr.match(/^sling: test failed: /gm) ?? []).length, 2, show(r));
+  assertNoStack(r.stderr);
+});

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { checkNesting } from '../../nesting.js';
-import { runInNewContext } from 'node:vm';
 import type { Completed } from '../../exec/types.js';
 import { formatUrl } from '../../request/url.js';
 import type { ParsedAssert } from './asserts.js';
@@ -18,13 +17,14 @@ import type { ParsedAssert } from './asserts.js';
  *   are base64 digests of the body (or of the value's text).
  * One deliberate difference: `!=` is the opposite of `==` for objects and lists too (httpyac compares
  * them by identity, so `!=` always holds).
- * Expressions run in a fresh node:vm context that holds nothing but a JSON copy of the response.
+ * Expressions run in the script process (expressionOf), in a fresh node:vm context that holds
+ * nothing but a JSON copy of the response.
  */
-export function checkAssert(a: ParsedAssert, expectedText: string, done: Completed): { name: string; failure: string | null } {
+export function checkAssert(a: ParsedAssert, expectedText: string, done: Completed, evaluated?: Evaluated): { name: string; failure: string | null } {
   const name = `${a.value || a.field} ${a.spelled} ${expectedText}`.trim();
   let value: unknown;
   try {
-    value = fieldValue(a, done);
+    value = fieldValue(a, done, evaluated);
   } catch (e) {
     return { name, failure: (e as Error).message };
   }
@@ -39,9 +39,29 @@ export function checkAssert(a: ParsedAssert, expectedText: string, done: Complet
   return { name, failure: ok ? null : `got ${show(value)}` };
 }
 
-const TIMEOUT_MS = 1000;
+/** What the script process made of an assertion's expression (src/sources/http/script.ts): its value as JSON, or why not. */
+export interface Evaluated {
+  json?: string;
+  error?: string;
+}
 
-function fieldValue(a: ParsedAssert, done: Completed): unknown {
+/**
+ * The JavaScript an assertion runs (`js EXPR`, `body PATH`), or undefined. It runs in the script
+ * process (ScriptHost.evaluate: its memory limit, 1 s), in a fresh context holding nothing but
+ * `response`, a JSON copy of evaluationInput().
+ */
+export function expressionOf(a: ParsedAssert): string | undefined {
+  if (a.field === 'js') return a.value;
+  if (a.field === 'body' && a.value) return `(response.parsedBody || response.body)${/^[[(]/.test(a.value) ? '' : '.'}${a.value}`;
+  return undefined;
+}
+
+/** The response as an expression sees it, as JSON. */
+export function evaluationInput(done: Completed): string {
+  return JSON.stringify(responseData(done));
+}
+
+function fieldValue(a: ParsedAssert, done: Completed, evaluated?: Evaluated): unknown {
   switch (a.field) {
     case 'status':
       return done.response.status;
@@ -63,10 +83,16 @@ function fieldValue(a: ParsedAssert, done: Completed): unknown {
     }
     case 'body':
       if (!a.value) return done.body.toString('utf8');
-      return evaluate(`(response.parsedBody || response.body)${/^[[(]/.test(a.value) ? '' : '.'}${a.value}`, done);
+      return result(evaluated);
     case 'js':
-      return evaluate(a.value, done);
+      return result(evaluated);
   }
+}
+
+function result(evaluated: Evaluated | undefined): unknown {
+  if (!evaluated) throw new Error('the expression was not run');
+  if (evaluated.error !== undefined) throw new Error(evaluated.error);
+  return evaluated.json === undefined ? undefined : JSON.parse(evaluated.json);
 }
 
 /** Headers by lower-case name; a header sent several times gives a list of its values. */
@@ -106,19 +132,6 @@ export function responseData(done: Completed) {
     timings: { total: t.end === undefined ? undefined : Math.round(t.end - t.start) },
     request: { method: done.request.method, url: formatUrl(done.url), headers: Object.fromEntries(done.request.headers) },
   };
-}
-
-function evaluate(expression: string, done: Completed): unknown {
-  const code = `(() => { const response = JSON.parse(__in); delete globalThis.__in; const v = (${expression}\n); return v === undefined ? undefined : JSON.stringify(v); })()`;
-  let out: unknown;
-  try {
-    out = runInNewContext(code, { __in: JSON.stringify(responseData(done)) }, { timeout: TIMEOUT_MS, filename: 'assertion' });
-  } catch (e) {
-    const err = e as Error & { code?: string };
-    if (err.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw new Error(`the expression ran longer than ${TIMEOUT_MS} ms`);
-    throw new Error(`the expression failed: ${err.message ?? String(e)}`);
-  }
-  return typeof out === 'string' ? JSON.parse(out) : undefined;
 }
 
 /** The expected text as a value of the type found (httpyac's conversion). */

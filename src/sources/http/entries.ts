@@ -48,7 +48,8 @@ function scriptHost(): Promise<ScriptHost> {
 /** The script process boots while the request of the first script goes out (or while sling gets its first pre-request script ready). */
 function warmScripts(node: RequestNode, offline: boolean, yac = false) {
   if (hostPromise) return;
-  if (yac || node.pre.some((s) => !s.lua) || (!offline && node.handlers.some((s) => !s.lua))) scriptHost().then((h) => h.warm(), () => undefined);
+  const expressions = !offline && node.asserts.some((s) => s.a.field === 'js' || (s.a.field === 'body' && s.a.value !== ''));
+  if (yac || node.pre.some((s) => !s.lua) || (!offline && node.handlers.some((s) => !s.lua)) || expressions) scriptHost().then((h) => h.warm(), () => undefined);
 }
 
 export function requestName(node: RequestNode): string | undefined {
@@ -183,6 +184,7 @@ class HttpEntry implements ExecEntry {
       line = 1;
     }
     const host = await scriptHost();
+    for (const u of host.unsupported(code!, line)) rt.warnOnce(`${filename}:${u.line}:${u.what}`, `${filename}:${u.line}: ${u.what} is not supported: the script fails where it calls it`);
     const hooks: ScriptHooks = {
       setGlobal: (n, t) => rt.globals.set(n, t),
       getGlobal: (n) => rt.globals.get(n),
@@ -195,6 +197,7 @@ class HttpEntry implements ExecEntry {
       setRequestVar: (n, t, j) => p.res.requestVars.set(n, { text: t, json: j }),
       requestVarJson: (n) => (p.res.hasRequestVars() ? p.res.requestVars.get(n)?.json : undefined),
       setGlobalHeader: (n, v) => rt.globalHeaders.set(n.toLowerCase(), [n, v]),
+      clearGlobalHeader: (n) => rt.globalHeaders.delete(n.toLowerCase()),
     };
     const spec = p.built?.spec;
     const request = {
@@ -225,7 +228,7 @@ class HttpEntry implements ExecEntry {
     const { node } = this.o;
     const d = node.directives;
     if (d.refs.length) for (const r of d.refs) if (!this.o.rt.requestNames.has(r)) throw new UsageError(`${this.o.file.path}:${node.line}: # @ref ${r}: no request is named '${r}'`);
-    if (node.pre.length || node.handlers.length) warmScripts(node, ctx.offline);
+    if (node.pre.length || node.handlers.length || node.asserts.length) warmScripts(node, ctx.offline);
     this.yac ??= !!this.o.file.parsed.yacGlobal?.length || mayNeedJs(templatesOf(node), { file: this.o.file, line: node.line });
     if (this.yac && (this.o.file.parsed.yacGlobal?.length || node.pre.some((s) => s.yac))) warmScripts(node, ctx.offline, true);
     if (d.disabled || d.sleepMs || d.sleepText || this.o.overrides || node.pre.length || this.yac || d.disabledJs || d.loop) return this.buildAsync(ctx);
@@ -511,12 +514,26 @@ class HttpEntry implements ExecEntry {
     if (file.parsed.yacGlobalAfter) steps = [...steps, ...file.parsed.yacGlobalAfter];
     for (const s of steps) {
       if ('a' in s) {
-        const { checkAssert } = await assertRunner();
+        const { checkAssert, expressionOf, evaluationInput } = await assertRunner();
         // `?? body id == {{ n * 2 }}`: httpyac's JavaScript, worked out now (the response is in).
         if (typeof s.expected !== 'string' && mayNeedJs([s.expected], { file, line: node.line })) await prepareJs(scriptHost, [s.expected], p.res, yacRequest(node));
         let test: { name: string; failure: string | null };
         try {
-          test = checkAssert(s.a, p.res.resolve(s.expected).trim(), done);
+          const expected = p.res.resolve(s.expected).trim();
+          // `js EXPR`, `body PATH`: JavaScript, run in the script process (its memory and time limits).
+          const code = expressionOf(s.a);
+          let evaluated: { json?: string; error?: string } | undefined;
+          if (code !== undefined) {
+            let input: string | undefined;
+            try {
+              input = evaluationInput(done);
+            } catch (e) {
+              // A body nested too deep for sling (nesting.ts), as before: the assertion fails.
+              evaluated = { error: (e as Error).message };
+            }
+            if (input !== undefined) evaluated = await (await scriptHost()).evaluate(code, input);
+          }
+          test = checkAssert(s.a, expected, done, evaluated);
         } catch (e) {
           if (!(e instanceof UsageError)) throw e;
           test = { name: `${s.a.value || s.a.field} ${s.a.spelled} ${rawText(s.expected)}`.trim(), failure: e.message };

@@ -1,6 +1,8 @@
+import { createHash, createHmac } from 'node:crypto';
 import { readSync, writeSync } from 'node:fs';
 import vm from 'node:vm';
 import { jsonPath } from './jsonpath.js';
+import { XML_SOURCE } from './sandbox-xml.js';
 import { runHttpyac } from './sandbox-httpyac.js';
 
 /**
@@ -11,7 +13,8 @@ import { runHttpyac } from './sandbox-httpyac.js';
  * The process is synchronous: it reads one message at a time from its standard input (blocking),
  * runs the script it names in a node:vm context with only the JetBrains API, and writes the result
  * on its standard output. Messages are lines of JSON, both ways:
- * - in: `["run", code, filename, line, payload]`, then `[value]` / `[]` (an answer to a call);
+ * - in: `["run", code, filename, line, payload]`, `["yac", code, filename, line, payload, mode]` (httpyac JavaScript, sandbox-httpyac.ts) or `["eval", expression, input]` (an httpyac
+ *   assertion's expression), then `[value]` / `[]` (an answer to a call);
  * - out: `["c", op, args]` a question the script needs answered now (client.global.get, a variable):
  *   the process blocks until the answer line comes; `["d", op, args]` a change (client.global.set,
  *   a header) that needs no answer (sling applies it before reading the next line, so a later
@@ -27,7 +30,7 @@ import { runHttpyac } from './sandbox-httpyac.js';
  * but it starts a watchdog thread for each call, which cost 0.4 ms a script (measured: 1,000
  * scripts in 0.72 s with it, 0.2 s without).
  */
-const BOOTSTRAP = String.raw`(function (bridge) {
+const BOOTSTRAP = String.raw`(function (bridge, xml) {
   'use strict';
   const store = Object.create(null);
   const EXIT = { exit: true };
@@ -59,6 +62,7 @@ const BOOTSTRAP = String.raw`(function (bridge) {
       clearAll() { for (const k of Object.keys(store)) delete store[k]; bridge.clearAll(); },
       headers: {
         set(name, value) { bridge.setGlobalHeader(String(name), text(value)); },
+        clear(name) { bridge.clearGlobalHeader(String(name)); },
       },
     },
     test(name, fn) { tests.push([String(name), fn]); },
@@ -86,6 +90,31 @@ const BOOTSTRAP = String.raw`(function (bridge) {
         if (e !== EXIT) test[1] = message(e);
       }
     }
+  }
+  // A streamed response (Server-Sent Events, JSON lines): JetBrains' TextStreamResponse. sling has the
+  // whole body when the handler runs: onEachLine goes through its lines there and then (blank lines
+  // left out; each line of a JSON-lines stream parsed when it is JSON), then calls onFinish. The body
+  // is also a String object, so that scripts that read it as text keep working.
+  const STREAMS = /^(text\/event-stream|application\/(x-)?ndjson|application\/jsonl|application\/x-jsonlines|application\/stream\+json)$/;
+  function streamBody(whole, jsonLines) {
+    const body = new String(whole);
+    body.onEachLine = function (subscriber, onFinish) {
+      if (typeof subscriber !== 'function') throw new TypeError('response.body.onEachLine(subscriber, onFinish): the subscriber is not a function');
+      let stopped = false;
+      const unsubscribe = () => { stopped = true; };
+      for (const line of whole.split(/\r\n|\r|\n/)) {
+        if (stopped) break;
+        if (line === '') continue;
+        let value = line;
+        if (jsonLines) { try { value = JSON.parse(line); } catch (e) { value = line; } }
+        subscriber(value, unsubscribe);
+      }
+      if (typeof onFinish === 'function') onFinish();
+    };
+    body.onEachMessage = function () {
+      throw new Error('response.body.onEachMessage is for WebSocket and gRPC streams, which sling does not run');
+    };
+    return body;
   }
   function headersOf(list, rawList) {
     // A request header's raw value is the file's text (placeholders as written), when the file gives it.
@@ -115,6 +144,66 @@ const BOOTSTRAP = String.raw`(function (bridge) {
     file: { get(name) { const v = bridge.fileVar(String(name)); return v === undefined ? null : v; } },
     get request() { return globalThis.request ? globalThis.request.variables : null; },
     get environment() { return globalThis.request ? globalThis.request.environment : null; },
+  };
+  // JetBrains' crypto API: crypto.sha256().updateWithText(t).digest().toHex(), crypto.hmac.sha256().withTextSecret(k)...
+  // The input is kept here as a list of pieces and hashed by the process (node:crypto) when digest() is called.
+  const hasher = (alg, hmac) => {
+    const pieces = [];
+    let secret = null;
+    const name = 'crypto.' + (hmac ? 'hmac.' : '') + alg + '()';
+    const h = {
+      updateWithText(input, encoding) { pieces.push(['text', String(input), encoding === undefined || encoding === null ? 'UTF-8' : String(encoding)]); return h; },
+      updateWithHex(input) { pieces.push(['hex', String(input)]); return h; },
+      updateWithBase64(input, urlSafe) { pieces.push(['base64', String(input), urlSafe ? 'url' : '']); return h; },
+      digest() {
+        const out = bridge.digest(alg, json(secret) ?? 'null', json(pieces) ?? '[]', name);
+        if (out === undefined) throw new Error(name + ': the digest could not be made');
+        const r = JSON.parse(out);
+        if (r.error) throw new Error(r.error);
+        return {
+          toHex() { return r.hex; },
+          toBase64(urlSafe) { return urlSafe ? r.base64url : r.base64; },
+        };
+      },
+    };
+    if (hmac) {
+      h.withTextSecret = (input, encoding) => { secret = ['text', String(input), encoding === undefined || encoding === null ? 'UTF-8' : String(encoding)]; return h; };
+      h.withHexSecret = (input) => { secret = ['hex', String(input)]; return h; };
+      h.withBase64Secret = (input, urlSafe) => { secret = ['base64', String(input), urlSafe ? 'url' : '']; return h; };
+    }
+    return h;
+  };
+  const ALGORITHMS = ['md5', 'sha1', 'sha256', 'sha384', 'sha512'];
+  const cryptoApi = { hmac: {} };
+  for (const a of ALGORITHMS) {
+    cryptoApi[a] = () => hasher(a, false);
+    cryptoApi.hmac[a] = () => hasher(a, true);
+  }
+  globalThis.crypto = cryptoApi;
+  // XML bodies (sandbox-xml.ts): the body is still a String object (its text), with the document's
+  // members, read when first used.
+  const docs = new WeakMap();
+  function xmlBody(whole) {
+    const body = new String(whole);
+    let doc;
+    const read = () => (doc ??= xml.parse(whole));
+    docs.set(body, read);
+    Object.defineProperties(body, {
+      nodeType: { value: 9 },
+      nodeName: { value: '#document' },
+      documentElement: { get: () => read().documentElement },
+      childNodes: { get: () => read().childNodes },
+    });
+    body.getElementsByTagName = (name) => read().getElementsByTagName(name);
+    return body;
+  }
+  globalThis.xpath = function (doc, expression) {
+    let d;
+    if (docs.has(doc)) d = docs.get(doc)();
+    else if (typeof doc === 'string') d = xml.parse(doc);
+    else if (xml.isNode(doc)) d = doc;
+    else throw new TypeError('xpath(doc, expression): doc is not an XML document, node or text');
+    return xml.xpath(d, expression);
   };
   globalThis.jsonPath = function (doc, path) {
     const out = bridge.jsonPath(json(doc) ?? 'null', String(path));
@@ -165,6 +254,8 @@ const BOOTSTRAP = String.raw`(function (bridge) {
         let body = r.body;
         const mime = String(r.contentType).split(';')[0].trim().toLowerCase();
         if (/[/+]json$/.test(mime) || (mime === '' && /^\s*[[{]/.test(body))) { try { body = JSON.parse(r.body); } catch (e) { body = r.body; } }
+        else if (STREAMS.test(mime)) body = streamBody(r.body, mime !== 'text/event-stream');
+        else if (/[/+]xml$/.test(mime) || (mime === '' && /^\s*<\?xml/.test(body))) body = xmlBody(r.body);
         const charset = /charset\s*=\s*"?([^;"]+)/i.exec(r.contentType);
         globalThis.response = {
           status: r.status,
@@ -315,6 +406,8 @@ export function serve(rest: Buffer): void {
     setRequestVar: (n: unknown, t: unknown, j: unknown) => tell('setRequestVar', str(n), str(t), str(j)),
     requestVarJson: (n: unknown) => call('requestVarJson', str(n)),
     setGlobalHeader: (n: unknown, v: unknown) => tell('setGlobalHeader', str(n), str(v)),
+    clearGlobalHeader: (n: unknown) => tell('clearGlobalHeader', str(n)),
+    digest: (alg: unknown, secret: unknown, pieces: unknown, name: unknown) => JSON.stringify(digest(str(alg) ?? '', str(secret) ?? 'null', str(pieces) ?? '[]', str(name) ?? 'crypto')),
     jsonPath: (doc: unknown, path: unknown) => {
       try {
         return JSON.stringify(jsonPath(JSON.parse(str(doc) ?? 'null'), str(path) ?? ''));
@@ -323,8 +416,9 @@ export function serve(rest: Buffer): void {
       }
     },
   };
-  const boot = new vm.Script(BOOTSTRAP, { filename: 'sling-bootstrap' }).runInContext(context) as (b: typeof bridge) => Bootstrapped;
-  const sling = boot(bridge);
+  const xml = (new vm.Script(XML_SOURCE, { filename: 'sling-xml' }).runInContext(context) as () => unknown)();
+  const boot = new vm.Script(BOOTSTRAP, { filename: 'sling-bootstrap' }).runInContext(context) as (b: typeof bridge, x: unknown) => Bootstrapped;
+  const sling = boot(bridge, xml);
   context.__sling = sling;
   new vm.Script('globalThis.__sling_run = (f) => { try { f(); } catch (e) { __sling.fail(e); } __sling.runTests(); };').runInContext(context);
 
@@ -351,14 +445,25 @@ export function serve(rest: Buffer): void {
   const next = () => {
     const line = input.next();
     if (line === undefined) process.exit(0);
-    const message = JSON.parse(line) as [string, string, string, number, string, string?];
+    const message = JSON.parse(line) as [string, ...unknown[]];
     let result: unknown;
-    try {
+    if (message[0] === 'eval') {
+      result = evaluate(String(message[1]), String(message[2]));
+    } else if (message[0] === 'yac') {
       // httpyac's JavaScript (sandbox-httpyac.ts): ['yac', code, filename, line, payload, mode].
-      if (message[0] === 'yac') result = runHttpyac(message[1], message[5] ?? 'script', message[2], message[3], message[4]);
-      else result = run(message[1], message[2], message[3], message[4]);
-    } catch {
-      result = { tests: [], logs: [], exit: false, error: 'the script failed' };
+      const [, code, filename, at, payload, mode] = message as [string, string, string, number, string, string?];
+      try {
+        result = runHttpyac(code, mode ?? 'script', filename, at, payload);
+      } catch {
+        result = { logs: [], tests: [], exports: {}, global: '', error: 'the script failed' };
+      }
+    } else {
+      const [, code, filename, at, payload] = message as [string, string, string, number, string];
+      try {
+        result = run(code, filename, at, payload);
+      } catch {
+        result = { tests: [], logs: [], exit: false, error: 'the script failed' };
+      }
     }
     // The result goes out on the next turn, once Node has reported the promises left rejected.
     setImmediate(() => {
@@ -367,6 +472,75 @@ export function serve(rest: Buffer): void {
     });
   };
   setImmediate(next);
+}
+
+const EXPRESSION_MS = 1000;
+
+/**
+ * An httpyac assertion's expression (`?? js response.parsedBody.id`): in a fresh context of its own
+ * (no prototype to climb out of, no code from strings) holding `response`, a JSON copy; 1 s at most.
+ * Its value comes back as JSON.
+ */
+function evaluate(expression: string, input: string): { json?: string; error?: string } {
+  const context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false } });
+  context.__in = input;
+  const code = `(() => { const response = JSON.parse(__in); delete globalThis.__in; const v = (${expression}\n); return v === undefined ? undefined : JSON.stringify(v); })()`;
+  try {
+    const out = vm.runInContext(code, context, { timeout: EXPRESSION_MS, filename: 'assertion' }) as unknown;
+    return typeof out === 'string' ? { json: out } : {};
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') return { error: `the expression ran longer than ${EXPRESSION_MS} ms` };
+    let why: string;
+    try {
+      const m = e !== null && typeof e === 'object' ? (e as { message?: unknown }).message : undefined;
+      why = typeof m === 'string' ? m : String(e);
+    } catch {
+      why = 'an error that cannot be shown';
+    }
+    return { error: `the expression failed: ${why}` };
+  }
+}
+
+type Piece = [kind: string, data: string, how?: string];
+
+/** Bytes of an input or a secret of the crypto API (`updateWithText(t, encoding)`, `withHexSecret(h)`, ...). */
+function bytesOf(p: Piece, name: string): Buffer {
+  const [kind, data, how] = p;
+  if (kind === 'hex') {
+    if (!/^(?:[0-9a-fA-F]{2})*$/.test(data)) throw new Error(`${name}: '${short(data)}' is not hexadecimal (an even number of 0-9, a-f)`);
+    return Buffer.from(data, 'hex');
+  }
+  if (kind === 'base64') {
+    const ok = how === 'url' ? /^[A-Za-z0-9_-]*={0,2}$/ : /^[A-Za-z0-9+/]*={0,2}$/;
+    if (!ok.test(data)) throw new Error(`${name}: '${short(data)}' is not ${how === 'url' ? 'URL-safe ' : ''}Base64`);
+    return Buffer.from(data, how === 'url' ? 'base64url' : 'base64');
+  }
+  const enc = (how ?? 'UTF-8').toLowerCase().replace(/_/g, '-');
+  if (enc === 'utf-8' || enc === 'utf8') return Buffer.from(data, 'utf8');
+  if (enc === 'iso-8859-1' || enc === 'latin1' || enc === 'iso8859-1') return Buffer.from(data, 'latin1');
+  if (enc === 'us-ascii' || enc === 'ascii') return Buffer.from(data.replace(/[^\x00-\x7f]/g, '?'), 'latin1');
+  if (enc === 'utf-16le') return Buffer.from(data, 'utf16le');
+  if (enc === 'utf-16be' || enc === 'utf-16') return Buffer.from(data, 'utf16le').swap16();
+  throw new Error(`${name}: unknown encoding '${short(how ?? '')}' (UTF-8, ISO-8859-1, US-ASCII, UTF-16LE, UTF-16BE)`);
+}
+
+const short = (s: string) => (s.length > 40 ? s.slice(0, 40) + '...' : s);
+
+/** crypto.<alg>() and crypto.hmac.<alg>(): the digest of the pieces, in hex and Base64, or what is wrong. */
+function digest(alg: string, secretJson: string, piecesJson: string, name: string): { hex: string; base64: string; base64url: string } | { error: string } {
+  try {
+    if (!['md5', 'sha1', 'sha256', 'sha384', 'sha512'].includes(alg)) throw new Error(`${name}: unknown hash`);
+    const secret = JSON.parse(secretJson) as Piece | null;
+    const pieces = JSON.parse(piecesJson) as Piece[];
+    const hmac = name.startsWith('crypto.hmac.');
+    if (hmac && !secret) throw new Error(`${name}: no secret (withTextSecret, withHexSecret or withBase64Secret comes first)`);
+    const h = hmac ? createHmac(alg, bytesOf(secret!, name)) : createHash(alg);
+    for (const p of pieces) h.update(bytesOf(p, name));
+    const out = h.digest();
+    return { hex: out.toString('hex'), base64: out.toString('base64'), base64url: out.toString('base64url') };
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
 }
 
 /** The sandbox's result (JSON made inside it, where a script may have replaced JSON.stringify), read back as data. */

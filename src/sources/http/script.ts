@@ -39,6 +39,8 @@ export interface ScriptHooks {
   requestVarJson(name: string): string | undefined;
   /** client.global.headers.set: a header for this request (from a pre-request script) and every later one. */
   setGlobalHeader(name: string, value: string): void;
+  /** client.global.headers.clear: no longer. */
+  clearGlobalHeader(name: string): void;
 }
 
 export interface ScriptRequest {
@@ -87,7 +89,9 @@ const LOADER =
 
 interface Running {
   hooks: ScriptHooks;
-  done: (r: ScriptResult) => void;
+  /** The result when the process ends first. */
+  fail: (why: string) => unknown;
+  done: (r: unknown) => void;
 }
 
 /** The script process of a run: started with the first script, started again after it died. */
@@ -98,6 +102,15 @@ interface Child {
   running?: Running;
   /** Ended by sling (the time limit), not by itself. */
   killed?: boolean;
+}
+
+/** JetBrains' script API that sling does not run. */
+const UNSUPPORTED: [RegExp, string][] = [[/\bonEachMessage\b/g, 'response.body.onEachMessage (WebSocket and gRPC streams, which sling does not run)']];
+
+function countLines(text: string, end: number): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < end; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }
 
 /** What an httpyac script or expression gives back (sandbox-httpyac.ts). */
@@ -111,19 +124,20 @@ export interface HttpyacOutcome {
   error?: string;
 }
 
-/** httpyac's scripts ask sling nothing while they run: every value they see comes with them. */
+/** An expression asks nothing (nor do httpyac's scripts: every value they see comes with them). */
 const NO_HOOKS: ScriptHooks = {
-  setGlobal: () => undefined,
+  setGlobal() {},
   getGlobal: () => undefined,
-  clearGlobal: () => undefined,
-  clearAll: () => undefined,
+  clearGlobal() {},
+  clearAll() {},
   globalsEmpty: () => true,
   env: () => undefined,
   fileVar: () => undefined,
   lookup: () => undefined,
-  setRequestVar: () => undefined,
+  setRequestVar() {},
   requestVarJson: () => undefined,
-  setGlobalHeader: () => undefined,
+  setGlobalHeader() {},
+  clearGlobalHeader() {},
 };
 
 const failed = (error: string): ScriptResult => ({ tests: [], logs: [], exit: false, error });
@@ -134,18 +148,22 @@ export class ScriptHost {
 
   /** One script at a time, in the order asked. */
   run(code: string, filename: string, line: number, hooks: ScriptHooks, request: ScriptRequest, response?: ScriptResponse): Promise<ScriptResult> {
-    return this.enqueue(JSON.stringify(['run', code, filename, line, JSON.stringify({ request, response })]), hooks);
-  }
-
-  /** httpyac's JavaScript (httpyac-js.ts): a `{{ }}` block or a `{{ expression }}` with the named JSON values in `payload`. */
-  runHttpyac(code: string, mode: 'script' | 'expr', filename: string, line: number, payload: string): Promise<HttpyacOutcome> {
-    return this.enqueue(JSON.stringify(['yac', code, filename, line, payload, mode]), NO_HOOKS) as unknown as Promise<HttpyacOutcome>;
-  }
-
-  private enqueue(message: string, hooks: ScriptHooks): Promise<ScriptResult> {
-    const result = this.queue.then(() => this.runNow(message, hooks));
+    const result = this.queue.then(() => this.runNow(code, filename, line, hooks, request, response));
     this.queue = result.catch(() => undefined);
     return result;
+  }
+
+  /**
+   * What a script uses of JetBrains' API that sling does not have, with the line (of `code`,
+   * counted from `line`): said as a warning before it runs (where it calls it, it fails).
+   */
+  unsupported(code: string, line: number): { line: number; what: string }[] {
+    const out: { line: number; what: string }[] = [];
+    for (const [re, what] of UNSUPPORTED) {
+      re.lastIndex = 0;
+      for (let m = re.exec(code); m; m = re.exec(code)) out.push({ line: line + countLines(code, m.index), what });
+    }
+    return out;
   }
 
   /** Starts the process ahead of the first script (a file with scripts), so that it boots while requests go out. */
@@ -157,14 +175,44 @@ export class ScriptHost {
     }
   }
 
-  private runNow(message: string, hooks: ScriptHooks): Promise<ScriptResult> {
+  /**
+   * An httpyac assertion's expression (assert-run.ts, expressionOf) over `input`, the response as
+   * JSON: its value as JSON, or why not. In the script process, for its memory limit.
+   */
+  evaluate(code: string, input: string): Promise<{ json?: string; error?: string }> {
+    const result = this.queue.then(() =>
+      this.exchange(['eval', code, input], NO_HOOKS, (why) => ({ error: why })).then((r) => {
+        const v = r as { json?: unknown; error?: unknown };
+        return typeof v.error === 'string' ? { error: v.error } : typeof v.json === 'string' ? { json: v.json } : {};
+      }),
+    );
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /** httpyac's JavaScript (httpyac-js.ts): a `{{ }}` block or a `{{ expression }}` with the named JSON values in `payload`. */
+  runHttpyac(code: string, mode: 'script' | 'expr', filename: string, line: number, payload: string): Promise<HttpyacOutcome> {
+    const failedYac = (error: string): HttpyacOutcome => ({ logs: [], tests: [], exports: {}, global: '', error });
+    const result = this.queue.then(
+      () => this.exchange(['yac', code, filename, line, payload, mode], NO_HOOKS, failedYac) as Promise<HttpyacOutcome>,
+    );
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  private runNow(code: string, filename: string, line: number, hooks: ScriptHooks, request: ScriptRequest, response?: ScriptResponse): Promise<ScriptResult> {
+    return this.exchange(['run', code, filename, line, JSON.stringify({ request, response })], hooks, failed) as Promise<ScriptResult>;
+  }
+
+  /** Sends one message and waits for its result, answering the questions the script asks on the way. */
+  private exchange(message: unknown[], hooks: ScriptHooks, fail: (why: string) => unknown): Promise<unknown> {
     let child: Child;
     try {
       child = this.start();
     } catch (e) {
-      return Promise.resolve(failed((e as Error).message));
+      return Promise.resolve(fail((e as Error).message));
     }
-    return new Promise<ScriptResult>((resolve) => {
+    return new Promise<unknown>((resolve) => {
       const timer = setTimeout(() => {
         child.killed = true;
         child.proc.kill('SIGKILL');
@@ -173,6 +221,7 @@ export class ScriptHost {
       hold(child.proc, true);
       child.running = {
         hooks,
+        fail,
         done: (r) => {
           clearTimeout(timer);
           child.running = undefined;
@@ -180,7 +229,7 @@ export class ScriptHost {
           resolve(r);
         },
       };
-      child.proc.stdin!.write(message + '\n');
+      child.proc.stdin!.write(JSON.stringify(message) + '\n');
     });
   }
 
@@ -216,7 +265,7 @@ export class ScriptHost {
     });
     const ended = (why: string) => {
       if (this.child === child) this.child = undefined;
-      child.running?.done(failed(why));
+      if (child.running) child.running.done(child.running.fail(why));
     };
     proc.on('error', (e) => ended(`cannot start the script process: ${(e as Error).message}`));
     // 'close', not 'exit': what V8 wrote on its way out is read by then.
@@ -245,7 +294,7 @@ export class ScriptHost {
       return;
     }
     if (!running) return;
-    if (m[0] === 'r') return running.done(m[1] as ScriptResult);
+    if (m[0] === 'r') return running.done(m[1]);
     const args = (Array.isArray(m[2]) ? m[2] : []).map((a) => (typeof a === 'string' ? a : undefined));
     let answer: string | boolean | undefined;
     try {
@@ -295,6 +344,9 @@ function hook(h: ScriptHooks, op: string, a: (string | undefined)[]): string | b
       return h.requestVarJson(x);
     case 'setGlobalHeader':
       h.setGlobalHeader(x, y);
+      return undefined;
+    case 'clearGlobalHeader':
+      h.clearGlobalHeader(x);
       return undefined;
     default:
       return undefined;
