@@ -98,6 +98,15 @@ function payload(res: Resolution, code: string, request: YacRequest | undefined,
  */
 const owners = new WeakMap<object, Map<string, object>>();
 
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function ownersOf(res: Resolution): Map<string, object> {
   let m = owners.get(res.rt);
   if (!m) owners.set(res.rt, (m = new Map()));
@@ -110,10 +119,12 @@ function apply(res: Resolution, out: HttpyacOutcome, by?: object) {
   for (const [k, v] of Object.entries(out.exports ?? {})) {
     // httpyac's own words are not variables (`exports.request` is refused there too).
     if (k === '$cancel' || k === 'request' || k === 'test' || k === 'httpFile') continue;
+    // JSON made in the sandbox (where a script may replace JSON.stringify): kept only when it reads back.
+    if (!isJson(v)) continue;
     res.rt.yacVars.set(k, v);
     owner?.set(k, by!);
   }
-  if (out.global) res.rt.yacGlobal = out.global;
+  if (out.global && out.global.charCodeAt(0) === 123 /* { */ && isJson(out.global)) res.rt.yacGlobal = out.global;
 }
 
 export interface YacScriptResult {
