@@ -255,3 +255,50 @@ test('exec http: JavaScript in the expected value of an httpyac ?? assertion is 
   assert.match(r.stdout, /^✓ name == ann$/m, show(r));
   assert.match(r.stdout, /^✗ status == 201: got 200$/m, show(r));
 });
+
+test("exec http: httpyac's request (URL as written before the request, as sent after) and response fields (statusMessage, httpVersion, contentType) as httpyac gives them", async (t) => {
+  const srv = await httpServer(t, echo);
+  const dir = workdir({
+    'r.http': [
+      `@host = ${srv.url}`,
+      '@v = vv',
+      '{{',
+      '  exports.u = encodeURIComponent(request.url);',
+      '  exports.m = request.method;',
+      "  exports.h = request.headers['X-A'] || request.headers['x-a'];",
+      '  exports.b = typeof request.body;',
+      '}}',
+      'POST {{host}}/r1?v={{v}}',
+      'X-A: a-{{v}}',
+      '',
+      'text {{v}}',
+      '',
+      '{{',
+      '  exports.u2 = encodeURIComponent(request.url);',
+      '  exports.sm = response.statusMessage;',
+      '  exports.hv = response.httpVersion;',
+      '  exports.ct = encodeURIComponent(JSON.stringify(response.contentType));',
+      '  exports.bt = typeof response.body;',
+      '}}',
+      '',
+      '###',
+      'POST {{host}}/r2?u={{u}}&m={{m}}&h={{h}}&b={{b}}',
+      '',
+      '###',
+      'GET {{host}}/r3?u2={{u2}}&sm={{sm}}&hv={{hv}}&ct={{ct}}&bt={{bt}}',
+    ].join('\n'),
+  });
+  const r = await runSling(['exec', 'r.http'], { cwd: dir });
+  assertExit(r, 0);
+  const at = encodeURIComponent(`${srv.url}/r1?v=vv`);
+  // httpyac 6.16.7 sent these (with its own port in u2).
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    [
+      '/r1?v=vv',
+      '/r2?u=%7B%7Bhost%7D%7D%2Fr1%3Fv%3D%7B%7Bv%7D%7D&m=POST&h=a-vv&b=string',
+      `/r3?u2=${at}&sm=OK&hv=1.1&ct=%7B%22mimeType%22%3A%22application%2Fjson%22%2C%22contentType%22%3A%22application%2Fjson%22%7D&bt=string`,
+    ],
+    show(r),
+  );
+});

@@ -359,11 +359,14 @@ class HttpEntry implements ExecEntry {
     return all.map((b) => b.built.spec);
   }
 
-  /** The request as httpyac's code sees it before it is sent (what is known so far). */
+  /**
+   * The request as httpyac's code sees it before it is sent: the URL as written (httpyac 6.16.7
+   * gives `{{host}}/a?v={{v}}` there), the headers and body with what is known so far.
+   */
   private previewRequest(res: Resolution) {
     const spec = this.preview(res)?.spec;
     if (!spec) return undefined;
-    return { method: spec.method, url: formatUrl(spec.url), headers: spec.headers, body: spec.body.kind === 'bytes' ? spec.body.data.toString('utf8') : undefined };
+    return { method: spec.method, url: rawText(this.o.node.url), headers: spec.headers, body: spec.body.kind === 'bytes' ? spec.body.data.toString('utf8') : undefined };
   }
 
   /** The request as a pre-request script sees it; undefined when even a lenient build fails. */

@@ -80,7 +80,11 @@ function payload(res: Resolution, code: string, request: YacRequest | undefined,
   let resp = '';
   if (last && /\bresponse\b/.test(code)) {
     try {
-      resp = `,"response":${JSON.stringify(responseData(last))}`;
+      const data = responseData(last);
+      // httpyac's contentType also carries the header's value.
+      const type = data.headers['content-type'];
+      const contentType = typeof type === 'string' ? { ...data.contentType, contentType: type } : data.contentType;
+      resp = `,"response":${JSON.stringify({ ...data, contentType })}`;
     } catch {
       resp = '';
     }
