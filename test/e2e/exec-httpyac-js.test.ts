@@ -302,3 +302,29 @@ test("exec http: httpyac's request (URL as written before the request, as sent a
     show(r),
   );
 });
+
+test('exec http: a # @name in httpyac JavaScript is its response body; true and null exported as text; an expression that is undefined is sent as written with a warning', async (t) => {
+  const srv = await httpServer(t, echo);
+  const dir = workdir({
+    'n.http': [
+      '# @name login',
+      `POST ${srv.url}/login`,
+      '',
+      '{"a": 1}',
+      '',
+      '###',
+      '{{',
+      '  exports.nul = null;',
+      '  exports.flag = true;',
+      '  exports.obj = { a: 1 };',
+      '}}',
+      `GET ${srv.url}/n1?t={{ login.nested.token.toUpperCase() }}&n={{login.name}}&f={{flag}}&u={{ obj.missing }}&nl={{nul}}`,
+    ].join('\n'),
+  });
+  const r = await runSling(['exec', 'n.http'], { cwd: dir });
+  assertExit(r, 0);
+  // httpyac 6.16.7 sent /n1?t=TOK-1&n=ann&f=true&u={{%20obj.missing%20}}&nl=null: the same, but for
+  // the braces, which sling percent-encodes in a URL (README, Differences from httpyac).
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/login', '/n1?t=TOK-1&n=ann&f=true&u=%7B%7B%20obj.missing%20%7D%7D&nl=null'], show(r));
+  assert.match(r.stderr, /^sling: warning: n\.http:12:\d+: \{\{ obj\.missing \}\} is undefined: sent as written, as httpyac does$/m, show(r));
+});

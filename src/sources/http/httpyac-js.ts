@@ -238,7 +238,11 @@ export async function prepareJs(host: () => Promise<ScriptHost>, templates: Temp
       continue;
     }
     const json = out.json;
-    if (json === undefined) values.set(e, { why: `${e.raw} is undefined` });
+    if (json === undefined) {
+      // httpyac sends the placeholder as written then (sling says so).
+      res.rt.warnOnce(`${res.file.path}\0undefined\0${e.raw}`, `${res.file.path}:${e.line}:${e.col}: ${e.raw} is undefined: sent as written, as httpyac does`);
+      values.set(e, { v: e.raw });
+    }
     else {
       let v: unknown;
       try {

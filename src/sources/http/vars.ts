@@ -82,7 +82,14 @@ export class Runtime {
       if (p.kind === 'ref') this.referenced.add(p.name);
       // `{{login.token}}` and `{{login}}` (httpyac: a named response's field, its whole body).
       else if (p.kind === 'var') this.referenced.add(p.name.includes('.') ? p.name.slice(0, p.name.indexOf('.')) : p.name);
+      // httpyac JavaScript (`{{ login.token.toUpperCase() }}`): the names it holds.
+      else if (p.kind === 'js') this.noteCode(p.text);
     }
+  }
+
+  /** httpyac JavaScript: any name in it may be a `# @name`d request whose response it reads. */
+  noteCode(code: string) {
+    for (const m of code.matchAll(/(?<![\w$.])[A-Za-z_$][\w$]*/g)) this.referenced.add(m[0]);
   }
 
   keeps(name: string): boolean {
