@@ -328,3 +328,13 @@ test('exec http: a # @name in httpyac JavaScript is its response body; true and 
   assert.deepEqual(srv.requests.map((q) => q.url), ['/login', '/n1?t=TOK-1&n=ann&f=true&u=%7B%7B%20obj.missing%20%7D%7D&nl=null'], show(r));
   assert.match(r.stderr, /^sling: warning: n\.http:12:\d+: \{\{ obj\.missing \}\} is undefined: sent as written, as httpyac does$/m, show(r));
 });
+
+test('exec http: an httpyac block runs under the script process memory limit: one that fills it fails its request with one line, the next request and its expression still run', async (t) => {
+  const srv = await httpServer(t, echo);
+  const dir = workdir({
+    'mem.http': ['{{', '  const a = [];', '  while (true) a.push(new Array(1e6).fill(1.5));', '}}', `GET ${srv.url}/t1`, '', '###', `GET ${srv.url}/t2?x={{ 1 + 1 }}`].join('\n'),
+  });
+  const r = await runSling(['exec', 'mem.http'], { cwd: dir, env: { SLING_SCRIPT_MEMORY_MB: '64' } });
+  assertError(r, 1, /^sling: error: mem\.http:1: the pre-request script failed: the script used more than 64 MB of memory \(SLING_SCRIPT_MEMORY_MB\)$/m);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/t2?x=2'], show(r));
+});
