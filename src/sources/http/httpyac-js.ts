@@ -184,7 +184,7 @@ function isJs(e: Expr, res: Resolution): boolean {
 }
 
 /** Whether the request may need JavaScript worked out: a placeholder (its own, or a file variable's it uses) that is not a plain name. */
-export function mayNeedJs(templates: Template[], res: Pick<Resolution, 'file' | 'line'>): boolean {
+export function mayNeedJs(templates: Template[], res: Pick<Resolution, 'file' | 'line'>, requestNames?: Set<string>): boolean {
   const seen = new Set<string>();
   const visit = (t: Template): boolean => {
     for (const e of expressions(t)) {
@@ -194,8 +194,9 @@ export function mayNeedJs(templates: Template[], res: Pick<Resolution, 'file' | 
       if (e.name.includes('.') && JS_HEADS.has(head)) return true;
       if (seen.has(e.name)) continue;
       seen.add(e.name);
-      // A dotted name may be an exported object's property: known only when the request is built.
-      if (e.name.includes('.')) return true;
+      // A dotted name may be an exported object's property: known only when the request is built
+      // (`{{login.id}}`, a named response's field, and `{{process.env.X}}` are not).
+      if (e.name.includes('.') && head !== 'process' && !requestNames?.has(head)) return true;
       const defs = res.file.parsed.vars.get(e.name);
       if (defs && visit(pickDef(defs, res.line).value)) return true;
     }
