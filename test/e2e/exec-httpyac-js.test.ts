@@ -338,3 +338,15 @@ test('exec http: an httpyac block runs under the script process memory limit: on
   assertError(r, 1, /^sling: error: mem\.http:1: the pre-request script failed: the script used more than 64 MB of memory \(SLING_SCRIPT_MEMORY_MB\)$/m);
   assert.deepEqual(srv.requests.map((q) => q.url), ['/t2?x=2'], show(r));
 });
+
+test("exec http: an # @import'ed file's global httpyac blocks run before the importing file's requests (httpyac)", async (t) => {
+  const srv = await httpServer(t, echo);
+  const dir = workdir({
+    'lib.http': ['@libvar = LV', '{{', '  exports.libv = "L" + 1;', '}}', ''].join('\n'),
+    'imp.http': ['# @import ./lib.http', `GET ${srv.url}/i1?v={{libv}}&w={{libvar}}`, ''].join('\n'),
+  });
+  const r = await runSling(['exec', 'imp.http'], { cwd: dir });
+  assertExit(r, 0);
+  // httpyac 6.16.7 sent this.
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/i1?v=L1&w=LV'], show(r));
+});

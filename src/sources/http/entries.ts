@@ -229,8 +229,8 @@ class HttpEntry implements ExecEntry {
     const d = node.directives;
     if (d.refs.length) for (const r of d.refs) if (!this.o.rt.requestNames.has(r)) throw new UsageError(`${this.o.file.path}:${node.line}: # @ref ${r}: no request is named '${r}'`);
     if (node.pre.length || node.handlers.length || node.asserts.length) warmScripts(node, ctx.offline);
-    this.yac ??= !!this.o.file.parsed.yacGlobal?.length || mayNeedJs(templatesOf(node), { file: this.o.file, line: node.line }, this.o.rt.requestNames);
-    if (this.yac && (this.o.file.parsed.yacGlobal?.length || node.pre.some((s) => s.yac))) warmScripts(node, ctx.offline, true);
+    this.yac ??= yacGlobals(this.o.file).length > 0 || mayNeedJs(templatesOf(node), { file: this.o.file, line: node.line }, this.o.rt.requestNames);
+    if (this.yac && (yacGlobals(this.o.file).length || node.pre.some((s) => s.yac))) warmScripts(node, ctx.offline, true);
     if (d.disabled || d.sleepMs || d.sleepText || this.o.overrides || node.pre.length || this.yac || d.disabledJs || d.loop) return this.buildAsync(ctx);
     const res = new Resolution(this.o.rt, this.o.file, node.line, undefined, ctx.offline);
     return this.buildWith(ctx, res, NO_LOGS);
@@ -257,7 +257,9 @@ class HttpEntry implements ExecEntry {
     const res = new Resolution(rt, file, node.line, this.overrides, ctx.offline);
     let logs = NO_LOGS;
     // httpyac: the blocks of regions without a request run before every request of the file.
-    const globals = file.parsed.yacGlobal ?? [];
+    // httpyac: the blocks of regions without a request run before every request of the file (an
+    // `# @import`ed file's first, as httpyac runs them).
+    const globals = yacGlobals(file);
     if (node.pre.length || globals.length) {
       logs = [];
       // This request's region runs again: its earlier exports are gone (httpyac).
@@ -267,10 +269,11 @@ class HttpEntry implements ExecEntry {
           // A block of a region without a request keeps its exports as its own; the others as this request's region's.
           const region = globals.includes(s) && !s.every ? s : node;
           if (region === s) clearExports(res, s);
-          const r = await runYacScript(await scriptHost(), s, res, region, yacRequest(node, this.previewRequest(res)));
+          const from = (globals.includes(s) && file.imported?.find((f) => f.parsed.yacGlobal?.includes(s))?.path) || file.path;
+          const r = await runYacScript(await scriptHost(), s, res, region, yacRequest(node, this.previewRequest(res)), undefined, from);
           logs.push(...r.logs, ...r.tests.map(([name, failure]) => (failure === null ? `✓ ${name}` : `✗ ${name}: ${failure}`)));
           if (r.error) {
-            const msg = `${file.path}:${s.line}: the ${globals.includes(s) ? 'global' : 'pre-request'} script failed: ${r.error}`;
+            const msg = `${from}:${s.line}: the ${globals.includes(s) ? 'global' : 'pre-request'} script failed: ${r.error}`;
             if (!ctx.offline) throw new UsageError(msg);
             ctx.warn(msg);
           }
@@ -593,6 +596,14 @@ function record(result: AfterResult, name: string, failure: string | null) {
   result.log!.push(failure === null ? `✓ ${name}` : `✗ ${name}: ${failure}`);
   (result.tests ??= []).push(failure === null ? { name } : { name, failure });
   if (failure !== null) result.failures.push(`${name}: ${failure}`);
+}
+
+const NO_SCRIPTS: ScriptNode[] = [];
+/** httpyac's global blocks a request of `file` runs first: its `# @import`ed files' (in order), then its own. */
+function yacGlobals(file: FileCtx): ScriptNode[] {
+  const own = file.parsed.yacGlobal;
+  if (!file.imported?.some((f) => f.parsed.yacGlobal)) return own ?? NO_SCRIPTS;
+  return [...file.imported.flatMap((f) => f.parsed.yacGlobal ?? []), ...(own ?? [])];
 }
 
 export function makeEntry(o: EntryOptions): ExecEntry {

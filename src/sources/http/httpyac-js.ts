@@ -154,9 +154,18 @@ export function clearExports(res: Resolution, region: object) {
 }
 
 /** Runs one `{{ }}` block (its exports kept as `region`'s); `done` after the response. */
-export async function runYacScript(host: ScriptHost, s: ScriptNode, res: Resolution, region: object, request: YacRequest | undefined, done?: Completed): Promise<YacScriptResult> {
+export async function runYacScript(
+  host: ScriptHost,
+  s: ScriptNode,
+  res: Resolution,
+  region: object,
+  request: YacRequest | undefined,
+  done?: Completed,
+  /** The block's file when it is not the request's (an `# @import`ed file's global block). */
+  filename = res.file.path,
+): Promise<YacScriptResult> {
   const code = s.code ?? '';
-  const out = await host.runHttpyac(code, 'script', res.file.path, s.line + 1, payload(res, code, request, done));
+  const out = await host.runHttpyac(code, 'script', filename, s.line + 1, payload(res, code, request, done));
   apply(res, out, region);
   const cancel = out.exports?.$cancel;
   return { logs: out.logs ?? [], tests: out.tests ?? [], error: out.error, cancel: cancel !== undefined && !FALSY.has(cancel) };
