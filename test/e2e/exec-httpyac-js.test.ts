@@ -350,3 +350,15 @@ test("exec http: an # @import'ed file's global httpyac blocks run before the imp
   // httpyac 6.16.7 sent this.
   assert.deepEqual(srv.requests.map((q) => q.url), ['/i1?v=L1&w=LV'], show(r));
 });
+
+test('exec http: JavaScript in an environment value (http-client.env.json) is worked out as httpyac does', async (t) => {
+  const srv = await httpServer(t, echo);
+  const dir = workdir({
+    'http-client.env.json': JSON.stringify({ dev: { t: '{{ 20 + 1 }}', u: 'x{{ base.toUpperCase() }}', base: 'b' } }),
+    'env.http': `GET ${srv.url}/e?t={{t}}&u={{u}}\n`,
+  });
+  const r = await runSling(['exec', 'env.http', '--env', 'dev'], { cwd: dir });
+  assertExit(r, 0);
+  // httpyac 6.16.7 (--env dev) sent this.
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/e?t=21&u=xB'], show(r));
+});

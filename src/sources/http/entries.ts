@@ -229,7 +229,7 @@ class HttpEntry implements ExecEntry {
     const d = node.directives;
     if (d.refs.length) for (const r of d.refs) if (!this.o.rt.requestNames.has(r)) throw new UsageError(`${this.o.file.path}:${node.line}: # @ref ${r}: no request is named '${r}'`);
     if (node.pre.length || node.handlers.length || node.asserts.length) warmScripts(node, ctx.offline);
-    this.yac ??= yacGlobals(this.o.file).length > 0 || mayNeedJs(templatesOf(node), { file: this.o.file, line: node.line }, this.o.rt.requestNames);
+    this.yac ??= yacGlobals(this.o.file).length > 0 || mayNeedJs(templatesOf(node), { file: this.o.file, line: node.line, rt: this.o.rt }, this.o.rt.requestNames);
     if (this.yac && (yacGlobals(this.o.file).length || node.pre.some((s) => s.yac))) warmScripts(node, ctx.offline, true);
     if (d.disabled || d.sleepMs || d.sleepText || this.o.overrides || node.pre.length || this.yac || d.disabledJs || d.loop) return this.buildAsync(ctx);
     const res = new Resolution(this.o.rt, this.o.file, node.line, undefined, ctx.offline);

@@ -193,7 +193,7 @@ function isJs(e: Expr, res: Resolution): boolean {
 }
 
 /** Whether the request may need JavaScript worked out: a placeholder (its own, or a file variable's it uses) that is not a plain name. */
-export function mayNeedJs(templates: Template[], res: Pick<Resolution, 'file' | 'line'>, requestNames?: Set<string>): boolean {
+export function mayNeedJs(templates: Template[], res: Pick<Resolution, 'file' | 'line'> & { rt?: Pick<Resolution['rt'], 'envTemplate'> }, requestNames?: Set<string>): boolean {
   const seen = new Set<string>();
   const visit = (t: Template): boolean => {
     for (const e of expressions(t)) {
@@ -208,6 +208,8 @@ export function mayNeedJs(templates: Template[], res: Pick<Resolution, 'file' | 
       if (e.name.includes('.') && head !== 'process' && !requestNames?.has(head)) return true;
       const defs = res.file.parsed.vars.get(e.name);
       if (defs && visit(pickDef(defs, res.line).value)) return true;
+      const env = res.rt?.envTemplate(e.name);
+      if (env !== undefined && visit(env)) return true;
     }
     return false;
   };
@@ -226,6 +228,9 @@ export async function prepareJs(host: () => Promise<ScriptHost>, templates: Temp
     seen.add(name);
     const defs = res.file.parsed.vars.get(name);
     if (defs) visit(pickDef(defs, res.line).value);
+    // An environment's value (`"t": "{{ 20 + 1 }}"` in http-client.env.json), as httpyac works it out.
+    const env = res.rt.envTemplate(name);
+    if (env !== undefined) visit(env);
   };
   const visit = (t: Template) => {
     for (const e of expressions(t)) {
