@@ -362,3 +362,20 @@ test('exec http: JavaScript in an environment value (http-client.env.json) is wo
   // httpyac 6.16.7 (--env dev) sent this.
   assert.deepEqual(srv.requests.map((q) => q.url), ['/e?t=21&u=xB'], show(r));
 });
+
+test("exec http: httpyac's sleep(ms) in a block resolves (the script process waits), and its constructor cannot make code", async (t) => {
+  const srv = await httpServer(t, echo);
+  const dir = workdir({
+    'sl.http': [
+      '{{',
+      '  await sleep(20);',
+      "  exports.after = 'slept';",
+      '  try { sleep.constructor("return process")(); exports.c = "open"; } catch (e) { exports.c = "refused"; }',
+      '}}',
+      `GET ${srv.url}/s?a={{after}}&c={{c}}`,
+    ].join('\n'),
+  });
+  const r = await runSling(['exec', 'sl.http'], { cwd: dir });
+  assertExit(r, 0);
+  assert.deepEqual(srv.requests.map((q) => q.url), ['/s?a=slept&c=refused'], show(r));
+});

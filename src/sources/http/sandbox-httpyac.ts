@@ -11,9 +11,10 @@ import vm from 'node:vm';
  *   `$global.x = ...` a value kept for the whole run; both go back as JSON;
  * - `response` (statusCode, headers, body, parsedBody, ...) and `request`, as data;
  * - `test(name, fn)` runs fn at once and records the outcome; `console.*` are the script's log lines.
- * No `require`, `process`, timers (`sleep`), file system or network; `httpFile` is its name and path only.
+ * `sleep(ms)` waits (the process blocks; the time limit counts it). No `require`, `process`, timers,
+ * file system or network; `httpFile` is its name only.
  */
-const BOOTSTRAP = String.raw`(function () {
+const BOOTSTRAP = String.raw`(function (bridge) {
   'use strict';
   let state;
   const json = (v) => { try { return JSON.stringify(v); } catch (e) { return undefined; } };
@@ -23,6 +24,8 @@ const BOOTSTRAP = String.raw`(function () {
     try { return String(e); } catch (x) { return 'error'; }
   };
   const log = (...args) => { state.logs.push(args.map(text).join(' ')); };
+  // httpyac's sleep(ms): this process waits (the sandbox has no timers), within the scripts' time limit.
+  const sleep = (ms) => { bridge.wait(Number(ms)); return Promise.resolve(); };
   const isPromise = (v) => v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function';
   function test(name, fn) {
     const t = [String(name), null];
@@ -53,6 +56,7 @@ const BOOTSTRAP = String.raw`(function () {
       if (p.request) scope.request = p.request;
       scope.httpFile = p.httpFile;
       scope.test = test;
+      scope.sleep = sleep;
       scope.console = { log, info: log, warn: log, error: log, debug: log, trace: log };
       state.scope = scope;
       return [state.exports, scope];
@@ -61,7 +65,7 @@ const BOOTSTRAP = String.raw`(function () {
     fail(e) {
       state.done = true;
       let t = message(e);
-      if (/^(require|process|module|fetch|Buffer|sleep|setTimeout|__dirname|__filename|httpRegion|\$httpyac|\$context|\$requestClient) is not defined$/.test(t)) {
+      if (/^(require|process|module|fetch|Buffer|setTimeout|__dirname|__filename|httpRegion|\$httpyac|\$context|\$requestClient) is not defined$/.test(t)) {
         t += ': httpyac scripts run in a sandbox (variables, exports, $global, request, response, test, console), without modules, timers, files or network';
       }
       state.error = t + where(e);
@@ -104,7 +108,9 @@ export interface YacOutcome {
 export function runHttpyac(code: string, mode: string, filename: string, line: number, payload: string): YacOutcome {
   if (!context) {
     context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false }, microtaskMode: 'afterEvaluate' });
-    yac = (new vm.Script(BOOTSTRAP, { filename: 'sling-httpyac' }).runInContext(context) as () => Yac)();
+    // The bridge stays in the bootstrap's closure: scripts see only the sandbox's own sleep().
+    const bridge = { wait: (ms: unknown) => wait(typeof ms === 'number' ? ms : 0) };
+    yac = (new vm.Script(BOOTSTRAP, { filename: 'sling-httpyac' }).runInContext(context) as (b: typeof bridge) => Yac)(bridge);
     context.__yac = yac;
   }
   const body = mode === 'expr' ? `exports.$result = (${code}\n);` : code;
@@ -140,6 +146,12 @@ export function runHttpyac(code: string, mode: string, filename: string, line: n
     out = undefined;
   }
   return checked(out);
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+/** Blocks this process for `ms` (sling ends it when a script passes its time limit). */
+function wait(ms: number) {
+  if (ms > 0 && Number.isFinite(ms)) Atomics.wait(sleeper, 0, 0, Math.min(ms, 60_000));
 }
 
 function checked(out: unknown): YacOutcome {
