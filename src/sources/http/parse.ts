@@ -414,7 +414,7 @@ class Parser {
     this.pending.pre = fit(pre.filter((s) => !s.yac));
   }
 
-  /** httpyac `{{ js }}` script blocks, on one line or several: skipped with a warning. */
+  /** `{{ js }}` with code on the `{{` line, on one line or several (not a block httpyac runs): skipped with a warning. */
   private httpyacScript(ln: number, col: number) {
     const first = this.lines[this.i]!;
     if (!first.slice(first.indexOf('{{') + 2).includes('}}')) {
@@ -423,7 +423,8 @@ class Parser {
       if (j >= this.lines.length || this.lines[j]!.startsWith('###')) this.fail(ln, col, "an httpyac script block '{{' without its closing '}}'");
       this.i = j;
     }
-    this.warn(ln, col, 'httpyac script blocks ({{ ... }}) are not run: skipped');
+    // httpyac runs only a block whose `{{` and `}}` stand alone on their lines (it sends this one as a URL, and fails).
+    this.warn(ln, col, "'{{' with code on its line is not an httpyac script block ('{{' and '}}' go on lines of their own): skipped");
   }
 
   /** Reads `{% ... %}` starting at column `at` of the current line; leaves i on the closing line. */
