@@ -255,7 +255,7 @@ export async function prepareJs(host: () => Promise<ScriptHost>, templates: Temp
     const json = out.json;
     if (json === undefined) {
       // httpyac sends the placeholder as written then (sling says so).
-      res.rt.warnOnce(`${res.file.path}\0undefined\0${e.raw}`, `${res.file.path}:${e.line}:${e.col}: ${e.raw} is undefined: sent as written, as httpyac does`);
+      res.rt.warnOnce(`${res.file.path}\0undefined\0${e.raw}`, `${res.file.path}:${e.line}:${e.col}: ${e.raw} is undefined: ${res.lenient ? 'shown' : 'sent'} as written, as httpyac does`);
       values.set(e, { v: e.raw });
     }
     else {
