@@ -142,13 +142,13 @@ for (const [name, input, [line, col, re]] of ERRORS) {
 const WARNINGS: [string, string, string[], number[]][] = [
   ['httpyac asserts that are not (an unknown field, no predicate)', 'GET http://h/\n?? foo == 200\n\n?? body x\n?? status == 1', ['1: GET http://h/'], [2, 4]],
   ['an httpyac assertion with no request after it', 'GET http://h/\n###\n?? status == 200', ['1: GET http://h/'], [3]],
-  ['httpyac script blocks', '{{\n exports.a = 1;\n}}\nGET http://h/', ['4: GET http://h/'], [1]],
+  ['httpyac script events other than response and after', '{{@request\n exports.a = 1;\n}}\nGET http://h/', ['4: GET http://h/'], [1]],
+  ['code on the {{ line (not an httpyac block)', '{{ exports.a = 1 }}\nGET http://h/a\n###\n{{ exports.b = 2\n}}\nGET http://h/b', ['2: GET http://h/a', '6: GET http://h/b'], [1, 4]],
   ['WebSocket and gRPC requests', 'WS wss://h/\n\n{"a": 1}\n###\nGRPC h/Svc/m\n###\nGET http://h/', ['7: GET http://h/'], [1, 5]],
   ['WebSocket and gRPC requests after a blank line in a body (never sent as body)', 'GET http://h/a\n\nGRPC h:1/a.B/C\n{"a":1}\n\n###\nPOST http://h/b\n\n{"a": 1}\n\nWS ws://h/s\n\nSSE http://h/e', ['1: GET http://h/a', '7: POST http://h/b | body="{\\"a\\": 1}"'], [3, 11, 13]],
   ['recorded responses', 'GET http://h/\n\nHTTP/1.1 200 - OK\ncontent-type: x\n\n{}', ['1: GET http://h/'], [3]],
-  ['unknown directives', '# @loop for x of y\nGET http://h/', ['2: GET http://h/'], [1]],
+  ['unknown directives, httpyac while loops', '# @nope\n# @loop while y\nGET http://h/', ['3: GET http://h/'], [1, 2]],
   ['proto imports (httpyac fragments are no warning)', 'proto < ./a.proto\nfragment F on R {\n  a\n}\n\nPOST http://h/', ['6: POST http://h/'], [1]],
-  ['JavaScript in placeholders', 'GET http://h/{{ a + b }}', ['1: GET http://h/{{ a + b }}'], [1]],
   ['Azure AD tokens', 'GET http://h/{{$aadToken}}', ['1: GET http://h/{{$aadToken}}'], [1]],
 ];
 for (const [name, input, want, lines] of WARNINGS) {
@@ -158,6 +158,23 @@ for (const [name, input, want, lines] of WARNINGS) {
     assert.deepEqual(p.warnings.map((w) => w.line), lines);
   });
 }
+
+test('parse: httpyac {{ }} blocks: file-global in a region without a request, before or after their request; JavaScript placeholders are no warning', () => {
+  const p = parseHttp(
+    ['{{', '  exports.a = 1;', '}}', '', '###', '  {{  ', 'exports.b = a;', '}}', 'GET http://h/{{ a + b }}', '', '{{', 'exports.c = response.parsedBody;', '  }}  ', '', '###', '{{+', 'exports.d = 1;', '}}', '', '###', '{{+after', 'x', '}}', 'POST http://h/x', '', '{"a": 1}', '', '{{@response', 'y', '}}'].join('\n'),
+  );
+  assert.deepEqual(p.warnings, []);
+  assert.deepEqual(p.yacGlobal?.map((s) => [s.line, s.code]), [[1, '  exports.a = 1;'], [16, 'exports.d = 1;']]);
+  assert.deepEqual(p.yacGlobalAfter?.map((s) => [s.line, s.code]), [[21, 'x']]);
+  const [one, two] = p.items as RequestNode[];
+  assert.deepEqual(one!.pre.map((s) => [s.line, s.code, s.yac]), [[6, 'exports.b = a;', true]]);
+  assert.deepEqual(one!.handlers.map((s) => [s.line, s.code, s.yac]), [[11, 'exports.c = response.parsedBody;', true]]);
+  assert.equal(p.yacResponse, true);
+  assert.deepEqual(two!.body.map((b) => (b.kind === 'text' ? b.raw : '')), ['{"a": 1}']);
+  assert.deepEqual(two!.handlers.map((s) => [s.line, s.code]), [[28, 'y']]);
+  // A block left open is an error naming its line.
+  assert.throws(() => parseHttp('{{\nexports.a = 1;\n###\nGET http://h/'), (e: unknown) => e instanceof HttpParseError && e.line === 1 && /without its closing '\}\}'/.test(e.message));
+});
 
 test('parse: httpyac assertions belong to their request, wherever they stand in its block', () => {
   const p = parseHttp(
@@ -394,10 +411,10 @@ test('parse: body lines that merely start with @ or # stay body (issue 27)', () 
   assert.equal(p.vars.size, 0);
 });
 
-test('parse: a method-less request line that starts with a variable is a GET; httpyac {{ }} script blocks are still skipped (issue 27)', () => {
+test('parse: a method-less request line that starts with a variable is a GET; httpyac {{ }} blocks are script blocks, events they do not run and one-line code warned about (issue 27)', () => {
   const p = parseHttp('@host = http://h\n###\n{{host}}/nomethod\nAccept: x\n###\n{{ host }}/a?b={{c}} HTTP/1.1\n###\n{{host}}\n###\n{{$dotenv BASE}}/p\n###\n{{\n  exports.a = 1;\n}}\n{{@request\n  x();\n}}\n{{+after\n}}\n{{ console.log(1) }}\nGET {{host}}/last');
-  assert.deepEqual(summary(p), ['3: GET {{host}}/nomethod | Accept: x', '6: GET {{ host }}/a?b={{c}} HTTP/1.1', '8: GET {{host}}', '10: GET {{$dotenv BASE}}/p', '21: GET {{host}}/last']);
-  assert.deepEqual(p.warnings.map((w) => w.line), [12, 15, 18, 20]);
+  assert.deepEqual(summary(p), ['3: GET {{host}}/nomethod | Accept: x', '6: GET {{ host }}/a?b={{c}} HTTP/1.1', '8: GET {{host}}', '10: GET {{$dotenv BASE}}/p', '21: GET {{host}}/last pre=1']);
+  assert.deepEqual(p.warnings.map((w) => w.line), [15, 20]);
 });
 
 test('parse: an unknown dynamic variable is no parse error: the request that uses it fails when its turn comes (issue 27)', () => {

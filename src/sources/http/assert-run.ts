@@ -107,7 +107,7 @@ function headerMap(raw: string[]): Record<string, string | string[]> {
 }
 
 /** The response as httpyac's scripts see it, plain data only. */
-function responseData(done: Completed) {
+export function responseData(done: Completed) {
   const headers = headerMap(done.response.rawHeaders);
   const type = typeof headers['content-type'] === 'string' ? (headers['content-type'] as string) : '';
   const body = done.body.toString('utf8');

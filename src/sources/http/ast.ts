@@ -16,6 +16,10 @@ export interface ScriptNode {
   line: number;
   /** rest.nvim / kulala Lua scripts are recognised and skipped. */
   lua?: boolean;
+  /** An httpyac `{{ ... }}` block (httpyac-js.ts): `line` is its `{{` line. */
+  yac?: boolean;
+  /** httpyac `{{+...`: run for every request, as part of that request's region. */
+  every?: boolean;
 }
 
 /** httpyac `?? FIELD [VALUE] PREDICATE [EXPECTED]`; the expected text may hold {{variables}}. */
@@ -51,6 +55,10 @@ export interface Directives {
   forceRefs?: string[];
   /** httpyac `# @disabled`. */
   disabled?: boolean;
+  /** httpyac `# @disabled EXPRESSION`: JavaScript, worked out when the request's turn comes. */
+  disabledJs?: { code: string; line: number };
+  /** httpyac `# @loop for N` / `# @loop for NAME of EXPRESSION`: the request is sent once per pass. */
+  loop?: { count?: number; variable?: string; iterable?: string; line: number };
   /** httpyac `# @sleep ms`. */
   sleepMs?: number;
   /** httpyac `# @sleep {{var}}`: worked out when the request is built. */
@@ -144,4 +152,10 @@ export interface ParsedHttp {
   /** httpyac `fragment Name on Type { ... }` blocks, by name, in file order. */
   fragments: Map<string, string>;
   warnings: Diagnostic[];
+  /** httpyac `{{ }}` blocks of regions without a request (and `{{+`): run before every request of the file. */
+  yacGlobal?: ScriptNode[];
+  /** httpyac `{{+response` / `{{+after` blocks (and `{{@response` in a region without a request): run after every response of the file. */
+  yacGlobalAfter?: ScriptNode[];
+  /** Some httpyac script or expression of the file names `response` (the last response is kept for it). */
+  yacResponse?: boolean;
 }

@@ -10,7 +10,7 @@ import type { Directives } from './ast.js';
  * variable, silently a comment. Returns the request name or the Lua marker when the line gives one.
  */
 /** The directives of one request that directive() reads (`@noRedirect` spelled `no-redirect`); `@import` is the file's. */
-const REQUEST_DIRECTIVES = new Set(['name', 'no-redirect', 'no-cookie-jar', 'timeout', 'connection-timeout', 'no-log', 'no-auto-encoding', 'note', 'title', 'description', 'ref', 'force-ref', 'disabled', 'sleep', 'no-reject-unauthorized', 'lang', 'prompt', 'use-os-credentials']);
+const REQUEST_DIRECTIVES = new Set(['name', 'no-redirect', 'no-cookie-jar', 'timeout', 'connection-timeout', 'no-log', 'no-auto-encoding', 'note', 'title', 'description', 'ref', 'force-ref', 'disabled', 'sleep', 'no-reject-unauthorized', 'lang', 'prompt', 'use-os-credentials', 'loop']);
 
 /** `# @name x`, `// @noRedirect`: a comment line holding a request's directive sling knows (`# @todo` is not one). */
 export function isRequestDirective(t: string): boolean {
@@ -78,11 +78,19 @@ export function directive(
     case 'disabled':
       // httpyac: disabled when the value is true (none is true); it evaluates JavaScript, sling reads literals.
       if (value === '' || /^(true|1)$/i.test(value)) d.disabled = true;
-      else if (!/^(false|0)$/i.test(value)) {
-        warn(ln, col, `# @disabled ${value}: sling does not evaluate JavaScript (httpyac does); the request is taken as disabled`);
-        d.disabled = true;
-      }
+      // Anything else is a JavaScript expression, worked out when the request's turn comes (httpyac-js.ts).
+      else if (!/^(false|0)$/i.test(value)) d.disabledJs = { code: value, line: ln };
       return undefined;
+    case 'loop': {
+      // httpyac: `for N`, `for NAME of EXPRESSION` (a JavaScript list), `while EXPRESSION`.
+      const of = /^for\s+([A-Za-z_$][\w$]*)\s+of\s+(\S.*)$/.exec(value);
+      const count = /^for\s*(\d+)$/.exec(value);
+      if (of) d.loop = { variable: of[1]!, iterable: of[2]!, line: ln };
+      else if (count) d.loop = { count: Number(count[1]), line: ln };
+      else if (/^while\s/.test(value)) warn(ln, col, `# @loop ${value}: 'while' loops are not supported (each pass needs the response before it): sent once`);
+      else fail(ln, col, `# @loop is 'for N', 'for NAME of LIST' or 'while EXPRESSION', got '${value}'`);
+      return undefined;
+    }
     case 'sleep':
       if (/^\d+$/.test(value)) d.sleepMs = Math.min(Number(value), MAX_TIMER_MS);
       else if (value.includes('{{')) d.sleepText = value;

@@ -226,8 +226,6 @@ export function evalDynamic(name: string, args: string[], ctx: DynamicEnv): stri
     return v;
   }
   if (name === 'aadToken' || name === 'aadV2Token') throw new DynamicError("REST Client's Azure AD tokens are not supported by sling");
-  // httpyac's `$global` is a JavaScript object its scripts fill: sling runs no httpyac script.
-  if (name.startsWith('global.')) throw new DynamicError(`unknown dynamic variable (httpyac's $global is set by httpyac scripts, which sling does not run)`);
   throw new DynamicError('unknown dynamic variable');
 }
 

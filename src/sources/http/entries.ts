@@ -8,6 +8,8 @@ import type { RequestSpec } from '../../request/spec.js';
 import { formatUrl } from '../../request/url.js';
 import type { AssertNode, RequestNode, ScriptNode } from './ast.js';
 import { buildSpec, type BuiltRequest } from './request.js';
+import { clearExports, evalJs, mayNeedJs, prepareJs, runYacScript, truthy, yacRequest } from './httpyac-js.js';
+import { yacText } from './vars.js';
 import type { ScriptHooks, ScriptHost, ScriptResult } from './script.js';
 import { compile, expressions, rawText, type Template } from './template.js';
 import { pickDef, Resolution, type FileCtx, type Runtime } from './vars.js';
@@ -48,10 +50,10 @@ function scriptHost(): Promise<ScriptHost> {
 }
 
 /** The script process boots while the request of the first script goes out (or while sling gets its first pre-request script ready). */
-function warmScripts(node: RequestNode, offline: boolean) {
+function warmScripts(node: RequestNode, offline: boolean, yac = false) {
   if (hostPromise) return;
   const expressions = !offline && node.asserts.some((s) => s.a.field === 'js' || (s.a.field === 'body' && s.a.value !== ''));
-  if (node.pre.some((s) => !s.lua) || (!offline && node.handlers.some((s) => !s.lua)) || expressions) scriptHost().then((h) => h.warm(), () => undefined);
+  if (yac || node.pre.some((s) => !s.lua) || (!offline && node.handlers.some((s) => !s.lua)) || expressions) scriptHost().then((h) => h.warm(), () => undefined);
 }
 
 export function requestName(node: RequestNode): string | undefined {
@@ -141,6 +143,8 @@ class HttpEntry implements ExecEntry {
   private pending: Pending[] = NO_PENDING;
   private overrides?: Map<string, string>;
   private deps?: string[];
+  /** httpyac JavaScript may run before this request (global or pre-request blocks, JavaScript placeholders). */
+  private yac?: boolean;
 
   constructor(private readonly o: EntryOptions) {
     const node = o.node;
@@ -229,7 +233,9 @@ class HttpEntry implements ExecEntry {
     const d = node.directives;
     if (d.refs.length) for (const r of d.refs) if (!this.o.rt.requestNames.has(r)) throw new UsageError(`${this.o.file.path}:${node.line}: # @ref ${r}: no request is named '${r}'`);
     if (node.pre.length || node.handlers.length || node.asserts.length) warmScripts(node, ctx.offline);
-    if (d.disabled || d.sleepMs || d.sleepText || this.o.overrides || node.pre.length) return this.buildAsync(ctx);
+    this.yac ??= yacGlobals(this.o.file).length > 0 || mayNeedJs(templatesOf(node), { file: this.o.file, line: node.line, rt: this.o.rt }, this.o.rt.requestNames);
+    if (this.yac && (yacGlobals(this.o.file).length || node.pre.some((s) => s.yac))) warmScripts(node, ctx.offline, true);
+    if (d.disabled || d.sleepMs || d.sleepText || this.o.overrides || node.pre.length || this.yac || d.disabledJs || d.loop) return this.buildAsync(ctx);
     const res = new Resolution(this.o.rt, this.o.file, node.line, undefined, ctx.offline);
     return this.buildWith(ctx, res, NO_LOGS);
   }
@@ -254,9 +260,33 @@ class HttpEntry implements ExecEntry {
     }
     const res = new Resolution(rt, file, node.line, this.overrides, ctx.offline);
     let logs = NO_LOGS;
-    if (node.pre.length) {
+    // httpyac: the blocks of regions without a request run before every request of the file.
+    // httpyac: the blocks of regions without a request run before every request of the file (an
+    // `# @import`ed file's first, as httpyac runs them).
+    const globals = yacGlobals(file);
+    if (node.pre.length || globals.length) {
       logs = [];
-      for (const s of node.pre) {
+      // This request's region runs again: its earlier exports are gone (httpyac).
+      clearExports(res, node);
+      for (const s of [...globals, ...node.pre]) {
+        if (s.yac) {
+          // A block of a region without a request keeps its exports as its own; the others as this request's region's.
+          const region = globals.includes(s) && !s.every ? s : node;
+          if (region === s) clearExports(res, s);
+          const from = (globals.includes(s) && file.imported?.find((f) => f.parsed.yacGlobal?.includes(s))?.path) || file.path;
+          const r = await runYacScript(await scriptHost(), s, res, region, yacRequest(node, this.previewRequest(res)), undefined, from);
+          logs.push(...r.logs, ...r.tests.map(([name, failure]) => (failure === null ? `✓ ${name}` : `✗ ${name}: ${failure}`)));
+          if (r.error) {
+            const msg = `${from}:${s.line}: the ${globals.includes(s) ? 'global' : 'pre-request'} script failed: ${r.error}`;
+            if (!ctx.offline) throw new UsageError(msg);
+            ctx.warn(msg);
+          }
+          if (r.cancel) {
+            ctx.warn(`${file.path}:${s.line}: the script exported $cancel: not sent`);
+            return null;
+          }
+          continue;
+        }
         if (s.lua) {
           rt.warnOnce(`${file.path}:${s.line}`, `${file.path}:${s.line}: Lua scripts (rest.nvim, kulala) are not run`);
           continue;
@@ -275,7 +305,75 @@ class HttpEntry implements ExecEntry {
         // client.exit() ends that script; the request is still sent (JetBrains).
       }
     }
+    if (d.disabledJs) {
+      // httpyac's `# @disabled EXPRESSION`: JavaScript, after the scripts before the request.
+      const { code, line } = d.disabledJs;
+      const out = await evalJs(await scriptHost(), code, line, res);
+      if (out.error !== undefined) throw new UsageError(`${file.path}:${line}: # @disabled ${code}: ${out.error}`);
+      if (truthy(out.json)) {
+        ctx.warn(`${file.path}:${node.line}: # @disabled ${code} is true: not sent`);
+        return null;
+      }
+    }
+    if (d.loop) return this.buildLoop(ctx, res, logs, d.loop);
+    if (this.yac) await prepareJs(scriptHost, templatesOf(node), res, yacRequest(node));
     return this.buildWith(ctx, res, logs);
+  }
+
+  /**
+   * httpyac's `# @loop for N` / `# @loop for NAME of LIST`: the request once per pass, each with
+   * `$index` (from 0) and the loop variable (a list element, with its type for JavaScript).
+   */
+  private async buildLoop(ctx: ExecContext, res: Resolution, logs: string[], loop: NonNullable<RequestNode['directives']['loop']>): Promise<RequestSpec[] | null> {
+    const { rt, file, node } = this.o;
+    let items: (string | undefined)[];
+    if (loop.iterable !== undefined) {
+      const out = await evalJs(await scriptHost(), loop.iterable, loop.line, res);
+      if (out.error !== undefined) throw new UsageError(`${file.path}:${loop.line}: # @loop for ${loop.variable} of ${loop.iterable}: ${out.error}`);
+      let list: unknown;
+      try {
+        list = out.json === undefined ? undefined : JSON.parse(out.json);
+      } catch {
+        list = undefined;
+      }
+      // httpyac: anything but a list makes no pass.
+      items = Array.isArray(list) ? list.map((x) => (x === undefined ? undefined : JSON.stringify(x))) : [];
+    } else items = new Array<undefined>(loop.count ?? 0).fill(undefined);
+    if (items.length === 0) {
+      ctx.warn(`${file.path}:${loop.line}: # @loop makes no pass: not sent`);
+      return null;
+    }
+    const opts = { file, lenient: ctx.offline, jar: rt.jar, warn: ctx.warn };
+    const all: Pending[] = [];
+    for (let i = 0; i < items.length; i++) {
+      const overrides = new Map(this.overrides ?? []);
+      const loopVars = new Map<string, string>([['$index', String(i)]]);
+      overrides.set('$index', String(i));
+      const item = items[i];
+      if (loop.variable !== undefined && item !== undefined) {
+        overrides.set(loop.variable, yacText(item));
+        loopVars.set(loop.variable, item);
+      }
+      const r = new Resolution(rt, file, node.line, overrides, ctx.offline);
+      r.loopVars = loopVars;
+      for (const [n, v] of res.requestVars) r.requestVars.set(n, v);
+      if (this.yac || loop.variable !== undefined) await prepareJs(scriptHost, templatesOf(node), r, yacRequest(node));
+      const built = buildSpec(node, { ...opts, res: r });
+      if (rt.globalHeaders.size) addGlobalHeaders(built.spec, rt.globalHeaders);
+      all.push({ built, res: r, iteration: i, logs: i === 0 ? logs : NO_LOGS });
+    }
+    this.pending = all;
+    return all.map((b) => b.built.spec);
+  }
+
+  /**
+   * The request as httpyac's code sees it before it is sent: the URL as written (httpyac 6.16.7
+   * gives `{{host}}/a?v={{v}}` there), the headers and body with what is known so far.
+   */
+  private previewRequest(res: Resolution) {
+    const spec = this.preview(res)?.spec;
+    if (!spec) return undefined;
+    return { method: spec.method, url: rawText(this.o.node.url), headers: spec.headers, body: spec.body.kind === 'bytes' ? spec.body.data.toString('utf8') : undefined };
   }
 
   /** The request as a pre-request script sees it; undefined when even a lenient build fails. */
@@ -343,7 +441,7 @@ class HttpEntry implements ExecEntry {
   /** Synchronous when nothing runs after the response (no handler, no `>> file`). */
   bodyUnused(spec: RequestSpec): boolean {
     const { rt, node } = this.o;
-    if ((this.storeAs !== undefined && rt.keeps(this.storeAs)) || node.handlers.length || node.asserts.length || node.outputs.length) return false;
+    if ((this.storeAs !== undefined && rt.keeps(this.storeAs)) || node.handlers.length || this.o.file.parsed.yacGlobalAfter || node.asserts.length || node.outputs.length || this.o.file.parsed.yacResponse) return false;
     const p = this.pendingOf(spec);
     return !(p && p.logs.length);
   }
@@ -351,7 +449,7 @@ class HttpEntry implements ExecEntry {
   /** `>> file` lines and nothing else reading the body: it goes to its files as it arrives, and is printed. */
   bodyFiles(answer: Omit<Completed, 'body'>): BodyFiles | undefined {
     const { rt, node } = this.o;
-    if (!node.outputs.length || node.handlers.length || node.asserts.length || (this.storeAs !== undefined && rt.keeps(this.storeAs))) return undefined;
+    if (!node.outputs.length || node.handlers.length || node.asserts.length || this.o.file.parsed.yacResponse || this.o.file.parsed.yacGlobalAfter || (this.storeAs !== undefined && rt.keeps(this.storeAs))) return undefined;
     const p = this.pendingOf(answer.spec);
     if (!p || p.logs.length) return undefined;
     p.targets = this.outputTargets(p, answer);
@@ -392,6 +490,8 @@ class HttpEntry implements ExecEntry {
       const ms = (x?: number) => (x === undefined ? '-' : `${(x - t.start).toFixed(1)} ms`);
       ctx.debug(`${file.path}:${node.line}: ${done.response.status} in ${ms(t.end)} (connect ${ms(t.connect)}, first byte ${ms(t.firstByte)}; ${done.info.reused ? 'reused' : 'new'} connection)`);
     }
+    // httpyac's `response` outside a handler: the last response of the run.
+    if (file.parsed.yacResponse) rt.lastResponse = done;
     const pending = this.pending;
     let p: Pending | undefined;
     if (pending.length === 1) {
@@ -404,7 +504,7 @@ class HttpEntry implements ExecEntry {
     }
     const keep = this.storeAs !== undefined && rt.keeps(this.storeAs);
     // Nothing to run, save, keep or print after this response (the usual request).
-    if (!keep && node.handlers.length === 0 && node.asserts.length === 0 && node.outputs.length === 0 && !(p && p.logs.length)) return NOTHING_AFTER;
+    if (!keep && node.handlers.length === 0 && !file.parsed.yacGlobalAfter && node.asserts.length === 0 && node.outputs.length === 0 && !(p && p.logs.length)) return NOTHING_AFTER;
     return this.afterAsync(done, p, keep);
   }
 
@@ -419,10 +519,14 @@ class HttpEntry implements ExecEntry {
     }
     if (!p) return result;
     // Handlers and httpyac assertions run in the order the file gives them.
-    const steps: (ScriptNode | AssertNode)[] = node.asserts.length ? [...node.handlers, ...node.asserts].sort((x, y) => x.line - y.line) : node.handlers;
+    let steps: (ScriptNode | AssertNode)[] = node.asserts.length ? [...node.handlers, ...node.asserts].sort((x, y) => x.line - y.line) : node.handlers;
+    // httpyac blocks that run after every response of the file.
+    if (file.parsed.yacGlobalAfter) steps = [...steps, ...file.parsed.yacGlobalAfter];
     for (const s of steps) {
       if ('a' in s) {
         const { checkAssert, expressionOf, evaluationInput } = await assertRunner();
+        // `?? body id == {{ n * 2 }}`: httpyac's JavaScript, worked out now (the response is in).
+        if (typeof s.expected !== 'string' && mayNeedJs([s.expected], { file, line: node.line })) await prepareJs(scriptHost, [s.expected], p.res, yacRequest(node));
         let test: { name: string; failure: string | null };
         try {
           const expected = p.res.resolve(s.expected).trim();
@@ -449,6 +553,14 @@ class HttpEntry implements ExecEntry {
       }
       if (s.lua) {
         rt.warnOnce(`${file.path}:${s.line}`, `${file.path}:${s.line}: Lua scripts (rest.nvim, kulala) are not run`);
+        continue;
+      }
+      if (s.yac) {
+        const sent = { method: done.request.method, url: formatUrl(done.url), headers: done.request.headers, body: done.request.body.toString('utf8') };
+        const r = await runYacScript(await scriptHost(), s, p.res, node, yacRequest(node, sent), done);
+        result.log!.push(...r.logs);
+        for (const [name, failure] of r.tests) record(result, name, failure);
+        if (r.error) result.failures.push(`${file.path}:${s.line}: the response script failed: ${r.error}`);
         continue;
       }
       const r = await this.runScript(s, p, done);
@@ -488,6 +600,14 @@ function record(result: AfterResult, name: string, failure: string | null) {
   result.log!.push(failure === null ? `✓ ${name}` : `✗ ${name}: ${failure}`);
   (result.tests ??= []).push(failure === null ? { name } : { name, failure });
   if (failure !== null) result.failures.push(`${name}: ${failure}`);
+}
+
+const NO_SCRIPTS: ScriptNode[] = [];
+/** httpyac's global blocks a request of `file` runs first: its `# @import`ed files' (in order), then its own. */
+function yacGlobals(file: FileCtx): ScriptNode[] {
+  const own = file.parsed.yacGlobal;
+  if (!file.imported?.some((f) => f.parsed.yacGlobal)) return own ?? NO_SCRIPTS;
+  return [...file.imported.flatMap((f) => f.parsed.yacGlobal ?? []), ...(own ?? [])];
 }
 
 export function makeEntry(o: EntryOptions): ExecEntry {

@@ -65,6 +65,7 @@ class Loader {
     for (const w of file.parsed.warnings) this.opts.warn(`${file.path}:${w.line}:${w.col}: ${w.message}`);
     const rt = this.rt;
     for (const defs of file.parsed.vars.values()) for (const d of defs) rt.noteReferences(d.value);
+    for (const s of [...(file.parsed.yacGlobal ?? []), ...(file.parsed.yacGlobalAfter ?? [])]) rt.noteCode(s.code!);
     // Indexed loops: a thousand requests read in V8's baseline tiers, where for...of allocates per step.
     const items = file.parsed.items;
     for (let i = 0; i < items.length; i++) {
@@ -91,6 +92,9 @@ class Loader {
         rt.noteReferences(headers[k]!.value);
       }
       if (item.asserts.length) for (const a of item.asserts) rt.noteReferences(a.expected);
+      // httpyac blocks: a `# @name`d request's name in their code is its response.
+      for (const s of item.pre) if (s.yac) rt.noteCode(s.code!);
+      for (const s of item.handlers) if (s.yac) rt.noteCode(s.code!);
       const body = item.body;
       for (let k = 0; k < body.length; k++) {
         const b = body[k]!;

@@ -47,6 +47,13 @@ const MORE_METHODS = ['GRAPHQL', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE
 const STRICT_REQUEST = new RegExp(`^(${[...METHODS, ...MORE_METHODS].join('|')})\\s+(https?:\\/\\/|\\/|\\{\\{)(\\{\\{[^}]*\\}\\}|[^\\s{])*(\\s+HTTP\\/\\d+(\\.\\d+)?)?\\s*$`);
 /** The same for the requests of other protocols (skipped with a warning): their targets have no scheme (`GRPC host:port/Service/Method`). */
 const PROTOCOL_REQUEST = new RegExp(`^(${Object.keys(OTHER_METHODS).join('|')})\\s+([A-Za-z][A-Za-z0-9+.-]*:\\/\\/|\\/|\\{\\{|[\\w.-]+:\\d+)\\S*(\\s+HTTP\\/\\d+(\\.\\d+)?)?\\s*$`);
+/**
+ * An httpyac script block opens with a line that is `{{` alone (blanks around it; httpyac's
+ * `{{+` and `{{@response`-style event forms too) and ends at a line that is `}}` alone. A line
+ * `{{name}}/path` is a request line, not a script.
+ */
+const YAC_OPEN = /^\s*\{\{(@js\s+)?(\+|@)?(request|streaming|response|after|responseLogging)?\s*$/i;
+const YAC_CLOSE = /^\s*\}\}\s*$/;
 /** A line that starts a request when it follows a blank line in a body (also what `--to http` must not leave as it is). */
 export const startsRequest = (line: string) => {
   // Every method both expressions know is upper-case: most lines (a JSON body) are told apart
@@ -64,13 +71,15 @@ interface Pending {
   pre: ScriptNode[];
   /** httpyac assertions written before the request line. */
   asserts: AssertNode[];
+  /** httpyac `{{@response` / `{{@after` blocks written before the request line (run after its response). */
+  post?: ScriptNode[];
   lua: boolean;
 }
 
 const freshPending = (): Pending => ({ directives: { refs: NONE }, pre: NONE, asserts: NONE, lua: false });
 /** Nothing was written into it since it was made (no directive, script or assertion). */
 function untouched(p: Pending): boolean {
-  if (p.atName !== undefined || p.lua || p.pre.length !== 0 || p.asserts.length !== 0 || p.directives.refs.length !== 0) return false;
+  if (p.atName !== undefined || p.lua || p.post || p.pre.length !== 0 || p.asserts.length !== 0 || p.directives.refs.length !== 0) return false;
   // for...in rather than Object.keys(): no list made per request.
   for (const k in p.directives) if (k !== 'refs') return false;
   return true;
@@ -190,12 +199,14 @@ class Parser {
       }
     }
     this.endRequest();
+    if (!this.blockHasRequest) this.yacGlobals();
     if (this.pending.pre.length) this.warn(this.pending.pre[0]!.line, 1, 'a pre-request script with no request after it: not run');
     if (this.pending.asserts.length) this.warn(this.pending.asserts[0]!.line, 1, 'an httpyac assertion with no request after it: not checked');
     return this.out;
   }
 
   private newBlock(title: string) {
+    if (!this.blockHasRequest) this.yacGlobals();
     // `# @name x` and `< {% %}` placed before `###` belong to the next request (vp.http, kulala),
     // also when they come after a request, at the end of its block.
     if (this.blockHasRequest && !untouched(this.pending)) this.pending = freshPending();
@@ -249,6 +260,7 @@ class Parser {
       this.preScript(line, ln);
       return;
     }
+    if (t.startsWith('{{') && YAC_OPEN.test(t)) return this.yacBlock(ln, col, undefined);
     // `{{host}}/path` is a request line (a GET, as `example.org/path` is); httpyac's script blocks
     // open with `{{` alone on its line (`{{@request`, `{{+after`), or are code on one line.
     if (t.startsWith('{{') && !urlTemplate(t)) return this.httpyacScript(ln, col);
@@ -426,7 +438,56 @@ class Parser {
     this.fail(this.i + 1, line.indexOf(t) + 1, `after a curl command, only comments up to the next ### (a response handler or an assertion is not applied to it), got '${clip(t)}'`);
   }
 
-  /** httpyac `{{ js }}` script blocks, on one line or several: skipped with a warning. */
+  /**
+   * An httpyac script block (YAC_OPEN on the current line, at column `col`; leaves i on its `}}`):
+   * before the request line it runs before the request (in a region without a request, before
+   * every request of the file), after the request (`req`) once its response is in. `{{+` runs
+   * before every request; `{{@response` / `{{@after` after the region's response (`{{+response`,
+   * `{{+after`, or in a region without a request: after every response); the other events
+   * (`{{@request`, `{{@streaming`, `{{@responseLogging`) are not run.
+   */
+  private yacBlock(ln: number, col: number, req: RequestNode | undefined) {
+    const m = YAC_OPEN.exec(this.lines[this.i]!)!;
+    let j = this.i + 1;
+    while (j < this.lines.length && !YAC_CLOSE.test(this.lines[j]!) && !this.lines[j]!.startsWith('###')) j++;
+    if (j >= this.lines.length || !YAC_CLOSE.test(this.lines[j]!)) this.fail(ln, col, "an httpyac script block '{{' without its closing '}}' (a line of its own)");
+    const code = this.lines.slice(this.i + 1, j).join('\n');
+    this.i = j;
+    const event = m[3]?.toLowerCase();
+    if ((event && event !== 'response' && event !== 'after') || (!event && m[2] === '@')) {
+      this.warn(ln, col, `httpyac script events ('${this.lines[ln - 1]!.trim()}') are not run: skipped`);
+      return;
+    }
+    if (/\bresponse\b/.test(code)) this.out.yacResponse = true;
+    const node: ScriptNode = { code, line: ln, yac: true };
+    if (m[2] === '+') node.every = true;
+    if (event) {
+      // After the response: this request's, or every request's.
+      if (m[2] === '+') this.out.yacGlobalAfter = [...(this.out.yacGlobalAfter ?? []), node];
+      else if (req) req.handlers = added(req.handlers, node);
+      else this.pending.post = [...(this.pending.post ?? []), node];
+      return;
+    }
+    if (m[2] === '+') this.out.yacGlobal = [...(this.out.yacGlobal ?? []), node];
+    else if (req) {
+      req.handlers = added(req.handlers, node);
+      this.state = 'after';
+    } else this.pending.pre = added(this.pending.pre, node);
+  }
+
+  /** httpyac blocks before `###` in a region without a request: the file's global scripts. */
+  private yacGlobals() {
+    if (this.pending.post) {
+      this.out.yacGlobalAfter = [...(this.out.yacGlobalAfter ?? []), ...this.pending.post];
+      this.pending.post = undefined;
+    }
+    const pre = this.pending.pre;
+    if (!pre.some((s) => s.yac)) return;
+    this.out.yacGlobal = [...(this.out.yacGlobal ?? []), ...pre.filter((s) => s.yac)];
+    this.pending.pre = fit(pre.filter((s) => !s.yac));
+  }
+
+  /** `{{ js }}` with code on the `{{` line, on one line or several (not a block httpyac runs): skipped with a warning. */
   private httpyacScript(ln: number, col: number) {
     const first = this.lines[this.i]!;
     if (!first.slice(first.indexOf('{{') + 2).includes('}}')) {
@@ -435,7 +496,8 @@ class Parser {
       if (j >= this.lines.length || this.lines[j]!.startsWith('###')) this.fail(ln, col, "an httpyac script block '{{' without its closing '}}'");
       this.i = j;
     }
-    this.warn(ln, col, 'httpyac script blocks ({{ ... }}) are not run: skipped');
+    // httpyac runs only a block whose `{{` and `}}` stand alone on their lines (it sends this one as a URL, and fails).
+    this.warn(ln, col, "'{{' with code on its line is not an httpyac script block ('{{' and '}}' go on lines of their own): skipped");
   }
 
   /** Reads `{% ... %}` starting at column `at` of the current line; leaves i on the closing line. */
@@ -514,8 +576,9 @@ class Parser {
         const problem = jsonPathProblem(path.startsWith('$') ? path : '$.' + path);
         if (problem) this.fail(e.line, e.col, `${e.raw}: ${problem}`);
       }
-    } else if (e.kind === 'js') {
-      this.warn(e.line, e.col, `${e.raw} looks like an httpyac JavaScript expression; sling does not evaluate JavaScript in placeholders`);
+    } else if (e.kind === 'js' || e.kind === 'var') {
+      // httpyac's JavaScript expressions are run (httpyac-js.ts); the last response is kept for those that read it.
+      if (e.text.includes('response') && /\bresponse\b/.test(e.text)) this.out.yacResponse = true;
     }
   }
 
@@ -578,7 +641,7 @@ class Parser {
       graphql,
       fragments: this.out.fragments,
       pre: p.pre,
-      handlers: NONE,
+      handlers: p.post ?? NONE,
       asserts: p.asserts,
       outputs: NONE,
       directives: p.directives,
@@ -737,6 +800,7 @@ class Parser {
         return;
       }
       if (startsRequest(line)) return this.startNextRequest(line);
+      if (YAC_OPEN.test(line)) return this.yacBlock(ln, 1, req);
       if (line.startsWith('{{') && !line.slice(2).includes('}}')) return this.httpyacScript(ln, 1);
       // httpyac `gql [NAME] < ./query.gql`: the GraphQL query comes from the file (NAME is the
       // operation name); variables may follow after a blank line.
@@ -890,6 +954,7 @@ class Parser {
     if (this.handlerLine(line, ln)) return;
     if (t.startsWith('??')) return this.assertLine(t, ln, 1, this.req!);
     if (this.blankBefore && startsRequest(line)) return this.startNextRequest(line);
+    if (YAC_OPEN.test(line)) return this.yacBlock(ln, 1, this.req);
     // `@token = {{login.response.body.token}}` after the response handler: a file variable.
     if (t.charCodeAt(0) === 64 /* @ */ && isFileVar(t)) return this.fileVar(t, ln, line.indexOf(t) + 1);
     if (line.startsWith('{{') && !line.slice(2).includes('}}')) return this.httpyacScript(ln, 1);

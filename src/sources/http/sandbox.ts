@@ -3,6 +3,7 @@ import { readSync, writeSync } from 'node:fs';
 import vm from 'node:vm';
 import { jsonPath } from './jsonpath.js';
 import { XML_SOURCE } from './sandbox-xml.js';
+import { runHttpyac } from './sandbox-httpyac.js';
 
 /**
  * The script process's side of JetBrains HTTP Client scripts (script.ts starts the process and
@@ -12,7 +13,7 @@ import { XML_SOURCE } from './sandbox-xml.js';
  * The process is synchronous: it reads one message at a time from its standard input (blocking),
  * runs the script it names in a node:vm context with only the JetBrains API, and writes the result
  * on its standard output. Messages are lines of JSON, both ways:
- * - in: `["run", code, filename, line, payload]` or `["eval", expression, input]` (an httpyac
+ * - in: `["run", code, filename, line, payload]`, `["yac", code, filename, line, payload, mode]` (httpyac JavaScript, sandbox-httpyac.ts) or `["eval", expression, input]` (an httpyac
  *   assertion's expression), then `[value]` / `[]` (an answer to a call);
  * - out: `["c", op, args]` a question the script needs answered now (client.global.get, a variable):
  *   the process blocks until the answer line comes; `["d", op, args]` a change (client.global.set,
@@ -448,6 +449,14 @@ export function serve(rest: Buffer): void {
     let result: unknown;
     if (message[0] === 'eval') {
       result = evaluate(String(message[1]), String(message[2]));
+    } else if (message[0] === 'yac') {
+      // httpyac's JavaScript (sandbox-httpyac.ts): ['yac', code, filename, line, payload, mode].
+      const [, code, filename, at, payload, mode] = message as [string, string, string, number, string, string?];
+      try {
+        result = runHttpyac(code, mode ?? 'script', filename, at, payload);
+      } catch {
+        result = { logs: [], tests: [], exports: {}, global: '', error: 'the script failed' };
+      }
     } else {
       const [, code, filename, at, payload] = message as [string, string, string, number, string];
       try {

@@ -113,7 +113,18 @@ function countLines(text: string, end: number): number {
   return n;
 }
 
-/** An expression asks nothing. */
+/** What an httpyac script or expression gives back (sandbox-httpyac.ts). */
+export interface HttpyacOutcome {
+  logs: string[];
+  tests: [string, string | null][];
+  /** name → value as JSON. */
+  exports: Record<string, string>;
+  /** $global as JSON ('' when the script failed before it was read). */
+  global: string;
+  error?: string;
+}
+
+/** An expression asks nothing (nor do httpyac's scripts: every value they see comes with them). */
 const NO_HOOKS: ScriptHooks = {
   setGlobal() {},
   getGlobal: () => undefined,
@@ -174,6 +185,16 @@ export class ScriptHost {
         const v = r as { json?: unknown; error?: unknown };
         return typeof v.error === 'string' ? { error: v.error } : typeof v.json === 'string' ? { json: v.json } : {};
       }),
+    );
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /** httpyac's JavaScript (httpyac-js.ts): a `{{ }}` block or a `{{ expression }}` with the named JSON values in `payload`. */
+  runHttpyac(code: string, mode: 'script' | 'expr', filename: string, line: number, payload: string): Promise<HttpyacOutcome> {
+    const failedYac = (error: string): HttpyacOutcome => ({ logs: [], tests: [], exports: {}, global: '', error });
+    const result = this.queue.then(
+      () => this.exchange(['yac', code, filename, line, payload, mode], NO_HOOKS, failedYac) as Promise<HttpyacOutcome>,
     );
     this.queue = result.catch(() => undefined);
     return result;

@@ -47,6 +47,10 @@ function classify(text: string, raw: string, line: number, col: number): Expr {
   }
   const base = { raw, text, encode, line, col };
   if (t.startsWith('$.') || t === '$') return { ...base, kind: 'jsonpath', name: t, args: [] };
+  // httpyac's `$global.name` (a value its scripts keep for the run): JavaScript.
+  if (t.startsWith('$global') && /^\$global(?![\p{L}\p{N}_$])/u.test(t)) return { ...base, kind: 'js', name: t, args: [] };
+  // httpyac's `# @loop` pass number: a variable.
+  if (t === '$index') return { ...base, kind: 'var', name: t, args: [] };
   if (t.startsWith('$')) {
     // `$randomInt 1 9`, `$datetime "DD.MM" 1 d`, `$random.integer(1, 9)`
     const m = /^\$([\p{L}\p{N}_.]+)\s*(?:\((.*)\))?\s*(.*)$/su.exec(t);

@@ -48,6 +48,12 @@ export class Runtime {
    */
   readonly referenced = new Set<string>();
   keepAllResponses = false;
+  /** httpyac's `exports.name = value` (httpyac-js.ts): name → the value as JSON. */
+  readonly yacVars = new Map<string, string>();
+  /** httpyac's `$global`, as JSON. */
+  yacGlobal = '{}';
+  /** The last response (httpyac's `response` outside a handler), kept when a file's JavaScript reads it. */
+  lastResponse?: import('../../exec/types.js').Completed;
   /** OAuth 2.0 tokens ($auth.token), set by index.ts when a file uses one. */
   auth?: { value(id: string, kind: 'token' | 'idToken'): string };
   private readonly warned = new Set<string>();
@@ -76,7 +82,14 @@ export class Runtime {
       if (p.kind === 'ref') this.referenced.add(p.name);
       // `{{login.token}}` and `{{login}}` (httpyac: a named response's field, its whole body).
       else if (p.kind === 'var') this.referenced.add(p.name.includes('.') ? p.name.slice(0, p.name.indexOf('.')) : p.name);
+      // httpyac JavaScript (`{{ login.token.toUpperCase() }}`): the names it holds.
+      else if (p.kind === 'js') this.noteCode(p.text);
     }
+  }
+
+  /** httpyac JavaScript: any name in it may be a `# @name`d request whose response it reads. */
+  noteCode(code: string) {
+    for (const m of code.matchAll(/(?<![\w$.])[A-Za-z_$][\w$]*/g)) this.referenced.add(m[0]);
   }
 
   keeps(name: string): boolean {
@@ -167,6 +180,10 @@ export class Resolution {
   pathMemo?: Map<string, unknown[]>;
   /** No warnings or --debug lines (the preview a pre-request script gets). */
   silent = false;
+  /** httpyac JavaScript placeholders worked out before the request is built (httpyac-js.ts): the value, or why there is none. */
+  jsValues?: Map<Expr, { v?: string; why?: string }>;
+  /** httpyac `# @loop`: this pass's `$index` and loop variable, as JSON (their text is in `overrides`). */
+  loopVars?: Map<string, string>;
 
   constructor(
     readonly rt: Runtime,
@@ -190,6 +207,7 @@ export class Resolution {
     const r = new Resolution(this.rt, this.file, this.line, this.overrides, this.lenient);
     r.vars = this.vars;
     r.pathMemo = this.pathMemo;
+    r.jsValues = this.jsValues;
     return r;
   }
 
@@ -204,6 +222,10 @@ export class Resolution {
   lookup(name: string): string | undefined {
     const o = this.overrides?.get(name);
     if (o !== undefined) return o;
+    if (this.rt.yacVars.size) {
+      const y = this.rt.yacVars.get(name);
+      if (y !== undefined) return yacText(y);
+    }
     const envT = this.rt.envTemplate(name);
     if (envT !== undefined) return this.named(`env:${name}`, name, envT);
     const g = this.rt.globals.get(name);
@@ -282,6 +304,8 @@ export class Resolution {
           v = this.lookup(e.name);
           if (v === undefined) v = this.special(e.name);
           why = v === undefined ? this.unknownWhy(e.name) : '';
+          // `{{response.parsedBody.id}}`, `{{list.length}}`: httpyac's JavaScript, worked out ahead.
+          if (v === undefined && this.jsValues?.has(e)) ({ v, why = why } = this.jsValues.get(e)!);
           break;
         case 'ref':
           ({ v, why } = this.reference(e));
@@ -289,8 +313,11 @@ export class Resolution {
         case 'jsonpath':
           ({ v, why } = this.requestPath(e.name));
           break;
-        default:
-          why = `${e.raw} is an httpyac JavaScript expression; sling does not evaluate JavaScript in placeholders`;
+        default: {
+          const j = this.jsValues?.get(e);
+          v = j?.v;
+          why = j?.why ?? `${e.raw}: an httpyac JavaScript expression is not worked out here (only in a request's URL, headers, body and the file variables they use)`;
+        }
       }
     } catch (err) {
       if (err instanceof DynamicError || err instanceof JsonPathError) {
@@ -437,3 +464,15 @@ export function pickDef(defs: VarDef[], line: number): VarDef {
   return defs[lo === 0 ? 0 : lo - 1]!;
 }
 
+
+/** A value httpyac's scripts exported, as a placeholder gives it: text as it is, anything else as JSON. */
+export function yacText(json: string): string {
+  if (json.charCodeAt(0) === 34 /* " */) {
+    try {
+      return JSON.parse(json) as string;
+    } catch {
+      return json;
+    }
+  }
+  return json;
+}
