@@ -444,6 +444,6 @@ async function compareWithHttpyac() {
   console.log(
     `httpyac comparison: ${sum.files} files; sling sent ${sum.sling} requests, httpyac ${sum.httpyac}; ${sum.same} pairs the same` +
       ` (${sum.random} of them after random values), ${sum.differ} pairs differ, ${sum.slingOnly} requests sent by sling only, ${sum.httpyacOnly} by httpyac only` +
-      ` (informational: httpyac is not the reference for .http files; the README's "Differences from httpyac" explains the known ones)`,
+      ` (informational: httpyac is not the reference for .http files; docs/exec-http.md, "Differences from httpyac", explains the known ones)`,
   );
 }

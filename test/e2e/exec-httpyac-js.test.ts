@@ -324,7 +324,7 @@ test('exec http: a # @name in httpyac JavaScript is its response body; true and 
   const r = await runSling(['exec', 'n.http'], { cwd: dir });
   assertExit(r, 0);
   // httpyac 6.16.7 sent /n1?t=TOK-1&n=ann&f=true&u={{%20obj.missing%20}}&nl=null: the same, but for
-  // the braces, which sling percent-encodes in a URL (README, Differences from httpyac).
+  // the braces, which sling percent-encodes in a URL (docs/exec-http.md, Differences from httpyac).
   assert.deepEqual(srv.requests.map((q) => q.url), ['/login', '/n1?t=TOK-1&n=ann&f=true&u=%7B%7B%20obj.missing%20%7D%7D&nl=null'], show(r));
   assert.match(r.stderr, /^sling: warning: n\.http:12:\d+: \{\{ obj\.missing \}\} is undefined: sent as written, as httpyac does$/m, show(r));
 });

@@ -5,7 +5,7 @@
 // and that the file is read while the request goes out, not before: a file cut short while it is
 // being sent ends with one line and exit 1, the request cut off, never a shorter body sent as
 // complete; a 307, a digest challenge or a retry sends the file as it is then. No memory or time
-// is measured here (docs/uploads.md has the 1 GiB figures).
+// is measured here (bench/README.md, "Large uploads", has the 1 GiB figures).
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
