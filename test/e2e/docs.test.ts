@@ -75,6 +75,14 @@ test('docs: the --style names are the ones sling accepts', async () => {
   const styles = m[1]!.split(', ');
   const usage = read('docs/usage.md');
   assert.ok(usage.includes(`--style ${styles.join('|')}`), `docs/usage.md should say --style ${styles.join('|')}`);
+  // --help lists the same names (it once offered dark and light, which were refused).
+  const help = (await runSling(['--help'])).stdout;
+  const line = help.split('\n').find((l) => l.includes('--style STYLE'))!;
+  const listed = /colour style: (.*)$/.exec(line)![1]!.split(', ').map((w) => w.split(' ')[0]);
+  assert.deepEqual([...listed].sort(), [...styles].sort(), line);
+  // and every --format-options name sling takes.
+  const fo = help.split('\n').find((l) => l.includes('--format-options'))!;
+  for (const name of ['json.indent', 'json.sort_keys', 'json.format', 'headers.sort', 'xml.indent', 'xml.format']) assert.ok(fo.includes(name + ':'), fo);
 });
 
 test('docs: the Faker table of docs/exec-http.md names exactly the names sling knows', () => {
