@@ -1,6 +1,6 @@
 import { ExitCode } from './exit.js';
 import { NestingError } from './nesting.js';
-import { BIDI, escapeCode } from './output/sanitize.js';
+import { BIDI, escapeCode } from './sanitize.js';
 
 /**
  * Every failure the user can see is a CliError: it knows its one-line message, its exit code and
@@ -11,7 +11,7 @@ export class CliError extends Error {
   readonly hint?: string;
   /** What arrived of a response that then failed (cut short, timed out): sling exec prints it before the error, as the main command does. */
   /** What came of a response whose body failed; `encoded`: the bytes still carry a Content-Encoding that is to be undone (decodeCut). */
-  partial?: { response: import('./transport/send.js').ResponseHead; body: Buffer; info: import('./transport/send.js').HopInfo; request?: import('./request/prepare.js').PreparedRequest; url?: import('./request/url.js').ParsedUrl; encoded?: boolean };
+  partial?: { response: import('./transport/send.js').ResponseHead; body: Buffer; info: import('./transport/send.js').HopInfo; request?: import('./model/prepare.js').PreparedRequest; url?: import('./model/url.js').ParsedUrl; encoded?: boolean };
   /** The last answer before a failure that is not about it (too many redirects): curl's -w reports it; nothing prints it. */
   lastAnswer?: CliError['partial'];
   constructor(message: string, exitCode: ExitCode = ExitCode.ERROR, hint?: string, options?: { cause?: unknown }) {

@@ -1,7 +1,7 @@
 import { fstatSync, readSync } from 'node:fs';
 import { UsageError } from './errors.js';
-import type { FileBody } from './request/spec.js';
-import { Spool } from './request/upload.js';
+import type { FileBody } from './model/spec.js';
+import { Spool } from './model/upload.js';
 import type { Io, Reporter } from './main.js';
 
 /**

@@ -1,9 +1,9 @@
 import { CliError } from '../errors.js';
 import { curlCommand } from '../output/to-curl.js';
 import { httpRequest } from '../output/to-http.js';
-import { prepareRequest } from '../request/prepare.js';
-import type { RequestSpec } from '../request/spec.js';
-import { withJarCookies } from '../transport/cookies.js';
+import { prepareRequest } from '../model/prepare.js';
+import type { RequestSpec } from '../model/spec.js';
+import { withJarCookies } from '../model/cookies.js';
 import type { ExecContext, ExecEntry } from './types.js';
 
 /**

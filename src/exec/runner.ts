@@ -2,18 +2,18 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { isDirectory } from '../files.js';
 import { stdoutIsStderr } from '../fd-writer.js';
-import { originText } from '../request/url.js';
-import { basicAuth } from '../request/basic-auth.js';
+import { originText } from '../model/url.js';
+import { basicAuth } from '../model/basic-auth.js';
 import type { Invocation } from '../cli/invocation.js';
 import { CliError, TooManyRedirectsError, UsageError, beyondLimits, fileProblem, heldBodyLimit, oneLine } from '../errors.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { Reporter, stdoutSink, type Io } from '../main.js';
 import { makePlan, printParts, type OutputPlan } from '../output/plan.js';
-import { neutralise } from '../output/sanitize.js';
+import { neutralise } from '../sanitize.js';
 import { Printer, printingHops, shownText } from '../output/printer.js';
-import { prepareRequest } from '../request/prepare.js';
-import { withJarCookies } from '../transport/cookies.js';
-import type { RequestSpec } from '../request/spec.js';
+import { prepareRequest } from '../model/prepare.js';
+import { withJarCookies } from '../model/cookies.js';
+import type { RequestSpec } from '../model/spec.js';
 import { detectType } from './detect.js';
 import { dependencyOrder } from './order.js';
 import { JUnitReport, titleLine, type ReportCase } from './report.js';
@@ -220,7 +220,7 @@ class Run {
   }
 
   /** The request being sent or read: its printer and output, for Ctrl-C. */
-  private sending?: { printer: Printer; sink: RequestSink; request?: import('../request/prepare.js').PreparedRequest };
+  private sending?: { printer: Printer; sink: RequestSink; request?: import('../model/prepare.js').PreparedRequest };
 
   /**
    * Ctrl-C (synchronous, the process exits next): the response waiting to be printed, what arrived

@@ -1,6 +1,6 @@
-import type { PreparedRequest } from '../request/prepare.js';
-import type { RequestSpec } from '../request/spec.js';
-import type { ParsedUrl } from '../request/url.js';
+import type { PreparedRequest } from '../model/prepare.js';
+import type { RequestSpec } from '../model/spec.js';
+import type { ParsedUrl } from '../model/url.js';
 import type { HopInfo, ResponseHead } from '../transport/send.js';
 
 /**

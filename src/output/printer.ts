@@ -1,12 +1,12 @@
 import type { Readable } from 'node:stream';
-import type { PreparedRequest } from '../request/prepare.js';
-import { bodyChunks, isStreamed, type StreamedBody } from '../request/upload.js';
+import type { PreparedRequest } from '../model/prepare.js';
+import { bodyChunks, isStreamed, type StreamedBody } from '../model/upload.js';
 import type { ResponseHead, HopInfo } from '../transport/send.js';
 import { headerIn } from '../transport/head.js';
 import { colourJson, formatJson, formatJsonBytes, looksLikeJson, NotFormatted } from './json-format.js';
 import { bodyKind, highlightCss, highlightForm, highlightJs, highlightMarkup, indentXml } from './highlight.js';
 import type { OutputPlan } from './plan.js';
-import { neutralise, neutraliseJson } from './sanitize.js';
+import { neutralise, neutraliseJson } from '../sanitize.js';
 import { now } from '../clock.js';
 
 /** Where output goes: stdout in the CLI, a buffer in tests of the printer. */

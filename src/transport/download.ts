@@ -11,7 +11,7 @@ import type { Io, Reporter } from '../main.js';
 import { exactBytes, formatBytes, formatDuration, Progress } from '../output/progress.js';
 import { Printer, printingHops } from '../output/printer.js';
 import type { OutputPlan } from '../output/plan.js';
-import type { RequestSpec } from '../request/spec.js';
+import type { RequestSpec } from '../model/spec.js';
 import { bodyError, decodedBody, headerValue } from './body.js';
 import { exchange } from './exchange.js';
 import { chooseFileName, openUnique } from './filename.js';

@@ -1,5 +1,5 @@
 import { NetworkError } from '../errors.js';
-import type { RequestSettings } from '../request/spec.js';
+import type { RequestSettings } from '../model/spec.js';
 import type { ResponseHead } from './send.js';
 
 const STATUS = /^HTTP\/(\d(?:\.\d)?)[ \t]+(\d{3})(?:[ \t](.*))?$/;

@@ -3,16 +3,16 @@ import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import type { TLSSocket, ConnectionOptions } from 'node:tls';
 import { NetworkError, TimeoutError, UsageError } from '../errors.js';
-import type { PreparedRequest } from '../request/prepare.js';
-import type { RequestSettings } from '../request/spec.js';
-import type { ParsedUrl } from '../request/url.js';
+import type { PreparedRequest } from '../model/prepare.js';
+import type { RequestSettings } from '../model/spec.js';
+import type { ParsedUrl } from '../model/url.js';
 import { connectLimit, deadlineError, mapNetworkError, timeoutError, timeLeft } from './errors.js';
 import { IDEMPOTENT, loadTls, proxyHeaders, proxyTarget, tlsOptions, tunnel } from './connect.js';
 import { pickProxy } from './proxy.js';
 import { MAX_INTERIM, tooManyInterim, unaskedSwitch } from './head.js';
 import { now } from '../clock.js';
 import { CliError } from '../errors.js';
-import { isStreamed, writeStreamed } from '../request/upload.js';
+import { isStreamed, writeStreamed } from '../model/upload.js';
 
 /** What came back for one request: the head as received and the body as a raw (still encoded) stream. */
 export interface ResponseHead {

@@ -1,8 +1,8 @@
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { largeFile } from '../../request/upload.js';
+import { largeFile } from '../../model/upload.js';
 import { isatty } from 'node:tty';
 import { spoolStdinSync } from '../../stdin.js';
-import type { FileBody } from '../../request/spec.js';
+import type { FileBody } from '../../model/spec.js';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileProblem, UsageError } from '../../errors.js';

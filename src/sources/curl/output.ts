@@ -6,7 +6,7 @@ import type { AfterResult, Completed } from '../../exec/types.js';
 import type { Operation } from './args.js';
 import type { Transfer } from './build.js';
 import { formatCurlUrl, type CurlUrl } from './url.js';
-import { formatUrl } from '../../request/url.js';
+import { formatUrl } from '../../model/url.js';
 import { now } from '../../clock.js';
 import { fileProblem, TimeoutError, TooManyRedirectsError } from '../../errors.js';
 

@@ -1,8 +1,8 @@
 import { CliError, UsageError } from '../../errors.js';
 import type { ExecContext } from '../../exec/types.js';
-import { basicAuth } from '../../request/basic-auth.js';
-import type { RequestSpec } from '../../request/spec.js';
-import { parseUrl } from '../../request/url.js';
+import { basicAuth } from '../../model/basic-auth.js';
+import type { RequestSpec } from '../../model/spec.js';
+import { parseUrl } from '../../model/url.js';
 import { readBody } from '../../transport/body.js';
 import { exchange } from '../../transport/exchange.js';
 import { DynamicError } from './dynamic.js';

@@ -1,6 +1,6 @@
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
-import type { BodyPiece, FileBody } from '../../request/spec.js';
-import { largeFile } from '../../request/upload.js';
+import type { BodyPiece, FileBody } from '../../model/spec.js';
+import { largeFile } from '../../model/upload.js';
 import { homedir } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
 import { UsageError } from '../../errors.js';

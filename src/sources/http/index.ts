@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve as resolvePath } from 'node:path';
 import { UsageError } from '../../errors.js';
 import type { ExecEntry, Script, SourceOptions, SourceParser } from '../../exec/types.js';
-import { CookieJar } from '../../transport/cookies.js';
+import { CookieJar } from '../../model/cookies.js';
 import type { RequestNode, RunNode } from './ast.js';
 import { CurlEntry } from './curl-entry.js';
 import { makeEntry, requestName, type RunOverride } from './entries.js';

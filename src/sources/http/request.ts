@@ -1,12 +1,12 @@
 import { CliError, UsageError } from '../../errors.js';
 import { USER_AGENT } from '../../version.js';
-import { basicAuth } from '../../request/basic-auth.js';
-import type { BodyPiece, Header, RequestSpec } from '../../request/spec.js';
-import { streamed } from '../../request/prepare.js';
-import { wholeBody } from '../../request/upload.js';
+import { basicAuth } from '../../model/basic-auth.js';
+import type { BodyPiece, Header, RequestSpec } from '../../model/spec.js';
+import { streamed } from '../../model/prepare.js';
+import { wholeBody } from '../../model/upload.js';
 
 const EMPTY_BODY = Buffer.alloc(0);
-import { credentialsOf, parseUrl, type ParsedUrl } from '../../request/url.js';
+import { credentialsOf, parseUrl, type ParsedUrl } from '../../model/url.js';
 import type { Directives, RequestNode } from './ast.js';
 import { bodyBytes, graphqlBody, GraphqlVariablesError } from './bodies.js';
 import { badHeaderChar, rawText } from './template.js';
@@ -23,7 +23,7 @@ export interface BuildOptions {
   res: Resolution;
   file: FileCtx;
   lenient: boolean;
-  jar?: import('../../transport/cookies.js').CookieJar;
+  jar?: import('../../model/cookies.js').CookieJar;
   warn(message: string): void;
 }
 

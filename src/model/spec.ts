@@ -98,7 +98,7 @@ export interface RequestSettings {
    * Cookies: sent from and stored into this jar on every hop (exec shares one per run; a curl
    * command gets one when it uses -b/-c). Undefined: no cookie engine, headers go as given.
    */
-  cookieJar?: import('../transport/cookies.js').CookieJar;
+  cookieJar?: import('./cookies.js').CookieJar;
   /** The environment proxies are taken from (http_proxy, NO_PROXY...) when not the process's: a curl command's own, with the file's `export`s and `VAR=x curl` prefixes. */
   proxyEnv?: NodeJS.ProcessEnv;
   /** The request neither sends nor stores cookies, not even a --session's (`# @no-cookie-jar`). */

@@ -1,5 +1,5 @@
-import type { RequestSpec } from '../request/spec.js';
-import type { ParsedUrl } from '../request/url.js';
+import type { RequestSpec } from './spec.js';
+import type { ParsedUrl } from './url.js';
 
 /**
  * A cookie jar after RFC 6265: cookies are bound to their domain (host-only unless Domain= was
