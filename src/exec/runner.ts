@@ -22,8 +22,10 @@ import { onInterrupt } from '../interrupt.js';
 import type { AfterResult, Completed, ExecContext, ExecEntry, SavedFile, Script, SourceParser } from './types.js';
 import { FileTee } from './save.js';
 import type { Sink } from '../output/printer.js';
-import type { Hop, ResponseHead } from '../transport/send.js';
-import { headerIn, STREAM_FROM } from '../transport/head.js';
+import type { Hop } from '../transport/send.js';
+import type { ResponseHead } from '../model/exchange.js';
+import { headerIn } from '../model/headers.js';
+import { STREAM_FROM } from '../transport/head.js';
 
 /**
  * `sling exec`: parse the whole file first (a malformed file sends nothing), then run its entries in

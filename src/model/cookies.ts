@@ -1,4 +1,3 @@
-import type { RequestSpec } from './spec.js';
 import type { ParsedUrl } from './url.js';
 
 /**
@@ -177,8 +176,8 @@ export class CookieJar {
   }
 }
 
-/** The jar's cookies for this URL join any Cookie header the request already has. */
-export function withJarCookies(spec: RequestSpec, jar: CookieJar): RequestSpec {
+/** The jar's cookies for this URL join any Cookie header the request (a RequestSpec) already has. */
+export function withJarCookies<S extends { url: ParsedUrl; headers: [name: string, value: string][] }>(spec: S, jar: CookieJar): S {
   const fromJar = jar.cookieHeader(spec.url);
   if (!fromJar) return spec;
   const at = spec.headers.findIndex(([n]) => n.toLowerCase() === 'cookie');

@@ -109,7 +109,7 @@ export interface RequestSettings {
    * A front end's own redirect rules (curl's -L for curl files): builds the next hop's request from
    * the response that redirected. Undefined: the DECISIONS.md rules of exchange.ts.
    */
-  redirect?: (spec: RequestSpec, response: import('../transport/send.js').ResponseHead, location: string) => RequestSpec;
+  redirect?: (spec: RequestSpec, response: import('./exchange.js').ResponseHead, location: string) => RequestSpec;
   /** Connect to this Unix domain socket instead of the URL's host (curl's --unix-socket). */
   unixSocket?: string;
   /** Resolve the host to IPv4 or IPv6 addresses only (curl's -4 / -6). */

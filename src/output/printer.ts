@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { PreparedRequest } from '../model/prepare.js';
 import { bodyChunks, isStreamed, type StreamedBody } from '../model/upload.js';
-import type { ResponseHead, HopInfo } from '../transport/send.js';
-import { headerIn } from '../transport/head.js';
+import type { ResponseHead, HopInfo } from '../model/exchange.js';
+import { headerIn } from '../model/headers.js';
 import { colourJson, formatJson, formatJsonBytes, looksLikeJson, NotFormatted } from './json-format.js';
 import { bodyKind, highlightCss, highlightForm, highlightJs, highlightMarkup, indentXml } from './highlight.js';
 import type { OutputPlan } from './plan.js';

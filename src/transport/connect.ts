@@ -8,7 +8,7 @@ import { hostAndPort, type ParsedUrl } from '../model/url.js';
 import { now } from '../clock.js';
 import { connectLimit, mapNetworkError } from './errors.js';
 import { parseProxy, type ProxyTarget } from './proxy.js';
-import type { Timings } from './send.js';
+import type { Timings } from '../model/exchange.js';
 
 /**
  * What both HTTP/1.1 lanes (send.ts with node:http, keepalive.ts with its own writer) need to reach

@@ -4,7 +4,8 @@ import { prepareRequest, prepareUncompressed, type PreparedRequest } from '../mo
 import type { RequestSpec } from '../model/spec.js';
 import { formatUrl, originOf, parseUrl } from '../model/url.js';
 import { headerValue, HOP_BODY_LIMIT, readHopBody } from './body.js';
-import { closeAgents, sendOnce, type Hop, type ResponseHead } from './send.js';
+import { closeAgents, sendOnce, type Hop } from './send.js';
+import type { ResponseHead } from '../model/exchange.js';
 import { withJarCookies } from '../model/cookies.js';
 import { digestAuthorization, parseDigestChallenge } from './digest.js';
 import { pickProxy } from './proxy.js';

@@ -7,7 +7,8 @@ import type { PreparedRequest } from '../model/prepare.js';
 import type { RequestSettings } from '../model/spec.js';
 import { hostAndPort, type ParsedUrl } from '../model/url.js';
 import { connectLimit, deadlineError, h2Name, mapNetworkError, timeoutError, timeLeft } from './errors.js';
-import type { Hop, HopInfo, Timings } from './send.js';
+import type { Hop } from './send.js';
+import type { HopInfo, Timings } from '../model/exchange.js';
 import { now } from '../clock.js';
 import { isStreamed, writeStreamed } from '../model/upload.js';
 

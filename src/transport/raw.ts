@@ -6,8 +6,10 @@ import type { PreparedRequest } from '../model/prepare.js';
 import type { RequestSettings } from '../model/spec.js';
 import { hostAndPort, type ParsedUrl } from '../model/url.js';
 import { mapNetworkError } from './errors.js';
-import { contentLength, headerIn, incompleteHead, MAX_INTERIM, maxHeadersError, parseResponseHead, tooManyInterim, unaskedSwitch } from './head.js';
-import type { Hop, HopInfo, Timings } from './send.js';
+import { headerIn } from '../model/headers.js';
+import { contentLength, incompleteHead, MAX_INTERIM, maxHeadersError, parseResponseHead, tooManyInterim, unaskedSwitch } from './head.js';
+import type { Hop } from './send.js';
+import type { HopInfo, Timings } from '../model/exchange.js';
 import { now } from '../clock.js';
 
 /**

@@ -5,7 +5,7 @@ import { USER_AGENT } from '../../version.js';
 import type { Header, RequestSettings, RequestSpec } from '../../model/spec.js';
 import type { ParsedUrl } from '../../model/url.js';
 import { CookieJar } from '../../model/cookies.js';
-import type { ResponseHead } from '../../transport/send.js';
+import type { ResponseHead } from '../../model/exchange.js';
 import { CurlBodyError, dataBody, encodeMultipart, formPart, joinData, newBoundary, urlencodePiece, type FileAccess } from './body.js';
 import { isStreamed, StreamedBody, type WireBody } from '../../model/upload.js';
 import type { FileBody } from '../../model/spec.js';
