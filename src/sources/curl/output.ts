@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { exitCodeForStatus } from '../../exit.js';
 import type { AfterResult, Completed } from '../../exec/types.js';
 import type { Operation } from './args.js';
-import type { Transfer } from './build.js';
+import type { Transfer } from './plan.js';
 import { formatCurlUrl, type CurlUrl } from './url.js';
 import { formatUrl } from '../../model/url.js';
 import { now } from '../../clock.js';

@@ -8,9 +8,8 @@ import { wholeBody } from '../../model/upload.js';
 const EMPTY_BODY = Buffer.alloc(0);
 import { credentialsOf, parseUrl, type ParsedUrl } from '../../model/url.js';
 import type { Directives, RequestNode } from './ast.js';
-import { bodyBytes, graphqlBody, GraphqlVariablesError } from './bodies.js';
+import { bodyBytes, graphqlBody, GraphqlVariablesError, type BuildOptions } from './bodies.js';
 import { badHeaderChar, rawText } from './template.js';
-import type { FileCtx, Resolution } from './vars.js';
 
 /**
  * A parsed request plus resolved variables → the RequestSpec sling sends: the headers the file
@@ -19,14 +18,6 @@ import type { FileCtx, Resolution } from './vars.js';
  * followed (JetBrains and REST Client do) unless `# @no-redirect`; one cookie jar per run unless
  * `# @no-cookie-jar`.
  */
-export interface BuildOptions {
-  res: Resolution;
-  file: FileCtx;
-  lenient: boolean;
-  jar?: import('../../model/cookies.js').CookieJar;
-  warn(message: string): void;
-}
-
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 export interface BuiltRequest {
