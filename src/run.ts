@@ -1,7 +1,7 @@
 import type { Invocation } from './cli/invocation.js';
 import { CliError } from './errors.js';
 import { ExitCode, exitCodeForStatus } from './exit.js';
-import { stdoutSink, type Io, type Reporter } from './main.js';
+import { stdoutSink, type Io, type Reporter } from './io.js';
 import { makePlan } from './output/plan.js';
 import { Printer, printingHops } from './output/printer.js';
 import { buildRequest, type BuildContext } from './request/build.js';

@@ -9,10 +9,7 @@ import type { OutputPlan } from './plan.js';
 import { neutralise, neutraliseJson } from '../sanitize.js';
 import { now } from '../clock.js';
 
-/** Where output goes: stdout in the CLI, a buffer in tests of the printer. */
-export interface Sink {
-  write(chunk: string | Buffer): void | Promise<void>;
-}
+import type { Sink } from '../io.js';
 
 const headerOf = (headers: [string, string][], name: string) => headers.find(([n]) => n.toLowerCase() === name)?.[1];
 

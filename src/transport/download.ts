@@ -7,7 +7,7 @@ import { isDirectory } from '../files.js';
 import { readerGone } from '../fd-writer.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { onInterrupt } from '../interrupt.js';
-import type { Io, Reporter } from '../main.js';
+import type { Io, Reporter } from '../io.js';
 import { exactBytes, formatBytes, formatDuration, Progress } from '../output/progress.js';
 import { Printer, printingHops } from '../output/printer.js';
 import type { OutputPlan } from '../output/plan.js';
