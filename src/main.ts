@@ -66,10 +66,10 @@ export async function main(io: Io): Promise<number> {
     }
     if (reporter.debugOn) reporter.debug(`invocation ${maskedInvocation(inv)}`);
     if (isExec) {
-      const { runExec } = await import('./exec/runner.js');
+      const { runExec } = await import('./commands/exec/runner.js');
       return await runExec(inv, io, reporter);
     }
-    const { runRequest } = await import('./run.js');
+    const { runRequest } = await import('./commands/run.js');
     return await runRequest(inv, io, reporter);
   } catch (err) {
     reporter.error(err);

@@ -49,7 +49,7 @@ import { BIDI } from '../../src/sanitize.js';
 import { contentLength, parseResponseHead } from '../../src/transport/head.js';
 import { CookieJar, domainMatches } from '../../src/model/cookies.js';
 import { chooseFileName, nameFromContentDisposition, sanitizeFileName } from '../../src/transport/filename.js';
-import type { SourceOptions } from '../../src/exec/types.js';
+import type { SourceOptions } from '../../src/model/exec.js';
 
 // ---- settings ----------------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ import { parseHttpFile } from '../../src/sources/http/index.js';
 import { prepareRequest } from '../../src/model/prepare.js';
 import { formatUrl } from '../../src/model/url.js';
 import { USER_AGENT } from '../../src/version.js';
-import type { Completed, ExecEntry } from '../../src/exec/types.js';
+import type { Completed, ExecEntry } from '../../src/model/exec.js';
 import type { RequestSpec } from '../../src/model/spec.js';
 
 interface Setup {

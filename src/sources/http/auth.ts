@@ -1,5 +1,5 @@
 import { CliError, UsageError } from '../../errors.js';
-import type { ExecContext } from '../../exec/types.js';
+import type { ExecContext } from '../../model/exec.js';
 import { basicAuth } from '../../model/basic-auth.js';
 import type { RequestSpec } from '../../model/spec.js';
 import { parseUrl } from '../../model/url.js';

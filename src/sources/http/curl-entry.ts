@@ -1,5 +1,5 @@
 import { UsageError } from '../../errors.js';
-import type { AfterResult, Completed, ExecContext, ExecEntry, SourceOptions } from '../../exec/types.js';
+import type { AfterResult, Completed, ExecContext, ExecEntry, SourceOptions } from '../../model/exec.js';
 import type { RequestSpec } from '../../model/spec.js';
 import { isStreamed } from '../../model/upload.js';
 import { parseCurlText } from '../curl/index.js';

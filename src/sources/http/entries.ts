@@ -3,7 +3,7 @@ import { isDirectory, makeDirs } from '../../files.js';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, extname, resolve as resolvePath } from 'node:path';
 import { fileProblem, UsageError } from '../../errors.js';
-import type { AfterResult, BodyFiles, Completed, ExecContext, ExecEntry } from '../../exec/types.js';
+import type { AfterResult, BodyFiles, Completed, ExecContext, ExecEntry } from '../../model/exec.js';
 import type { RequestSpec } from '../../model/spec.js';
 import { formatUrl } from '../../model/url.js';
 import type { AssertNode, RequestNode, ScriptNode } from './ast.js';

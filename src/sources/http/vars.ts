@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { checkNesting, type NestingError } from '../../nesting.js';
 import { UsageError } from '../../errors.js';
-import type { SourceOptions } from '../../exec/types.js';
+import type { SourceOptions } from '../../model/exec.js';
 import type { CookieJar } from '../../model/cookies.js';
 import type { ParsedHttp, VarDef } from './ast.js';
 import { DynamicError, evalDynamic, projectRoot, type DynamicEnv } from './dynamic.js';
@@ -53,7 +53,7 @@ export class Runtime {
   /** httpyac's `$global`, as JSON. */
   yacGlobal = '{}';
   /** The last response (httpyac's `response` outside a handler), kept when a file's JavaScript reads it. */
-  lastResponse?: import('../../exec/types.js').Completed;
+  lastResponse?: import('../../model/exec.js').Completed;
   /** OAuth 2.0 tokens ($auth.token), set by index.ts when a file uses one. */
   auth?: { value(id: string, kind: 'token' | 'idToken'): string };
   private readonly warned = new Set<string>();

@@ -1,7 +1,7 @@
-import type { PreparedRequest } from '../model/prepare.js';
-import type { RequestSpec } from '../model/spec.js';
-import type { ParsedUrl } from '../model/url.js';
-import type { HopInfo, ResponseHead } from '../model/exchange.js';
+import type { PreparedRequest } from './prepare.js';
+import type { RequestSpec } from './spec.js';
+import type { ParsedUrl } from './url.js';
+import type { HopInfo, ResponseHead } from './exchange.js';
 
 /**
  * What a front end for `sling exec` (a .http file, a file of curl commands) hands the runner: a list
