@@ -1,6 +1,6 @@
 import { CliError } from '../../errors.js';
 import { curlCommand } from '../../output/to-curl.js';
-import { httpRequest } from '../../output/to-http.js';
+import { httpRequest } from '../../sources/http/to-http.js';
 import { prepareRequest } from '../../model/prepare.js';
 import type { RequestSpec } from '../../model/spec.js';
 import { withJarCookies } from '../../model/cookies.js';

@@ -69,7 +69,7 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
   });
 
   const entries = select(script.entries, ex.names, ex.lines, lineCount(text));
-  const ctx: ExecContext = { offline: inv.offline, cwd: io.cwd, warn: (m) => reporter.warn(m), debug: (m) => reporter.debug(m), network: (s) => applyFlags(s, inv) };
+  const ctx: ExecContext = { offline: inv.offline, cwd: io.cwd, warn: (m) => reporter.warn(m), debug: (m) => reporter.debug(m), network: (s) => applyFlags(s, inv), send: sendOwn };
   if (ex.to) {
     // --to curl|http: write the file's requests in the other format instead of sending them.
     const out = stdoutSink(io.stdout);
@@ -751,6 +751,13 @@ function hasKeys(o: object): boolean {
 }
 
 const DEFAULT_HEADERS = new Set(['user-agent', 'accept-encoding', 'accept', 'connection']);
+
+/** A request a source sends itself (an OAuth token request of a .http file), its body read whole. */
+async function sendOwn(spec: RequestSpec, env: NodeJS.ProcessEnv): Promise<{ status: number; body: Buffer }> {
+  const [{ exchange }, { readBody }] = await Promise.all([import('../../transport/exchange.js'), import('../../transport/body.js')]);
+  const hop = await exchange(spec, { env });
+  return { status: hop.response.status, body: await readBody(hop) };
+}
 
 /** The main command's network flags apply to every request of the file (when given). */
 function applyFlags(spec: RequestSpec, inv: Invocation): RequestSpec {
