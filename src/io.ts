@@ -9,7 +9,7 @@ export interface Sink {
   write(chunk: string | Buffer): void | Promise<void>;
 }
 
-/** Everything main needs from the process; bin.ts is the only file that touches `process`. */
+/** Everything main needs from the process; bin.ts makes it from `process`. */
 export interface Io {
   argv: string[];
   env: NodeJS.ProcessEnv;
