@@ -1,19 +1,15 @@
 import { ExitCode } from './exit.js';
 import { NestingError } from './nesting.js';
-import { BIDI, escapeCode } from './output/sanitize.js';
+import { BIDI, escapeCode } from './sanitize.js';
 
 /**
  * Every failure the user can see is a CliError: it knows its one-line message, its exit code and
  * an optional hint (printed on its own line). main.ts is the only place that turns them into output.
+ * `partial` and `lastAnswer` (what came of a response before a failure) are declared in model/answer.ts.
  */
 export class CliError extends Error {
   readonly exitCode: ExitCode;
   readonly hint?: string;
-  /** What arrived of a response that then failed (cut short, timed out): sling exec prints it before the error, as the main command does. */
-  /** What came of a response whose body failed; `encoded`: the bytes still carry a Content-Encoding that is to be undone (decodeCut). */
-  partial?: { response: import('./transport/send.js').ResponseHead; body: Buffer; info: import('./transport/send.js').HopInfo; request?: import('./request/prepare.js').PreparedRequest; url?: import('./request/url.js').ParsedUrl; encoded?: boolean };
-  /** The last answer before a failure that is not about it (too many redirects): curl's -w reports it; nothing prints it. */
-  lastAnswer?: CliError['partial'];
   constructor(message: string, exitCode: ExitCode = ExitCode.ERROR, hint?: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'CliError';

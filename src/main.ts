@@ -1,71 +1,10 @@
-import type { Readable, Writable } from 'node:stream';
 import { execArguments, resolveInvocation, type Invocation } from './cli/invocation.js';
 import { helpText } from './cli/help.js';
 import { configFile, defaultOptions } from './cli/config.js';
-import { CliError, limitReached, oneLine, tooDeep } from './errors.js';
+import { CliError } from './errors.js';
 import { ExitCode } from './exit.js';
 import { VERSION } from './version.js';
-import type { Sink } from './output/printer.js';
-import type { OutStream } from './fd-writer.js';
-
-/** Everything main needs from the process; bin.ts is the only file that touches `process`. */
-export interface Io {
-  argv: string[];
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-  stdin: Readable & { isTTY?: boolean; fd?: number };
-  stdout: OutStream;
-  stderr: Writable & { isTTY?: boolean };
-  /** The scheme of URLs without one: http for sling, https for slings. */
-  defaultScheme?: string;
-}
-
-export class Reporter {
-  /**
-   * The main command's output ends in the middle of a line (a body without a final newline): the
-   * next message starts on a line of its own, so that `> out 2>&1` keeps `sling: error:` at the
-   * start of a line, as `sling exec` does. Says so once.
-   */
-  openLine?: () => boolean;
-
-  constructor(
-    private readonly io: Io,
-    public quiet = 0,
-    public debugOn = false,
-  ) {}
-  private get nl(): string {
-    return this.openLine?.() ? '\n' : '';
-  }
-  warn(message: string) {
-    if (this.quiet < 2) this.io.stderr.write(`${this.nl}sling: warning: ${oneLine(message)}\n`);
-  }
-  debug(message: string) {
-    if (this.debugOn) this.io.stderr.write(`${this.nl}sling: debug: ${oneLine(message)}\n`);
-  }
-  error(err: unknown) {
-    const nl = this.nl;
-    if (err instanceof CliError) {
-      this.io.stderr.write(`${nl}sling: error: ${oneLine(err.message)}\n`);
-      if (err.hint) this.io.stderr.write(`  hint: ${oneLine(err.hint)}\n`);
-    } else if (limitReached(err) !== undefined) {
-      // Not a bug: an input nested thousands of levels deep, or grown too large (the places that know which input say so).
-      this.io.stderr.write(`${nl}sling: error: ${tooDeep(err) ? 'the input is ' : ''}${limitReached(err)}\n`);
-    } else {
-      this.io.stderr.write(`${nl}sling: error: unexpected failure: ${oneLine((err as Error)?.message ?? String(err))}\n`);
-      this.io.stderr.write('  hint: run again with --debug and report the stack trace\n');
-    }
-    if (this.debugOn && err instanceof Error && err.stack) this.io.stderr.write(err.stack + '\n');
-  }
-}
-
-export function stdoutSink(out: Io['stdout']): Sink {
-  return {
-    write(chunk) {
-      if (out.write(chunk)) return;
-      return new Promise<void>((resolve) => out.once('drain', resolve));
-    },
-  };
-}
+import { Reporter, type Io } from './io.js';
 
 /** Masks credentials before anything is shown in --debug output. */
 function maskedInvocation(inv: Invocation): string {
@@ -127,10 +66,10 @@ export async function main(io: Io): Promise<number> {
     }
     if (reporter.debugOn) reporter.debug(`invocation ${maskedInvocation(inv)}`);
     if (isExec) {
-      const { runExec } = await import('./exec/runner.js');
+      const { runExec } = await import('./commands/exec/runner.js');
       return await runExec(inv, io, reporter);
     }
-    const { runRequest } = await import('./run.js');
+    const { runRequest } = await import('./commands/run.js');
     return await runRequest(inv, io, reporter);
   } catch (err) {
     reporter.error(err);

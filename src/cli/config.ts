@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
-import { JsonSyntaxError, parseJson } from '../request/json.js';
+import { JsonSyntaxError, parseJson } from '../model/json.js';
 
 /**
  * Where sling keeps its configuration and sessions: SLING_CONFIG_DIR, else $XDG_CONFIG_HOME/sling,

@@ -1,7 +1,7 @@
 import { MAX_TIMER_MS } from '../clock.js';
 import { existsSync } from 'node:fs';
 import { UsageError } from '../errors.js';
-import { parseItem, tryParseItem, type Item } from '../request/items.js';
+import { parseItem, tryParseItem, type Item } from './items.js';
 import { parseArgv, type ParsedArgs } from './parse.js';
 import { bothTables, EXEC_TABLE, MAIN_TABLE } from './options.js';
 import { STYLES } from '../output/palette.js';

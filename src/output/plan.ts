@@ -1,4 +1,3 @@
-import type { Invocation } from '../cli/invocation.js';
 import { paletteFor, type Palette } from './palette.js';
 
 /** What to print and how, computed once from the flags and whether stdout is a terminal. */
@@ -31,6 +30,29 @@ export interface OutputPlan {
   stream: boolean;
 }
 
+/** The flags of the command line (cli/invocation.ts's Invocation has them) that decide what is printed. */
+export interface PrintFlags {
+  offline: boolean;
+  /** Print codes (HBhbp) as chosen; undefined: the default for the method. */
+  print?: string;
+  download: boolean;
+  verbose: number;
+  all: boolean;
+  quiet: number;
+  pretty?: 'all' | 'colors' | 'format' | 'none';
+  style?: string;
+  sorted: boolean;
+  sortHeaders: boolean;
+  jsonIndent: number;
+  xmlIndent: number;
+  formatJson: boolean;
+  formatXml: boolean;
+  stream: boolean;
+  responseCharset?: string;
+  responseMime?: string;
+  debug: boolean;
+}
+
 export interface TerminalInfo {
   isTTY: boolean;
   env: NodeJS.ProcessEnv;
@@ -47,7 +69,7 @@ export function printParts(codes: string) {
   };
 }
 
-export function defaultPrint(inv: Pick<Invocation, 'offline' | 'print' | 'download'>, method: string): string {
+export function defaultPrint(inv: Pick<PrintFlags, 'offline' | 'print' | 'download'>, method: string): string {
   // With --download the body goes to the file: only the headers are shown (on stderr).
   if (inv.download && !inv.offline) return (inv.print ?? 'h').replace(/b/g, '');
   if (inv.print !== undefined) return inv.print;
@@ -55,7 +77,7 @@ export function defaultPrint(inv: Pick<Invocation, 'offline' | 'print' | 'downlo
   return method === 'HEAD' ? 'h' : 'hb';
 }
 
-export function makePlan(inv: Invocation, method: string, term: TerminalInfo): OutputPlan {
+export function makePlan(inv: PrintFlags, method: string, term: TerminalInfo): OutputPlan {
   const codes = inv.quiet > 0 ? '' : defaultPrint(inv, method);
   const { env } = term;
   let format = term.isTTY;

@@ -1,18 +1,15 @@
 import type { Readable } from 'node:stream';
-import type { PreparedRequest } from '../request/prepare.js';
-import { bodyChunks, isStreamed, type StreamedBody } from '../request/upload.js';
-import type { ResponseHead, HopInfo } from '../transport/send.js';
-import { headerIn } from '../transport/head.js';
+import type { PreparedRequest } from '../model/prepare.js';
+import { bodyChunks, isStreamed, type StreamedBody } from '../model/upload.js';
+import type { ResponseHead, HopInfo } from '../model/exchange.js';
+import { headerIn } from '../model/headers.js';
 import { colourJson, formatJson, formatJsonBytes, looksLikeJson, NotFormatted } from './json-format.js';
 import { bodyKind, highlightCss, highlightForm, highlightJs, highlightMarkup, indentXml } from './highlight.js';
 import type { OutputPlan } from './plan.js';
-import { neutralise, neutraliseJson } from './sanitize.js';
+import { neutralise, neutraliseJson } from '../sanitize.js';
 import { now } from '../clock.js';
 
-/** Where output goes: stdout in the CLI, a buffer in tests of the printer. */
-export interface Sink {
-  write(chunk: string | Buffer): void | Promise<void>;
-}
+import type { Sink } from '../io.js';
 
 const headerOf = (headers: [string, string][], name: string) => headers.find(([n]) => n.toLowerCase() === name)?.[1];
 

@@ -1,7 +1,7 @@
-import { originText } from '../request/url.js';
-import type { PreparedRequest } from '../request/prepare.js';
-import type { RequestSpec } from '../request/spec.js';
-import { wholeBody } from '../request/upload.js';
+import { originText } from '../model/url.js';
+import type { PreparedRequest } from '../model/prepare.js';
+import type { RequestSpec } from '../model/spec.js';
+import { wholeBody } from '../model/upload.js';
 
 /**
  * A request as the curl command line that sends the same bytes (`sling --curl`, `sling exec --to

@@ -3,15 +3,15 @@ import { homedir } from 'node:os';
 import { basename, resolve } from 'node:path';
 import type { Invocation } from '../cli/invocation.js';
 import { UsageError, tooDeep } from '../errors.js';
-import type { Item } from './items.js';
-import { formText, jsonString, parseJson, JsonSyntaxError, type JsonValue } from './json.js';
+import type { Item } from '../cli/items.js';
+import { formText, jsonString, parseJson, JsonSyntaxError, type JsonValue } from '../model/json.js';
 import { guessMime } from './mime.js';
 import { parsePath, setPath } from './nested-json.js';
-import type { Body, FileBody, Header, MultipartPart, RequestSpec } from './spec.js';
-import { largeFile } from './upload.js';
-import type { StoredAuth } from '../transport/session.js';
-import { parseUrl } from './url.js';
-import { basicAuth, splitCredentials } from './basic-auth.js';
+import type { Body, FileBody, Header, MultipartPart, RequestSpec } from '../model/spec.js';
+import { largeFile } from '../model/upload.js';
+import type { StoredAuth } from './session.js';
+import { parseUrl } from '../model/url.js';
+import { basicAuth, splitCredentials } from '../model/basic-auth.js';
 import { USER_AGENT } from '../version.js';
 
 export const JSON_ACCEPT = 'application/json, */*;q=0.5';
@@ -26,7 +26,7 @@ export interface BuildContext {
   /** The environment (HOME, NETRC, SLING_CONFIG_DIR); process.env when absent. */
   env?: NodeJS.ProcessEnv;
   /** Set by buildRequest when --session is used: run.ts saves it after the exchange. */
-  session?: import('../transport/session.js').SessionStore;
+  session?: import('./session.js').SessionStore;
 }
 
 const DATA_KINDS = new Set(['data', 'data-file', 'json', 'json-file']);
@@ -287,7 +287,7 @@ export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<
   };
 
   if (inv.session !== undefined) {
-    const { SessionStore } = await import('../transport/session.js');
+    const { SessionStore } = await import('./session.js');
     const store = new SessionStore(inv.session, ctx.env ?? process.env, cwd, inv.sessionReadOnly);
     const explicit = new Set(userHeaders.map(([n]) => n.toLowerCase()));
     const applied = store.apply(spec, explicit, auth !== undefined || hasAuthItem);

@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js';
 import { MAX_NESTING, NestingError } from '../nesting.js';
-import { setKey, type JsonValue } from './json.js';
+import { setKey, type JsonValue } from '../model/json.js';
 
 /**
  * HTTPie 3's nested JSON paths: `user[name]=a`, `tags[]=x`, `items[0][id]:=1`, a top-level array

@@ -3,12 +3,12 @@ import type { Socket } from 'node:net';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import { readFileSync } from 'node:fs';
 import { NetworkError, TimeoutError, UsageError } from '../errors.js';
-import type { RequestSettings } from '../request/spec.js';
-import { hostAndPort, type ParsedUrl } from '../request/url.js';
+import type { RequestSettings } from '../model/spec.js';
+import { hostAndPort, type ParsedUrl } from '../model/url.js';
 import { now } from '../clock.js';
 import { connectLimit, mapNetworkError } from './errors.js';
 import { parseProxy, type ProxyTarget } from './proxy.js';
-import type { Timings } from './send.js';
+import type { Timings } from '../model/exchange.js';
 
 /**
  * What both HTTP/1.1 lanes (send.ts with node:http, keepalive.ts with its own writer) need to reach

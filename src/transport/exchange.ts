@@ -1,11 +1,12 @@
 import { MAX_TIMER_MS } from '../clock.js';
 import { CliError, TimeoutError, TooManyRedirectsError, UsageError } from '../errors.js';
-import { prepareRequest, prepareUncompressed, type PreparedRequest } from '../request/prepare.js';
-import type { RequestSpec } from '../request/spec.js';
-import { formatUrl, originOf, parseUrl } from '../request/url.js';
+import { prepareRequest, prepareUncompressed, type PreparedRequest } from '../model/prepare.js';
+import type { RequestSpec } from '../model/spec.js';
+import { formatUrl, originOf, parseUrl } from '../model/url.js';
 import { headerValue, HOP_BODY_LIMIT, readHopBody } from './body.js';
-import { closeAgents, sendOnce, type Hop, type ResponseHead } from './send.js';
-import { withJarCookies } from './cookies.js';
+import { closeAgents, sendOnce, type Hop } from './send.js';
+import type { ResponseHead } from '../model/exchange.js';
+import { withJarCookies } from '../model/cookies.js';
 import { digestAuthorization, parseDigestChallenge } from './digest.js';
 import { pickProxy } from './proxy.js';
 import { sendRaw } from './raw.js';

@@ -1,6 +1,6 @@
 import { openSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIDI } from '../output/sanitize.js';
+import { BIDI } from '../sanitize.js';
 
 /**
  * File names for downloads. A server-supplied name is reduced to a bare, safe file name: no

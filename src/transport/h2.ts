@@ -3,13 +3,14 @@ import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { PassThrough } from 'node:stream';
 import { NetworkError, TimeoutError } from '../errors.js';
-import type { PreparedRequest } from '../request/prepare.js';
-import type { RequestSettings } from '../request/spec.js';
-import { hostAndPort, type ParsedUrl } from '../request/url.js';
+import type { PreparedRequest } from '../model/prepare.js';
+import type { RequestSettings } from '../model/spec.js';
+import { hostAndPort, type ParsedUrl } from '../model/url.js';
 import { connectLimit, deadlineError, h2Name, mapNetworkError, timeoutError, timeLeft } from './errors.js';
-import type { Hop, HopInfo, Timings } from './send.js';
+import type { Hop } from './send.js';
+import type { HopInfo, Timings } from '../model/exchange.js';
 import { now } from '../clock.js';
-import { isStreamed, writeStreamed } from '../request/upload.js';
+import { isStreamed, writeStreamed } from '../model/upload.js';
 
 /**
  * HTTP/2 (node:http2): with `alpn`, h2 is offered over TLS next to http/1.1 and used when the

@@ -1,6 +1,6 @@
 import { NetworkError } from '../errors.js';
-import type { RequestSettings } from '../request/spec.js';
-import type { ResponseHead } from './send.js';
+import type { RequestSettings } from '../model/spec.js';
+import type { ResponseHead } from '../model/exchange.js';
 
 const STATUS = /^HTTP\/(\d(?:\.\d)?)[ \t]+(\d{3})(?:[ \t](.*))?$/;
 
@@ -53,12 +53,6 @@ export function parseResponseHead(text: string, where: string): ResponseHead {
 
 /** What String.prototype.trim removes in a latin1 head: space, tab, CR, LF, VT, FF, NBSP. */
 const isBlank = (c: number) => c === 32 || (c >= 9 && c <= 13) || c === 160;
-
-/** A header of a flat [name, value, ...] list, by its lower-case name. */
-export function headerIn(raw: string[], name: string): string | undefined {
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) return raw[i + 1];
-  return undefined;
-}
 
 /** --max-headers: the error for a head with more headers than allowed, if it has them. */
 export function maxHeadersError(head: ResponseHead, settings: RequestSettings, where: string): NetworkError | undefined {

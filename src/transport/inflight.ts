@@ -1,4 +1,4 @@
-import type { HopInfo, ResponseHead } from './send.js';
+import type { HopInfo, ResponseHead } from '../model/exchange.js';
 
 /** What has arrived of a response still being read: its head and the body bytes so far. */
 export interface Arrived {

@@ -1,5 +1,5 @@
-import type { ParsedUrl } from '../request/url.js';
-import { basicAuth } from '../request/basic-auth.js';
+import type { ParsedUrl } from '../model/url.js';
+import { basicAuth } from '../model/basic-auth.js';
 
 /**
  * Which proxy a request goes through: `--proxy` first (per scheme, then for all), then the

@@ -1,13 +1,15 @@
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { CliError, NetworkError, TimeoutError } from '../errors.js';
-import { isStreamed, writeStreamed } from '../request/upload.js';
-import type { PreparedRequest } from '../request/prepare.js';
-import type { RequestSettings } from '../request/spec.js';
-import { hostAndPort, type ParsedUrl } from '../request/url.js';
+import { isStreamed, writeStreamed } from '../model/upload.js';
+import type { PreparedRequest } from '../model/prepare.js';
+import type { RequestSettings } from '../model/spec.js';
+import { hostAndPort, type ParsedUrl } from '../model/url.js';
 import { mapNetworkError } from './errors.js';
-import { contentLength, headerIn, incompleteHead, MAX_INTERIM, maxHeadersError, parseResponseHead, tooManyInterim, unaskedSwitch } from './head.js';
-import type { Hop, HopInfo, Timings } from './send.js';
+import { headerIn } from '../model/headers.js';
+import { contentLength, incompleteHead, MAX_INTERIM, maxHeadersError, parseResponseHead, tooManyInterim, unaskedSwitch } from './head.js';
+import type { Hop } from './send.js';
+import type { HopInfo, Timings } from '../model/exchange.js';
 import { now } from '../clock.js';
 
 /**

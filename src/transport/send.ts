@@ -3,57 +3,17 @@ import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import type { TLSSocket, ConnectionOptions } from 'node:tls';
 import { NetworkError, TimeoutError, UsageError } from '../errors.js';
-import type { PreparedRequest } from '../request/prepare.js';
-import type { RequestSettings } from '../request/spec.js';
-import type { ParsedUrl } from '../request/url.js';
+import type { PreparedRequest } from '../model/prepare.js';
+import type { RequestSettings } from '../model/spec.js';
+import type { ParsedUrl } from '../model/url.js';
 import { connectLimit, deadlineError, mapNetworkError, timeoutError, timeLeft } from './errors.js';
 import { IDEMPOTENT, loadTls, proxyHeaders, proxyTarget, tlsOptions, tunnel } from './connect.js';
 import { pickProxy } from './proxy.js';
 import { MAX_INTERIM, tooManyInterim, unaskedSwitch } from './head.js';
 import { now } from '../clock.js';
 import { CliError } from '../errors.js';
-import { isStreamed, writeStreamed } from '../request/upload.js';
-
-/** What came back for one request: the head as received and the body as a raw (still encoded) stream. */
-export interface ResponseHead {
-  httpVersion: string;
-  status: number;
-  reason: string;
-  /** Flat [name, value, name, value, ...], original case and order. */
-  rawHeaders: string[];
-}
-
-export interface Timings {
-  start: number;
-  dns?: number;
-  connect?: number;
-  tls?: number;
-  firstByte?: number;
-  end?: number;
-}
-
-export interface HopInfo {
-  remoteAddress?: string;
-  remotePort?: number;
-  /** This end of the connection (curl's %{local_ip} and %{local_port}). */
-  localAddress?: string;
-  localPort?: number;
-  tlsProtocol?: string;
-  tlsCipher?: string;
-  reused: boolean;
-  proxy?: string;
-  /** The body's bytes as they came, when it was decoded (curl's %{size_download} counts these). */
-  bodyBytes?: number;
-  /** Set when --timeout fired (also while the body was streaming). */
-  timedOut?: boolean;
-  /** The body was not read to its end (an intermediate answer's, past HOP_BODY_LIMIT). */
-  bodyCut?: boolean;
-  timings: Timings;
-  /** On the final hop of a request whose redirects were followed: how many (curl's %{num_redirects}). */
-  redirects?: number;
-  /** The response heads of the hops before the final one, when the caller asked for them (curl's -D and -i after -L). */
-  earlierHeads?: ResponseHead[];
-}
+import { isStreamed, writeStreamed } from '../model/upload.js';
+import type { HopInfo, ResponseHead, Timings } from '../model/exchange.js';
 
 export interface Hop {
   url: ParsedUrl;

@@ -1,5 +1,5 @@
 // `sling exec` with stdout on a pipe or a file prints response N while request N+1 is on the wire
-// (src/exec/runner.ts). What a user sees must not change: the same order on stdout, stderr lines in
+// (src/commands/exec/runner.ts). What a user sees must not change: the same order on stdout, stderr lines in
 // their place when both streams go to one file, and no response held back until the next answer.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

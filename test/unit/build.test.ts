@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveInvocation } from '../../src/cli/invocation.js';
 import { buildRequest } from '../../src/request/build.js';
-import { prepareRequest } from '../../src/request/prepare.js';
+import { prepareRequest } from '../../src/model/prepare.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sling-build-'));
 writeFileSync(join(dir, 'a.txt'), 'hello\n');

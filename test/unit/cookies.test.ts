@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CookieJar } from '../../src/transport/cookies.js';
-import { parseUrl } from '../../src/request/url.js';
+import { CookieJar } from '../../src/model/cookies.js';
+import { parseUrl } from '../../src/model/url.js';
 import { parseNetrc } from '../../src/request/netrc.js';
 import { digestAuthorization, parseDigestChallenge } from '../../src/transport/digest.js';
 

@@ -5,7 +5,7 @@ import { appendQuery, expandGlob, parseCurlUrl, resolveLocation, toParsedUrl, Cu
 import { encodeMultipart, escapeData, formPart, guessType, joinData, textLines, urlencodePiece, type FileAccess } from '../../src/sources/curl/body.js';
 import { parseCurlDate } from '../../src/sources/curl/dates.js';
 import { customHeaders } from '../../src/sources/curl/headers.js';
-import { requestTarget } from '../../src/request/url.js';
+import { requestTarget } from '../../src/model/url.js';
 import { quickly } from '../helpers/timing.js';
 
 const b = (s: string) => Buffer.from(s, 'utf8').toString('latin1');

@@ -1,7 +1,7 @@
 // `sling exec -` (or a file with another extension): curl file or .http file by the content.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { detectType } from '../../src/exec/detect.js';
+import { detectType } from '../../src/commands/exec/detect.js';
 
 test('detectType: a curl file by its first command, also after shell set-up lines or a prefix; a .http file otherwise', () => {
   const curl = ['curl http://h/', '$ curl http://h/', 'export TOKEN=abc\ncurl http://h/', 'A=1\ncurl http://h/', 'set -e\ncurl http://h/', 'sudo curl http://h/', 'env A=1 curl http://h/', 'time curl http://h/', 'echo foo | curl http://h/', '# c\n\ncurl http://h/', '/usr/bin/curl -s http://h/', "echo 'a b' | sudo curl -d @- http://h/", 'export A\ncurl http://h/', 'sudo -E curl http://h/', 'sudo -u deploy -H curl http://h/', 'time -p curl http://h/', 'env -i PATH=/bin curl http://h/'];

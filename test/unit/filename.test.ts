@@ -4,7 +4,7 @@ import { closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chooseFileName, nameFromContentDisposition, openUnique, sanitizeFileName } from '../../src/transport/filename.js';
-import { resumeCommand } from '../../src/transport/download.js';
+import { resumeCommand } from '../../src/commands/download.js';
 import { quickly } from '../helpers/timing.js';
 
 const CD: [string, string | undefined][] = [

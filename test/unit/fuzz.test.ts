@@ -31,12 +31,12 @@ import fc from 'fast-check';
 import { CliError } from '../../src/errors.js';
 import { NestingError } from '../../src/nesting.js';
 import { resolveInvocation } from '../../src/cli/invocation.js';
-import { parseItem, tryParseItem } from '../../src/request/items.js';
+import { parseItem, tryParseItem } from '../../src/cli/items.js';
 import { buildRequest } from '../../src/request/build.js';
-import { prepareRequest } from '../../src/request/prepare.js';
-import { JsonSyntaxError, parseJson, stringifyJson } from '../../src/request/json.js';
+import { prepareRequest } from '../../src/model/prepare.js';
+import { JsonSyntaxError, parseJson, stringifyJson } from '../../src/model/json.js';
 import { parsePath } from '../../src/request/nested-json.js';
-import { checkUrl, expandUrl, formatUrl, parseUrl, type ParsedUrl } from '../../src/request/url.js';
+import { checkUrl, expandUrl, formatUrl, parseUrl, type ParsedUrl } from '../../src/model/url.js';
 import { CurlUrlError, expandGlob, formatCurlUrl, parseCurlUrl, resolveLocation, type CurlUrl } from '../../src/sources/curl/url.js';
 import { parseShell, ShellSyntaxError } from '../../src/sources/curl/shell.js';
 import { parseCurlFile } from '../../src/sources/curl/index.js';
@@ -45,11 +45,11 @@ import { parseHttpFile } from '../../src/sources/http/index.js';
 import { JsonPathError, jsonPath, jsonPathProblem } from '../../src/sources/http/jsonpath.js';
 import { formatJsonBytes, NotFormatted } from '../../src/output/json-format.js';
 import { MONO, STYLES } from '../../src/output/palette.js';
-import { BIDI } from '../../src/output/sanitize.js';
+import { BIDI } from '../../src/sanitize.js';
 import { contentLength, parseResponseHead } from '../../src/transport/head.js';
-import { CookieJar, domainMatches } from '../../src/transport/cookies.js';
+import { CookieJar, domainMatches } from '../../src/model/cookies.js';
 import { chooseFileName, nameFromContentDisposition, sanitizeFileName } from '../../src/transport/filename.js';
-import type { SourceOptions } from '../../src/exec/types.js';
+import type { SourceOptions } from '../../src/model/exec.js';
 
 // ---- settings ----------------------------------------------------------------------------------
 

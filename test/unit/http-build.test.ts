@@ -4,11 +4,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseHttpFile } from '../../src/sources/http/index.js';
-import { prepareRequest } from '../../src/request/prepare.js';
-import { formatUrl } from '../../src/request/url.js';
+import { prepareRequest } from '../../src/model/prepare.js';
+import { formatUrl } from '../../src/model/url.js';
 import { USER_AGENT } from '../../src/version.js';
-import type { Completed, ExecEntry } from '../../src/exec/types.js';
-import type { RequestSpec } from '../../src/request/spec.js';
+import type { Completed, ExecEntry } from '../../src/model/exec.js';
+import type { RequestSpec } from '../../src/model/spec.js';
 
 interface Setup {
   files?: Record<string, string | Buffer>;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseItem, tryParseItem } from '../../src/request/items.js';
+import { parseItem, tryParseItem } from '../../src/cli/items.js';
 
 // Input → [kind, key, value]: the HTTPie item grammar, longest separator first, `\` escapes.
 const TABLE: [string, string, string, string][] = [

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { jsonString, parseJson, pythonNumber, stringifyJson, type JsonValue } from '../../src/request/json.js';
+import { jsonString, parseJson, pythonNumber, stringifyJson, type JsonValue } from '../../src/model/json.js';
 import { parsePath, setPath } from '../../src/request/nested-json.js';
 import fc from 'fast-check';
 

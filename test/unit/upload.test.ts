@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { TextLines } from '../../src/request/upload.js';
+import { TextLines } from '../../src/model/upload.js';
 import { textLines } from '../../src/sources/curl/body.js';
 
 function inPieces(data: Buffer, cuts: number[]): Buffer {

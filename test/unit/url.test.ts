@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkUrl, encodePairs, expandUrl, formatUrl, parseUrl, removeDotSegments, requestTarget } from '../../src/request/url.js';
+import { checkUrl, encodePairs, expandUrl, formatUrl, parseUrl, removeDotSegments, requestTarget } from '../../src/model/url.js';
 
 const EXPAND: [string, string, string][] = [
   ['example.org', 'http', 'http://example.org'],

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { DataKind } from './args.js';
-import { streamed } from '../../request/prepare.js';
-import type { BodyPiece, FileBody } from '../../request/spec.js';
-import type { WireBody } from '../../request/upload.js';
+import { streamed } from '../../model/prepare.js';
+import type { BodyPiece, FileBody } from '../../model/spec.js';
+import type { WireBody } from '../../model/upload.js';
 
 /**
  * Request bodies as curl 7.88 builds them: the -d family joined with `&` (--json pieces joined

@@ -1,12 +1,12 @@
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { largeFile } from '../../request/upload.js';
+import { largeFile } from '../../model/upload.js';
 import { isatty } from 'node:tty';
-import { spoolStdinSync } from '../../stdin.js';
-import type { FileBody } from '../../request/spec.js';
+import { spoolStdinSync } from '../stdin.js';
+import type { FileBody } from '../../model/spec.js';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileProblem, UsageError } from '../../errors.js';
-import type { AfterResult, BodyFiles, ExecContext, ExecEntry, Script, SourceOptions, SourceParser } from '../../exec/types.js';
+import type { AfterResult, BodyFiles, ExecContext, ExecEntry, Script, SourceOptions, SourceParser } from '../../model/exec.js';
 import { now } from '../../clock.js';
 import { loadEnvironment } from '../http/env.js';
 import { CurlArgError, parseCurlArgs, type Operation } from './args.js';

@@ -2,11 +2,11 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs
 import { makeDirs } from '../../files.js';
 import { dirname, resolve } from 'node:path';
 import { exitCodeForStatus } from '../../exit.js';
-import type { AfterResult, Completed } from '../../exec/types.js';
+import type { AfterResult, Completed } from '../../model/exec.js';
 import type { Operation } from './args.js';
-import type { Transfer } from './build.js';
+import type { Transfer } from './plan.js';
 import { formatCurlUrl, type CurlUrl } from './url.js';
-import { formatUrl } from '../../request/url.js';
+import { formatUrl } from '../../model/url.js';
 import { now } from '../../clock.js';
 import { fileProblem, TimeoutError, TooManyRedirectsError } from '../../errors.js';
 

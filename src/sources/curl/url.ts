@@ -1,7 +1,7 @@
-import { removeDotSegments, type ParsedUrl } from '../../request/url.js';
+import { removeDotSegments, type ParsedUrl } from '../../model/url.js';
 
 /**
- * URLs the way curl 7.88 reads them, which is not the way HTTPie does (src/request/url.ts):
+ * URLs the way curl 7.88 reads them, which is not the way HTTPie does (src/model/url.ts):
  *  - no scheme: http://, or https:// for... nothing (curl guesses ftp:// for `ftp.` hosts and the
  *    like, which sling refuses as not HTTP); `--proto-default` changes it;
  *  - the path keeps its escapes as written (`%2e%2E` stays), `.` and `..` segments are squashed

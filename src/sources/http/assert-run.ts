@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { checkNesting } from '../../nesting.js';
-import type { Completed } from '../../exec/types.js';
-import { formatUrl } from '../../request/url.js';
+import type { Completed } from '../../model/exec.js';
+import { formatUrl } from '../../model/url.js';
 import type { ParsedAssert } from './asserts.js';
 
 /**

@@ -104,7 +104,7 @@ export interface RequestNode {
   /** Built at least once already. */
   built?: boolean;
   /** Built once, reused while the same text comes out (a literal URL, a literal body). */
-  cache?: { urlText?: string; url?: import('../../request/url.js').ParsedUrl; body?: Buffer; ct?: string };
+  cache?: { urlText?: string; url?: import('../../model/url.js').ParsedUrl; body?: Buffer; ct?: string };
 }
 
 /** JetBrains `run #Name (@var=value)` and `run ./other.http`. */

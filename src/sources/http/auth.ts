@@ -1,10 +1,8 @@
 import { CliError, UsageError } from '../../errors.js';
-import type { ExecContext } from '../../exec/types.js';
-import { basicAuth } from '../../request/basic-auth.js';
-import type { RequestSpec } from '../../request/spec.js';
-import { parseUrl } from '../../request/url.js';
-import { readBody } from '../../transport/body.js';
-import { exchange } from '../../transport/exchange.js';
+import type { ExecContext } from '../../model/exec.js';
+import { basicAuth } from '../../model/basic-auth.js';
+import type { RequestSpec } from '../../model/spec.js';
+import { parseUrl } from '../../model/url.js';
 import { DynamicError } from './dynamic.js';
 import type { Environment } from './env.js';
 import { compile } from './template.js';
@@ -168,9 +166,10 @@ export class AuthTokens {
     let status: number;
     let text: string;
     try {
-      const hop = await exchange(spec, { env: processEnv });
-      status = hop.response.status;
-      text = (await readBody(hop)).toString('utf8');
+      if (!ctx.send) throw new CliError('this run sends no requests of its own');
+      const answer = await ctx.send(spec, processEnv);
+      status = answer.status;
+      text = answer.body.toString('utf8');
     } catch (e) {
       if (e instanceof CliError) throw new CliError(`${placeholder}: the token request to ${tokenUrl} failed: ${e.message}`, e.exitCode);
       throw e;

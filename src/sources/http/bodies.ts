@@ -1,12 +1,21 @@
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
-import type { BodyPiece, FileBody } from '../../request/spec.js';
-import { largeFile } from '../../request/upload.js';
+import type { BodyPiece, FileBody } from '../../model/spec.js';
+import { largeFile } from '../../model/upload.js';
 import { homedir } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
 import { UsageError } from '../../errors.js';
 import type { BodyLine, RequestNode } from './ast.js';
-import type { BuildOptions } from './request.js';
+import type { FileCtx, Resolution } from './vars.js';
 import { compile, rawText, type Template } from './template.js';
+
+/** What building a request (request.ts) and its body (here) need. */
+export interface BuildOptions {
+  res: Resolution;
+  file: FileCtx;
+  lenient: boolean;
+  jar?: import('../../model/cookies.js').CookieJar;
+  warn(message: string): void;
+}
 
 /** Request bodies as written: plain lines and `< file` includes, multipart, url-encoded forms, GraphQL. */
 function readInclude(line: BodyLine & { kind: 'file' }, o: BuildOptions): Buffer | FileBody | string {

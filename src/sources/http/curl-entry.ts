@@ -1,7 +1,7 @@
 import { UsageError } from '../../errors.js';
-import type { AfterResult, Completed, ExecContext, ExecEntry, SourceOptions } from '../../exec/types.js';
-import type { RequestSpec } from '../../request/spec.js';
-import { isStreamed } from '../../request/upload.js';
+import type { AfterResult, Completed, ExecContext, ExecEntry, SourceOptions } from '../../model/exec.js';
+import type { RequestSpec } from '../../model/spec.js';
+import { isStreamed } from '../../model/upload.js';
 import { parseCurlText } from '../curl/index.js';
 import type { CurlNode } from './ast.js';
 import { compile, expressions, type Template } from './template.js';

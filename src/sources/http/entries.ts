@@ -3,9 +3,9 @@ import { isDirectory, makeDirs } from '../../files.js';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, extname, resolve as resolvePath } from 'node:path';
 import { fileProblem, UsageError } from '../../errors.js';
-import type { AfterResult, BodyFiles, Completed, ExecContext, ExecEntry } from '../../exec/types.js';
-import type { RequestSpec } from '../../request/spec.js';
-import { formatUrl } from '../../request/url.js';
+import type { AfterResult, BodyFiles, Completed, ExecContext, ExecEntry } from '../../model/exec.js';
+import type { RequestSpec } from '../../model/spec.js';
+import { formatUrl } from '../../model/url.js';
 import type { AssertNode, RequestNode, ScriptNode } from './ast.js';
 import { buildSpec, type BuiltRequest } from './request.js';
 import { clearExports, evalJs, mayNeedJs, prepareJs, runYacScript, truthy, yacRequest } from './httpyac-js.js';
@@ -13,7 +13,7 @@ import { yacText } from './vars.js';
 import type { ScriptHooks, ScriptHost, ScriptResult } from './script.js';
 import { compile, expressions, rawText, type Template } from './template.js';
 import { pickDef, Resolution, type FileCtx, type Runtime } from './vars.js';
-import { isStreamed } from '../../request/upload.js';
+import { isStreamed } from '../../model/upload.js';
 
 /** A large file sent as it was read (upload.ts) is not kept: `name.request.body` of such a request is empty. */
 const STREAMED = Buffer.alloc(0);

@@ -1,4 +1,4 @@
-import type { Completed } from '../../exec/types.js';
+import type { Completed } from '../../model/exec.js';
 import { responseData } from './assert-run.js';
 import type { RequestNode, ScriptNode } from './ast.js';
 import type { HttpyacOutcome, ScriptHost } from './script.js';

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve as resolvePath } from 'node:path';
 import { UsageError } from '../../errors.js';
-import type { ExecEntry, Script, SourceOptions, SourceParser } from '../../exec/types.js';
-import { CookieJar } from '../../transport/cookies.js';
+import type { ExecEntry, Script, SourceOptions, SourceParser } from '../../model/exec.js';
+import { CookieJar } from '../../model/cookies.js';
 import type { RequestNode, RunNode } from './ast.js';
 import { CurlEntry } from './curl-entry.js';
 import { makeEntry, requestName, type RunOverride } from './entries.js';
-import { dependencyOrder } from '../../exec/order.js';
+import { dependencyOrder } from '../../model/order.js';
 import { AuthTokens } from './auth.js';
 import { dynamicUse, loadFaker } from './dynamic.js';
 import { loadEnvironment } from './env.js';

@@ -4,7 +4,7 @@ import { checkDynamic } from './dynamic.js';
 import { directive, isRequestDirective } from './directives.js';
 import { jsonPathProblem } from './jsonpath.js';
 import { badHeaderChar, compile, concat, expressions, lastCompile, rawText, type Expr, type Template } from './template.js';
-import { checkUrl } from '../../request/url.js';
+import { checkUrl } from '../../model/url.js';
 import { CliError } from '../../errors.js';
 
 /**

@@ -1,16 +1,15 @@
 import { CliError, UsageError } from '../../errors.js';
 import { USER_AGENT } from '../../version.js';
-import { basicAuth } from '../../request/basic-auth.js';
-import type { BodyPiece, Header, RequestSpec } from '../../request/spec.js';
-import { streamed } from '../../request/prepare.js';
-import { wholeBody } from '../../request/upload.js';
+import { basicAuth } from '../../model/basic-auth.js';
+import type { BodyPiece, Header, RequestSpec } from '../../model/spec.js';
+import { streamed } from '../../model/prepare.js';
+import { wholeBody } from '../../model/upload.js';
 
 const EMPTY_BODY = Buffer.alloc(0);
-import { credentialsOf, parseUrl, type ParsedUrl } from '../../request/url.js';
+import { credentialsOf, parseUrl, type ParsedUrl } from '../../model/url.js';
 import type { Directives, RequestNode } from './ast.js';
-import { bodyBytes, graphqlBody, GraphqlVariablesError } from './bodies.js';
+import { bodyBytes, graphqlBody, GraphqlVariablesError, type BuildOptions } from './bodies.js';
 import { badHeaderChar, rawText } from './template.js';
-import type { FileCtx, Resolution } from './vars.js';
 
 /**
  * A parsed request plus resolved variables → the RequestSpec sling sends: the headers the file
@@ -19,14 +18,6 @@ import type { FileCtx, Resolution } from './vars.js';
  * followed (JetBrains and REST Client do) unless `# @no-redirect`; one cookie jar per run unless
  * `# @no-cookie-jar`.
  */
-export interface BuildOptions {
-  res: Resolution;
-  file: FileCtx;
-  lenient: boolean;
-  jar?: import('../../transport/cookies.js').CookieJar;
-  warn(message: string): void;
-}
-
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 export interface BuiltRequest {

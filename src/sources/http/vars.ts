@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { checkNesting, type NestingError } from '../../nesting.js';
 import { UsageError } from '../../errors.js';
-import type { SourceOptions } from '../../exec/types.js';
-import type { CookieJar } from '../../transport/cookies.js';
+import type { SourceOptions } from '../../model/exec.js';
+import type { CookieJar } from '../../model/cookies.js';
 import type { ParsedHttp, VarDef } from './ast.js';
 import { DynamicError, evalDynamic, projectRoot, type DynamicEnv } from './dynamic.js';
 import { loadDotenv, type Environment } from './env.js';
@@ -22,7 +22,7 @@ export interface FileCtx {
 
 /** A finished exchange, kept under the request's name for references and scripts. */
 export interface Stored {
-  request: { method: string; url: import('../../request/url.js').ParsedUrl; headers: [string, string][]; body: Buffer };
+  request: { method: string; url: import('../../model/url.js').ParsedUrl; headers: [string, string][]; body: Buffer };
   response: { status: number; rawHeaders: string[]; body: Buffer };
   /** The body parsed as JSON once asked for; null: not JSON; `deep`: nested past MAX_NESTING (nesting.ts). */
   json?: { value: unknown; deep?: NestingError } | null;
@@ -53,7 +53,7 @@ export class Runtime {
   /** httpyac's `$global`, as JSON. */
   yacGlobal = '{}';
   /** The last response (httpyac's `response` outside a handler), kept when a file's JavaScript reads it. */
-  lastResponse?: import('../../exec/types.js').Completed;
+  lastResponse?: import('../../model/exec.js').Completed;
   /** OAuth 2.0 tokens ($auth.token), set by index.ts when a file uses one. */
   auth?: { value(id: string, kind: 'token' | 'idToken'): string };
   private readonly warned = new Set<string>();

@@ -1,4 +1,4 @@
-import type { ExecEntry } from './types.js';
+import type { ExecEntry } from './exec.js';
 
 /**
  * The entries in file order, except that a request another one refers to (`{{login.response...}}`,

@@ -1,15 +1,15 @@
-import type { Invocation } from './cli/invocation.js';
-import { CliError } from './errors.js';
-import { ExitCode, exitCodeForStatus } from './exit.js';
-import { stdoutSink, type Io, type Reporter } from './main.js';
-import { makePlan } from './output/plan.js';
-import { Printer, printingHops } from './output/printer.js';
-import { buildRequest, type BuildContext } from './request/build.js';
-import { prepareRequest } from './request/prepare.js';
-import { withJarCookies } from './transport/cookies.js';
-import { askPassword, readStdinBody } from './stdin.js';
-import { now } from './clock.js';
-import { stdoutIsStderr } from './fd-writer.js';
+import type { Invocation } from '../cli/invocation.js';
+import { CliError } from '../errors.js';
+import { ExitCode, exitCodeForStatus } from '../exit.js';
+import { stdoutSink, type Io, type Reporter } from '../io.js';
+import { makePlan } from '../output/plan.js';
+import { Printer, printingHops } from '../output/printer.js';
+import { buildRequest, type BuildContext } from '../request/build.js';
+import { prepareRequest } from '../model/prepare.js';
+import { withJarCookies } from '../model/cookies.js';
+import { askPassword, readStdinBody } from '../sources/stdin.js';
+import { now } from '../clock.js';
+import { stdoutIsStderr } from '../fd-writer.js';
 
 /** The main command: build the request, print or send it, print the exchange, pick the exit code. */
 export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): Promise<number> {
@@ -37,7 +37,7 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
 
   if (inv.curl) {
     // --curl: the curl command line that sends this request (src/output/to-curl.ts); nothing is sent.
-    const { curlCommand } = await import('./output/to-curl.js');
+    const { curlCommand } = await import('../output/to-curl.js');
     const jar = spec.settings.cookieJar;
     await stdoutSink(io.stdout).write(curlCommand(spec, await prepareRequest(jar ? withJarCookies(spec, jar) : spec)) + '\n');
     return ExitCode.OK;
@@ -54,8 +54,8 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
   }
 
   if (downloading) {
-    const { runDownload } = await import('./transport/download.js');
-    const { closeConnections } = await import('./transport/exchange.js');
+    const { runDownload } = await import('./download.js');
+    const { closeConnections } = await import('../transport/exchange.js');
     try {
       const code = await runDownload(inv, spec, plan, io, reporter);
       ctx.session?.save();
@@ -65,10 +65,10 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
     }
   }
 
-  const { exchange } = await import('./transport/exchange.js');
-  const { decodedBody } = await import('./transport/body.js');
-  const { bodyError } = await import('./transport/body.js');
-  const { closeConnections } = await import('./transport/exchange.js');
+  const { exchange } = await import('../transport/exchange.js');
+  const { decodedBody } = await import('../transport/body.js');
+  const { bodyError } = await import('../transport/body.js');
+  const { closeConnections } = await import('../transport/exchange.js');
   try {
     const hop = await exchange(spec, {
       env: io.env,

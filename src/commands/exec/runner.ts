@@ -1,29 +1,31 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { isDirectory } from '../files.js';
-import { stdoutIsStderr } from '../fd-writer.js';
-import { originText } from '../request/url.js';
-import { basicAuth } from '../request/basic-auth.js';
-import type { Invocation } from '../cli/invocation.js';
-import { CliError, TooManyRedirectsError, UsageError, beyondLimits, fileProblem, heldBodyLimit, oneLine } from '../errors.js';
-import { ExitCode, exitCodeForStatus } from '../exit.js';
-import { Reporter, stdoutSink, type Io } from '../main.js';
-import { makePlan, printParts, type OutputPlan } from '../output/plan.js';
-import { neutralise } from '../output/sanitize.js';
-import { Printer, printingHops, shownText } from '../output/printer.js';
-import { prepareRequest } from '../request/prepare.js';
-import { withJarCookies } from '../transport/cookies.js';
-import type { RequestSpec } from '../request/spec.js';
+import { isDirectory } from '../../files.js';
+import { stdoutIsStderr } from '../../fd-writer.js';
+import { originText } from '../../model/url.js';
+import { basicAuth } from '../../model/basic-auth.js';
+import type { Invocation } from '../../cli/invocation.js';
+import { CliError, TooManyRedirectsError, UsageError, beyondLimits, fileProblem, heldBodyLimit, oneLine } from '../../errors.js';
+import { ExitCode, exitCodeForStatus } from '../../exit.js';
+import { Reporter, stdoutSink, type Io } from '../../io.js';
+import { makePlan, printParts, type OutputPlan } from '../../output/plan.js';
+import { neutralise } from '../../sanitize.js';
+import { Printer, printingHops, shownText } from '../../output/printer.js';
+import { prepareRequest } from '../../model/prepare.js';
+import { withJarCookies } from '../../model/cookies.js';
+import type { RequestSpec } from '../../model/spec.js';
 import { detectType } from './detect.js';
-import { dependencyOrder } from './order.js';
+import { dependencyOrder } from '../../model/order.js';
 import { JUnitReport, titleLine, type ReportCase } from './report.js';
 import { HeldWriter, OutputBatch, RequestSink } from './sink.js';
-import { onInterrupt } from '../interrupt.js';
-import type { AfterResult, Completed, ExecContext, ExecEntry, SavedFile, Script, SourceParser } from './types.js';
+import { onInterrupt } from '../../interrupt.js';
+import type { AfterResult, Completed, ExecContext, ExecEntry, SavedFile, Script, SourceParser } from '../../model/exec.js';
 import { FileTee } from './save.js';
-import type { Sink } from '../output/printer.js';
-import type { Hop, ResponseHead } from '../transport/send.js';
-import { headerIn, STREAM_FROM } from '../transport/head.js';
+import type { Sink } from '../../io.js';
+import type { Hop } from '../../transport/send.js';
+import type { ResponseHead } from '../../model/exchange.js';
+import { headerIn } from '../../model/headers.js';
+import { STREAM_FROM } from '../../transport/head.js';
 
 /**
  * `sling exec`: parse the whole file first (a malformed file sends nothing), then run its entries in
@@ -49,7 +51,7 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
   }
   const type = detectType(file, text, ex.type);
   reporter.debug(`exec: ${file} as ${type}`);
-  const parser: SourceParser = type === 'curl' ? (await import('../sources/curl/index.js')).parseCurlFile : (await import('../sources/http/index.js')).parseHttpFile;
+  const parser: SourceParser = type === 'curl' ? (await import('../../sources/curl/index.js')).parseCurlFile : (await import('../../sources/http/index.js')).parseHttpFile;
   // The parser's messages: straight to stderr while the file is read; once the run has started
   // (a variable resolved when its request is built), through the run, which shows them under the
   // request's title and in order with what stdout holds.
@@ -67,7 +69,7 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
   });
 
   const entries = select(script.entries, ex.names, ex.lines, lineCount(text));
-  const ctx: ExecContext = { offline: inv.offline, cwd: io.cwd, warn: (m) => reporter.warn(m), debug: (m) => reporter.debug(m), network: (s) => applyFlags(s, inv) };
+  const ctx: ExecContext = { offline: inv.offline, cwd: io.cwd, warn: (m) => reporter.warn(m), debug: (m) => reporter.debug(m), network: (s) => applyFlags(s, inv), send: sendOwn };
   if (ex.to) {
     // --to curl|http: write the file's requests in the other format instead of sending them.
     const out = stdoutSink(io.stdout);
@@ -87,7 +89,7 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
     await runAll(run, entries);
     await run.settle();
   } finally {
-    await (await import('../transport/exchange.js')).closeConnections();
+    await (await import('../../transport/exchange.js')).closeConnections();
     await run.close();
   }
   run.sessions?.save();
@@ -121,10 +123,10 @@ async function runAll(run: Run, entries: ExecEntry[]) {
   }
 }
 
-type Exchange = typeof import('../transport/exchange.js').exchange;
-type ExchangeOptions = import('../transport/exchange.js').ExchangeOptions;
-type ReadBody = typeof import('../transport/body.js').readBody;
-type Sessions = import('../transport/session.js').SessionStore;
+type Exchange = typeof import('../../transport/exchange.js').exchange;
+type ExchangeOptions = import('../../transport/exchange.js').ExchangeOptions;
+type ReadBody = typeof import('../../transport/body.js').readBody;
+type Sessions = import('../../request/session.js').SessionStore;
 
 /**
  * One run of a file's entries. When stdout is a pipe or a file, output is gathered per request and
@@ -160,10 +162,10 @@ class Run {
   /** That printing, once started. */
   private printing?: Promise<void>;
   private exchange?: Exchange;
-  private transport?: typeof import('../transport/inflight.js');
+  private transport?: typeof import('../../transport/inflight.js');
   private readBody?: ReadBody;
-  private wholeBody?: typeof import('../transport/body.js').wholeBody;
-  private transportBody?: typeof import('../transport/body.js');
+  private wholeBody?: typeof import('../../transport/body.js').wholeBody;
+  private transportBody?: typeof import('../../transport/body.js');
   sessions?: Sessions;
   /** Every exchange's options (onSent: the previous response is printed once this request is on the wire). */
   private hopOptions!: ExchangeOptions;
@@ -200,9 +202,9 @@ class Run {
   async start() {
     const inv = this.inv;
     if (!inv.offline) {
-      this.exchange = (await import('../transport/exchange.js')).exchange;
-      this.transport = await import('../transport/inflight.js');
-      const body = await import('../transport/body.js');
+      this.exchange = (await import('../../transport/exchange.js')).exchange;
+      this.transport = await import('../../transport/inflight.js');
+      const body = await import('../../transport/body.js');
       this.readBody = body.readBody;
       this.wholeBody = body.wholeBody;
       this.transportBody = body;
@@ -216,11 +218,11 @@ class Run {
     // Ctrl-C: what stdout holds is written before the process exits.
     this.stopOnInterrupt = onInterrupt(() => this.interrupted());
     // --session: one store for the run; each request uses (and updates) the session of its host.
-    if (inv.session !== undefined) this.sessions = new (await import('../transport/session.js')).SessionStore(inv.session, this.io.env, this.io.cwd, inv.sessionReadOnly);
+    if (inv.session !== undefined) this.sessions = new (await import('../../request/session.js')).SessionStore(inv.session, this.io.env, this.io.cwd, inv.sessionReadOnly);
   }
 
   /** The request being sent or read: its printer and output, for Ctrl-C. */
-  private sending?: { printer: Printer; sink: RequestSink; request?: import('../request/prepare.js').PreparedRequest };
+  private sending?: { printer: Printer; sink: RequestSink; request?: import('../../model/prepare.js').PreparedRequest };
 
   /**
    * Ctrl-C (synchronous, the process exits next): the response waiting to be printed, what arrived
@@ -512,7 +514,7 @@ class Run {
       const partial = e.partial;
       if (partial?.encoded) {
         // gzip/deflate/br bytes that came before the cut: decoded as far as they go (as curl writes them).
-        const { decodeCut, headerValue } = await import('../transport/body.js');
+        const { decodeCut, headerValue } = await import('../../transport/body.js');
         partial.body = await decodeCut(partial.body, headerValue(partial.response.rawHeaders, 'content-encoding'));
         partial.encoded = false;
       }
@@ -749,6 +751,13 @@ function hasKeys(o: object): boolean {
 }
 
 const DEFAULT_HEADERS = new Set(['user-agent', 'accept-encoding', 'accept', 'connection']);
+
+/** A request a source sends itself (an OAuth token request of a .http file), its body read whole. */
+async function sendOwn(spec: RequestSpec, env: NodeJS.ProcessEnv): Promise<{ status: number; body: Buffer }> {
+  const [{ exchange }, { readBody }] = await Promise.all([import('../../transport/exchange.js'), import('../../transport/body.js')]);
+  const hop = await exchange(spec, { env });
+  return { status: hop.response.status, body: await readBody(hop) };
+}
 
 /** The main command's network flags apply to every request of the file (when given). */
 function applyFlags(spec: RequestSpec, inv: Invocation): RequestSpec {

@@ -98,7 +98,7 @@ export interface RequestSettings {
    * Cookies: sent from and stored into this jar on every hop (exec shares one per run; a curl
    * command gets one when it uses -b/-c). Undefined: no cookie engine, headers go as given.
    */
-  cookieJar?: import('../transport/cookies.js').CookieJar;
+  cookieJar?: import('./cookies.js').CookieJar;
   /** The environment proxies are taken from (http_proxy, NO_PROXY...) when not the process's: a curl command's own, with the file's `export`s and `VAR=x curl` prefixes. */
   proxyEnv?: NodeJS.ProcessEnv;
   /** The request neither sends nor stores cookies, not even a --session's (`# @no-cookie-jar`). */
@@ -109,7 +109,7 @@ export interface RequestSettings {
    * A front end's own redirect rules (curl's -L for curl files): builds the next hop's request from
    * the response that redirected. Undefined: the DECISIONS.md rules of exchange.ts.
    */
-  redirect?: (spec: RequestSpec, response: import('../transport/send.js').ResponseHead, location: string) => RequestSpec;
+  redirect?: (spec: RequestSpec, response: import('./exchange.js').ResponseHead, location: string) => RequestSpec;
   /** Connect to this Unix domain socket instead of the URL's host (curl's --unix-socket). */
   unixSocket?: string;
   /** Resolve the host to IPv4 or IPv6 addresses only (curl's -4 / -6). */

@@ -1,7 +1,7 @@
-import type { PreparedRequest } from '../request/prepare.js';
-import type { RequestSpec } from '../request/spec.js';
-import type { ParsedUrl } from '../request/url.js';
-import type { HopInfo, ResponseHead } from '../transport/send.js';
+import type { PreparedRequest } from './prepare.js';
+import type { RequestSpec } from './spec.js';
+import type { ParsedUrl } from './url.js';
+import type { HopInfo, ResponseHead } from './exchange.js';
 
 /**
  * What a front end for `sling exec` (a .http file, a file of curl commands) hands the runner: a list
@@ -39,6 +39,8 @@ export interface ExecContext {
   cwd: string;
   /** The main command's network flags (--verify, --proxy, --timeout, --cert) applied to a request a source sends itself (an OAuth token request). */
   network?(spec: RequestSpec): RequestSpec;
+  /** Sends a request a source makes itself (an OAuth token request): redirects as the spec says, the body read and decoded. The commands layer supplies it (sources do not import transport/). */
+  send?(spec: RequestSpec, env: NodeJS.ProcessEnv): Promise<{ status: number; body: Buffer }>;
 }
 
 /** One finished exchange, body read and decoded, for after-hooks. */

@@ -3,9 +3,9 @@ import { makeDirs } from '../files.js';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { configDir } from '../cli/config.js';
 import { fileProblem, UsageError } from '../errors.js';
-import type { Header, RequestSpec } from '../request/spec.js';
-import type { ParsedUrl } from '../request/url.js';
-import { CookieJar, domainMatches, type Cookie } from './cookies.js';
+import type { Header, RequestSpec } from '../model/spec.js';
+import type { ParsedUrl } from '../model/url.js';
+import { CookieJar, domainMatches, type Cookie } from '../model/cookies.js';
 import { readSession, type SessionData, type StoredAuth } from './session-file.js';
 
 export type { StoredAuth };

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
-import { makeDirs } from '../files.js';
+import { makeDirs } from '../../files.js';
 import { dirname } from 'node:path';
-import type { AfterResult, ExecEntry } from './types.js';
-import { now } from '../clock.js';
+import type { AfterResult, ExecEntry } from '../../model/exec.js';
+import { now } from '../../clock.js';
 
 /**
  * `sling exec --report junit --report-file FILE`: a JUnit XML report for CI. One <testsuite> for

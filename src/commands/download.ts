@@ -7,15 +7,15 @@ import { isDirectory } from '../files.js';
 import { readerGone } from '../fd-writer.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { onInterrupt } from '../interrupt.js';
-import type { Io, Reporter } from '../main.js';
+import type { Io, Reporter } from '../io.js';
 import { exactBytes, formatBytes, formatDuration, Progress } from '../output/progress.js';
 import { Printer, printingHops } from '../output/printer.js';
 import type { OutputPlan } from '../output/plan.js';
-import type { RequestSpec } from '../request/spec.js';
-import { bodyError, decodedBody, headerValue } from './body.js';
-import { exchange } from './exchange.js';
-import { chooseFileName, openUnique } from './filename.js';
-import type { Hop } from './send.js';
+import type { RequestSpec } from '../model/spec.js';
+import { bodyError, decodedBody, headerValue } from '../transport/body.js';
+import { exchange } from '../transport/exchange.js';
+import { chooseFileName, openUnique } from '../transport/filename.js';
+import type { Hop } from '../transport/send.js';
 
 /**
  * `--download`, `--output`, `--continue` (DECISIONS.md): the body goes to a file, everything else to

@@ -1,10 +1,10 @@
-import { CliError } from '../errors.js';
-import { curlCommand } from '../output/to-curl.js';
-import { httpRequest } from '../output/to-http.js';
-import { prepareRequest } from '../request/prepare.js';
-import type { RequestSpec } from '../request/spec.js';
-import { withJarCookies } from '../transport/cookies.js';
-import type { ExecContext, ExecEntry } from './types.js';
+import { CliError } from '../../errors.js';
+import { curlCommand } from '../../output/to-curl.js';
+import { httpRequest } from '../../sources/http/to-http.js';
+import { prepareRequest } from '../../model/prepare.js';
+import type { RequestSpec } from '../../model/spec.js';
+import { withJarCookies } from '../../model/cookies.js';
+import type { ExecContext, ExecEntry } from '../../model/exec.js';
 
 /**
  * `sling exec --to curl|http FILE`: builds every request of the file as --offline would (nothing is

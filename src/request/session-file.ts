@@ -1,6 +1,6 @@
-import { splitCredentials } from '../request/basic-auth.js';
-import type { Header } from '../request/spec.js';
-import type { Cookie } from './cookies.js';
+import { splitCredentials } from '../model/basic-auth.js';
+import type { Header } from '../model/spec.js';
+import type { Cookie } from '../model/cookies.js';
 
 /**
  * What a session file is, in every layout sling meets: its own, and HTTPie's (3.2: lists of

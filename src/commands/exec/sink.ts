@@ -1,4 +1,4 @@
-import type { Sink } from '../output/printer.js';
+import type { Sink } from '../../io.js';
 
 /**
  * stdout of `sling exec` when it is a pipe or a file: output gathered across requests and written

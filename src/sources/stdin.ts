@@ -1,8 +1,8 @@
 import { fstatSync, readSync } from 'node:fs';
-import { UsageError } from './errors.js';
-import type { FileBody } from './request/spec.js';
-import { Spool } from './request/upload.js';
-import type { Io, Reporter } from './main.js';
+import { UsageError } from '../errors.js';
+import type { FileBody } from '../model/spec.js';
+import { Spool } from '../model/upload.js';
+import type { Io, Reporter } from '../io.js';
 
 /**
  * Standard input is a body only when it is a pipe, a socket or a regular file: never a terminal

@@ -1,6 +1,6 @@
 import { closeSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { fileProblem } from '../errors.js';
-import type { SavedFile, SaveTarget } from './types.js';
+import { fileProblem } from '../../errors.js';
+import type { SavedFile, SaveTarget } from '../../model/exec.js';
 
 /**
  * Writes a response body to its files as it arrives (curl's -o, a .http `>> file`), so a body of

@@ -1,9 +1,9 @@
-import type { PreparedRequest } from '../request/prepare.js';
-import type { RequestSpec } from '../request/spec.js';
-import { originText, parseUrl, requestTarget } from '../request/url.js';
-import { wholeBody } from '../request/upload.js';
+import type { PreparedRequest } from '../../model/prepare.js';
+import type { RequestSpec } from '../../model/spec.js';
+import { originText, parseUrl, requestTarget } from '../../model/url.js';
+import { wholeBody } from '../../model/upload.js';
 // The parser's own test: what it would read as a request is what must not stay as it is.
-import { isFileVar, startsRequest } from '../sources/http/parse.js';
+import { isFileVar, startsRequest } from './parse.js';
 
 /**
  * A request as a JetBrains HTTP Client request (`sling exec --to http`): request line, the wire

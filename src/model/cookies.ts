@@ -1,5 +1,4 @@
-import type { RequestSpec } from '../request/spec.js';
-import type { ParsedUrl } from '../request/url.js';
+import type { ParsedUrl } from './url.js';
 
 /**
  * A cookie jar after RFC 6265: cookies are bound to their domain (host-only unless Domain= was
@@ -177,8 +176,8 @@ export class CookieJar {
   }
 }
 
-/** The jar's cookies for this URL join any Cookie header the request already has. */
-export function withJarCookies(spec: RequestSpec, jar: CookieJar): RequestSpec {
+/** The jar's cookies for this URL join any Cookie header the request (a RequestSpec) already has. */
+export function withJarCookies<S extends { url: ParsedUrl; headers: [name: string, value: string][] }>(spec: S, jar: CookieJar): S {
   const fromJar = jar.cookieHeader(spec.url);
   if (!fromJar) return spec;
   const at = spec.headers.findIndex(([n]) => n.toLowerCase() === 'cookie');
