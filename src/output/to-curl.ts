@@ -12,7 +12,7 @@ import { wholeBody } from '../model/upload.js';
  * request).
  */
 
-const SAFE = /^[A-Za-z0-9_\/:=@%+,.^-]+$/;
+const SAFE = /^[A-Za-z0-9_/:=@%+,.^-]+$/;
 
 /** A word for bash: as it is, in '...', or in $'...' when it holds control characters. */
 export function shellWord(s: string): string {

@@ -116,7 +116,7 @@ export class SessionStore {
   /** Remembers the headers the user gave (and credentials), to be saved with the cookies. */
   record(url: ParsedUrl, given: Header[], auth?: StoredAuth, cookieItems: string[] = []) {
     const file = this.fileFor(url);
-    for (const [n, v] of given) {
+    for (const [n] of given) {
       if (TRANSIENT.test(n)) continue;
       file.headers = file.headers.filter(([x]) => x.toLowerCase() !== n.toLowerCase());
     }

@@ -451,7 +451,7 @@ test('HTTPS: answers polled for (the default) and slept for (SLING_NO_POLL=1) pr
     outputs.push(r.stdout);
   }
   assert.equal(srv.requests.length, 2 * delays.length);
-  assert.match(outputs[0]!, /answer 0\n[^]*answer 1\n[^]*answer 2\n[^]*answer 3\n[^]*answer 4\n/, outputs[0]);
+  assert.match(outputs[0]!, /answer 0\n[\s\S]*answer 1\n[\s\S]*answer 2\n[\s\S]*answer 3\n[\s\S]*answer 4\n/, outputs[0]);
   assert.equal(outputs[0], outputs[1]);
 });
 

@@ -33,7 +33,7 @@ test('long options: abbreviations, --no- forms, -- ends the options', () => {
   assert.throws(() => parse(['--frobnicate']), /unknown/);
   assert.throws(() => parse(['--no-data', 'x']), /--no-/);
   assert.throws(() => parse(['-H']), /needs a value/);
-  assert.equal(matchLong('data-b').hasOwnProperty('option') && (matchLong('data-b') as { option: { long: string } }).option.long, 'data-binary');
+  assert.equal(Object.hasOwn(matchLong('data-b'), 'option') && (matchLong('data-b') as { option: { long: string } }).option.long, 'data-binary');
 });
 
 test('every option of the table has a unique name and letter', () => {

@@ -457,10 +457,10 @@ test('parse: a curl command line is a request of its own, continued with \\, ^ o
   );
   assert.deepEqual(summary(p), [
     '2: curl "curl http://h/a -H \'X-A: 1\'" title=one',
-    '6: curl "curl -X PUT http://h/b \\\\\\n  -H \'Content-Type: application/json\' \\\\\\n  -d \'{\\n  \\\"a\\\": 1\\n}\'" name=two',
+    '6: curl "curl -X PUT http://h/b \\\\\\n  -H \'Content-Type: application/json\' \\\\\\n  -d \'{\\n  \\"a\\": 1\\n}\'" name=two',
     '14: curl "curl http://h/c # a comment \\\\"',
     '15: GET http://h/d',
-    '17: curl "curl http://h/e ^\\n  -H \\\"A: {{v}}\\\""',
+    '17: curl "curl http://h/e ^\\n  -H \\"A: {{v}}\\""',
     '20: curl "curl http://h/f -d \'open"',
     '22: GET http://h/g',
   ]);

@@ -223,7 +223,7 @@ function pick(v: unknown, key: string | number): unknown[] {
     const at = n < 0 ? v.length + n : n;
     return at >= 0 && at < v.length ? [v[at]] : [];
   }
-  if (v !== null && typeof v === 'object' && Object.prototype.hasOwnProperty.call(v, String(key))) return [(v as Record<string, unknown>)[String(key)]];
+  if (v !== null && typeof v === 'object' && Object.hasOwn(v, String(key))) return [(v as Record<string, unknown>)[String(key)]];
   return [];
 }
 
