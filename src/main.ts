@@ -56,6 +56,8 @@ export async function main(io: Io): Promise<number> {
     if (defaults.length) reporter.debug(`default options from config.json: ${defaults.join(' ')}`);
     const inv = isExec ? resolveInvocation(execArgv, 'exec', io.defaultScheme) : withDefaults(defaults, io);
     reporter.quiet = inv.quiet;
+    // --debug shortened (`--deb`) or from default_options: known only once the line is parsed.
+    if (inv.debug) reporter.debugOn = true;
     if (inv.help) {
       io.stdout.write(helpText(VERSION, isExec ? 'exec' : 'main'));
       return ExitCode.OK;

@@ -35,7 +35,7 @@ export const OPTIONS: OptionDef[] = [
   { long: 'meta', short: 'm', kind: 'flag', group: 'Output', help: 'print only the properties of the exchange (--print=p)' },
   { long: 'verbose', short: 'v', kind: 'count', group: 'Output', help: 'print the request too (--print=HBhb) and the responses of followed redirects; -vv adds properties' },
   { long: 'all', kind: 'flag', group: 'Output', help: 'print the intermediate requests and responses of followed redirects' },
-  { long: 'quiet', short: 'q', kind: 'count', group: 'Output', help: 'print nothing but errors; -qq silences warnings too' },
+  { long: 'quiet', short: 'q', kind: 'count', group: 'Output', help: 'print nothing but warnings and errors; -qq: errors only' },
   { long: 'pretty', kind: 'value', metavar: 'all|colors|format|none', group: 'Output', help: 'formatting and colours (default: all on a terminal, none otherwise)' },
   { long: 'style', short: 's', kind: 'value', metavar: 'STYLE', group: 'Output', help: 'colour style: default (the default), auto, monokai, solarized, fruity, mono' },
   { long: 'sorted', kind: 'flag', group: 'Output', help: 'sort response headers and JSON keys when formatting' },

@@ -21,7 +21,6 @@ const PRINT_SELECTORS = new Set(['print', 'headers', 'body', 'meta', 'verbose'])
  * every flag has a `--no-NAME` form that undoes it (for defaults from a config file).
  */
 export function parseArgv(argv: readonly string[], table: OptionTable = MAIN_TABLE): ParsedArgs {
-  const BY_LONG = table.byLong;
   const BY_SHORT = table.byShort;
   const out: ParsedArgs = { flags: new Map(), counts: new Map(), values: new Map(), printChoices: [], positionals: [] };
   let i = 0;
@@ -63,16 +62,10 @@ export function parseArgv(argv: readonly string[], table: OptionTable = MAIN_TAB
       const eq = arg.indexOf('=');
       const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
       const inline = eq === -1 ? undefined : arg.slice(eq + 1);
-      let def = BY_LONG.get(name);
-      if (def) {
-        apply(def, '--' + name, inline);
-        continue;
-      }
-      if (name.startsWith('no-') && (def = BY_LONG.get(name.slice(3))) && def.kind !== 'value' && inline === undefined) {
-        apply(def, '--' + name, undefined, true);
-        continue;
-      }
-      throw new UsageError(`unknown option '--${name}'`, 'see sling --help for the list of options');
+      const found = longOption(table, name);
+      if (found.negated && inline !== undefined) throw new UsageError(`option --${found.spelled} takes no value (got '${inline}')`);
+      apply(found.def, '--' + found.spelled, inline, found.negated);
+      continue;
     }
     if (arg.startsWith('-') && arg.length > 1) {
       // A short cluster: letters until one that takes a value, which swallows the rest.
@@ -98,4 +91,70 @@ export function parseArgv(argv: readonly string[], table: OptionTable = MAIN_TAB
     out.positionals.push(arg);
   }
   return out;
+}
+
+/** Every long spelling of a table: the names, and `no-NAME` for options that take no value. */
+const SPELLINGS = new WeakMap<OptionTable, Map<string, { def: OptionDef; negated: boolean }>>();
+function spellings(table: OptionTable): Map<string, { def: OptionDef; negated: boolean }> {
+  const known = SPELLINGS.get(table);
+  if (known) return known;
+  const all = new Map<string, { def: OptionDef; negated: boolean }>();
+  SPELLINGS.set(table, all);
+  for (const def of table.options) all.set(def.long, { def, negated: false });
+  for (const def of table.options) if (def.kind !== 'value' && !all.has('no-' + def.long)) all.set('no-' + def.long, { def, negated: true });
+  return all;
+}
+
+/**
+ * A long option by its name (without `--`), or by an unambiguous prefix of it, as HTTPie (argparse)
+ * takes them: `--foll` is `--follow`, `--no-fol` is `--no-follow`. An ambiguous prefix is an error
+ * naming the candidates; an unknown name, one suggesting the nearest (`--folow`: did you mean --follow?).
+ */
+function longOption(table: OptionTable, name: string): { def: OptionDef; negated: boolean; spelled: string } {
+  const all = spellings(table);
+  const exact = all.get(name);
+  if (exact) return { ...exact, spelled: name };
+  const matches = name.length > 0 ? [...all.keys()].filter((s) => s.startsWith(name)) : [];
+  if (matches.length === 1) return { ...all.get(matches[0]!)!, spelled: matches[0]! };
+  if (matches.length > 1) {
+    const list = matches.sort().map((m) => '--' + m);
+    throw new UsageError(`ambiguous option '--${name}': it could be ${list.slice(0, -1).join(', ')} or ${list.at(-1)}`);
+  }
+  const near = nearest(name, [...all.keys()]);
+  throw new UsageError(`unknown option '--${name}'${near ? ` (did you mean --${near}?)` : ''}`, 'see sling --help for the list of options');
+}
+
+/** The spelling closest to a misspelled name, when it is near enough to be what was meant. */
+function nearest(name: string, candidates: string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  const limit = name.length <= 4 ? 1 : 2;
+  for (const c of candidates) {
+    const d = editDistance(name, c);
+    if (d <= limit && d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+/** Edits (insert, delete, substitute, swap two neighbours) that turn a into b. */
+export function editDistance(a: string, b: string): number {
+  const rows: number[][] = [];
+  for (let i = 0; i <= a.length; i++) {
+    rows.push([i]);
+    for (let j = 1; j <= b.length; j++) {
+      if (i === 0) {
+        rows[0]!.push(j);
+        continue;
+      }
+      const row = rows[i]!;
+      const prev = rows[i - 1]!;
+      let d = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows[i - 2]![j - 2]! + 1);
+      row.push(d);
+    }
+  }
+  return rows[a.length]![b.length]!;
 }

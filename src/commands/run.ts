@@ -17,7 +17,7 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
     cwd: io.cwd,
     env: io.env,
     readStdin: () => readStdinBody(io, reporter),
-    askPassword: (user) => askPassword(io, user, inv.url ?? ''),
+    askPassword: (user, where) => askPassword(io, user, where),
   };
   const spec = await buildRequest(inv, ctx);
   // A download prints on stderr (stdout may be the file, with -o -), so stderr decides on colours.

@@ -77,13 +77,18 @@ export function curlCommand(spec: RequestSpec, prepared: PreparedRequest): strin
 
   const headers = prepared.headers;
   const header = (h: string) => opts.push(`-H ${shellWord(h)}`);
+  let compressed = false;
   for (const [name, value] of headers) {
     const lower = name.toLowerCase();
     if (lower === 'host' && value === spec.url.hostHeader) continue;
     // curl works the length out from the body; without one (a DELETE) it sends none, sling `Content-Length: 0`.
     if (lower === 'content-length' && !has(headers, 'transfer-encoding') && hasBody) continue;
     header(value === '' ? `${name};` : `${name}: ${value}`);
+    // curl decodes a compressed response only with --compressed (which keeps this header as given):
+    // without it the printed command would write gzip bytes to the terminal.
+    if (lower === 'accept-encoding' && /\b(gzip|deflate|br)\b/i.test(value)) compressed = true;
   }
+  if (compressed) opts.push('--compressed');
   // Take away curl's defaults that sling does not send.
   if (!has(headers, 'user-agent')) header('User-Agent:');
   if (!has(headers, 'accept')) header('Accept:');

@@ -22,7 +22,8 @@ export interface BuildContext {
   /** Reads the request body from standard input; null when stdin is not a body source. */
   readStdin(): Promise<Buffer | FileBody | null>;
   /** Asks for a password on the terminal; throws when there is none. */
-  askPassword(user: string): Promise<string>;
+  /** `where`: host[:port] of the request, as the prompt names it (HTTPie says the same). */
+  askPassword(user: string, where: string): Promise<string>;
   /** The environment (HOME, NETRC, SLING_CONFIG_DIR); process.env when absent. */
   env?: NodeJS.ProcessEnv;
   /** Set by buildRequest when --session is used: run.ts saves it after the exchange. */
@@ -237,7 +238,7 @@ export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<
     if (inv.authType === 'bearer') auth = { type: 'bearer', user: inv.auth };
     else {
       const { user, password } = splitCredentials(inv.auth);
-      auth = { type: inv.authType, user, password: password ?? (await ctx.askPassword(user)) };
+      auth = { type: inv.authType, user, password: password ?? (await ctx.askPassword(user, url.hostHeader)) };
     }
   } else if (url.username !== undefined) {
     // As written, escapes and all, as HTTPie sends them (curl decodes them: .http files do too).

@@ -53,6 +53,39 @@ test('sling --curl: the printed command sends the request sling sends (with curl
   }
 });
 
+test('sling --curl for a response that may be compressed: the printed command has --compressed, sends the same Accept-Encoding and prints the decoded body (issue 29 item 6)', { skip: noCurl }, async (t) => {
+  const { gzipSync } = await import('node:zlib');
+  const { startHttp, headerValues } = await import('../helpers/servers.js');
+  const text = 'smart text, '.repeat(50) + '\n';
+  const srv = await startHttp((req, res) => {
+    const gzip = /gzip/.test(req.headers['accept-encoding'] ?? '');
+    res.writeHead(200, { 'Content-Type': 'text/plain', ...(gzip ? { 'Content-Encoding': 'gzip' } : {}) });
+    res.end(gzip ? gzipSync(text) : text);
+  });
+  t.after(() => srv.close());
+  const dir = mkdtempSync(join(tmpdir(), 'sling-curl-gz-'));
+  const direct = await runSling(['--body', `${srv.url}/text`], { cwd: dir });
+  assert.equal(direct.stdout, text);
+  const printed = await runSling(['--curl', `${srv.url}/text`], { cwd: dir });
+  assert.equal(printed.code, 0, printed.stderr);
+  assert.match(printed.stdout, /--compressed/);
+  writeFileSync(join(dir, 'gz.sh'), printed.stdout);
+  const out = await new Promise<Buffer>((resolve, reject) => {
+    const child = spawn('bash', ['gz.sh'], { cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home }, stdio: ['ignore', 'pipe', 'ignore'] });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => chunks.push(c));
+    child.on('error', reject);
+    child.on('close', () => resolve(Buffer.concat(chunks)));
+  });
+  assert.equal(out.toString('latin1'), text, `curl running:\n${printed.stdout}`);
+  const [bySling, byCurl] = srv.requests.map((r) => headerValues(r.rawHeaders, 'accept-encoding'));
+  assert.deepEqual(byCurl, bySling);
+  assert.deepEqual(bySling, ['gzip, deflate, br']);
+  // A download asks for identity: nothing to decode, no --compressed.
+  const download = await runSling(['--curl', '-d', `${srv.url}/text`], { cwd: dir });
+  assert.doesNotMatch(download.stdout, /--compressed/);
+});
+
 test('sling exec --to curl and --to http: converted files send the same requests', async (t) => {
   const srv = await startCurlCapture();
   t.after(() => srv.close());

@@ -216,7 +216,7 @@ test('config.json default_options apply, --no-FLAG undoes them, a malformed conf
   writeFileSync(join(box.config, 'config.json'), JSON.stringify({ default_options: ['--folow'] }));
   const unknown = await runSling([`${s.url}/`], { env: box.env });
   assert.equal(unknown.code, 1);
-  assert.equal(unknown.stderr, `sling: error: unknown option '--folow'\n  hint: the option comes from "default_options" in ${join(box.config, 'config.json')}\n`);
+  assert.equal(unknown.stderr, `sling: error: unknown option '--folow' (did you mean --follow?)\n  hint: the option comes from "default_options" in ${join(box.config, 'config.json')}\n`);
   writeFileSync(join(box.config, 'config.json'), JSON.stringify({ default_options: ['--follow'] }));
   const own = await runSling(['--bogus', `${s.url}/`], { env: box.env });
   assert.equal(own.code, 1);

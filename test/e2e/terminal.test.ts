@@ -130,7 +130,9 @@ test('-a USER asks for the password on the terminal without echoing it', { skip:
     res.writeHead(200, { 'Content-Type': 'text/plain' });
     res.end('ok');
   });
-  const cmd = [process.execPath, SLING_PATH, '-a', 'ada', s.url + '/'].map(q).join(' ');
+  // The URL as typed (no scheme, a path): the prompt names host:port, as HTTPie's does (issue 29 item 8).
+  const typedUrl = s.url.replace(/^http:\/\//, '') + '/basic';
+  const cmd = [process.execPath, SLING_PATH, '-a', 'ada', typedUrl].map(q).join(' ');
   const env: Record<string, string> = { ...baseEnv(), TERM: 'xterm-256color' };
   const child = spawn('script', ['-qec', cmd, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
@@ -148,6 +150,7 @@ test('-a USER asks for the password on the terminal without echoing it', { skip:
   assert.equal(code, 0, out);
   assert.equal(s.requests[0]!.rawHeaders[s.requests[0]!.rawHeaders.findIndex((h) => h.toLowerCase() === 'authorization') + 1], 'Basic ' + Buffer.from('ada:s3cret-pw').toString('base64'));
   assert.ok(!out.includes('s3cret-pw'), 'the password was echoed');
+  assert.ok(out.includes(`sling: password for ada@${new URL(s.url).host}: `), out);
 });
 
 test('JSON nested too deeply to format (issue 26, item 1): shown as it came with a one-line note, on a terminal and piped, output the size of the body', { skip: skipReason }, async (t) => {

@@ -52,3 +52,21 @@ test('exec --report junit FILE: with two files named, the one right after --repo
   assert.throws(() => ex(['--report', 'junit', '--report-file', 'r.xml', 'a.http', 'b.http']), /sling exec runs one file; got 2: a\.http b\.http/);
   assert.throws(() => ex(['a.http', 'b.http']), /sling exec runs one file; got 2/);
 });
+
+test('long options by an unambiguous prefix; near misses and ambiguous prefixes are named (issue 29 item 12)', () => {
+  assert.equal(resolveInvocation(['--foll', 'x']).follow, true);
+  assert.equal(resolveInvocation(['--check', 'x']).checkStatus, true);
+  assert.equal(resolveInvocation(['--follow', '--no-foll', 'x']).follow, false);
+  assert.equal(resolveInvocation(['--time=2', 'x']).timeoutMs, 2000);
+  assert.equal(resolveInvocation(['--max-red', '3', 'x']).maxRedirects, 3);
+  // An exact name wins over the longer names it is a prefix of (--session, --session-read-only).
+  assert.equal(resolveInvocation(['--form', 'x']).form, true);
+  assert.throws(() => resolveInvocation(['--folow', 'x']), (e: Error) => e.message === "unknown option '--folow' (did you mean --follow?)");
+  assert.throws(() => resolveInvocation(['--jsno', 'x']), /unknown option '--jsno' \(did you mean --json\?\)/);
+  assert.throws(() => resolveInvocation(['--zzzzzz', 'x']), (e: Error) => e.message === "unknown option '--zzzzzz'");
+  assert.throws(() => resolveInvocation(['--ver', 'x']), /ambiguous option '--ver': it could be --verbose, --verify or --version/);
+  // sling exec's own options share the parser.
+  assert.equal(resolveInvocation(['--fail', 'f.http'], 'exec').exec?.failFast, true);
+  assert.throws(() => resolveInvocation(['--fial-fast', 'f.http'], 'exec'), /did you mean --fail-fast\?/);
+  assert.throws(() => resolveInvocation(['--env', 'x', '--re', 'f.http'], 'exec'), /ambiguous option '--re': it could be --report, --report-file, --response-charset or --response-mime/);
+});
