@@ -5,6 +5,7 @@ import { parseItem, tryParseItem, type Item } from '../request/items.js';
 import { parseArgv, type ParsedArgs } from './parse.js';
 import { bothTables, EXEC_TABLE, MAIN_TABLE, type OptionTable } from './options.js';
 import { STYLES } from '../output/palette.js';
+import { charsetOption } from '../output/charset.js';
 
 
 /** The parsed command line, typed, with every flag that implies another resolved here. */
@@ -196,6 +197,7 @@ export function resolveInvocation(argv: readonly string[], mode: 'main' | 'exec'
   // --debug shows what -v shows (DECISIONS.md), unless the output was chosen explicitly.
   if (print === undefined && flag('debug')) print = 'HBhb';
 
+  const charsetText = one(p, 'response-charset');
   const pretty = one(p, 'pretty');
   if (pretty !== undefined && !['all', 'colors', 'format', 'none'].includes(pretty)) {
     throw new UsageError(`--pretty must be all, colors, format or none, got '${pretty}'`);
@@ -339,7 +341,7 @@ export function resolveInvocation(argv: readonly string[], mode: 'main' | 'exec'
     formatJson,
     formatXml,
     stream: flag('stream'),
-    responseCharset: one(p, 'response-charset'),
+    responseCharset: charsetText === undefined ? undefined : charsetOption(charsetText),
     responseMime: one(p, 'response-mime'),
     ...bodyTypeFlags(flag('json') || flag('form') || flag('multipart') ? bodyType(argv, table) : undefined),
     boundary: one(p, 'boundary'),
