@@ -3,8 +3,9 @@ import { existsSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { parseItem, tryParseItem, type Item } from './items.js';
 import { parseArgv, type ParsedArgs } from './parse.js';
-import { bothTables, EXEC_TABLE, MAIN_TABLE } from './options.js';
+import { bothTables, EXEC_TABLE, MAIN_TABLE, type OptionTable } from './options.js';
 import { STYLES } from '../output/palette.js';
+import { charsetOption } from '../output/charset.js';
 
 
 /** The parsed command line, typed, with every flag that implies another resolved here. */
@@ -132,8 +133,49 @@ export function execArguments(argv: readonly string[]): string[] | undefined {
   return at === undefined ? undefined : [...argv.slice(0, at), ...argv.slice(at + 1)];
 }
 
+/**
+ * Which of --json/--form/--multipart is in effect: the last one given, as in HTTPie (where each of
+ * them sets the one request type); `--no-X` undoes X when X is the one in effect. The parser keeps no
+ * order, so argv is read again an argument at a time (a short cluster a letter more at a time) with
+ * the same parser, so that clusters, `=` values and spellings read as they do there.
+ */
+function bodyType(argv: readonly string[], table: OptionTable): 'json' | 'form' | 'multipart' | undefined {
+  const TYPES = ['json', 'form', 'multipart'] as const;
+  const tryParse = (args: string[]) => {
+    try {
+      return parseArgv(args, table);
+    } catch {
+      return undefined;
+    }
+  };
+  let chosen: (typeof TYPES)[number] | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') break;
+    if (!arg.startsWith('-') || arg === '-') continue;
+    const steps = arg.startsWith('--') ? [arg] : Array.from({ length: arg.length - 1 }, (_, k) => arg.slice(0, k + 2));
+    let before: ParsedArgs | undefined;
+    for (const step of steps) {
+      const now = tryParse([step]) ?? tryParse([step, argv[i + 1] ?? '']);
+      if (!now) continue;
+      for (const t of TYPES) {
+        const v = now.flags.get(t);
+        if (v === true && before?.flags.get(t) !== true) chosen = t;
+        else if (v === false && chosen === t) chosen = undefined;
+      }
+      before = now;
+    }
+    // An option that takes the next argument as its value (`--raw -j`, `-a user`): that one is no option.
+    if (!tryParse([arg]) && i + 1 < argv.length && tryParse([arg, argv[i + 1]!])) i++;
+  }
+  return chosen;
+}
+
+const bodyTypeFlags = (t: ReturnType<typeof bodyType>) => ({ json: t === 'json', form: t === 'form', multipart: t === 'multipart' });
+
 export function resolveInvocation(argv: readonly string[], mode: 'main' | 'exec' = 'main', defaultScheme = 'http'): Invocation {
-  const p = parseArgv(argv, mode === 'exec' ? EXEC_TABLE : MAIN_TABLE);
+  const table = mode === 'exec' ? EXEC_TABLE : MAIN_TABLE;
+  const p = parseArgv(argv, table);
   const flag = (n: string) => p.flags.get(n) === true;
   const count = (n: string) => p.counts.get(n) ?? 0;
 
@@ -155,6 +197,7 @@ export function resolveInvocation(argv: readonly string[], mode: 'main' | 'exec'
   // --debug shows what -v shows (DECISIONS.md), unless the output was chosen explicitly.
   if (print === undefined && flag('debug')) print = 'HBhb';
 
+  const charsetText = one(p, 'response-charset');
   const pretty = one(p, 'pretty');
   if (pretty !== undefined && !['all', 'colors', 'format', 'none'].includes(pretty)) {
     throw new UsageError(`--pretty must be all, colors, format or none, got '${pretty}'`);
@@ -298,11 +341,9 @@ export function resolveInvocation(argv: readonly string[], mode: 'main' | 'exec'
     formatJson,
     formatXml,
     stream: flag('stream'),
-    responseCharset: one(p, 'response-charset'),
+    responseCharset: charsetText === undefined ? undefined : charsetOption(charsetText),
     responseMime: one(p, 'response-mime'),
-    json: flag('json'),
-    form: flag('form'),
-    multipart: flag('multipart'),
+    ...bodyTypeFlags(flag('json') || flag('form') || flag('multipart') ? bodyType(argv, table) : undefined),
     boundary: one(p, 'boundary'),
     raw: one(p, 'raw'),
     chunked: flag('chunked'),

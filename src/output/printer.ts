@@ -7,6 +7,7 @@ import { colourJson, formatJson, formatJsonBytes, looksLikeJson, NotFormatted } 
 import { bodyKind, highlightCss, highlightForm, highlightJs, highlightMarkup, indentXml } from './highlight.js';
 import type { OutputPlan } from './plan.js';
 import { neutralise, neutraliseJson } from '../sanitize.js';
+import { bodyCharset, charsetDecoder, decodeBody, headerCharset, sniffsCharset, type BodyDecoder } from './charset.js';
 import { now } from '../clock.js';
 
 import type { Sink } from '../io.js';
@@ -39,12 +40,6 @@ function kindOf(plan: OutputPlan, contentType: string | undefined, first: Buffer
   if (kind === 'text' && (!mime || mime.startsWith('text/') || mime === 'application/octet-stream') && looksLikeJson(first.subarray(0, 64).toString('latin1'))) kind = 'json';
   if (kind === 'js' && looksLikeJson(first.subarray(0, 64).toString('latin1'))) kind = 'json';
   return kind;
-}
-
-/** The body's charset is UTF-8 (or none is named). */
-function utf8Charset(contentType: string | undefined): boolean {
-  const charset = /charset=["']?([\w.:-]+)/i.exec(contentType ?? '')?.[1];
-  return !charset || /^utf-?8$/i.test(charset);
 }
 
 function looksBinary(buf: Buffer): boolean {
@@ -189,14 +184,23 @@ export class Printer {
       return;
     }
     this.startBody();
-    await this.streamBody(body, this.plan.responseMime ?? headerIn(head.rawHeaders, 'content-type'));
+    await this.streamBody(body, this.bodyType(head));
     this.last = 'body';
+  }
+
+  /** The response's Content-Type, or --response-mime with the header's charset (it changes the formatting, not the decoding). */
+  private bodyType(head: ResponseHead): string | undefined {
+    const header = headerIn(head.rawHeaders, 'content-type');
+    const mime = this.plan.responseMime;
+    if (mime === undefined) return header;
+    const charset = headerCharset(header);
+    return charset !== undefined && headerCharset(mime) === undefined ? `${mime}; charset=${charset}` : mime;
   }
 
   private responseBodyNow(head: ResponseHead, body: Buffer) {
     if (!this.plan.responseBody) return;
     this.startBody();
-    this.body(body, this.plan.responseMime ?? headerIn(head.rawHeaders, 'content-type'));
+    this.body(body, this.bodyType(head));
     this.last = 'body';
   }
 
@@ -240,16 +244,9 @@ export class Printer {
     this.last = 'head';
   }
 
+  /** A body as text: in --response-charset, else the header's charset, else the document's own (charset.ts). */
   private decodeText(buf: Buffer, contentType: string | undefined): string {
-    const charset = this.plan.responseCharset ?? /charset=["']?([\w.:-]+)/i.exec(contentType ?? '')?.[1];
-    if (charset) {
-      try {
-        return new TextDecoder(charset).decode(buf);
-      } catch {
-        // unknown charset: UTF-8 below
-      }
-    }
-    return buf.toString('utf8');
+    return decodeBody(buf, bodyCharset(this.plan.responseCharset, contentType, buf));
   }
 
   /**
@@ -308,8 +305,7 @@ export class Printer {
     const { plan } = this;
     const p = plan.palette;
     const kind = kindOf(plan, contentType, buf);
-    const charset = plan.responseCharset ?? /charset=["']?([\w.:-]+)/i.exec(contentType ?? '')?.[1];
-    const utf8 = !charset || /^utf-?8$/i.test(charset);
+    const utf8 = bodyCharset(plan.responseCharset, contentType, buf) === 'utf-8';
     if (kind === 'json') {
       if (plan.format && plan.formatJson) {
         const fmt = { indent: plan.indent, sorted: plan.sorted, palette: p };
@@ -358,7 +354,7 @@ export class Printer {
   private async streamBody(stream: Readable, contentType: string | undefined) {
     const { plan } = this;
     const mime = bodyMime(plan, contentType);
-    if (lineStream(plan, mime) && (plan.format || plan.colors || plan.terminal)) return this.streamLines(stream, mime);
+    if (lineStream(plan, mime) && (plan.format || plan.colors || plan.terminal)) return this.streamLines(stream, mime, contentType);
     let whole = Boolean(plan.format || plan.colors || plan.responseCharset);
     if (!whole && !plan.terminal) {
       for await (const c of stream) await this.out(c as Buffer);
@@ -369,8 +365,32 @@ export class Printer {
     // its first bytes ends the reading at once with a note.
     const held: Buffer[] = [];
     let size = 0;
-    const decoder = new TextDecoder('utf-8');
-    const asItComes = (chunk: Buffer) => this.out(plan.terminal ? this.text(decoder.decode(chunk, { stream: true })) : chunk);
+    // Shown as it comes, the body is decoded in its charset on a terminal, with --response-charset,
+    // and when formatting asked for text in another charset than UTF-8 (piped UTF-8 stays the bytes
+    // as received). An HTML or XML body without a charset in the header is held for its first
+    // 1024 bytes, where it may declare its own.
+    let decoder: BodyDecoder | null | undefined; // null: the bytes as received
+    let early: Buffer[] | undefined = sniffsCharset(plan.responseCharset, contentType) ? [] : undefined;
+    let earlySize = 0;
+    const choose = (first?: Buffer) => {
+      const name = bodyCharset(plan.responseCharset, contentType, first);
+      const decodes = plan.terminal || plan.responseCharset !== undefined || ((plan.format || plan.colors) && name !== 'utf-8');
+      decoder = decodes ? charsetDecoder(name) : null;
+    };
+    if (!early) choose();
+    const show = (chunk: Buffer) => this.out(decoder ? this.text(decoder.write(chunk)) : chunk);
+    const startShowing = async () => {
+      const first = Buffer.concat(early!, earlySize);
+      early = undefined;
+      choose(first);
+      if (first.length) await show(first);
+    };
+    const asItComes = async (chunk: Buffer) => {
+      if (!early) return show(chunk);
+      early.push(chunk);
+      earlySize += chunk.length;
+      if (earlySize >= 1024) await startShowing();
+    };
     let tooBig = false;
     for await (const c of stream) {
       const chunk = c as Buffer;
@@ -388,8 +408,8 @@ export class Printer {
         await this.out(this.binaryNote(seen));
         return;
       }
-      // Plain text (in UTF-8) has nothing to format: it is shown as it comes, never held.
-      if (whole && size === 0 && !plan.responseCharset && kindOf(plan, contentType, chunk) === 'text' && utf8Charset(contentType)) whole = false;
+      // Plain text has nothing to format: it is shown as it comes (decoded as it comes), never held.
+      if (whole && size === 0 && kindOf(plan, contentType, chunk) === 'text') whole = false;
       size += chunk.length;
       if (!whole) {
         await asItComes(chunk);
@@ -408,17 +428,18 @@ export class Printer {
       await this.drained();
       return;
     }
-    if (plan.terminal) await this.out(this.text(decoder.decode()));
+    if (early) await startShowing();
+    if (decoder) await this.out(this.text(decoder.end()));
     // Formatted output ends with a line break, as whole bodies do (render).
     if (plan.format && size && !this.lastNewline) await this.out('\n');
     if (tooBig) await this.out(`${this.lastNewline ? '' : '\n'}${this.text(`[body over ${WHOLE_LIMIT >> 20} MiB (${size} bytes): shown as it came, not formatted]`, plan.palette.meta)}\n`);
   }
 
   /** Line by line as the lines arrive (--stream, server-sent events, NDJSON): each line coloured. */
-  private async streamLines(stream: Readable, mime: string) {
+  private async streamLines(stream: Readable, mime: string, contentType: string | undefined) {
     const p = this.plan.palette;
     const colours = this.plan.colors;
-    const decoder = new TextDecoder('utf-8');
+    const decoder = charsetDecoder(bodyCharset(this.plan.responseCharset, contentType));
     let pending = '';
     const renderLine = (line: string): string => {
       const safe = this.safe(line);
@@ -432,12 +453,12 @@ export class Printer {
       return looksLikeJson(safe) ? colourJson(safe, p) : safe;
     };
     for await (const c of stream) {
-      pending += decoder.decode(c as Buffer, { stream: true });
+      pending += decoder.write(c as Buffer);
       const lines = pending.split('\n');
       pending = lines.pop()!;
       if (lines.length) await this.out(lines.map((l) => renderLine(l.replace(/\r$/, ''))).join('\n') + '\n');
     }
-    pending += decoder.decode();
+    pending += decoder.end();
     if (pending) await this.out(renderLine(pending));
   }
 

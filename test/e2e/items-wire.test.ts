@@ -253,6 +253,52 @@ test('--multipart forces multipart/form-data for plain fields', async (t) => {
   assert.match(req.body.toString('utf8'), /Content-Disposition: form-data; name="field"\r\n(?:[^\r\n]+\r\n)*\r\nvalue\r\n/i);
 });
 
+// The last of --json/--form/--multipart wins (as in HTTPie, where they set one request type), and
+// the body, Content-Type and Accept always agree with it (issue 29 item 1).
+const FORM_CT = /^application\/x-www-form-urlencoded\b/;
+for (const [flags, want] of [
+  [['-j', '-f'], 'form'],
+  [['-f', '-j'], 'json'],
+  [['-jf'], 'form'],
+  [['-fj'], 'json'],
+  [['--json', '--multipart'], 'multipart'],
+  [['--multipart', '-j'], 'json'],
+  [['--multipart', '--form'], 'form'],
+  [['-f', '--multipart'], 'multipart'],
+  [['-j', '-f', '--no-form'], 'json'],
+  [['-f', '-j', '--no-json'], 'json'],
+  [['-j', '--no-json', '-f'], 'form'],
+] as const) {
+  test(`${flags.join(' ')} sends ${want}: the last of --json/--form/--multipart wins`, async (t) => {
+    const req = await sent(t, (u) => [...flags, 'POST', `${u}/x`, 'a=1']);
+    const ct = header(req, 'content-type') ?? '';
+    if (want === 'form') {
+      assert.match(ct, FORM_CT);
+      assert.equal(req.body.toString('utf8'), 'a=1');
+      assert.equal(header(req, 'accept'), '*/*');
+    } else if (want === 'json') {
+      assert.equal(ct, 'application/json');
+      assert.deepEqual(json(req), { a: '1' });
+      assert.equal(header(req, 'accept'), 'application/json, */*;q=0.5');
+    } else {
+      assert.match(ct, /^multipart\/form-data; boundary=/);
+      assert.match(req.body.toString('utf8'), /name="a"\r\n\r\n1\r\n/);
+      assert.equal(header(req, 'accept'), '*/*');
+    }
+  });
+}
+
+test('--json in the config file\'s default_options, -f on the line: a form', async (t) => {
+  const cfg = tempDir(t);
+  writeFileSync(join(cfg, 'config.json'), JSON.stringify({ default_options: ['--json'] }));
+  const srv = await httpServer(t, okText);
+  const r = await runSling(['-f', 'POST', `${srv.url}/x`, 'a=1'], { env: { SLING_CONFIG_DIR: cfg } });
+  assertExit(r, 0);
+  const req = srv.requests[0]!;
+  assert.match(header(req, 'content-type') ?? '', FORM_CT);
+  assert.equal(req.body.toString('utf8'), 'a=1');
+});
+
 // ---- raw body and `--` --------------------------------------------------------------------------------------
 
 test('--raw TEXT sends TEXT as the body (POST by default)', async (t) => {

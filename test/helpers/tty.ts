@@ -1,0 +1,25 @@
+// Runs the built CLI under a pseudo-terminal made by util-linux `script`, so that stdout.isTTY is true.
+import { spawn, spawnSync } from 'node:child_process';
+import { SLING_PATH, baseEnv } from './cli.js';
+
+export const ttySkipReason = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0 ? undefined : 'util-linux `script` not found: cannot make a pseudo-terminal';
+
+const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** What a terminal showed (\r\n as \n), and the exit code. NO_COLOR unless env says otherwise. */
+export function runOnTty(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
+  const cmd = [process.execPath, SLING_PATH, ...args].map(q).join(' ');
+  const fullEnv: Record<string, string> = { ...baseEnv(), TERM: 'xterm-256color', ...env };
+  return new Promise((resolve) => {
+    // -e: return the child's exit code; -q: no "Script started" banner.
+    const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: fullEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.end();
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => chunks.push(c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out: Buffer.concat(chunks).toString('utf8').replace(/\r\n/g, '\n') });
+    });
+  });
+}
