@@ -144,6 +144,8 @@ function take(key: string): Conn | undefined {
   while (list?.length) {
     const c = list.pop()!;
     if (!c.socket.destroyed && !c.socket.readableEnded) return c;
+    // The server closed it while it was idle: a request that is not idempotent takes a new one from now on.
+    closesSilently.add(key);
     c.socket.destroy();
   }
   return undefined;
@@ -339,8 +341,20 @@ const REPEATABLE = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 const STALE_RETRIES = 3;
 
+/**
+ * Routes whose server was found to close a kept-alive connection without saying so: a request that
+ * is not idempotent goes to them on a new connection, never on a kept one it could find dead once
+ * written (it is never sent twice). The first such close is seen by an idempotent request (retried)
+ * or before a POST is written (reuseAfterATurn).
+ */
+const closesSilently = new Set<string>();
+
 function sendOn(url: ParsedUrl, route: Route, request: PreparedRequest, framing: Framing, settings: RequestSettings, info: HopInfo, opts: LaneOptions, retries: number): Promise<Hop> {
-  const conn = take(route.key);
+  let conn = take(route.key);
+  if (conn && !IDEMPOTENT.has(request.method) && closesSilently.has(route.key)) {
+    conn.socket.destroy();
+    conn = undefined;
+  }
   if (conn && !conn.proven && !IDEMPOTENT.has(request.method)) return reuseAfterATurn(conn, url, route, request, framing, settings, info, opts);
   if (conn) {
     info.reused = true;
@@ -351,6 +365,7 @@ function sendOn(url: ParsedUrl, route: Route, request: PreparedRequest, framing:
   return connect(url, route, settings, info).then((c) => exchangeOn(c, route, url, request, framing, settings, info, opts.onWritten, undefined, opts.streamable));
 
   function retry(): Promise<Hop> {
+    closesSilently.add(route.key);
     return sendOn(url, route, request, framing, settings, info, { ...opts, onWritten: undefined }, retries + 1);
   }
 }
@@ -373,6 +388,7 @@ function reuseAfterATurn(conn: Conn, url: ParsedUrl, route: Route, request: Prep
       return exchangeOn(conn, route, url, request, framing, settings, info, opts.onWritten, undefined, opts.streamable);
     }
     conn.socket.destroy();
+    closesSilently.add(route.key);
     return sendOn(url, route, request, framing, settings, info, opts, STALE_RETRIES);
   });
 }
