@@ -4,7 +4,7 @@ import { UsageError } from '../errors.js';
 import { parseItem, tryParseItem, type Item } from './items.js';
 import { parseArgv, type ParsedArgs } from './parse.js';
 import { bothTables, EXEC_TABLE, MAIN_TABLE, type OptionTable } from './options.js';
-import { STYLES } from '../output/palette.js';
+import { isStyle, unknownStyle } from '../output/palette.js';
 import { charsetOption } from '../output/charset.js';
 
 
@@ -203,9 +203,7 @@ export function resolveInvocation(argv: readonly string[], mode: 'main' | 'exec'
     throw new UsageError(`--pretty must be all, colors, format or none, got '${pretty}'`);
   }
   const style = one(p, 'style');
-  if (style !== undefined && !(style in STYLES)) {
-    throw new UsageError(`unknown --style '${style}'`, `styles: ${Object.keys(STYLES).join(', ')}`);
-  }
+  if (style !== undefined && !isStyle(style)) throw unknownStyle(style);
   let jsonIndent = 4;
   let xmlIndent = 2;
   let sorted = flag('sorted') && !flag('unsorted');

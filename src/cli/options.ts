@@ -37,7 +37,7 @@ export const OPTIONS: OptionDef[] = [
   { long: 'all', kind: 'flag', group: 'Output', help: 'print the intermediate requests and responses of followed redirects' },
   { long: 'quiet', short: 'q', kind: 'count', group: 'Output', help: 'print nothing but warnings and errors; -qq: errors only' },
   { long: 'pretty', kind: 'value', metavar: 'all|colors|format|none', group: 'Output', help: 'formatting and colours (default: all on a terminal, none otherwise)' },
-  { long: 'style', short: 's', kind: 'value', metavar: 'STYLE', group: 'Output', help: 'colour style: default (the default), auto, monokai, solarized, fruity, mono' },
+  { long: 'style', short: 's', kind: 'value', metavar: 'STYLE', group: 'Output', help: 'colour style: default (the default), auto, monokai, solarized-dark, solarized-light, solarized (= solarized-dark), dracula, nord, github-dark, gruvbox-dark, gruvbox-light, one-dark, native, fruity, mono' },
   { long: 'sorted', kind: 'flag', group: 'Output', help: 'sort response headers and JSON keys when formatting' },
   { long: 'unsorted', kind: 'flag', group: 'Output', help: 'keep headers and JSON keys in the order received (default)' },
   { long: 'format-options', kind: 'value', repeat: true, metavar: 'OPTS', group: 'Output', help: 'json.indent:N, json.sort_keys:BOOL, json.format:BOOL, headers.sort:BOOL, xml.indent:N, xml.format:BOOL (comma-separated)' },

@@ -70,7 +70,7 @@ test('docs: every option of sling exec --help of its own is in docs/exec-http.md
 test('docs: the --style names are the ones sling accepts', async () => {
   const r = await runSling(['--style', 'no-such-style', '--offline', 'example.org']);
   assert.equal(r.code, 1);
-  const m = /styles: ([a-z, ]+)/.exec(r.stderr);
+  const m = /styles: ([a-z, -]+)/.exec(r.stderr);
   assert.ok(m, r.stderr);
   const styles = m[1]!.split(', ');
   const usage = read('docs/usage.md');

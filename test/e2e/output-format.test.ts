@@ -132,11 +132,17 @@ test('-vv over HTTPS shows the TLS version and cipher', { skip: certs ? undefine
 
 test('--style: a known style is accepted, an unknown one names the choices', async (t) => {
   const s = await httpServer(t, okText);
-  assert.equal((await runSling(['--style=monokai', s.url + '/'])).code, 0);
+  for (const style of ['monokai', 'solarized-dark', 'solarized-light', 'solarized', 'dracula', 'nord', 'github-dark', 'gruvbox-dark', 'gruvbox-light', 'one-dark', 'native']) {
+    assert.equal((await runSling([`--style=${style}`, s.url + '/'])).code, 0, style);
+  }
   const bad = await runSling(['--style=rainbow', s.url + '/']);
   assert.equal(bad.code, 1);
   assert.match(bad.stderr, /unknown --style 'rainbow'/);
-  assert.match(bad.stderr, /monokai, solarized, fruity/);
+  assert.match(bad.stderr, /monokai, solarized-dark, solarized-light, solarized, dracula, nord, github-dark, gruvbox-dark, gruvbox-light, one-dark, native, fruity/);
+  // A name every object has is not a style (it once passed the check: `'constructor' in STYLES`).
+  const proto = await runSling(['--style=constructor', '--offline', s.url + '/']);
+  assert.equal(proto.code, 1);
+  assert.match(proto.stderr, /unknown --style 'constructor'/);
 });
 
 test('a body the formatter cannot lay out (XML nested 100,000 deep) is exit 1 with a hint, not a network error', async (t) => {

@@ -42,6 +42,29 @@ test('on a terminal JSON is indented and coloured', { skip: skipReason }, async 
   assert.match(plain, /\{\n {4}"name": "Ada",\n {4}"n": 1\.50,\n {4}"ok": true,\n {4}"list": \[\n {8}1,\n {8}2\n {4}\]\n\}/);
 });
 
+test('--style: on a terminal the JSON key, string and status are in the style\'s colours', { skip: skipReason }, async (t) => {
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end('{"name":"Ada"}');
+  });
+  // xterm-256 numbers of the published colours: dracula's Name.Tag #ff79c6, String #bd93f9 and
+  // green #50fa7b; gruvbox-light's #427b58, #79740e and #79740e; solarized (solarized-dark): blue
+  // #268bd2, cyan #2aa198 and green #859900; the default's own.
+  const cases: [string[], string, string, string][] = [
+    [['--style=dracula'], '212', '141', '1;38;5;84'],
+    [['--style', 'gruvbox-light'], '65', '100', '1;38;5;100'],
+    [['--style=solarized'], '32', '36', '1;38;5;100'],
+    [[], '33', '28', '1;38;5;28'],
+  ];
+  for (const [flags, key, str, status] of cases) {
+    const r = await runOnTty([...flags, s.url + '/']);
+    assert.equal(r.code, 0, r.out);
+    assert.ok(r.out.includes(`\x1b[38;5;${key}m"name"`), `${flags.join(' ')}: key: ${JSON.stringify(r.out)}`);
+    assert.ok(r.out.includes(`\x1b[38;5;${str}m"Ada"`), `${flags.join(' ')}: string: ${JSON.stringify(r.out)}`);
+    assert.ok(r.out.includes(`\x1b[${status}m200`), `${flags.join(' ')}: status: ${JSON.stringify(r.out)}`);
+  }
+});
+
 test('NO_COLOR keeps the indentation but drops colours', { skip: skipReason }, async (t) => {
   const s = await httpServer(t, (_req, res) => {
     res.writeHead(200, { 'Content-Type': 'application/json' });

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { Printer } from '../../src/output/printer.js';
 import type { OutputPlan } from '../../src/output/plan.js';
-import { MONO, STYLES } from '../../src/output/palette.js';
+import { MONO, paletteFor } from '../../src/output/palette.js';
 import { formatJson } from '../../src/output/json-format.js';
 import { highlightCss, highlightMarkup, indentXml } from '../../src/output/highlight.js';
 import { quickly } from '../helpers/timing.js';
@@ -36,7 +36,7 @@ function plan(style: string, format: boolean, colors: boolean): OutputPlan {
     intermediate: false,
     format,
     colors,
-    palette: colors ? STYLES[style]! : MONO,
+    palette: colors ? paletteFor(style) : MONO,
     sorted: false,
     sortHeaders: false,
     indent: 4,
@@ -109,13 +109,13 @@ test('invalid JSON is not formatted', () => {
 
 test('a tag with 100,000 blanks in it is coloured in one pass (its attributes were looked for from each blank: 40,000 took 1.6 s)', () => {
   const text = `<a b="1"  c${' '.repeat(100_000)}>x</a>`;
-  const out = quickly('markup', () => highlightMarkup(text, STYLES[Object.keys(STYLES)[0]!]!));
+  const out = quickly('markup', () => highlightMarkup(text, paletteFor('default')));
   assert.equal(out.replace(/\x1b\[[\d;]*m/g, ''), text);
   assert.equal(highlightMarkup(text, MONO), text);
 });
 
 test('CSS: a long run of `a:` or one long word is coloured in one pass (a lookahead from each colon, and a word tried at each of its letters, were quadratic: 100,000 took seconds)', () => {
-  const palette = STYLES[Object.keys(STYLES)[0]!]!;
+  const palette = paletteFor('default');
   const plain = (x: string) => x.replace(/\x1b\[[\d;]*m/g, '');
   for (const text of ['a:'.repeat(100_000), 'a'.repeat(200_000), 'a {' + ' b:'.repeat(50_000) + ';}']) {
     assert.equal(plain(quickly('css', () => highlightCss(text, palette))), text);
