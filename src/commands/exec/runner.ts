@@ -218,7 +218,7 @@ class Run {
     // Ctrl-C: what stdout holds is written before the process exits.
     this.stopOnInterrupt = onInterrupt(() => this.interrupted());
     // --session: one store for the run; each request uses (and updates) the session of its host.
-    if (inv.session !== undefined) this.sessions = new (await import('../../request/session.js')).SessionStore(inv.session, this.io.env, this.io.cwd, inv.sessionReadOnly);
+    if (inv.session !== undefined) this.sessions = new (await import('../../request/session.js')).SessionStore(inv.session, this.io.env, this.io.cwd, inv.sessionReadOnly, (m) => this.rep.note(m));
   }
 
   /** The request being sent or read: its printer and output, for Ctrl-C. */
