@@ -155,7 +155,7 @@ export class Printer {
     if (plan.requestBody && req.body.length > 0) {
       this.startBody();
       if (isStreamed(req.body)) await this.streamedBody(req.body);
-      else this.body(req.body, headerOf(req.headers, 'content-type'));
+      else this.body(req.body, headerOf(req.headers, 'content-type'), true);
       this.last = 'body';
     }
     await this.drained();
@@ -283,7 +283,7 @@ export class Printer {
       const bytes = Buffer.concat(start!, held);
       start = undefined;
       if (looksBinary(bytes)) {
-        this.put(this.binaryNote(body.length));
+        this.put(this.requestNote(body.length));
         return false;
       }
       write(bytes);
@@ -302,10 +302,11 @@ export class Printer {
     if (decoder) this.put(this.text(decoder.end()));
   }
 
-  private body(buf: Buffer, contentType: string | undefined) {
+  /** `request`: the body sent (its note says so: it is not something to save). */
+  private body(buf: Buffer, contentType: string | undefined, request = false) {
     const { plan } = this;
     if (plan.terminal && looksBinary(buf)) {
-      this.put(this.binaryNote(buf.length));
+      this.put(request ? this.requestNote(buf.length) : this.binaryNote(buf.length));
       return;
     }
     if (!plan.format && !plan.colors) {
@@ -362,6 +363,11 @@ export class Printer {
 
   private safe(text: string): string {
     return shownText(this.plan, text);
+  }
+
+  /** A binary request body on a terminal: what it is (it was sent; there is nothing to save). */
+  private requestNote(size: number) {
+    return this.text(`[binary request body, ${size} bytes, not shown]`, this.plan.palette.meta) + '\n';
   }
 
   /** `more`: the reading stopped there (a body that goes on is not read to its end). */

@@ -61,3 +61,17 @@ test('-p H -F: a redirect to a refused port prints the request that failed, then
   assert.deepEqual(startLines(r.stdout), ['GET /gone HTTP/1.1']);
   assert.match(r.stdout, new RegExp(`Host: 127\\.0\\.0\\.1:${port}`));
 });
+
+test('a refused connection on a followed redirect names the hop: redirect 2 of 2 to URL', async (t) => {
+  const port = await closedPort();
+  const s = await httpServer(t, (req, res) => {
+    res.writeHead(302, { Location: req.url === '/a' ? '/b' : `http://127.0.0.1:${port}/gone?x=1` });
+    res.end();
+  });
+  const r = await runSling(['-F', `${s.url}/a`]);
+  assert.equal(r.code, 6);
+  assert.equal(r.stderr.split('\n')[0], `sling: error: connection refused by 127.0.0.1:${port} (redirect 2 of 2 to http://127.0.0.1:${port}/gone?x=1)`);
+  // The first request refused is no redirect: the message is as it was.
+  const direct = await runSling([`http://127.0.0.1:${port}/`]);
+  assert.equal(direct.stderr.split('\n')[0], `sling: error: connection refused by 127.0.0.1:${port}`);
+});
