@@ -2,7 +2,10 @@
 // each request with its own answer; without --all, the final pair. Real loopback servers.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { runSling } from '../helpers/cli.js';
 import { closedPort } from '../helpers/servers.js';
 import { httpServer } from '../helpers/assert.js';
@@ -74,4 +77,17 @@ test('a refused connection on a followed redirect names the hop: redirect 2 of 2
   // The first request refused is no redirect: the message is as it was.
   const direct = await runSling([`http://127.0.0.1:${port}/`]);
   assert.equal(direct.stderr.split('\n')[0], `sling: error: connection refused by 127.0.0.1:${port}`);
+});
+
+test('sling exec --print=Hh: each entry prints the request that got its final response', async (t) => {
+  const s = await httpServer(t, chain);
+  const dir = mkdtempSync(join(tmpdir(), 'sling-hops-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'r.http');
+  writeFileSync(file, `GET ${s.url}/a\n\n###\nGET ${s.url}/b\n`);
+  const r = await runSling(['exec', '--print=Hh', file]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(startLines(r.stdout), ['GET /c HTTP/1.1', 'HTTP/1.1 200 OK', 'GET /c HTTP/1.1', 'HTTP/1.1 200 OK']);
+  const all = await runSling(['exec', '--print=Hh', '--all', file]);
+  assert.deepEqual(startLines(all.stdout), ['GET /a HTTP/1.1', 'HTTP/1.1 302 Found', 'GET /b HTTP/1.1', 'HTTP/1.1 302 Found', 'GET /c HTTP/1.1', 'HTTP/1.1 200 OK', 'GET /b HTTP/1.1', 'HTTP/1.1 302 Found', 'GET /c HTTP/1.1', 'HTTP/1.1 200 OK']);
 });

@@ -573,7 +573,8 @@ class Run {
     const quiet = !plan.requestHeaders && !plan.requestBody && !plan.intermediate;
     if (streamable) this.streamPlan = plan;
     const base = streamable ? this.hopOptionsStream : this.hopOptions;
-    let opts = quiet ? base : { ...base, ...printingHops(printer) };
+    // Redirects followed or a digest answer: the request printed is the one that got the final answer.
+    let opts = quiet ? base : { ...base, ...printingHops(printer, spec.settings.follow || spec.settings.digest !== undefined) };
     // The heads of the hops before the last (redirects, a digest challenge), for an entry that
     // writes them (curl's -D and -i after -L write every hop's headers).
     const earlier: ResponseHead[] | undefined = entry.wantsEarlierHeads && spec.settings.follow ? [] : undefined;
@@ -595,6 +596,8 @@ class Run {
       throw e;
     } finally {
       if (deferred) await this.settle();
+      // The request held back (printingHops' final pair), after the response before it.
+      await printer.heldRequest();
     }
     if (earlier?.length) hop.info.earlierHeads = earlier;
     return hop;
