@@ -40,6 +40,10 @@ export class Reporter {
   warn(message: string) {
     if (this.quiet < 2) this.io.stderr.write(`${this.nl}sling: warning: ${oneLine(message)}\n`);
   }
+  /** Something the user should know once that is neither a warning nor an error (silent with -q). */
+  note(message: string) {
+    if (this.quiet < 1) this.io.stderr.write(`${this.nl}sling: note: ${oneLine(message)}\n`);
+  }
   debug(message: string) {
     if (this.debugOn) this.io.stderr.write(`${this.nl}sling: debug: ${oneLine(message)}\n`);
   }

@@ -86,7 +86,10 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
     fastLane: true,
     debug: (m) => reporter.debug(m),
     warn: (m) => reporter.warn(m),
-    ...printingHops(printer),
+    ...printingHops(printer, true),
+  }).catch(async (e: unknown) => {
+    await printer.heldRequest();
+    throw e;
   });
   await printer.responseHead(hop.response);
   await printer.finish();

@@ -18,6 +18,7 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
     env: io.env,
     readStdin: () => readStdinBody(io, reporter),
     askPassword: (user, where) => askPassword(io, user, where),
+    note: (m) => reporter.note(m),
   };
   const spec = await buildRequest(inv, ctx);
   // A download prints on stderr (stdout may be the file, with -o -), so stderr decides on colours.
@@ -70,11 +71,17 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
   const { bodyError } = await import('../transport/body.js');
   const { closeConnections } = await import('../transport/exchange.js');
   try {
+    // Redirects followed or a digest answer: the request printed is the one that got the final answer.
+    const hops = printingHops(printer, spec.settings.follow || spec.settings.digest !== undefined);
     const hop = await exchange(spec, {
       env: io.env,
       debug: (m) => reporter.debug(m),
       warn: (m) => reporter.warn(m),
-      ...printingHops(printer),
+      ...hops,
+    }).catch(async (e: unknown) => {
+      // The request that failed (a refused hop) is shown before the error.
+      await printer.heldRequest();
+      throw e;
     });
     await printer.responseHead(hop.response);
     let size = 0;

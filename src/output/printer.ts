@@ -150,13 +150,28 @@ export class Printer {
     if (plan.requestBody && req.body.length > 0) {
       this.startBody();
       if (isStreamed(req.body)) await this.streamedBody(req.body);
-      else this.body(req.body, headerOf(req.headers, 'content-type'));
+      else this.body(req.body, headerOf(req.headers, 'content-type'), true);
       this.last = 'body';
     }
     await this.drained();
   }
 
+  /** A request held until its answer is known to be the last one (printingHops' final pair). */
+  private held?: PreparedRequest;
+
+  /** Prints the request held back, if any: before its answer, or before the failure that ended it. */
+  hold(req: PreparedRequest) {
+    this.held = req;
+  }
+
+  async heldRequest() {
+    const req = this.held;
+    this.held = undefined;
+    if (req) await this.request(req);
+  }
+
   async responseHead(head: ResponseHead) {
+    if (this.held) await this.heldRequest();
     this.responseHeadNow(head);
     await this.drained();
   }
@@ -265,7 +280,7 @@ export class Printer {
       const bytes = Buffer.concat(start!, held);
       start = undefined;
       if (looksBinary(bytes)) {
-        this.put(this.binaryNote(body.length));
+        this.put(this.requestNote(body.length));
         return false;
       }
       write(bytes);
@@ -284,10 +299,11 @@ export class Printer {
     if (decoder) this.put(this.text(decoder.end()));
   }
 
-  private body(buf: Buffer, contentType: string | undefined) {
+  /** `request`: the body sent (its note says so: it is not something to save). */
+  private body(buf: Buffer, contentType: string | undefined, request = false) {
     const { plan } = this;
     if (plan.terminal && looksBinary(buf)) {
-      this.put(this.binaryNote(buf.length));
+      this.put(request ? this.requestNote(buf.length) : this.binaryNote(buf.length));
       return;
     }
     if (!plan.format && !plan.colors) {
@@ -343,6 +359,11 @@ export class Printer {
 
   private safe(text: string): string {
     return shownText(this.plan, text);
+  }
+
+  /** A binary request body on a terminal: what it is (it was sent; there is nothing to save). */
+  private requestNote(size: number) {
+    return this.text(`[binary request body, ${size} bytes, not shown]`, this.plan.palette.meta) + '\n';
   }
 
   /** `more`: the reading stopped there (a body that goes on is not read to its end). */
@@ -486,18 +507,26 @@ const bodyMime = (plan: OutputPlan, contentType: string | undefined) => (plan.re
 const lineStream = (plan: OutputPlan, mime: string) => plan.stream || /^(text\/event-stream|application\/(x-)?ndjson|application\/jsonl|application\/x-jsonlines|application\/json-seq)$/.test(mime);
 
 /**
- * The exchange callbacks that print each hop: the first request always (as its print codes say),
- * the intermediate requests and responses (redirects followed, digest challenges) only with
- * -v / --all. Shared by the main command, downloads and exec.
+ * The exchange callbacks that print each hop. With -v / --all: every request and response
+ * (redirects followed, digest challenges). Else one pair: with `finalPair` (the request may be
+ * followed or answered again), the request that got the final answer, held back until that answer
+ * (or a failure) comes; without, the first request, printed as it goes out. Shared by the main
+ * command, downloads and exec.
  */
-export function printingHops(printer: Printer) {
+export function printingHops(printer: Printer, finalPair = false) {
   let first = true;
   return {
     onRequest: (prepared: PreparedRequest): Promise<void> | undefined => {
-      const print = first || printer.plan.intermediate;
+      const { plan } = printer;
+      if (!plan.requestHeaders && !plan.requestBody) return undefined;
+      if (!plan.intermediate && finalPair) {
+        printer.hold(prepared);
+        return undefined;
+      }
+      const print = first || plan.intermediate;
       first = false;
       // Nothing to print: no promise (the per-request path of `sling exec`).
-      if (print && (printer.plan.requestHeaders || printer.plan.requestBody)) return printer.request(prepared);
+      if (print) return printer.request(prepared);
       return undefined;
     },
     onRedirect: async (hop: { response: ResponseHead }, body: Buffer) => {

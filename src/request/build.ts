@@ -28,6 +28,8 @@ export interface BuildContext {
   env?: NodeJS.ProcessEnv;
   /** Set by buildRequest when --session is used: run.ts saves it after the exchange. */
   session?: import('./session.js').SessionStore;
+  /** A note on stderr (an HTTPie session file read). */
+  note?: (message: string) => void;
 }
 
 const DATA_KINDS = new Set(['data', 'data-file', 'json', 'json-file']);
@@ -289,7 +291,7 @@ export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<
 
   if (inv.session !== undefined) {
     const { SessionStore } = await import('./session.js');
-    const store = new SessionStore(inv.session, ctx.env ?? process.env, cwd, inv.sessionReadOnly);
+    const store = new SessionStore(inv.session, ctx.env ?? process.env, cwd, inv.sessionReadOnly, ctx.note);
     const explicit = new Set(userHeaders.map(([n]) => n.toLowerCase()));
     const applied = store.apply(spec, explicit, auth !== undefined || hasAuthItem);
     spec = applied.spec;

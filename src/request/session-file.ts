@@ -86,6 +86,7 @@ function readCookies(v: unknown, host: string): SessionData['cookies'] {
     optional(o, 'path', 'string', where);
     optional(o, 'expires', 'number', where);
     for (const flag of ['secure', 'httpOnly', 'hostOnly']) optional(o, flag, 'boolean', where);
+    expect(o.rest === undefined || o.rest === null || isObject(o.rest), `${where}."rest"`, o.rest, 'an object or null');
     const domain = (o.domain as string | null | undefined) || '';
     return {
       name: o.name as string,
@@ -95,7 +96,8 @@ function readCookies(v: unknown, host: string): SessionData['cookies'] {
       path: (o.path as string | null | undefined) || '/',
       expires: typeof o.expires === 'number' ? o.expires * 1000 : undefined,
       secure: o.secure === true,
-      httpOnly: o.httpOnly === true,
+      // sling 1's `httpOnly`, or HTTPie's (Python's cookie jar's) `rest: {"HttpOnly": ...}`.
+      httpOnly: o.httpOnly === true || (isObject(o.rest) && Object.keys(o.rest).some((k) => k.toLowerCase() === 'httponly')),
     };
   });
 }
@@ -146,4 +148,16 @@ export function readSession(json: unknown, host: string): SessionData | { proble
     throw e;
   }
   return data;
+}
+
+/** The file was written by HTTPie (its `__meta__` names HTTPie's version, and not sling's). */
+export function writtenByHttpie(json: unknown): boolean {
+  const meta = isObject(json) ? json.__meta__ : undefined;
+  return isObject(meta) && meta.httpie !== undefined && meta.sling === undefined;
+}
+
+/** Credentials as HTTPie 3.2 keeps them: `{"type", "raw_auth"}` (`user:password`, or the token). */
+export function toHttpieAuth(auth: StoredAuth): { type: string; raw_auth: string } {
+  if (auth.type === 'bearer') return { type: 'bearer', raw_auth: auth.user };
+  return { type: auth.type, raw_auth: auth.password === undefined ? auth.user : `${auth.user}:${auth.password}` };
 }

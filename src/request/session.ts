@@ -6,7 +6,7 @@ import { fileProblem, UsageError } from '../errors.js';
 import type { Header, RequestSpec } from '../model/spec.js';
 import type { ParsedUrl } from '../model/url.js';
 import { CookieJar, domainMatches, type Cookie } from '../model/cookies.js';
-import { readSession, type SessionData, type StoredAuth } from './session-file.js';
+import { readSession, toHttpieAuth, writtenByHttpie, type SessionData, type StoredAuth } from './session-file.js';
 
 export type { StoredAuth };
 
@@ -52,6 +52,8 @@ export class SessionStore {
     private readonly env: NodeJS.ProcessEnv,
     private readonly cwd: string,
     readonly readOnly: boolean,
+    /** Says once per file that it is an HTTPie session (a note on stderr). */
+    private readonly note?: (message: string) => void,
   ) {
     // A name that can never be a file: one error before anything is sent (not one per request).
     if (!isPath(nameOrPath) && !/^[\w.-]+$/.test(nameOrPath)) throw new UsageError(`--session${readOnly ? '-read-only' : ''} '${nameOrPath}': a session name may use letters, digits, '_', '-' and '.' (or give a path)`);
@@ -78,6 +80,9 @@ export class SessionStore {
       // Any other JSON document is the user's: it is never written over with a session.
       const data = readSession(json, '');
       if ('problem' in data) throw new UsageError(`${path}: not a session file: ${data.problem}; it was left as it is`);
+      if (writtenByHttpie(json)) {
+        this.note?.(`${path} is an HTTPie session: its headers, cookies and credentials are used${this.readOnly ? '' : "; it is saved in HTTPie's layout, so HTTPie still reads it"}`);
+      }
     }
     this.loaded.set(path, json);
     return json;
@@ -139,19 +144,21 @@ export class SessionStore {
     if (this.readOnly) return;
     for (const file of this.files.values()) {
       const cookies = this.jar.all().filter((c) => (c.hostOnly ? c.domain === file.host : domainMatches(file.host, c.domain)));
+      // HTTPie 3.2's layout (lists of {name, value} headers and of cookies, `auth.raw_auth`), which
+      // both read: a cookie for the domain and its subdomains has a leading dot, HttpOnly is kept
+      // in `rest` as Python's cookie jar has it (HTTPie refuses a cookie with keys it does not know).
       const data = {
-        __meta__: { about: 'sling session file: headers, credentials and cookies for one host', sling: '1' },
-        headers: file.headers,
-        auth: file.auth ?? file.otherAuth ?? null,
+        __meta__: { about: 'sling session file (HTTPie 3.2 layout): headers, credentials and cookies for one host', sling: '2' },
+        headers: file.headers.map(([name, value]) => ({ name, value })),
+        auth: file.auth ? toHttpieAuth(file.auth) : (file.otherAuth ?? { type: null, raw_auth: null }),
         cookies: cookies.map((c: Cookie) => ({
           name: c.name,
           value: c.value,
-          domain: c.domain,
-          hostOnly: c.hostOnly,
+          domain: c.hostOnly ? c.domain : `.${c.domain}`,
           path: c.path,
           expires: c.expires === undefined ? null : Math.floor(c.expires / 1000),
           secure: c.secure,
-          httpOnly: c.httpOnly,
+          ...(c.httpOnly ? { rest: { HttpOnly: null } } : {}),
         })),
       };
       // A named session's folder is sling's own (kept 0700); a folder of a path the user gave is

@@ -1,5 +1,5 @@
 import { MAX_TIMER_MS } from '../clock.js';
-import { CliError, TimeoutError, TooManyRedirectsError, UsageError } from '../errors.js';
+import { CliError, NetworkError, TimeoutError, TooManyRedirectsError, UsageError } from '../errors.js';
 import { prepareRequest, prepareUncompressed, type PreparedRequest } from '../model/prepare.js';
 import type { RequestSpec } from '../model/spec.js';
 import { formatUrl, originOf, parseUrl } from '../model/url.js';
@@ -156,6 +156,8 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
     } catch (e) {
       // A hop after redirects failed: the redirects that came still count (curl's -w reports the
       // last answer's %{http_code} and %{num_redirects}, with the failing URL as %{url_effective}).
+      // A connection that failed on a hop: which one, and where it led ("redirect 2 of 2 to URL").
+      if (hops > 0 && e instanceof NetworkError) e.message += ` (redirect ${hops} of ${hops} to ${formatUrl(spec.url)})`;
       if (hops > 0 && e instanceof CliError) {
         if (e.partial) e.partial.info.redirects = hops;
         else if (!e.lastAnswer && previous) e.lastAnswer = { response: previous.response, body: Buffer.alloc(0), info: { ...previous.info, redirects: hops }, request: prepared, url: spec.url };

@@ -2,7 +2,7 @@
 // test has its own SLING_CONFIG_DIR and HOME.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -35,7 +35,7 @@ test('a session keeps headers and cookies in a 0600 file in a 0700 folder, and s
   assert.equal(statSync(file).mode & 0o777, 0o600);
   assert.equal(statSync(dir).mode & 0o777, 0o700);
   const saved = JSON.parse(readFileSync(file, 'utf8'));
-  assert.deepEqual(saved.headers, [['X-Team', 'blue']], 'Content-* and If-* headers are not kept');
+  assert.deepEqual(saved.headers, [{ name: 'X-Team', value: 'blue' }], 'Content-* and If-* headers are not kept');
   assert.deepEqual(saved.cookies.map((c: { name: string }) => c.name).sort(), ['sid', 'theme']);
   assert.deepEqual(readdirSync(dir), ['work.json'], 'no temporary files left behind');
 
@@ -446,5 +446,65 @@ test('an HTTPie session whose auth sling does not speak (a plugin type) keeps it
   assert.equal(header(s.requests[0]!, 'authorization'), undefined);
   const saved = JSON.parse(readFileSync(path, 'utf8'));
   assert.deepEqual(saved.auth, auth);
-  assert.deepEqual(saved.headers, [['X-A', '1']]);
+  assert.deepEqual(saved.headers, [{ name: 'X-A', value: '1' }]);
+});
+
+/** HTTPie itself (3.2 is `http`), where it is installed: the session files it writes and reads. */
+const httpie = (() => {
+  const r = spawnSync('http', ['--version'], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : undefined;
+})();
+
+test('a session written by HTTPie is read (a note, once), and HTTPie reads the file sling saves', { skip: httpie === undefined && 'HTTPie (http) is not installed' }, async (t) => {
+  const s = await httpServer(t, (req, res) => {
+    if (req.url === '/login') res.setHeader('Set-Cookie', ['sid=abc; Path=/; HttpOnly', 'theme=dark; Path=/; Max-Age=3600']);
+    res.end('ok');
+  });
+  const box = sandbox();
+  const path = join(box.home, 'pie.json');
+  // Not spawnSync: the server answers from this process.
+  const pie = async (args: string[]) => {
+    const child = spawn('http', ['--ignore-stdin', `--session=${path}`, ...args], { env: { ...process.env, HOME: box.home, HTTPIE_CONFIG_DIR: join(box.home, 'httpie') } });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout.resume();
+    const code = await new Promise((done) => child.on('close', done));
+    assert.equal(code, 0, stderr);
+  };
+  await pie(['-a', 'ada:pw', `${s.url}/login`, 'X-Team:blue']);
+  const written = JSON.parse(readFileSync(path, 'utf8'));
+  assert.ok(Array.isArray(written.cookies) && written.__meta__.httpie, 'HTTPie 3.2 wrote its own layout');
+  // The old layout too (cookies and headers as objects), as HTTPie before 3.1 wrote it.
+  const oldPath = join(box.home, 'old.json');
+  writeFileSync(oldPath, JSON.stringify({ ...written, cookies: Object.fromEntries(written.cookies.map(({ name, ...c }: { name: string }) => [name, c])), headers: { 'X-Team': 'blue' } }));
+
+  const basic = 'Basic ' + Buffer.from('ada:pw').toString('base64');
+  for (const file of [oldPath, path]) {
+    const r = await runSling(['--session', file, `${s.url}/me`, 'X-Extra:1'], { env: box.env });
+    assert.equal(r.code, 0, r.stderr);
+    const sent = s.requests.at(-1)!;
+    assert.equal(header(sent, 'cookie'), 'sid=abc; theme=dark', file);
+    assert.equal(header(sent, 'x-team'), 'blue', file);
+    assert.equal(header(sent, 'authorization'), basic, file);
+    assert.equal(r.stderr, `sling: note: ${file} is an HTTPie session: its headers, cookies and credentials are used; it is saved in HTTPie's layout, so HTTPie still reads it\n`);
+    // Saved by sling: the next run says nothing.
+    const again = await runSling(['--session', file, `${s.url}/me`], { env: box.env });
+    assert.equal(again.stderr, '');
+  }
+  const saved = JSON.parse(readFileSync(path, 'utf8'));
+  assert.deepEqual(saved.headers.map((h: { name: string }) => h.name), ['X-Team', 'X-Extra']);
+  assert.deepEqual(saved.auth, { type: 'basic', raw_auth: 'ada:pw' });
+
+  // HTTPie reads what sling wrote: the cookies, headers and credentials on its request.
+  await pie([`${s.url}/back`]);
+  const back = s.requests.at(-1)!;
+  assert.equal(back.url, '/back');
+  assert.equal(header(back, 'cookie'), 'sid=abc; theme=dark');
+  assert.equal(header(back, 'x-team'), 'blue');
+  assert.equal(header(back, 'x-extra'), '1');
+  assert.equal(header(back, 'authorization'), basic);
+  // -q: no note.
+  writeFileSync(oldPath, JSON.stringify(written));
+  const quiet = await runSling(['-q', '--session-read-only', oldPath, `${s.url}/q`], { env: box.env });
+  assert.equal(quiet.stderr, '');
 });

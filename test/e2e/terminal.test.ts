@@ -379,3 +379,29 @@ test('exec of a curl file on a terminal: -w and -D - output quoting a response i
   assert.ok(out.includes('\nout:a␛]0;pwned␇b␛[2Jc\n'), out);
   assert.ok(out.includes('\nerr:a␛]0;pwned␇b␛[2Jc\n'), out);
 });
+
+test('-v PUT @blob.bin on a terminal: the request body note says what it is, not how to save it', { skip: skipReason }, async (t) => {
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+    res.end(Buffer.from([0x00, 0x01, 0x02]));
+  });
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const dir = fs.mkdtempSync(path.join((await import('node:os')).tmpdir(), 'sling-blob-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const small = path.join(dir, 'blob.bin');
+  fs.writeFileSync(small, Buffer.from([0x89, 0x50, 0x00, 0x00, 0xff]));
+  // A file of 1 MiB or more is sent (and shown) as it is read, never whole.
+  const big = path.join(dir, 'big.bin');
+  fs.writeFileSync(big, Buffer.alloc(2 * 1024 * 1024, 0));
+  for (const [file, size] of [[small, 5], [big, 2 * 1024 * 1024]] as const) {
+    const r = await runOnTty(['-v', 'PUT', `${s.url}/up`, `@${file}`], { NO_COLOR: '1' });
+    assert.equal(r.code, 0, r.out);
+    const out = r.out.replace(/\r\n/g, '\n');
+    assert.match(out, new RegExp(`\\n\\[binary request body, ${size} bytes, not shown\\]\\n`));
+    // The response's note still says how to save it; the request's never does.
+    assert.equal(out.match(/use --output/g)?.length, 1, out);
+    assert.match(out, /\[binary data, 3 bytes, not shown on a terminal: use --output FILE or a pipe to save it\]/);
+  }
+  assert.equal(s.requests.length, 2);
+});

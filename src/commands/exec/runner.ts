@@ -218,7 +218,7 @@ class Run {
     // Ctrl-C: what stdout holds is written before the process exits.
     this.stopOnInterrupt = onInterrupt(() => this.interrupted());
     // --session: one store for the run; each request uses (and updates) the session of its host.
-    if (inv.session !== undefined) this.sessions = new (await import('../../request/session.js')).SessionStore(inv.session, this.io.env, this.io.cwd, inv.sessionReadOnly);
+    if (inv.session !== undefined) this.sessions = new (await import('../../request/session.js')).SessionStore(inv.session, this.io.env, this.io.cwd, inv.sessionReadOnly, (m) => this.rep.note(m));
   }
 
   /** The request being sent or read: its printer and output, for Ctrl-C. */
@@ -573,7 +573,8 @@ class Run {
     const quiet = !plan.requestHeaders && !plan.requestBody && !plan.intermediate;
     if (streamable) this.streamPlan = plan;
     const base = streamable ? this.hopOptionsStream : this.hopOptions;
-    let opts = quiet ? base : { ...base, ...printingHops(printer) };
+    // Redirects followed or a digest answer: the request printed is the one that got the final answer.
+    let opts = quiet ? base : { ...base, ...printingHops(printer, spec.settings.follow || spec.settings.digest !== undefined) };
     // The heads of the hops before the last (redirects, a digest challenge), for an entry that
     // writes them (curl's -D and -i after -L write every hop's headers).
     const earlier: ResponseHead[] | undefined = entry.wantsEarlierHeads && spec.settings.follow ? [] : undefined;
@@ -595,6 +596,8 @@ class Run {
       throw e;
     } finally {
       if (deferred) await this.settle();
+      // The request held back (printingHops' final pair), after the response before it.
+      await printer.heldRequest();
     }
     if (earlier?.length) hop.info.earlierHeads = earlier;
     return hop;
