@@ -131,8 +131,8 @@ function zsh(): string {
     let arg = '';
     if (o.kind === 'value') {
       const values = optionValues(o);
-      const action = values ? (takesFile(o) ? `{_alternative 'values:value:(${values.join(' ')})' 'files:file:_files'}` : `(${values.join(' ')})`) : takesFile(o) ? '_files' : ' ';
-      arg = `:${zq((o.metavar ?? 'value').toLowerCase().replace(/[:|]/g, ' '))}:${action.includes("'") ? zq(action) : action}`;
+      const action = values ? (takesFile(o) ? `{_sling_value_or_file ${values.join(' ')}}` : `(${values.join(' ')})`) : takesFile(o) ? '_files' : ' ';
+      arg = `:${zq((o.metavar ?? 'value').toLowerCase().replace(/[[\]]/g, '').replace(/[:|]/g, ' '))}:${action}`;
     }
     const rep = o.repeat || o.kind === 'count' ? '*' : '';
     specs.push(`'${rep}--${o.long}${o.kind === 'value' ? '=' : ''}[${desc}]${arg}'`);
@@ -143,6 +143,11 @@ function zsh(): string {
 # zsh completion for sling and slings (made by: sling completions zsh)
 # Save it as _sling in a directory of $fpath (e.g. ~/.zfunc, with fpath+=(~/.zfunc) before
 # compinit in ~/.zshrc), or load it directly: source <(sling completions zsh)
+
+_sling_value_or_file() {
+  # a flag that takes one of its words or a file name (--verify yes|no|PATH)
+  _alternative "values:value:($*)" 'files:file:_files'
+}
 
 _sling_item() {
   if [[ $PREFIX == *@* ]]; then
@@ -226,7 +231,7 @@ function powershell(): string {
     if (negatable(o)) flags.push(pq(`--no-${o.long}`));
     if (o.kind !== 'value') continue;
     const v = optionValues(o);
-    if (v) for (const n of names(o)) values.push(`    ${pq(n)} = @(${v.map(pq).join(', ')})`);
+    if (v) for (const n of names(o)) values.push(`  $values[${pq(n)}] = @(${v.map(pq).join(', ')})`);
     if (takesFile(o)) files.push(...names(o).map(pq));
   }
   return `# PowerShell completion for sling and slings (made by: sling completions powershell)
@@ -235,36 +240,44 @@ function powershell(): string {
 
 Register-ArgumentCompleter -Native -CommandName sling, slings -ScriptBlock {
   param($wordToComplete, $commandAst, $cursorPosition)
-  $values = @{
+  # Flags are case-sensitive (-a is not -A): an ordinal table, -ccontains and -clike throughout.
+  $values = [System.Collections.Hashtable]::new([System.StringComparer]::Ordinal)
 ${values.join('\n')}
-  }
   $files = @(${files.join(', ')})
   $flags = @(${flags.join(', ')})
   $words = @($commandAst.CommandElements | ForEach-Object { $_.Extent.Text })
   $prev = if ($wordToComplete) { $words[-2] } else { $words[-1] }
+  $word = $wordToComplete
   $offer = @()
   $prefix = ''
   $path = $null
+  if ($word -cmatch '^(--[a-z-]+)=(.*)$' -and ($values.ContainsKey($Matches[1]) -or $files -ccontains $Matches[1])) {
+    # --flag=value: complete the value, keep the flag.
+    $prev = $Matches[1]
+    $prefix = $Matches[1] + '='
+    $word = $Matches[2]
+  }
   if ($values.ContainsKey($prev)) {
-    $offer = $values[$prev] | Where-Object { $_ -like "$wordToComplete*" }
+    $offer = @($values[$prev] | Where-Object { $_ -clike "$word*" } | ForEach-Object { $prefix + $_ })
   }
-  if ($files -contains $prev) { $path = $wordToComplete }
-  elseif ($wordToComplete -like '-*') {
-    $offer = $flags | Where-Object { $_ -like "$wordToComplete*" }
+  if ($files -ccontains $prev) { $path = $word }
+  elseif ($values.ContainsKey($prev)) { }
+  elseif ($word -clike '-*') {
+    $offer = @($flags | Where-Object { $_ -clike "$word*" })
   }
-  elseif ($wordToComplete -like '*@*') {
-    $at = $wordToComplete.IndexOf('@')
-    $prefix = $wordToComplete.Substring(0, $at + 1)
-    $path = $wordToComplete.Substring($at + 1)
+  elseif ($word -like '*@*') {
+    $at = $word.IndexOf('@')
+    $prefix = $word.Substring(0, $at + 1)
+    $path = $word.Substring($at + 1)
   }
-  elseif ($words.Count -le 2 -and -not $values.ContainsKey($prev)) {
-    $offer = @(${SUBCOMMANDS.map(pq).join(', ')}) | Where-Object { $_ -like "$wordToComplete*" }
+  elseif ($words.Count -le 2) {
+    $offer = @(@(${SUBCOMMANDS.map(pq).join(', ')}) | Where-Object { $_ -clike "$word*" })
   }
   if ($null -ne $path) {
-    $offer += Get-ChildItem -Path "$path*" -ErrorAction SilentlyContinue | ForEach-Object {
+    $offer += @(Get-ChildItem -Path "$path*" -ErrorAction SilentlyContinue | ForEach-Object {
       $name = if ($path -match '[\\\\/]') { Join-Path (Split-Path $path) $_.Name } else { $_.Name }
       $prefix + $name
-    }
+    })
   }
   $offer | ForEach-Object { [System.Management.Automation.CompletionResult]::new($_, $_, 'ParameterValue', $_) }
 }

@@ -69,6 +69,7 @@ test('completions: bash -n accepts the script, and _sling completes flags, value
     [['sling', 'POST', ':3000', 'photo@s'], 'photo@sub/'],
     [['sling', 'POST', ':3000', 'photo@sub/'], 'photo@sub/x.txt'],
     [['sling', '-o', 'bo'], 'body.json'],
+    [['sling', '--verify', ''], 'yes no big.bin body.json sub'],
     [['sling', ''], 'exec completions help'],
     [['sling', 'completions', 'f'], 'fish'],
   ];
@@ -103,6 +104,7 @@ test('completions: zsh completes flags, values and @files at a prompt (zsh/zpty)
     ['sling -A b', '*basic*bearer*'],
     ['sling POST :3000 @bo', '*@body.json*'],
     ['slings --auth-ty', '*--auth-type*'],
+    ['sling --verify ', '*yes*'],
   ];
   const lines = [
     'zmodload zsh/zpty || exit 3',
