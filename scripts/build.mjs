@@ -110,6 +110,21 @@ writeFileSync(
     `@faker-js/faker (its English locale bundled in dist/chunks/faker-*.js, for the JetBrains Faker variables of sling exec)\n\n${fakerLicense}\n`,
 );
 for (const out of ['sling.js', 'slings.js']) chmodSync(join(dist, out), 0o755);
+// The man page (package.json "man"): made from the option table at each build, so it cannot drift
+// from the flags sling takes (src/cli/manpage.ts, run here once as a bundled module).
+const manModule = (
+  await build({
+    entryPoints: [join(root, 'src/cli/manpage.ts')],
+    bundle: true,
+    write: false,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    logLevel: 'warning',
+  })
+).outputFiles[0].text;
+const { manPage } = await import(`data:text/javascript;base64,${Buffer.from(manModule).toString('base64')}`);
+writeFileSync(join(dist, 'sling.1'), manPage(pkg.version));
 
 if (process.argv.includes('--tests')) {
   const files = [];

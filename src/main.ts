@@ -1,7 +1,7 @@
 import { execArguments, resolveInvocation, type Invocation } from './cli/invocation.js';
 import { helpText } from './cli/help.js';
 import { configFile, defaultOptions } from './cli/config.js';
-import { CliError } from './errors.js';
+import { CliError, UsageError } from './errors.js';
 import { ExitCode } from './exit.js';
 import { VERSION } from './version.js';
 import { Reporter, type Io } from './io.js';
@@ -43,6 +43,17 @@ export async function main(io: Io): Promise<number> {
   try {
     if (io.argv.length === 1 && io.argv[0] === '-h') {
       io.stdout.write(helpText(VERSION));
+      return ExitCode.OK;
+    }
+    // `sling help [exec]` and `sling completions SHELL`: words of their own, first on the line.
+    if (io.argv[0] === 'help' && io.argv.length <= 2) {
+      if (io.argv.length === 2 && io.argv[1] !== 'exec') throw new UsageError(`no help for '${io.argv[1]}'`, 'sling help, or sling help exec');
+      io.stdout.write(helpText(VERSION, io.argv[1] === 'exec' ? 'exec' : 'main'));
+      return ExitCode.OK;
+    }
+    if (io.argv[0] === 'completions') {
+      const { completionScript } = await import('./cli/completions.js');
+      io.stdout.write(completionScript(io.argv.slice(1)));
       return ExitCode.OK;
     }
     const execArgv = execArguments(io.argv);

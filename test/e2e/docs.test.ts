@@ -36,6 +36,16 @@ function helpFlags(help: string): string[] {
   return flags;
 }
 
+/** The help line of an option with its wrapped continuation lines, joined by spaces. */
+function entry(help: string, name: string): string {
+  const lines = help.split('\n');
+  let i = lines.findIndex((l) => l.includes(name));
+  assert.ok(i >= 0, `no ${name} in --help`);
+  let text = lines[i]!;
+  while (/^ {30,}\S/.test(lines[i + 1] ?? '')) text += ` ${lines[++i]!.trim()}`;
+  return text;
+}
+
 /** Backticked words of the first cell of each table row, in a text. */
 function documentedFlags(md: string): Set<string> {
   const found = new Set<string>();
@@ -77,11 +87,11 @@ test('docs: the --style names are the ones sling accepts', async () => {
   assert.ok(usage.includes(`--style ${styles.join('|')}`), `docs/usage.md should say --style ${styles.join('|')}`);
   // --help lists the same names (it once offered dark and light, which were refused).
   const help = (await runSling(['--help'])).stdout;
-  const line = help.split('\n').find((l) => l.includes('--style STYLE'))!;
+  const line = entry(help, '--style STYLE');
   const listed = /colour style: (.*)$/.exec(line)![1]!.split(', ').map((w) => w.split(' ')[0]);
   assert.deepEqual([...listed].sort(), [...styles].sort(), line);
   // and every --format-options name sling takes.
-  const fo = help.split('\n').find((l) => l.includes('--format-options'))!;
+  const fo = entry(help, '--format-options');
   for (const name of ['json.indent', 'json.sort_keys', 'json.format', 'headers.sort', 'xml.indent', 'xml.format']) assert.ok(fo.includes(name + ':'), fo);
 });
 

@@ -29,7 +29,8 @@ async function packedFiles(): Promise<string[]> {
 test('npm pack: dist/, README.md, LICENSE, docs/ and SECURITY.md; no sources, tests or test build', { skip: noNpm }, async () => {
   const files = await packedFiles();
   for (const f of ['LICENSE', 'README.md', 'package.json', 'dist/sling.js', 'dist/slings.js', 'SECURITY.md', 'docs/usage.md']) assert.ok(files.includes(f), `${f} is not in the package: ${files.join(' ')}`);
-  // A man page (issue 29 item 14: package.json `man`) may come along too.
+  // The man page (issue 29 item 14: package.json `man`, written by the build).
+  assert.ok(files.includes('dist/sling.1'), 'dist/sling.1 (the man page) is not in the package');
   const stray = files.filter((f) => !/^(dist\/|docs\/[\w.-]+\.md$|README\.md$|LICENSE$|SECURITY\.md$|package\.json$|(man\/)?[\w-]+\.1$)/.test(f));
   assert.deepEqual(stray, [], 'only the build, the documents and package.json');
   assert.ok(!files.some((f) => /^(src|test|build|bench|scripts|node_modules)\//.test(f) || /\.test\.|\.ts$/.test(f)), 'no sources or tests');
