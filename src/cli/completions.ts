@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { STYLES } from '../output/palette.js';
+import { STYLE_ALIASES, STYLE_NAMES } from '../output/palette.js';
 import { EXEC_OPTIONS, OPTIONS, type OptionDef } from './options.js';
 
 /**
@@ -16,7 +16,7 @@ const SUBCOMMANDS = ['exec', 'completions', 'help'];
 
 /** The fixed values a flag takes (from its metavar, or the palettes for --style), if any. */
 export function optionValues(o: OptionDef): string[] | undefined {
-  if (o.long === 'style') return Object.keys(STYLES);
+  if (o.long === 'style') return [...STYLE_NAMES, ...Object.keys(STYLE_ALIASES)];
   if (o.long === 'print') return ['H', 'B', 'h', 'b', 'p', 'HB', 'hb', 'HBhb'];
   if (!o.metavar?.includes('|')) return o.long === 'report' ? [o.metavar ?? ''] : undefined;
   const words = o.metavar.split('|').filter((w) => /^[a-z0-9.-]+$/.test(w));

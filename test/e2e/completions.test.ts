@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runSling } from '../helpers/cli.js';
 import { EXEC_OPTIONS, OPTIONS } from '../../src/cli/options.js';
-import { STYLES } from '../../src/output/palette.js';
+import { STYLE_ALIASES, STYLE_NAMES } from '../../src/output/palette.js';
+
+const STYLES = [...STYLE_NAMES, ...Object.keys(STYLE_ALIASES)];
 
 const missing = (shell: string) => (spawnSync(shell, ['-c', 'exit 0']).status === 0 ? undefined : `${shell} is not installed`);
 
@@ -40,7 +42,7 @@ test('completions: every shell\'s script names every flag of the table; an unkno
       const name = shell === 'fish' ? `-l ${o.long} ` : `--${o.long}`;
       assert.ok(text.includes(name), `${shell}: --${o.long} missing`);
     }
-    for (const style of Object.keys(STYLES)) assert.ok(text.includes(style), `${shell}: style ${style} missing`);
+    for (const style of STYLES) assert.ok(text.includes(style), `${shell}: style ${style} missing`);
   }
   const bad = await runSling(['completions', 'tcsh']);
   assert.equal(bad.code, 1);
@@ -57,8 +59,8 @@ test('completions: bash -n accepts the script, and _sling completes flags, value
     [['sling', '--pre'], '--pretty'],
     [['sling', '--pretty', ''], 'all colors format none'],
     [['sling', '--pretty', '=', 'c'], 'colors'],
-    [['sling', '-s', 'mono'], Object.keys(STYLES).filter((s) => s.startsWith('mono')).join(' ')],
-    [['sling', '--style', ''], Object.keys(STYLES).join(' ')],
+    [['sling', '-s', 'mono'], STYLES.filter((s) => s.startsWith('mono')).join(' ')],
+    [['sling', '--style', ''], STYLES.join(' ')],
     [['sling', '--auth-type', 'b'], 'basic bearer'],
     [['sling', '-A', 'd'], 'digest'],
     [['sling', 'exec', '--fail'], '--fail-fast'],
