@@ -152,6 +152,7 @@ function bounded(what: string, out: number, input: number, factor: number, const
 // ---- input -------------------------------------------------------------------------------------
 
 /** Characters and pieces that trip parsers up. */
+// biome-ignore format: a word list reads better on a few long lines
 const NASTY = [
   '\0', '\x01', '\x07', '\b', '\t', '\n', '\r', '\r\n', '\n\n', '\v', '\f', '\x1b', '\x1b[31m', '\x7f', '\x80', '\x85', '\x9b', '\xa0', '\xff',
   '\u2028', '\u2029', '\u202e', '\u200f', '\u2066', '\ufeff', '\ufffd', '\ud800', '\udc00', '\udbff\udfff', '\u{1f600}', 'é', 'e\u0301', 'ß', 'İ', '\u3000', '\uff0e',
@@ -191,6 +192,7 @@ function nasty(words: readonly string[] = [], maxParts = 30): fc.Arbitrary<strin
 const bytes = (s: string) => Buffer.from(s, 'utf8').toString('latin1');
 
 /** Pieces of URLs (for the URL parsers, and inside items, globs and download names). */
+// biome-ignore format: a word list reads better on a few long lines
 const URL_WORDS = [
   'http://', 'https://', 'HTTP://', '://', 'ftp://', 'http:/', 'http:///', ':', ':8080', ':0', ':65535', ':65536', ':99999', ':-1', '/', '//', '@', 'user:pa:ss@', 'a@b@', '[', ']', '[::1]', '[::1', '[fe80::1%25eth0]',
   '?', '??', '#', '#?', '&', '=', '%', '%2e', '%2E%2e', '%2f', '%41', '%zz', '%%', '..', '.', '/../', '/./', 'localhost', 'example.org', 'EXAMPLE.ORG', 'xn--', 'xn--nxasmq6b', 'münchen.de', 'a\u3002b', 'ß', '\uff0e',
@@ -199,6 +201,7 @@ const URL_WORDS = [
 
 // ---- request items -----------------------------------------------------------------------------
 
+// biome-ignore format: a word list reads better on a few long lines
 const ITEM_WORDS = [
   '=', '==', ':', ':=', '==@', ':@', '=@', ':=@', '@', ';', '\\=', '\\:', '\\@', '\\;', '\\[', '\\]', '\\\\', '\\1', '[', ']', '[]', '[0]', '[3]', '[-1]', '[1_0]', '[ 2 ]', '[999999]', '[1000001]',
   'a', 'b', 'name', 'X-Api', 'Accept', 'Content-Type', '{"a":', '[1,', '{"a": [1, {"b": null}]}', '"s"', '1.50', '1e3', '-0.0', '1E400', '12345678901234567890', 'true', 'false', 'null', '\\u00e9', '\\ud800',
@@ -263,6 +266,7 @@ test('fuzz: a command line of items builds a request or fails with a CliError; t
 });
 
 test('fuzz: parseJson accepts exactly what JSON.parse accepts (up to its nesting limit), and writes back the same value', () => {
+  // biome-ignore format: a word list reads better on a few long lines
   const JSON_WORDS = ['{', '}', '[', ']', ',', ':', '"', '"a"', '"\\u00e9"', '"\\ud800"', '\\', '1', '-', '0', '01', '1.', '.5', '1e', '1e+5', '1E400', '-0', 'true', 'tru', 'null', 'false', ' ', '\t', '\n', '\r', '\f', '\u00a0'];
   const text = fc.oneof(nasty(JSON_WORDS), fc.tuple(fc.jsonValue(), fc.constantFrom(0, 1, '\t')).map(([v, n]) => JSON.stringify(v, null, n)));
   // -0 and 0 are the same JSON number to a server; Python (so HTTPie) writes -0 as 0.
@@ -349,6 +353,7 @@ test('fuzz: URL globs expand to at most 100,000 URLs, or fail with a CurlUrlErro
 
 // ---- .http files -------------------------------------------------------------------------------
 
+// biome-ignore format: a word list reads better on a few long lines
 const HTTP_WORDS = [
   '\n', '\n', '\r\n', '###', '### title\n', 'GET ', 'POST ', 'DELETE ', 'GET http://h/', 'POST https://h:8443/x?a=1', '/path', 'http://h/{{a}}', ' HTTP/1.1', ' HTTP/2', ' HTTP/2 (Prior Knowledge)',
   'X: y\n', 'Content-Type: application/json\n', 'Host: h\n', ': x', '@a = 1\n', '@a=', '@b = {{a}}{{a}}\n', '{{a}}', '{{ a }}', '{{$uuid}}', '{{$randomInt 1 9}}', '{{$datetime "YYYY" 1 d}}', '{{$timestamp -1 y}}',
@@ -403,6 +408,7 @@ test('fuzz: an .http file is read (never sent) into entries, or refused with a C
 });
 
 test('fuzz: JSONPath expressions are read or refused with a JsonPathError, on documents of any shape and width', () => {
+  // biome-ignore format: a word list reads better on a few long lines
   const PATH_WORDS = ['$', '.', '..', '*', '[', ']', '[*]', '[0]', '[-1]', '[1:3]', '[::2]', '[0,1]', "['a']", '["a"]', 'a', 'b', '[?(@.a)]', '@', '(', ')', "'", '"', 'length', '__proto__', 'constructor'];
   // A wide document is shown in a failure report by its size, not its 200,000 items.
   const wide = fc.integer({ min: 0, max: 200_000 }).map((n) => Object.defineProperty({ a: Array.from({ length: n }, (_, i) => ({ b: i })), b: 'x' }, fc.toStringMethod, { value: () => `{a: [{b: 0}, ... ${n} items], b: 'x'}` }));
@@ -420,6 +426,7 @@ test('fuzz: JSONPath expressions are read or refused with a JsonPathError, on do
 
 // ---- curl files --------------------------------------------------------------------------------
 
+// biome-ignore format: a word list reads better on a few long lines
 const CURL_WORDS = [
   'curl ', 'curl', ' ', ' ', '\\\n', '\n', '\r\n', ';', '&&', '||', '|', '&', '-d ', '--data ', '--data-raw ', '--data-binary ', '--data-urlencode ', '-H ', '-X ', 'POST ', '-F ', '-G ', '-u ', '-o ', '-O ', '-L ', '-s ', '-i ', '-I ',
   '-b ', '-c ', '-e ', '-T ', '--url ', '--json ', '-w ', '%{http_code}', '--next ', '-: ', '-g ', '--path-as-is ', '--proto-default https ', '--compressed ', '-v ', '--', '--no-', '-sSfL ', 'a=b', 'a@b', '@-', '@f',
@@ -428,6 +435,7 @@ const CURL_WORDS = [
   'if ', 'then ', 'fi', 'for ', 'do ', 'done', 'while ', 'case ', 'esac', '{ ', ' }', '( ', ' )', 'function f ', 'f() ', '$ curl ', '> ', 'env -i ', 'sudo ', 'time ', 'echo ', 'true', 'exit 1', 'REM ', '^\n', 'set A=1\n', '%A%',
   'curl.exe ', 'ECHO OFF\n', '@echo off\n',
 ];
+// biome-ignore format: a word list reads better on a few long lines
 const CURL_OPTIONS = [
   '-d', '--data-raw', '--data-binary', '--data-urlencode', '-F', '--form-string', '-H', '-X', '-u', '-G', '--url-query', '-b', '-c', '-e', '-A', '--json', '-o', '-O', '-w', '-L', '--max-redirs', '--retry', '-m', '--connect-timeout',
   '--resolve', '--connect-to', '-x', '--proxy-user', '--compressed', '--http2', '--http1.0', '-k', '-r', '-C', '-z', '-I', '-i', '-s', '-f', '--fail-with-body', '-g', '--path-as-is', '--proto-default', '--url', '-T', '--oauth2-bearer',
@@ -464,6 +472,7 @@ test('fuzz: a curl file is read (never sent) into entries, or refused with a Cli
 // ---- JSON formatting ---------------------------------------------------------------------------
 
 test('fuzz: formatJsonBytes formats JSON (the same value read back), returns null for anything else, or says NotFormatted', () => {
+  // biome-ignore format: a word list reads better on a few long lines
   const JSON_WORDS = ['{', '}', '[', ']', ',', ':', ' ', '\n', '"', '"a"', '"\\u00e9"', '"\\ud83d\\ude00"', '\\', '1', '-1.5e+3', '01', 'true', 'null', 'false', ")]}',\n", 'while(1);', 'for(;;);', '\ufeff'];
   const text = fc.oneof(
     nasty(JSON_WORDS),
@@ -495,6 +504,7 @@ test('fuzz: formatJsonBytes formats JSON (the same value read back), returns nul
 
 // ---- response heads ----------------------------------------------------------------------------
 
+// biome-ignore format: a word list reads better on a few long lines
 const HEAD_WORDS = ['HTTP/1.1 200 OK', 'HTTP/1.0 404 Not Found', 'HTTP/2 204', 'HTTP/1.1 999', 'HTTP/1.1  200', 'HTTP/3 200 x', 'Content-Length: ', 'content-length:', 'X: y', 'Set-Cookie: a=b', ' folded', '\tfolded', ':', ': x', 'Name', '2', '2, 2', '2, 5', ' 7 ', '-1', '0x10', '99999999999999999999', '9007199254740993', '1e3', '\r\n', '\n'];
 
 test('fuzz: response heads parse into names and values from the text, or fail with a NetworkError; Content-Length is a safe integer or refused', () => {
@@ -518,6 +528,7 @@ test('fuzz: response heads parse into names and values from the text, or fail wi
 // ---- cookies -----------------------------------------------------------------------------------
 
 test('fuzz: Set-Cookie values are stored for their host or rejected, never thrown; the jar writes and reads its file', () => {
+  // biome-ignore format: a word list reads better on a few long lines
   const COOKIE_WORDS = ['a=b', 'n=v', '=', ';', '; ', '; Domain=', 'example.org', '.example.org', 'sub.example.org', 'org', 'other.org', '127.0.0.1', '; Path=', '/', '/a', '; Max-Age=', '0', '-1', '9'.repeat(400), '99999999999', '; Expires=', 'Wed, 21 Oct 2015 07:28:00 GMT', 'Fri, 31 Dec 9999 23:59:59 GMT', '; Secure', '; HttpOnly', '; SameSite=Lax', '"x"', '__Host-', '\t', '#HttpOnly_', 'TRUE', 'FALSE'];
   const urls: ParsedUrl[] = ['http://example.org/a/b', 'https://sub.example.org/', 'http://127.0.0.1:8080/x', 'http://[::1]/', 'https://localhost/p/q/'].map((u) => parseUrl(u));
   check(
@@ -550,6 +561,7 @@ function assertSafeName(name: string) {
 }
 
 test('fuzz: Content-Disposition and URL paths give a safe download name, whatever they hold; sanitizing twice changes nothing', () => {
+  // biome-ignore format: a word list reads better on a few long lines
   const CD_WORDS = ['attachment', 'inline', ';', '; ', 'filename=', 'filename*=', 'FILENAME = ', "UTF-8''", "utf-8'en'", "iso-8859-1''", "x''", '%E2%82%AC', '%2F', '%5C', '%00', '%C0%AE', '%ff', '"', '\\"', '../', '..\\', '.', '...', 'CON', 'com1', 'Nul.txt', '.txt', '.tar.gz', 'a.b', ' ', '\u202e', '\u061c', 'é'];
   const types = fc.constantFrom(undefined, 'application/json', 'text/html; charset=utf-8', 'image/svg+xml', '', ';', 'APPLICATION/PDF');
   check(
