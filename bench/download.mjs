@@ -160,6 +160,8 @@ if (asJson) {
   if (curlRow) {
     const ratio = slingRow.mbPerS / curlRow.mbPerS;
     console.log('');
-    console.log(`sling throughput vs curl: ${ratio.toFixed(2)}x (target >= 0.9x: ${ratio >= 0.9 ? 'met' : 'NOT met'}); sling peak memory ${slingRow.peakMB.toFixed(1)} MB (target < 100 MB: ${slingRow.peakMB < 100 ? 'met' : 'NOT met'})`);
+    console.log(
+      `sling throughput vs curl: ${ratio.toFixed(2)}x (target >= 0.9x: ${ratio >= 0.9 ? 'met' : 'NOT met'}); sling peak memory ${slingRow.peakMB.toFixed(1)} MB (target < 100 MB: ${slingRow.peakMB < 100 ? 'met' : 'NOT met'})`,
+    );
   }
 }

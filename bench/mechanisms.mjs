@@ -56,7 +56,10 @@ function parseArgs(argv) {
   let nodes = takeNodeArgs(args, fail);
   if (!nodes.length) {
     const fromEnv = (process.env.SLING_BENCH_NODES || '').split(delimiter).filter(Boolean);
-    nodes = takeNodeArgs((fromEnv.length ? fromEnv : [process.env.SLING_BENCH_NODE || process.execPath]).flatMap((p) => ['--node', p]), fail);
+    nodes = takeNodeArgs(
+      (fromEnv.length ? fromEnv : [process.env.SLING_BENCH_NODE || process.execPath]).flatMap((p) => ['--node', p]),
+      fail,
+    );
   }
   const opts = { nodes: nodes.map((p) => describeNode(p, fail)), startupRuns: 20, execRuns: 7, requests: 1000, only: [...MECHANISMS], json: false };
   const count = (flag, v) => {
@@ -74,7 +77,10 @@ function parseArgs(argv) {
       const v = args[++i];
       if (!v) fail(`--only needs a list: ${MECHANISMS.join(',')}`);
       opts.only = [];
-      for (const name of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+      for (const name of v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)) {
         const id = ALIASES[name] ?? name;
         if (!MECHANISMS.includes(id)) fail(`--only: no mechanism '${name}' (known: ${MECHANISMS.join(', ')})`);
         if (!opts.only.includes(id)) opts.only.push(id);
@@ -211,7 +217,10 @@ function cacheCounts(cacheDir) {
 }
 
 function nodeFacts(node) {
-  const r = spawnSync(node.path, ['-p', "[require('node:os').availableParallelism(), typeof require('node:module').enableCompileCache === 'function'].join(' ')"], { encoding: 'utf8', env: cleanEnv() });
+  const r = spawnSync(node.path, ['-p', "[require('node:os').availableParallelism(), typeof require('node:module').enableCompileCache === 'function'].join(' ')"], {
+    encoding: 'utf8',
+    env: cleanEnv(),
+  });
   const [cpus, cache] = (r.stdout || '').trim().split(' ');
   return { cpus: Number(cpus) || null, nodeCompileCache: cache === 'true' };
 }
@@ -263,7 +272,7 @@ function measureNode(node, opts, server, progressLine) {
       measure(startup, outputs, STARTUP_WARMUPS, opts.startupRuns, (round, rounds) => progressLine(`start-up round ${round + 1}/${rounds}`));
       result.caches = cacheCounts(cacheDir);
       if (!result.caches.sling_entries && opts.only.includes('loader')) result.notes.push(`sling's code cache in ${cacheDir} stayed empty: the cached runs ran uncached`);
-      if (facts.nodeCompileCache && !result.caches.node_entries && opts.only.includes('loader')) result.notes.push('Node\'s compile cache stayed empty: SLING_NO_CHUNK_LOADER=1 ran uncached');
+      if (facts.nodeCompileCache && !result.caches.node_entries && opts.only.includes('loader')) result.notes.push("Node's compile cache stayed empty: SLING_NO_CHUNK_LOADER=1 ran uncached");
     }
 
     // ----------------------------------------------------------------- exec commands --
@@ -360,10 +369,15 @@ const fmt = (x, digits = 1) => {
 function printNode(r, opts) {
   console.log(`Node ${r.node} (${r.node_path}): ${r.cpus ?? '?'} CPUs seen; Node's own compile cache: ${r.node_compile_cache ? 'yes' : 'no'}`);
   const startupGroups = opts.only.some((g) => g !== 'poll');
-  if (startupGroups) console.log(`  start-up: ${opts.startupRuns} rounds after ${STARTUP_WARMUPS} warm-ups; floor (node -e 0) ${fmt(r.floor_ms)} ms${r.caches ? `; cache files: sling ${r.caches.sling_entries}, Node ${r.caches.node_entries}` : ''}`);
+  if (startupGroups)
+    console.log(
+      `  start-up: ${opts.startupRuns} rounds after ${STARTUP_WARMUPS} warm-ups; floor (node -e 0) ${fmt(r.floor_ms)} ms${r.caches ? `; cache files: sling ${r.caches.sling_entries}, Node ${r.caches.node_entries}` : ''}`,
+    );
   if (opts.only.includes('poll')) console.log(`  exec: ${opts.execRuns} rounds after ${EXEC_WARMUPS} warm-up, ${opts.requests} requests`);
   if (opts.only.includes('loader')) {
-    console.log(`  SLING_NO_CHUNK_LOADER=1 is Node's require ${r.node_compile_cache ? "with Node's compile cache (module.enableCompileCache)" : 'without a cache (this Node has no module.enableCompileCache)'}; "both" sets SLING_NO_COMPILE_CACHE=1 too: Node's require, no cache`);
+    console.log(
+      `  SLING_NO_CHUNK_LOADER=1 is Node's require ${r.node_compile_cache ? "with Node's compile cache (module.enableCompileCache)" : 'without a cache (this Node has no module.enableCompileCache)'}; "both" sets SLING_NO_COMPILE_CACHE=1 too: Node's require, no cache`,
+    );
   }
   const rows = [['mechanism', 'on (ms)', 'off (ms)', 'gain %', 'paired %']];
   for (const row of r.rows) rows.push([row.mechanism, fmt(row.on_ms), fmt(row.off_ms), fmt(row.gain_pct), fmt(row.paired_gain_pct)]);
@@ -426,7 +440,9 @@ async function main() {
   } else {
     console.log(`Verdicts (a mechanism keeps its place when it gains >= ${THRESHOLD_PCT} % on some Node; gain = (off - on) / off of the medians):`);
     for (const x of v) {
-      const gains = Object.entries(x.gains_pct).map(([n, g]) => `${fmt(g)} % on ${n}`).join(', ');
+      const gains = Object.entries(x.gains_pct)
+        .map(([n, g]) => `${fmt(g)} % on ${n}`)
+        .join(', ');
       console.log(`  ${x.mechanism}: ${x.verdict}${gains ? ` [${gains}]` : ''}`);
     }
     if (process.env.NODE_EXTRA_CA_CERTS) console.log('note: NODE_EXTRA_CA_CERTS is set here; it was removed for the measured commands (Node reads it at every start)');

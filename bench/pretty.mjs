@@ -36,7 +36,17 @@ const items = [];
 let i = 0;
 let size = 0;
 while (size < 13.7 * 1024 * 1024) {
-  const rec = { id: i, uuid: `c0ffee-${i.toString(16).padStart(8, '0')}`, name: `User ${i}`, email: `user${i}@example.org`, active: i % 3 === 0, score: i * 1.25, tags: ['alpha', 'beta', i % 2 ? 'gamma' : 'delta'], address: { street: `${i} Main Street`, city: 'Springfield', zip: String(10000 + (i % 90000)) }, note: null };
+  const rec = {
+    id: i,
+    uuid: `c0ffee-${i.toString(16).padStart(8, '0')}`,
+    name: `User ${i}`,
+    email: `user${i}@example.org`,
+    active: i % 3 === 0,
+    score: i * 1.25,
+    tags: ['alpha', 'beta', i % 2 ? 'gamma' : 'delta'],
+    address: { street: `${i} Main Street`, city: 'Springfield', zip: String(10000 + (i % 90000)) },
+    note: null,
+  };
   const t = JSON.stringify(rec);
   items.push(t);
   size += t.length + 1;
@@ -135,7 +145,9 @@ log(`sling peak memory: ${(sling.peak / 1048576).toFixed(0)} MB = ${(sling.peak 
 let big;
 if (!args.includes('--skip-big')) {
   big = await run(node.path, [SLING, '--pretty=none', '--body', `${base}/gig`]);
-  log(`\n1 GiB plain body, --pretty=none to a pipe: ${(big.ms / 1000).toFixed(2)} s, ${(big.bytes / GiB).toFixed(2)} GiB out, peak memory ${(big.peak / 1048576).toFixed(0)} MB (constant memory expected)`);
+  log(
+    `\n1 GiB plain body, --pretty=none to a pipe: ${(big.ms / 1000).toFixed(2)} s, ${(big.bytes / GiB).toFixed(2)} GiB out, peak memory ${(big.peak / 1048576).toFixed(0)} MB (constant memory expected)`,
+  );
 }
 server.close();
 rmSync(work, { recursive: true, force: true });

@@ -38,7 +38,12 @@ function parseArgs(argv) {
   let nodes = takeNodeArgs(args, fail);
   if (!nodes.length) {
     const fromEnv = (process.env.SLING_BENCH_NODES || '').split(delimiter).filter(Boolean);
-    nodes = fromEnv.length ? takeNodeArgs(fromEnv.flatMap((p) => ['--node', p]), fail) : takeNodeArgs(['--node', process.env.SLING_BENCH_NODE || process.execPath], fail);
+    nodes = fromEnv.length
+      ? takeNodeArgs(
+          fromEnv.flatMap((p) => ['--node', p]),
+          fail,
+        )
+      : takeNodeArgs(['--node', process.env.SLING_BENCH_NODE || process.execPath], fail);
   }
   const opts = { nodes: nodes.map((p) => describeNode(p, fail)), only: BENCHES.map((b) => b.id), json: false, pass: [] };
   for (let i = 0; i < args.length; i++) {
@@ -47,7 +52,10 @@ function parseArgs(argv) {
       const v = args[++i];
       if (!v) fail(`--only needs a list of benches: ${BENCHES.map((b) => b.id).join(',')}`);
       opts.only = [];
-      for (const name of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+      for (const name of v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)) {
         const id = ALIASES[name] ?? name;
         if (!BENCHES.some((b) => b.id === id)) fail(`--only: no bench '${name}' (known: ${BENCHES.map((b) => b.id).join(', ')})`);
         if (!opts.only.includes(id)) opts.only.push(id);

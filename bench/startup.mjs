@@ -40,7 +40,6 @@ function parseArgs(argv) {
   return opts;
 }
 
-
 // Every command runs with the same environment: no proxy variables, and an HTTPie configuration that
 // turns off its update check (which would otherwise start a process that contacts packages.httpie.io).
 // NODE_EXTRA_CA_CERTS is left out too: Node 20 reads and parses that certificate file when it starts
@@ -57,9 +56,11 @@ function makeEnv(httpieConfigDir) {
 
 function candidates(node) {
   const list = [{ id: 'node', label: 'node -e 0', file: node, args: ['-e', '0'] }];
-  list.push(existsSync(SLING)
-    ? { id: 'sling', label: 'sling --offline POST example.org a=1', file: node, args: [SLING, '--offline', 'POST', 'example.org', 'a=1'] }
-    : { id: 'sling', label: 'sling --offline POST example.org a=1', skip: `${relative(process.cwd(), SLING)} does not exist; build it with \`npm run build\` (\`npm run bench\` builds first)` });
+  list.push(
+    existsSync(SLING)
+      ? { id: 'sling', label: 'sling --offline POST example.org a=1', file: node, args: [SLING, '--offline', 'POST', 'example.org', 'a=1'] }
+      : { id: 'sling', label: 'sling --offline POST example.org a=1', skip: `${relative(process.cwd(), SLING)} does not exist; build it with \`npm run build\` (\`npm run bench\` builds first)` },
+  );
   // HTTPie reads a non-terminal stdin as the body and then refuses the a=1 item: --ignore-stdin.
   const tools = [
     ['httpie', 'http', ['--ignore-stdin', '--offline', 'POST', 'example.org', 'a=1']],
@@ -128,15 +129,17 @@ function summarize(cmds, opts) {
     node: opts.node.version,
     node_path: opts.node.path,
     platform: `${process.platform} ${process.arch}`,
-    results: cmds.filter((c) => !c.skip).map((c) => ({
-      id: c.id,
-      command: c.label,
-      median_ms: round(c.median),
-      mean_ms: round(c.mean),
-      min_ms: round(c.min),
-      max_ms: round(c.max),
-      ratio_to_node: round(ratio(c), 3),
-    })),
+    results: cmds
+      .filter((c) => !c.skip)
+      .map((c) => ({
+        id: c.id,
+        command: c.label,
+        median_ms: round(c.median),
+        mean_ms: round(c.mean),
+        min_ms: round(c.min),
+        max_ms: round(c.max),
+        ratio_to_node: round(ratio(c), 3),
+      })),
     skipped: cmds.filter((c) => c.skip).map((c) => ({ id: c.id, command: c.label, reason: c.skip })),
     sling: {
       ratio_to_node: round(slingRatio, 3),

@@ -107,14 +107,23 @@ function tour(h) {
     { note: 'the same items as a URL-encoded form (-f)', args: ['-f', 'POST', `${h}/post`, 'name=Ada Lovelace', 'role=analyst'] },
     { note: 'header items (Name:value)', args: [`${h}/get`, 'X-API-Key:demo-key-123', 'Accept:application/json'] },
     // Without --check-status a 401 still exits 0, so the server's answer is what shows the credentials arrived.
-    { note: 'basic authentication (-a user:password)', args: ['-a', 'ada:lovelace', `${h}/basic-auth/ada/lovelace`],
-      check: (sent, last) => (last?.status === 200 ? null : `the server answered ${last?.status ?? 'nothing'}, not 200: credentials not sent?`) },
-    { note: 'preview the request without sending it (--offline)', args: ['--offline', 'POST', `${h}/post`, 'name=Ada', 'age:=36'],
-      check: (sent) => (sent === 0 ? null : '--offline sent a request to the server') },
+    {
+      note: 'basic authentication (-a user:password)',
+      args: ['-a', 'ada:lovelace', `${h}/basic-auth/ada/lovelace`],
+      check: (sent, last) => (last?.status === 200 ? null : `the server answered ${last?.status ?? 'nothing'}, not 200: credentials not sent?`),
+    },
+    {
+      note: 'preview the request without sending it (--offline)',
+      args: ['--offline', 'POST', `${h}/post`, 'name=Ada', 'age:=36'],
+      check: (sent) => (sent === 0 ? null : '--offline sent a request to the server'),
+    },
     { note: 'verbose: the request as sent, then the response (-v)', args: ['-v', 'PUT', `${h}/post`, 'title=Notes', 'done:=false'] },
     { note: 'an HTTP error as an exit code (--check-status: 4xx exits 4)', args: ['--check-status', `${h}/status/404`], expect: 4 },
-    { note: 'follow redirects (--follow): three hops to /get', args: ['--follow', `${h}/redirect/3`],
-      check: (sent, last) => (sent === 4 && last?.path === '/get' ? null : `expected 3 redirects then /get, the server saw ${sent} request(s) ending at ${last?.path ?? 'nothing'}`) },
+    {
+      note: 'follow redirects (--follow): three hops to /get',
+      args: ['--follow', `${h}/redirect/3`],
+      check: (sent, last) => (sent === 4 && last?.path === '/get' ? null : `expected 3 redirects then /get, the server saw ${sent} request(s) ending at ${last?.path ?? 'nothing'}`),
+    },
   ];
 }
 

@@ -228,7 +228,9 @@ function bytes(res, n) {
   const body = Buffer.alloc(n);
   let x = 0x2545f491;
   for (let i = 0; i < n; i++) {
-    x ^= x << 13; x ^= x >>> 17; x ^= x << 5; // xorshift32
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5; // xorshift32
     body[i] = x & 0xff;
   }
   res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': n });
@@ -241,9 +243,14 @@ function basicAuth(req, res, url, user, pass) {
   if (given !== null && given === `${user}:${pass}`) {
     sendJson(res, 200, { authenticated: true, user });
   } else {
-    sendJson(res, 401, { authenticated: false, error: given === null ? 'no basic credentials' : 'wrong credentials' }, {
-      'WWW-Authenticate': 'Basic realm="sling demo"',
-    });
+    sendJson(
+      res,
+      401,
+      { authenticated: false, error: given === null ? 'no basic credentials' : 'wrong credentials' },
+      {
+        'WWW-Authenticate': 'Basic realm="sling demo"',
+      },
+    );
   }
 }
 
@@ -262,9 +269,16 @@ function status(res, code) {
 
 async function handle(req, res, state) {
   const url = new URL(req.url, `http://${req.headers.host || `${HOST}:${state.port}`}`);
-  const parts = url.pathname.split('/').filter(Boolean).map((p) => {
-    try { return decodeURIComponent(p); } catch { return p; }
-  });
+  const parts = url.pathname
+    .split('/')
+    .filter(Boolean)
+    .map((p) => {
+      try {
+        return decodeURIComponent(p);
+      } catch {
+        return p;
+      }
+    });
   const route = '/' + (parts[0] ?? '');
   const method = req.method === 'HEAD' ? 'GET' : req.method; // Node leaves the body out of HEAD answers
   const only = (...allowed) => {
@@ -331,7 +345,11 @@ async function handle(req, res, state) {
         const timer = setTimeout(resolve, seconds * 1000);
         state.timers.add(timer);
         // A client that gives up (e.g. sling --timeout) should not keep the timer alive.
-        res.on('close', () => { clearTimeout(timer); state.timers.delete(timer); resolve(); });
+        res.on('close', () => {
+          clearTimeout(timer);
+          state.timers.delete(timer);
+          resolve();
+        });
       });
       if (!res.destroyed) sendJson(res, 200, { delay: seconds, ...requestInfo(req, url) });
       return;
@@ -421,14 +439,17 @@ function parsePortArg(argv) {
 
 if (isMain()) {
   const port = parsePortArg(process.argv.slice(2));
-  startDemoServer({ port }).then((srv) => {
-    console.log(`sling demo server listening on ${srv.url}  (Ctrl-C to stop)`);
-    console.log(`try:  node dist/sling.js :${srv.port}/get hello==world`);
-    const stop = () => srv.close().then(() => process.exit(0));
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  }, (err) => {
-    console.error(`demo server: cannot listen on ${HOST}:${port}: ${err.message}`);
-    process.exit(1);
-  });
+  startDemoServer({ port }).then(
+    (srv) => {
+      console.log(`sling demo server listening on ${srv.url}  (Ctrl-C to stop)`);
+      console.log(`try:  node dist/sling.js :${srv.port}/get hello==world`);
+      const stop = () => srv.close().then(() => process.exit(0));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    },
+    (err) => {
+      console.error(`demo server: cannot listen on ${HOST}:${port}: ${err.message}`);
+      process.exit(1);
+    },
+  );
 }

@@ -71,10 +71,7 @@ const withLoader = (code) => {
   if (!n || /require\("\.\//.test(body)) throw new Error('build: an entry file requires something other than its chunks');
   return `var sling_loader = (function (module) {\n${loader}return module.exports;\n})({ exports: {} });\nvar sling_load = sling_loader.chunkLoader(require("node:path").join(__dirname, "chunks"), ${JSON.stringify(pkg.version)}, process.env, require);\n${body}`;
 };
-const outputs = [
-  ...['sling.js', 'slings.js'].map((f) => join(dist, f)),
-  ...readdirSync(join(dist, 'chunks')).map((f) => join(dist, 'chunks', f)),
-];
+const outputs = [...['sling.js', 'slings.js'].map((f) => join(dist, f)), ...readdirSync(join(dist, 'chunks')).map((f) => join(dist, 'chunks', f))];
 for (const file of outputs) {
   const source = readFileSync(file, 'utf8').replace(/^#!.*\n/, '');
   const { code } = await transform(source, {

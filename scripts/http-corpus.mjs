@@ -173,12 +173,13 @@ for (const f of args.includes('--httpyac-only') ? [] : files) {
 await closeConnections();
 server.close();
 
-if (!args.includes('--httpyac-only')) console.log(
-  `http corpus: ${totals.parsed}/${totals.files} files parsed; ${totals.sent}/${totals.requests} requests sent to 127.0.0.1` +
-    ` (${seen.length} arrived); ${totals.skipped} skipped by # @disabled; ${totals.runMissing} run lines whose file the corpus lacks;` +
-    ` warnings: ${totals.otherWarnings} about other runners' syntax, ${totals.missingWarnings} about files the corpus lacks;` +
-    ` scripts: ${totals.tests} tests run (${totals.testFailures} failed against the stub server), ${totals.scriptFailures} handler errors`,
-);
+if (!args.includes('--httpyac-only'))
+  console.log(
+    `http corpus: ${totals.parsed}/${totals.files} files parsed; ${totals.sent}/${totals.requests} requests sent to 127.0.0.1` +
+      ` (${seen.length} arrived); ${totals.skipped} skipped by # @disabled; ${totals.runMissing} run lines whose file the corpus lacks;` +
+      ` warnings: ${totals.otherWarnings} about other runners' syntax, ${totals.missingWarnings} about files the corpus lacks;` +
+      ` scripts: ${totals.tests} tests run (${totals.testFailures} failed against the stub server), ${totals.scriptFailures} handler errors`,
+  );
 for (const p of problems) console.log(`  FAIL ${p}`);
 process.exitCode = problems.length ? 1 : 0;
 
@@ -226,7 +227,15 @@ async function compareWithHttpyac() {
   let captured = [];
   const answer = (head) => {
     const [method, target] = head.split(' ');
-    return JSON.stringify({ token: 'corpus-token', access_token: 'corpus-access-token', refresh_token: 'corpus-refresh-token', uuid: '00000000-0000-0000-0000-000000000000', id: 1, method, url: target });
+    return JSON.stringify({
+      token: 'corpus-token',
+      access_token: 'corpus-access-token',
+      refresh_token: 'corpus-refresh-token',
+      uuid: '00000000-0000-0000-0000-000000000000',
+      id: 1,
+      method,
+      url: target,
+    });
   };
   const proxy = createTcpServer((socket) => {
     let buf = Buffer.alloc(0);
@@ -302,7 +311,16 @@ async function compareWithHttpyac() {
       const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
       child.on('close', () => {
         clearTimeout(timer);
-        if (verbose) console.log(`  --- ${cmd === process.execPath ? 'sling' : 'httpyac'} ${argv.slice(1).join(' ')}\n${out.replace(/\x1b\[[\d;]*m/g, '').split('\n').filter((l) => l.trim() && !/^-+$/.test(l)).slice(-40).map((l) => `    | ${l.slice(0, 300)}`).join('\n')}`);
+        if (verbose)
+          console.log(
+            `  --- ${cmd === process.execPath ? 'sling' : 'httpyac'} ${argv.slice(1).join(' ')}\n${out
+              .replace(/\x1b\[[\d;]*m/g, '')
+              .split('\n')
+              .filter((l) => l.trim() && !/^-+$/.test(l))
+              .slice(-40)
+              .map((l) => `    | ${l.slice(0, 300)}`)
+              .join('\n')}`,
+          );
         resolve();
       });
     });
@@ -422,10 +440,7 @@ async function compareWithHttpyac() {
         const a = s[i];
         const b = y[j];
         const found = differences(a, b, random);
-        const randomSeen =
-          a.line !== b.line ||
-          a.body !== b.body ||
-          a.headers.filter((h) => !accept(h, b.headers)).join('\n') !== b.headers.filter((h) => !accept(h, a.headers)).join('\n');
+        const randomSeen = a.line !== b.line || a.body !== b.body || a.headers.filter((h) => !accept(h, b.headers)).join('\n') !== b.headers.filter((h) => !accept(h, a.headers)).join('\n');
         if (found.length) {
           sum.differ++;
           lines.push(`    differs: sling #${i + 1}, httpyac #${j + 1}: ${a.line}\n      ${found.join('\n      ')}`);

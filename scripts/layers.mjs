@@ -73,7 +73,9 @@ const IMPORT = /(?:^|[\s;{}])(?:import|export)\s+(type\s+)?(?:[^'"`;]*?\sfrom\s+
 const graph = new Map();
 const problems = [];
 for (const path of files) {
-  const text = readFileSync(path, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+  const text = readFileSync(path, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
   // `process` used as a value (process.env, process.pid, ...), outside '...' and "..." strings.
   const file = rel(path);
   if (file !== 'bin.ts' && !PROCESS.has(file) && /(?<![\w$.])process\s*[.[]/.test(text.replace(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"/g, "''"))) {
@@ -111,7 +113,8 @@ for (const [file, imports] of graph) {
   for (const { to, kind } of imports) {
     const into = layerOf(to);
     if (!into || into === from) continue;
-    if (!from.may.includes(into.name)) problems.push(`${file} (${from.name}) imports ${to} (${into.name})${kind === 'static' ? '' : `, ${kind}`}: ${from.name} may import ${from.may.length ? from.may.join(', ') : 'nothing else'}`);
+    if (!from.may.includes(into.name))
+      problems.push(`${file} (${from.name}) imports ${to} (${into.name})${kind === 'static' ? '' : `, ${kind}`}: ${from.name} may import ${from.may.length ? from.may.join(', ') : 'nothing else'}`);
   }
 }
 for (const [file, imports] of graph) {

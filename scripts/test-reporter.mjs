@@ -123,10 +123,19 @@ export default async function* report(source) {
   if (failures.length) {
     yield red(`\nfailed (${failures.length}):\n`);
     for (const [i, f] of failures.entries()) {
-      const lines = describeError(f.error).split('\n').map((l) => `    ${l}`).join('\n');
+      const lines = describeError(f.error)
+        .split('\n')
+        .map((l) => `    ${l}`)
+        .join('\n');
       let text = `\n${i + 1}) ${shortName(f.file)}: ${f.name}\n${lines}\n`;
       const out = files.get(f.file)?.output.join('') ?? '';
-      if (out.trim()) text += `    what the file printed:\n${out.trimEnd().split('\n').slice(-40).map((l) => `    | ${l}`).join('\n')}\n`;
+      if (out.trim())
+        text += `    what the file printed:\n${out
+          .trimEnd()
+          .split('\n')
+          .slice(-40)
+          .map((l) => `    | ${l}`)
+          .join('\n')}\n`;
       yield text;
     }
   }

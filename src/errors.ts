@@ -103,7 +103,9 @@ export function heldBodyLimit(env: NodeJS.ProcessEnv = process.env): number {
 /** A body over heldBodyLimit(): exit 1, the reading stops. */
 export function heldBodyTooLarge(limit: number): CliError {
   const mb = Math.round(limit / 1048576);
-  return new CliError(`the response body is over ${mb} MiB, more than sling holds for a response handler, an assertion or a later request (a body only printed or saved with '>> file' or -o is not held; SLING_HELD_BODY_MB raises the limit)`);
+  return new CliError(
+    `the response body is over ${mb} MiB, more than sling holds for a response handler, an assertion or a later request (a body only printed or saved with '>> file' or -o is not held; SLING_HELD_BODY_MB raises the limit)`,
+  );
 }
 
 /** What a failed write(2) says, without Node's trailing ", write": "ENOSPC: no space left on device". */

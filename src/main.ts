@@ -89,4 +89,3 @@ export async function main(io: Io): Promise<number> {
     return err instanceof CliError ? err.exitCode : ExitCode.ERROR;
   }
 }
-

@@ -25,7 +25,7 @@ export function optionValues(o: OptionDef): string[] | undefined {
 
 /** Does the flag take a file name (metavar FILE or PATH, alone or among fixed values)? */
 function takesFile(o: OptionDef): boolean {
-  return o.kind === 'value' && /(^|\|)(FILE|PATH)$/.test(o.metavar ?? '') || /\|PATH$/.test(o.metavar ?? '');
+  return (o.kind === 'value' && /(^|\|)(FILE|PATH)$/.test(o.metavar ?? '')) || /\|PATH$/.test(o.metavar ?? '');
 }
 
 const names = (o: OptionDef): string[] => [`--${o.long}`, ...(o.short ? [`-${o.short}`] : []), ...(o.aliases ?? []).map((a) => `-${a}`)];

@@ -35,9 +35,7 @@ export function wrap(text: string, width: number): string[] {
 
 /** `-x, --long VALUE` of an option. */
 export function optionNames(o: OptionDef): string {
-  return [o.short ? `-${o.short}` : '', ...(o.aliases ?? []).map((a) => `-${a}`), `--${o.long}${o.kind === 'value' ? ` ${o.metavar ?? 'VALUE'}` : ''}`]
-    .filter(Boolean)
-    .join(', ');
+  return [o.short ? `-${o.short}` : '', ...(o.aliases ?? []).map((a) => `-${a}`), `--${o.long}${o.kind === 'value' ? ` ${o.metavar ?? 'VALUE'}` : ''}`].filter(Boolean).join(', ');
 }
 
 function optionLines(options: OptionDef[], lines: string[]): void {

@@ -7,7 +7,6 @@ import { bothTables, EXEC_TABLE, MAIN_TABLE, type OptionTable } from './options.
 import { isStyle, unknownStyle } from '../output/palette.js';
 import { charsetOption } from '../output/charset.js';
 
-
 /** The parsed command line, typed, with every flag that implies another resolved here. */
 export interface Invocation {
   help: boolean;

@@ -78,8 +78,17 @@ export function tryParseItem(arg: string): Item | null {
       }
     }
     if (!best) continue;
-    const key = tokens.slice(0, t).map((x) => x.text).join('') + tok.text.slice(0, bestPos);
-    const value = tok.text.slice(bestPos + best[0].length) + tokens.slice(t + 1).map((x) => x.text).join('');
+    const key =
+      tokens
+        .slice(0, t)
+        .map((x) => x.text)
+        .join('') + tok.text.slice(0, bestPos);
+    const value =
+      tok.text.slice(bestPos + best[0].length) +
+      tokens
+        .slice(t + 1)
+        .map((x) => x.text)
+        .join('');
     return { kind: best[1], key, value, sep: best[0], orig: arg };
   }
   return null;
@@ -88,9 +97,7 @@ export function tryParseItem(arg: string): Item | null {
 export function parseItem(arg: string): Item {
   const item = tryParseItem(arg);
   if (!item) {
-    throw new UsageError(
-      `'${arg}' is not a request item (expected name==value, Header:value, name=value, name:=json, @file, ...)`,
-    );
+    throw new UsageError(`'${arg}' is not a request item (expected name==value, Header:value, name=value, name:=json, @file, ...)`);
   }
   return item;
 }

@@ -7,7 +7,11 @@ import { EXEC_OPTIONS, OPTIONS, type OptionDef } from './options.js';
  */
 
 /** Text for roff: backslashes and dashes escaped, no line starting with a control character. */
-const esc = (s: string) => s.replace(/\\/g, '\\e').replace(/-/g, '\\-').replace(/^([.'])/gm, '\\&$1');
+const esc = (s: string) =>
+  s
+    .replace(/\\/g, '\\e')
+    .replace(/-/g, '\\-')
+    .replace(/^([.'])/gm, '\\&$1');
 
 function optionEntry(o: OptionDef): string[] {
   const forms = [o.short ? `\\fB\\-${o.short}\\fR` : '', ...(o.aliases ?? []).map((a) => `\\fB\\-${a}\\fR`), `\\fB\\-\\-${esc(o.long)}\\fR`].filter(Boolean);

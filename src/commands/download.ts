@@ -30,7 +30,8 @@ const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 /** The command line that resumes this download: the user's own, plus --continue and --output if missing. */
 export function resumeCommand(argv: string[], file: string): string {
   const args = [...argv];
-  const has = (...names: string[]) => args.some((a) => names.includes(a) || names.some((n) => n.startsWith('--') && a.startsWith(n + '=')) || (/^-[a-zA-Z]+$/.test(a) && names.some((n) => /^-[a-zA-Z]$/.test(n) && a.includes(n[1]!))));
+  const has = (...names: string[]) =>
+    args.some((a) => names.includes(a) || names.some((n) => n.startsWith('--') && a.startsWith(n + '=')) || (/^-[a-zA-Z]+$/.test(a) && names.some((n) => /^-[a-zA-Z]$/.test(n) && a.includes(n[1]!))));
   if (!has('-o', '--output')) args.push('--output', file);
   if (!has('-C', '-c', '--continue')) args.push('--continue');
   return ['sling', ...args].map(q).join(' ');
@@ -277,9 +278,7 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
   const done = progress.finish();
   if (inv.quiet === 0) {
     const where = fd === 1 ? 'stdout' : `'${name}'`;
-    io.stderr.write(
-      `Saved ${formatBytes(written)} to ${where}${append ? ` (resumed at ${formatBytes(offset)})` : ''} in ${formatDuration(done.seconds)} (${formatBytes(done.rate)}/s)\n`,
-    );
+    io.stderr.write(`Saved ${formatBytes(written)} to ${where}${append ? ` (resumed at ${formatBytes(offset)})` : ''} in ${formatDuration(done.seconds)} (${formatBytes(done.rate)}/s)\n`);
   }
   return ExitCode.OK;
 }

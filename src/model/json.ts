@@ -20,7 +20,10 @@ export const jsonString = (v: string): JsonValue => ({ t: 'str', v });
 export const jsonNull: JsonValue = { t: 'null' };
 
 export class JsonSyntaxError extends Error {
-  constructor(message: string, readonly offset: number) {
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
     super(message);
   }
 }

@@ -269,7 +269,13 @@ function withTarget(o: Origin, rest: string, pathAsIs: boolean, asWritten: boole
     port: o.port,
     hostHeader: o.hostHeader,
     path,
-    query: QUERY_PLAIN.test(query) ? query : asWritten === 'raw' ? encodeAsWritten(query, RAW_OK, true) : asWritten ? encodeAsWritten(query, WRITTEN_QUERY_OK) : unquoteUnreserved(encodeInvalid(query, QUERY_OK)),
+    query: QUERY_PLAIN.test(query)
+      ? query
+      : asWritten === 'raw'
+        ? encodeAsWritten(query, RAW_OK, true)
+        : asWritten
+          ? encodeAsWritten(query, WRITTEN_QUERY_OK)
+          : unquoteUnreserved(encodeInvalid(query, QUERY_OK)),
     username: o.username,
     password: o.password,
   };

@@ -108,7 +108,10 @@ function declared(label: string): string | undefined {
 
 /** The encoding an XML declaration names: `<?xml version="1.0" encoding="iso-8859-1"?>` at the very start. */
 function xmlCharset(first: Buffer): string | undefined {
-  const head = first.subarray(0, 1024).toString('latin1').replace(/^\xef\xbb\xbf/, '');
+  const head = first
+    .subarray(0, 1024)
+    .toString('latin1')
+    .replace(/^\xef\xbb\xbf/, '');
   const decl = /^<\?xml\s[^>]*?\bencoding\s*=\s*(["'])([A-Za-z][\w.-]*)\1/.exec(head);
   return decl ? declared(decl[2]!) : undefined;
 }

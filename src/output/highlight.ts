@@ -85,7 +85,9 @@ export function indentXml(text: string, indent: number): string | null {
 }
 
 const JS_KEYWORDS = new Set(
-  'async await break case catch class const continue debugger default delete do else export extends false finally for function if import in instanceof let new null of return static super switch this throw true try typeof undefined var void while with yield'.split(' '),
+  'async await break case catch class const continue debugger default delete do else export extends false finally for function if import in instanceof let new null of return static super switch this throw true try typeof undefined var void while with yield'.split(
+    ' ',
+  ),
 );
 
 /** JavaScript: keywords, strings, template strings, numbers, comments. */

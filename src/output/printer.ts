@@ -14,7 +14,6 @@ import type { Sink } from '../io.js';
 
 const headerOf = (headers: [string, string][], name: string) => headers.find(([n]) => n.toLowerCase() === name)?.[1];
 
-
 function pairs(raw: string[]): [string, string][] {
   const out: [string, string][] = [];
   for (let i = 0; i < raw.length; i += 2) out.push([raw[i]!, raw[i + 1]!]);
@@ -142,7 +141,11 @@ export class Printer {
     if (plan.requestHeaders) {
       const start = `${this.text(req.method, p.method)} ${this.text(req.target, p.url)} ${this.text('HTTP/1.1', p.version)}`;
       const headers = plan.maskCredentials
-        ? req.headers.map(([n, v]): [string, string] => (/^(authorization|proxy-authorization|cookie)$/i.test(n) ? [n, v.replace(/^(\S+\s+)?.*$/s, (_m, scheme: string | undefined) => `${scheme && /^(basic|bearer|digest)\s/i.test(scheme) ? scheme : ''}***`)] : [n, v]))
+        ? req.headers.map(([n, v]): [string, string] =>
+            /^(authorization|proxy-authorization|cookie)$/i.test(n)
+              ? [n, v.replace(/^(\S+\s+)?.*$/s, (_m, scheme: string | undefined) => `${scheme && /^(basic|bearer|digest)\s/i.test(scheme) ? scheme : ''}***`)]
+              : [n, v],
+          )
         : req.headers;
       this.put(this.headLines(start, headers));
       this.last = 'head';

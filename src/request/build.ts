@@ -298,7 +298,12 @@ export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<
     auth ??= applied.auth;
     const cookieItems = userHeaders.filter(([n, v]) => n.toLowerCase() === 'cookie' && v).map(([, v]) => v!);
     if (cookieItems.length) spec = { ...spec, headers: spec.headers.filter(([n]) => n.toLowerCase() !== 'cookie') };
-    store.record(url, userHeaders.filter((h): h is Header => h[1] !== null), givenAuth, cookieItems);
+    store.record(
+      url,
+      userHeaders.filter((h): h is Header => h[1] !== null),
+      givenAuth,
+      cookieItems,
+    );
     ctx.session = store;
   }
   if (!auth && !hasAuthItem && !inv.ignoreNetrc) {

@@ -95,8 +95,7 @@ export function parsePath(source: string, orig: string): Step[] {
 /** The largest array index of a JSON path: a body of a million nulls is already ~5 MB. */
 const MAX_INDEX = 1_000_000;
 
-const typeName = (v: JsonValue | undefined) =>
-  v === undefined ? 'nothing' : ({ obj: 'an object', arr: 'an array', str: 'a string', num: 'a number', bool: 'a boolean', null: 'null' } as const)[v.t];
+const typeName = (v: JsonValue | undefined) => (v === undefined ? 'nothing' : ({ obj: 'an object', arr: 'an array', str: 'a string', num: 'a number', bool: 'a boolean', null: 'null' } as const)[v.t]);
 
 /** Applies `path = value` to the document built so far (undefined at the start) and returns it. */
 export function setPath(root: JsonValue | undefined, steps: Step[], value: JsonValue, orig: string): JsonValue {
@@ -106,8 +105,7 @@ export function setPath(root: JsonValue | undefined, steps: Step[], value: JsonV
   const isRootArray = first.kind === 'key' && first.key === '' && steps.length > 1 && steps[1]!.kind !== 'key';
   const walk = isRootArray ? steps.slice(1) : steps;
   if (root === undefined) root = fresh(walk[0]!);
-  const conflict = (where: JsonValue | undefined, want: string) =>
-    new UsageError(`item '${orig}' needs ${want} here, but an earlier item made it ${typeName(where)}`);
+  const conflict = (where: JsonValue | undefined, want: string) => new UsageError(`item '${orig}' needs ${want} here, but an earlier item made it ${typeName(where)}`);
   let cur: JsonValue = root;
   for (let s = 0; s < walk.length; s++) {
     const step = walk[s]!;

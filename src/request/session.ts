@@ -56,7 +56,8 @@ export class SessionStore {
     private readonly note?: (message: string) => void,
   ) {
     // A name that can never be a file: one error before anything is sent (not one per request).
-    if (!isPath(nameOrPath) && !/^[\w.-]+$/.test(nameOrPath)) throw new UsageError(`--session${readOnly ? '-read-only' : ''} '${nameOrPath}': a session name may use letters, digits, '_', '-' and '.' (or give a path)`);
+    if (!isPath(nameOrPath) && !/^[\w.-]+$/.test(nameOrPath))
+      throw new UsageError(`--session${readOnly ? '-read-only' : ''} '${nameOrPath}': a session name may use letters, digits, '_', '-' and '.' (or give a path)`);
     // A path is one file for every host: one that is not a session stops the run before anything is sent.
     if (isPath(nameOrPath)) this.load(givenPath(nameOrPath, cwd));
   }

@@ -34,14 +34,7 @@ export function parseDigestChallenge(values: string[]): DigestChallenge | null {
   return null;
 }
 
-export async function digestAuthorization(
-  challenge: DigestChallenge,
-  creds: { user: string; password: string },
-  method: string,
-  uri: string,
-  nc = 1,
-  cnonce?: string,
-): Promise<string> {
+export async function digestAuthorization(challenge: DigestChallenge, creds: { user: string; password: string }, method: string, uri: string, nc = 1, cnonce?: string): Promise<string> {
   const { createHash, randomBytes } = await import('node:crypto');
   const algorithm = challenge.algorithm ?? 'MD5';
   const base = algorithm.toUpperCase().replace(/-SESS$/, '');
@@ -52,7 +45,12 @@ export async function digestAuthorization(
   if (/-sess$/i.test(algorithm)) ha1 = H(`${ha1}:${challenge.nonce}:${cnonce}`);
   const ha2 = H(`${method}:${uri}`);
   // qop may offer several ("auth,auth-int"): sling answers with auth.
-  const qop = challenge.qop?.split(',').map((q) => q.trim()).includes('auth') ? 'auth' : undefined;
+  const qop = challenge.qop
+    ?.split(',')
+    .map((q) => q.trim())
+    .includes('auth')
+    ? 'auth'
+    : undefined;
   const ncText = nc.toString(16).padStart(8, '0');
   const response = qop ? H(`${ha1}:${challenge.nonce}:${ncText}:${cnonce}:${qop}:${ha2}`) : H(`${ha1}:${challenge.nonce}:${ha2}`);
   const q = (s: string) => `"${s.replace(/(["\\])/g, '\\$1')}"`;

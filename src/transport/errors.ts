@@ -23,7 +23,8 @@ export function mapNetworkError(err: unknown, where: string, via?: string): CliE
       return new NetworkError(`${where} closed the HTTP/2 connection (${h2Code(e.message)})${through}`, undefined, { cause: err });
     case 'ERR_HTTP2_ERROR':
       // nghttp2 could not read what came back as HTTP/2: an HTTP/1.1 server, spoken to in HTTP/2 from the first byte.
-      if (/protocol error/i.test(e.message)) return new NetworkError(`${where} did not answer in HTTP/2 (${e.message})${through}`, 'is it an HTTP/1.1 server? then leave out HTTP/2 (Prior Knowledge)', { cause: err });
+      if (/protocol error/i.test(e.message))
+        return new NetworkError(`${where} did not answer in HTTP/2 (${e.message})${through}`, 'is it an HTTP/1.1 server? then leave out HTTP/2 (Prior Knowledge)', { cause: err });
       break;
     case 'ECONNREFUSED':
       // Through a proxy, the proxy is the only thing sling connects to.
@@ -77,7 +78,30 @@ export function mapNetworkError(err: unknown, where: string, via?: string): CliE
 }
 
 /** TLS alerts by number (RFC 8446 6): OpenSSL's messages give only the number. */
-const TLS_ALERTS: Record<string, string> = { 10: 'unexpected_message', 20: 'bad_record_mac', 40: 'handshake_failure', 42: 'bad_certificate', 43: 'unsupported_certificate', 44: 'certificate_revoked', 45: 'certificate_expired', 46: 'certificate_unknown', 47: 'illegal_parameter', 48: 'unknown_ca', 50: 'decode_error', 51: 'decrypt_error', 70: 'protocol_version', 71: 'insufficient_security', 80: 'internal_error', 86: 'inappropriate_fallback', 90: 'user_canceled', 109: 'missing_extension', 110: 'unsupported_extension', 112: 'unrecognized_name', 116: 'certificate_required', 120: 'no_application_protocol' };
+const TLS_ALERTS: Record<string, string> = {
+  10: 'unexpected_message',
+  20: 'bad_record_mac',
+  40: 'handshake_failure',
+  42: 'bad_certificate',
+  43: 'unsupported_certificate',
+  44: 'certificate_revoked',
+  45: 'certificate_expired',
+  46: 'certificate_unknown',
+  47: 'illegal_parameter',
+  48: 'unknown_ca',
+  50: 'decode_error',
+  51: 'decrypt_error',
+  70: 'protocol_version',
+  71: 'insufficient_security',
+  80: 'internal_error',
+  86: 'inappropriate_fallback',
+  90: 'user_canceled',
+  109: 'missing_extension',
+  110: 'unsupported_extension',
+  112: 'unrecognized_name',
+  116: 'certificate_required',
+  120: 'no_application_protocol',
+};
 
 /** OpenSSL's one-line dump (`write EPROTO 80DC...:error:0A000460:SSL routines:...:SSL alert number 120`) as a sentence. */
 function tlsAlert(message: string): string | undefined {
@@ -88,7 +112,22 @@ function tlsAlert(message: string): string | undefined {
   return `the server sent TLS alert ${TLS_ALERTS[m[2]] ?? m[2]} (${m[2]}; ${reason})`;
 }
 
-const H2_ERRORS = ['NO_ERROR', 'PROTOCOL_ERROR', 'INTERNAL_ERROR', 'FLOW_CONTROL_ERROR', 'SETTINGS_TIMEOUT', 'STREAM_CLOSED', 'FRAME_SIZE_ERROR', 'REFUSED_STREAM', 'CANCEL', 'COMPRESSION_ERROR', 'CONNECT_ERROR', 'ENHANCE_YOUR_CALM', 'INADEQUATE_SECURITY', 'HTTP_1_1_REQUIRED'];
+const H2_ERRORS = [
+  'NO_ERROR',
+  'PROTOCOL_ERROR',
+  'INTERNAL_ERROR',
+  'FLOW_CONTROL_ERROR',
+  'SETTINGS_TIMEOUT',
+  'STREAM_CLOSED',
+  'FRAME_SIZE_ERROR',
+  'REFUSED_STREAM',
+  'CANCEL',
+  'COMPRESSION_ERROR',
+  'CONNECT_ERROR',
+  'ENHANCE_YOUR_CALM',
+  'INADEQUATE_SECURITY',
+  'HTTP_1_1_REQUIRED',
+];
 
 /** The HTTP/2 error code in node:http2's message ("... error code NGHTTP2_CANCEL" or "... error code 1"), by its RFC 9113 name. */
 export function h2Code(message: string): string {

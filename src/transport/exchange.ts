@@ -49,7 +49,9 @@ export function redirectSpec(spec: RequestSpec, hop: Hop, location: string): Req
   }
   // `data:`, `file:`, `ftp:`, `javascript:`...: not followed, in one sentence that says so.
   if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-    throw new UsageError(`${hop.url.hostHeader} redirected to '${location.length > 100 ? `${location.slice(0, 100)}...` : location}', a ${next.protocol} URL: sling follows redirects to http:// and https:// only`);
+    throw new UsageError(
+      `${hop.url.hostHeader} redirected to '${location.length > 100 ? `${location.slice(0, 100)}...` : location}', a ${next.protocol} URL: sling follows redirects to http:// and https:// only`,
+    );
   }
   const absolute = next.href;
   const url = parseUrl(absolute);
@@ -197,7 +199,10 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
       // The last answer, read (curl's -w reports its %{size_download}), with the redirects followed before it.
       const last = await hopBody(hop, opts).catch(() => Buffer.alloc(0));
       // A front end with redirect rules of its own is curl's: its option is --max-redirs.
-      const e = new TooManyRedirectsError(`too many redirects: more than ${spec.settings.maxRedirects} (last: ${hop.response.status} to ${location})`, spec.settings.redirect ? '--max-redirs' : undefined);
+      const e = new TooManyRedirectsError(
+        `too many redirects: more than ${spec.settings.maxRedirects} (last: ${hop.response.status} to ${location})`,
+        spec.settings.redirect ? '--max-redirs' : undefined,
+      );
       // The last answer came (curl's -w reports its %{http_code} with exit code 47).
       e.lastAnswer = { response: hop.response, body: last, info: { ...hop.info, redirects: hops }, request: hop.request, url: hop.url };
       throw e;
@@ -214,6 +219,7 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
 /** An intermediate answer's body, read up to HOP_BODY_LIMIT (a warning says when it went on past that). */
 async function hopBody(hop: Hop, opts: { warn?: (message: string) => void }): Promise<Buffer> {
   const body = await readHopBody(hop);
-  if (hop.info.bodyCut) opts.warn?.(`the body of the ${hop.response.status} answer from ${hop.url.hostHeader} is over ${HOP_BODY_LIMIT / 1048576} MiB: the rest is not read (its connection is closed)`);
+  if (hop.info.bodyCut)
+    opts.warn?.(`the body of the ${hop.response.status} answer from ${hop.url.hostHeader} is over ${HOP_BODY_LIMIT / 1048576} MiB: the rest is not read (its connection is closed)`);
   return body;
 }

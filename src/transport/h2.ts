@@ -189,9 +189,7 @@ export async function sendH2(url: ParsedUrl, request: PreparedRequest, settings:
         if (stream.rstCode || short) body.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
         else body.end();
       });
-      void import('node:http').then(({ STATUS_CODES }) =>
-        resolve({ url, request, response: { httpVersion: '2', status, reason: STATUS_CODES[status] ?? '', rawHeaders }, body, info }),
-      );
+      void import('node:http').then(({ STATUS_CODES }) => resolve({ url, request, response: { httpVersion: '2', status, reason: STATUS_CODES[status] ?? '', rawHeaders }, body, info }));
     });
     const body = request.body;
     if (isStreamed(body)) {

@@ -438,7 +438,18 @@ async function connect(url: ParsedUrl, route: Route, settings: RequestSettings, 
   return c;
 }
 
-function exchangeOn(c: Conn, route: Route, url: ParsedUrl, request: PreparedRequest, onWire: Framing, settings: RequestSettings, info: HopInfo, onWritten?: () => void, stale?: () => Promise<Hop>, streamable?: (head: ResponseHead) => boolean): Promise<Hop> {
+function exchangeOn(
+  c: Conn,
+  route: Route,
+  url: ParsedUrl,
+  request: PreparedRequest,
+  onWire: Framing,
+  settings: RequestSettings,
+  info: HopInfo,
+  onWritten?: () => void,
+  stale?: () => Promise<Hop>,
+  streamable?: (head: ResponseHead) => boolean,
+): Promise<Hop> {
   const where = route.where;
   const via = route.proxy?.display;
   /** Time-outs before any answer name the proxy the request went through. */
@@ -688,7 +699,12 @@ function exchangeOn(c: Conn, route: Route, url: ParsedUrl, request: PreparedRequ
           // A reused connection that died before answering a POST (or another request that is not
           // idempotent): the server may have received it and acted on it, so it is not sent again
           // (RFC 9110, 9.2.2).
-          return finish(new NetworkError(`${whereVia} closed the kept-alive connection without answering: the ${request.method} request is not sent again, as the server may have received it`, 'a server that closes the connection after an answer should say `Connection: close` in it'));
+          return finish(
+            new NetworkError(
+              `${whereVia} closed the kept-alive connection without answering: the ${request.method} request is not sent again, as the server may have received it`,
+              'a server that closes the connection after an answer should say `Connection: close` in it',
+            ),
+          );
         }
         if (stale && !answered && !done) {
           // A reused connection that died before answering: the request goes again on a new one.
@@ -702,7 +718,11 @@ function exchangeOn(c: Conn, route: Route, url: ParsedUrl, request: PreparedRequ
         if (response) {
           const cut = Object.assign(new Error(`aborted after ${size} bytes`), { code: 'ECONNRESET' });
           const length = headerIn(response.rawHeaders, 'content-length');
-          const e = new NetworkError(`the response body from ${url.hostHeader} was cut short${length ? ` (Content-Length was ${length})` : ''}: ${(err as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET' ? 'connection reset' : 'connection closed'}`, undefined, { cause: err ?? cut });
+          const e = new NetworkError(
+            `the response body from ${url.hostHeader} was cut short${length ? ` (Content-Length was ${length})` : ''}: ${(err as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET' ? 'connection reset' : 'connection closed'}`,
+            undefined,
+            { cause: err ?? cut },
+          );
           // The head and, when they need no decoding, the bytes that arrived: printed before the error.
           timings.end = now();
           if (!stream) e.partial = cutBody();

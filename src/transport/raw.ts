@@ -214,7 +214,7 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
       host: url.hostname,
       port: url.port,
       onread: { buffer, callback: (n: number, buf: Buffer) => void onData(buf.subarray(0, n)) },
-    } as unknown as import("node:net").NetConnectOpts);
+    } as unknown as import('node:net').NetConnectOpts);
     socket.once('lookup', () => (timings.dns = now()));
     const connectTimer = settings.connectTimeoutMs
       ? setTimeout(() => fail(new TimeoutError(`could not connect to ${where} within ${settings.connectTimeoutMs! / 1000}s`)), settings.connectTimeoutMs)

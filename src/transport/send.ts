@@ -92,7 +92,13 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
     options = { ...base, socketPath: settings.unixSocket, agent: await agentFor(url.scheme, `unix:${url.scheme}:${settings.unixSocket}`, tls), ...(tls as object) };
   } else if (proxy && url.scheme === 'http') {
     // Plain HTTP through a proxy: the absolute URL goes on the request line.
-    options = { ...base, host: proxy.url.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.url.port || 80), path: `http://${url.hostHeader}${request.target}`, agent: await agentFor('http', `proxy:${proxy.url.host}`) };
+    options = {
+      ...base,
+      host: proxy.url.hostname.replace(/^\[|\]$/g, ''),
+      port: Number(proxy.url.port || 80),
+      path: `http://${url.hostHeader}${request.target}`,
+      agent: await agentFor('http', `proxy:${proxy.url.host}`),
+    };
   } else if (proxy) {
     // HTTPS through a proxy: a kept-alive pool of tunnels (CONNECT, then TLS) per proxy, origin and
     // TLS settings, so a file of requests reuses one tunnel as it reuses direct connections.
@@ -102,7 +108,10 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
       agent = new http.Agent({ keepAlive: true });
       // Node's agent takes a socket made later through the callback; the request's own timings come in its options.
       (agent as unknown as { createConnection: unknown }).createConnection = (o: { slingTimings?: Timings }, done: (err: Error | null, s?: Socket) => void) => {
-        tunnel(proxy, url, settings, o.slingTimings ?? timings).then((s) => done(null, s), (e: Error) => done(e));
+        tunnel(proxy, url, settings, o.slingTimings ?? timings).then(
+          (s) => done(null, s),
+          (e: Error) => done(e),
+        );
         return undefined;
       };
       agents.set(key, agent);
@@ -141,7 +150,13 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
       // request goes again on a new connection, as curl does (see keepalive.ts).
       const code = (e as NodeJS.ErrnoException | undefined)?.code;
       // Only an idempotent request goes again (RFC 9110, 9.2.2): the server may have received a POST.
-      if ((req as ClientRequest & { reusedSocket?: boolean }).reusedSocket && !hopInfo.timedOut && (code === 'ECONNRESET' || code === 'EPIPE') && retried < STALE_RETRIES && IDEMPOTENT.has(request.method)) {
+      if (
+        (req as ClientRequest & { reusedSocket?: boolean }).reusedSocket &&
+        !hopInfo.timedOut &&
+        (code === 'ECONNRESET' || code === 'EPIPE') &&
+        retried < STALE_RETRIES &&
+        IDEMPOTENT.has(request.method)
+      ) {
         resolve(STALE);
         return;
       }
@@ -246,4 +261,3 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
 
 const STALE = Symbol('a reused connection died before answering');
 const STALE_RETRIES = 3;
-

@@ -43,14 +43,19 @@ test('windows-1252 text on a terminal: “quotes” and €, not \\x93 and \\x80
 
 test('piped with --response-charset, windows-1252 becomes UTF-8 of the right characters', async (t) => {
   const s = await bodies(t, { '/plain': ['text/plain', SMART], '/1252': ['text/plain; charset=windows-1252', SMART] });
-  for (const args of [['--response-charset=windows-1252', '/plain'], ['--response-charset=latin1', '/plain'], ['--response-charset=cp1252', '/1252'], ['--response-charset=windows-1252', '--stream', '/plain']]) {
+  for (const args of [
+    ['--response-charset=windows-1252', '/plain'],
+    ['--response-charset=latin1', '/plain'],
+    ['--response-charset=cp1252', '/1252'],
+    ['--response-charset=windows-1252', '--stream', '/plain'],
+  ]) {
     const r = await runSling(['--body', ...args.slice(0, -1), s.url + args[args.length - 1]]);
     assertExit(r, 0);
     assert.equal(r.stdout, 'smart “quotes” €\n', args.join(' ') + show(r));
   }
 });
 
-test('--stream and the text shown as it comes decode the header\'s charset too', async (t) => {
+test("--stream and the text shown as it comes decode the header's charset too", async (t) => {
   const s = await bodies(t, { '/koi8': ['text/plain; charset=koi8-r', Buffer.from([0xf0, 0xd2, 0xc9, 0xd7, 0xc5, 0xd4, 0x0a])] });
   for (const args of [['--pretty=format'], ['--pretty=format', '--stream']]) {
     const r = await runSling(['--body', ...args, s.url + '/koi8']);
@@ -111,7 +116,7 @@ test('HTML with <meta charset> on a terminal, as it is formatted and as it comes
   }
 });
 
-test('the header\'s charset wins over the document\'s, --response-charset over both', async (t) => {
+test("the header's charset wins over the document's, --response-charset over both", async (t) => {
   const utf8Html = Buffer.from('<meta charset="iso-8859-1"><p>café</p>\n', 'utf8');
   const s = await bodies(t, {
     '/header': ['text/html; charset=utf-8', utf8Html],

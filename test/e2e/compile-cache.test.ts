@@ -36,7 +36,11 @@ async function setup(t: import('node:test').TestContext) {
 }
 
 const EXPECTED = '### one: GET http://127.0.0.1:PORT/one  (line 2)\n{"path":"/one"}\n### POST http://127.0.0.1:PORT/two  (line 5)\n{"path":"/two"}';
-const normal = (s: string) => s.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT').replace(/\n+/g, '\n').trim();
+const normal = (s: string) =>
+  s
+    .replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT')
+    .replace(/\n+/g, '\n')
+    .trim();
 const snapshot = (dir: string) => new Map(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f))]));
 
 test('compile cache: written on the first run, used on the next, same output; off with SLING_NO_COMPILE_CACHE', async (t) => {
@@ -51,8 +55,14 @@ test('compile cache: written on the first run, used on the next, same output; of
   assert.equal(normal(first.stdout), EXPECTED);
   const files = readdirSync(folder());
   assert.ok(files.length >= 5, `cache files: ${files.join(', ')}`);
-  assert.ok(files.every((f) => f.endsWith('.js.v8')), files.join(', '));
-  assert.ok(files.some((f) => f.startsWith('runner-')), files.join(', '));
+  assert.ok(
+    files.every((f) => f.endsWith('.js.v8')),
+    files.join(', '),
+  );
+  assert.ok(
+    files.some((f) => f.startsWith('runner-')),
+    files.join(', '),
+  );
   const before = snapshot(folder());
   const second = await run();
   assert.equal(second.code, 0, show(second));
@@ -90,7 +100,7 @@ test('compile cache: an unusable cache folder is no error, and nothing is writte
   assert.equal(readFileSync(cache, 'utf8'), 'a file where the cache folder would be');
 });
 
-test('compile cache: a new folder removes this install\'s other sling versions and folders unused for 30 days, nothing else', async (t) => {
+test("compile cache: a new folder removes this install's other sling versions and folders unused for 30 days, nothing else", async (t) => {
   const { run, cache, folder } = await setup(t);
   // A first run: this install's folder and its name.
   assert.equal((await run()).code, 0);
@@ -128,7 +138,11 @@ test('compile cache: two installs of the same version keep their own folders, an
   assert.equal(normal(r.stdout), EXPECTED);
   const folders = foldersOf(cache);
   assert.equal(folders.length, 2, folders.join(', '));
-  for (const f of folders) assert.ok(readdirSync(join(cache, 'v8', f)).some((e) => e.startsWith('runner-')), f);
+  for (const f of folders)
+    assert.ok(
+      readdirSync(join(cache, 'v8', f)).some((e) => e.startsWith('runner-')),
+      f,
+    );
   // --debug prints the stack of an error: each install's own chunks, whichever ran first.
   for (const script of [otherSling, SLING_PATH]) {
     const d = await runSling(['--debug', 'http://127.0.0.1:1/'], { env: { SLING_CACHE_DIR: cache }, script });
@@ -139,7 +153,7 @@ test('compile cache: two installs of the same version keep their own folders, an
   }
 });
 
-test('compile cache: exec and the main command share the folder without rewriting each other\'s entries', async (t) => {
+test("compile cache: exec and the main command share the folder without rewriting each other's entries", async (t) => {
   const { run, main, folder } = await setup(t);
   const expected = (await main({ SLING_NO_COMPILE_CACHE: '1' })).stdout;
   assert.match(expected, /^POST \/x HTTP\/1\.1\n[\s\S]*\n\n\{"a": "1"\}$/);
@@ -180,7 +194,7 @@ test('compile cache: entries of chunks the build no longer has are removed when 
   assert.deepEqual(readdirSync(folder()).sort(), [...files].sort());
 });
 
-test('SLING_NO_CHUNK_LOADER: Node\'s own require (and its compile cache where Node has one), same output', async (t) => {
+test("SLING_NO_CHUNK_LOADER: Node's own require (and its compile cache where Node has one), same output", async (t) => {
   const { run, main, cache } = await setup(t);
   const expected = (await main({ SLING_NO_COMPILE_CACHE: '1' })).stdout;
   for (let i = 0; i < 2; i++) {
@@ -192,7 +206,7 @@ test('SLING_NO_CHUNK_LOADER: Node\'s own require (and its compile cache where No
     assert.equal(m.stdout, expected);
     assert.equal(m.stderr, '');
   }
-  assert.deepEqual(foldersOf(cache), [], 'the loader\'s own cache is not used');
+  assert.deepEqual(foldersOf(cache), [], "the loader's own cache is not used");
   const nodeFolders = existsSync(join(cache, 'v8')) ? readdirSync(join(cache, 'v8')) : [];
   const hasNodeCache = typeof ((await import('node:module')).default as { enableCompileCache?: unknown }).enableCompileCache === 'function';
   if (hasNodeCache) {

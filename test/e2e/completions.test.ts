@@ -35,7 +35,7 @@ function workdir(name: string, text: string): { dir: string; file: string } {
   return { dir, file };
 }
 
-test('completions: every shell\'s script names every flag of the table; an unknown shell is exit 1', async () => {
+test("completions: every shell's script names every flag of the table; an unknown shell is exit 1", async () => {
   for (const shell of ['bash', 'zsh', 'fish', 'powershell']) {
     const text = await script(shell);
     for (const o of [...OPTIONS, ...EXEC_OPTIONS]) {
@@ -75,9 +75,7 @@ test('completions: bash -n accepts the script, and _sling completes flags, value
     [['sling', ''], 'exec completions help'],
     [['sling', 'completions', 'f'], 'fish'],
   ];
-  const calls = cases
-    .map(([words]) => `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); _sling; echo "\${COMPREPLY[*]}"`)
-    .join('\n');
+  const calls = cases.map(([words]) => `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); _sling; echo "\${COMPREPLY[*]}"`).join('\n');
   const r = spawnSync('bash', ['--norc', '-c', `source '${file}'\n${calls}`], { cwd: dir, encoding: 'utf8' });
   assert.equal(r.stderr, '');
   const got = r.stdout.split('\n').slice(0, cases.length);
@@ -134,7 +132,11 @@ test('completions: fish -n accepts the script, and fish completes flags, values 
   const complete = (line: string) => {
     const r = spawnSync('fish', ['--no-config', '-c', `source '${file}'; complete -C '${line}'`], { cwd: dir, encoding: 'utf8' });
     assert.equal(r.stderr, '');
-    return r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0]).sort();
+    return r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split('\t')[0])
+      .sort();
   };
   assert.deepEqual(complete('sling --pre'), ['--pretty']);
   assert.deepEqual(complete('sling --pretty '), ['all', 'colors', 'format', 'none']);

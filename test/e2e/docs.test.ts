@@ -21,7 +21,10 @@ function section(md: string, title: string): string {
   let end = lines.length;
   for (let i = start + 1; i < lines.length; i++) {
     const m = /^(#+) /.exec(lines[i]!);
-    if (m && m[1]!.length <= level) { end = i; break; }
+    if (m && m[1]!.length <= level) {
+      end = i;
+      break;
+    }
   }
   return lines.slice(start, end).join('\n');
 }
@@ -63,8 +66,16 @@ test('docs: every flag of sling --help is in docs/usage.md "All flags", and noth
   const listed = helpFlags(r.stdout);
   assert.ok(listed.length > 40, `only ${listed.length} flags read from --help`);
   const documented = documentedFlags(section(read('docs/usage.md'), 'All flags'));
-  assert.deepEqual([...new Set(listed)].filter((f) => !documented.has(f)), [], 'flags missing from docs/usage.md');
-  assert.deepEqual([...documented].filter((f) => !listed.includes(f)), [], 'docs/usage.md lists flags --help does not');
+  assert.deepEqual(
+    [...new Set(listed)].filter((f) => !documented.has(f)),
+    [],
+    'flags missing from docs/usage.md',
+  );
+  assert.deepEqual(
+    [...documented].filter((f) => !listed.includes(f)),
+    [],
+    'docs/usage.md lists flags --help does not',
+  );
 });
 
 test('docs: every option of sling exec --help of its own is in docs/exec-http.md', async () => {
@@ -74,7 +85,11 @@ test('docs: every option of sling exec --help of its own is in docs/exec-http.md
   const own = helpFlags(r.stdout).filter((f) => !main.includes(f));
   assert.ok(own.includes('--report') && own.includes('-t'), `exec's own options not read: ${own.join(' ')}`);
   const documented = documentedFlags(read('docs/exec-http.md'));
-  assert.deepEqual(own.filter((f) => !documented.has(f)), [], 'exec options missing from docs/exec-http.md');
+  assert.deepEqual(
+    own.filter((f) => !documented.has(f)),
+    [],
+    'exec options missing from docs/exec-http.md',
+  );
 });
 
 test('docs: the --style names are the ones sling accepts', async () => {
@@ -88,7 +103,10 @@ test('docs: the --style names are the ones sling accepts', async () => {
   // --help lists the same names (it once offered dark and light, which were refused).
   const help = (await runSling(['--help'])).stdout;
   const line = entry(help, '--style STYLE');
-  const listed = /colour style: (.*)$/.exec(line)![1]!.split(', ').map((w) => w.split(' ')[0]);
+  const listed = /colour style: (.*)$/
+    .exec(line)![1]!
+    .split(', ')
+    .map((w) => w.split(' ')[0]);
   assert.deepEqual([...listed].sort(), [...styles].sort(), line);
   // and every --format-options name sling takes.
   const fo = entry(help, '--format-options');
@@ -101,12 +119,17 @@ test('docs: the Faker table of docs/exec-http.md names exactly the names sling k
   assert.ok(start >= 0);
   const documented: Record<string, string[]> = {};
   for (const line of text.slice(start).split('\n')) {
-    if (!line.startsWith('| `')) { if (Object.keys(documented).length) break; continue; }
+    if (!line.startsWith('| `')) {
+      if (Object.keys(documented).length) break;
+      continue;
+    }
     const [, cats, methods] = line.split('|').map((c) => c.trim());
     const names = [...cats!.matchAll(/`([A-Za-z]+)`/g)].map((m) => m[1]!);
     const groups = names.length > 1 ? methods!.split(';') : [methods!];
     assert.equal(groups.length, names.length, `row '${line.slice(0, 60)}': one ;-separated group per category`);
-    names.forEach((c, i) => { documented[c] = [...groups[i]!.matchAll(/`([A-Za-z0-9]+)`/g)].map((m) => m[1]!).sort(); });
+    names.forEach((c, i) => {
+      documented[c] = [...groups[i]!.matchAll(/`([A-Za-z0-9]+)`/g)].map((m) => m[1]!).sort();
+    });
   }
   const known = Object.fromEntries(Object.entries(FAKER_NAMES).map(([c, ms]) => [c, Object.keys(ms).sort()]));
   assert.deepEqual(documented, known);
@@ -115,7 +138,18 @@ test('docs: the Faker table of docs/exec-http.md names exactly the names sling k
 test('docs: README.md is under 300 lines and links the reference', () => {
   const readme = read('README.md');
   assert.ok(readme.split('\n').length < 300, `README.md has ${readme.split('\n').length} lines`);
-  for (const page of ['docs/usage.md', 'docs/exec-http.md', 'docs/exec-curl.md', 'docs/config.md', 'docs/exit-codes.md', 'docs/shells.md', 'docs/development.md', 'bench/README.md', 'SECURITY.md', 'ARCHITECTURE.md']) {
+  for (const page of [
+    'docs/usage.md',
+    'docs/exec-http.md',
+    'docs/exec-curl.md',
+    'docs/config.md',
+    'docs/exit-codes.md',
+    'docs/shells.md',
+    'docs/development.md',
+    'bench/README.md',
+    'SECURITY.md',
+    'ARCHITECTURE.md',
+  ]) {
     assert.ok(readme.includes(`](${page})`), `README.md does not link ${page}`);
   }
   // The two commands of a fresh clone, exactly.
@@ -125,7 +159,11 @@ test('docs: README.md is under 300 lines and links the reference', () => {
 
 /** GitHub's anchor for a heading. */
 const slug = (heading: string) =>
-  heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/ /g, '-');
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/ /g, '-');
 
 function anchors(md: string): Set<string> {
   const seen = new Map<string, number>();
@@ -145,7 +183,14 @@ function anchors(md: string): Set<string> {
 }
 
 test('docs: every relative link names a file that exists, and a heading of it', () => {
-  const files = ['README.md', 'SECURITY.md', 'bench/README.md', ...readdirSync(join(REPO_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const files = [
+    'README.md',
+    'SECURITY.md',
+    'bench/README.md',
+    ...readdirSync(join(REPO_ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
   const bad: string[] = [];
   for (const file of files) {
     const md = read(file).replace(/```[\s\S]*?```/g, '');
@@ -155,7 +200,10 @@ test('docs: every relative link names a file that exists, and a heading of it', 
       const [path, fragment] = link.split('#') as [string, string | undefined];
       const target = path ? resolve(dirname(join(REPO_ROOT, file)), path) : join(REPO_ROOT, file);
       // ARCHITECTURE.md is written alongside; a link to it is checked once it exists.
-      if (!existsSync(target)) { if (!target.endsWith('ARCHITECTURE.md')) bad.push(`${file}: ${link} (no such file)`); continue; }
+      if (!existsSync(target)) {
+        if (!target.endsWith('ARCHITECTURE.md')) bad.push(`${file}: ${link} (no such file)`);
+        continue;
+      }
       if (fragment && target.endsWith('.md') && !anchors(readFileSync(target, 'utf8')).has(fragment)) bad.push(`${file}: ${link} (no such heading)`);
     }
   }

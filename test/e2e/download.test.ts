@@ -263,7 +263,9 @@ test('a resume answered with 200 that stalls past --timeout, or is stopped by Ct
   assert.deepEqual(readdirSync(dir), ['e.bin']);
 });
 
-test('a resume answered with 200: the partial file stays whole while the new copy comes, then is replaced (same mode, through a link)', { skip: process.platform === 'win32' ? 'file modes and links differ on Windows' : false }, async (t) => {
+test('a resume answered with 200: the partial file stays whole while the new copy comes, then is replaced (same mode, through a link)', {
+  skip: process.platform === 'win32' ? 'file modes and links differ on Windows' : false,
+}, async (t) => {
   const data = randomBytes(300_000);
   let release = () => {};
   const s = await httpServer(t, (_req, res) => {
@@ -328,7 +330,10 @@ test('a body cut short keeps the partial file, prints the resume command, exits 
   const hint = /resume with: (sling .*)$/m.exec(r.stderr);
   assert.ok(hint, r.stderr);
   assert.match(hint[1]!, /--output big\.bin --continue/);
-  const args = hint[1]!.split(' ').slice(1).map((a) => a.replace(/^'|'$/g, ''));
+  const args = hint[1]!
+    .split(' ')
+    .slice(1)
+    .map((a) => a.replace(/^'|'$/g, ''));
   const again = await runSling(args, { cwd: dir });
   assert.equal(again.code, 0, again.stderr);
   assert.equal(sha(readFileSync(join(dir, 'big.bin'))), sha(data));
@@ -421,7 +426,9 @@ function keptBytes(stderr: string, name: string): number {
   return Number(m[1]);
 }
 
-test('a file that reaches its size limit (EFBIG) keeps what was written, and the message names that exact count', { skip: process.platform === 'win32' ? 'no ulimit on Windows' : false }, async (t) => {
+test('a file that reaches its size limit (EFBIG) keeps what was written, and the message names that exact count', {
+  skip: process.platform === 'win32' ? 'no ulimit on Windows' : false,
+}, async (t) => {
   const data = randomBytes(3_000_000);
   const s = await httpServer(t, rangeHandler(data, { chunk: 100_000 }));
   const dir = tmp();
@@ -517,13 +524,7 @@ test('SIGKILL at 20 random points of a 50 MB download, resumed with -C each time
 
 test('chunked bodies (with extensions and trailers) are decoded by the download fast lane', async (t) => {
   const s = await rawServer(t, (socket) => {
-    socket.end(
-      'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n' +
-        '5;ext=1\r\nhello\r\n' +
-        '1\r\n \r\n' +
-        '5\r\nworld\r\n' +
-        '0\r\nX-Trailer: yes\r\n\r\n',
-    );
+    socket.end('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n' + '5;ext=1\r\nhello\r\n' + '1\r\n \r\n' + '5\r\nworld\r\n' + '0\r\nX-Trailer: yes\r\n\r\n');
   });
   const dir = tmp();
   const r = await runSling(['-o', 'c.txt', `${s.url}/c`], { cwd: dir });
@@ -569,16 +570,22 @@ test('download (-o FILE, -o -): a reset and a clean close are told apart; a body
   // `-o - > out 2>&1`: the error starts a line of its own after the body's open last line.
   const merged = join(dir, 'merged.txt');
   const fd = openSync(merged, 'w');
-  await new Promise<void>((resolve) => spawn(process.execPath, [SLING_PATH, '--timeout', '0.5', '-o', '-', `${srv.url}/stall`], { env: baseEnv(), stdio: ['ignore', fd, fd] }).on('close', () => resolve()));
+  await new Promise<void>((resolve) =>
+    spawn(process.execPath, [SLING_PATH, '--timeout', '0.5', '-o', '-', `${srv.url}/stall`], { env: baseEnv(), stdio: ['ignore', fd, fd] }).on('close', () => resolve()),
+  );
   closeSync(fd);
   assert.match(readFileSync(merged, 'utf8'), /^hello\npart\nsling: error: /m);
 });
 
 test('download over HTTPS: a body that stalls after the head names the bytes that came', { skip: makeCerts() ? undefined : certsUnavailableReason() }, async (t) => {
-  const srv = await httpsServer(t, (_req, res) => {
-    res.writeHead(200, { 'Content-Length': '1000' });
-    res.write('hello\npart');
-  }, { cert: 'good' });
+  const srv = await httpsServer(
+    t,
+    (_req, res) => {
+      res.writeHead(200, { 'Content-Length': '1000' });
+      res.write('hello\npart');
+    },
+    { cert: 'good' },
+  );
   const dir = mkdtempSync(join(tmpdir(), 'sling-dl-tls-stall-'));
   const r = await runSling(['--verify=no', '--timeout', '0.5', '-o', join(dir, 's.txt'), `${srv.url}/stall`], { cwd: dir });
   assertError(r, 2, /stopped sending the response body for longer than 0\.5s \(--timeout\) after 10 bytes; '.*s\.txt' keeps 10 bytes$/m);

@@ -53,7 +53,9 @@ test('sling --curl: the printed command sends the request sling sends (with curl
   }
 });
 
-test('sling --curl for a response that may be compressed: the printed command has --compressed, sends the same Accept-Encoding and prints the decoded body (issue 29 item 6)', { skip: noCurl }, async (t) => {
+test('sling --curl for a response that may be compressed: the printed command has --compressed, sends the same Accept-Encoding and prints the decoded body (issue 29 item 6)', {
+  skip: noCurl,
+}, async (t) => {
   const { gzipSync } = await import('node:zlib');
   const { startHttp, headerValues } = await import('../helpers/servers.js');
   const text = 'smart text, '.repeat(50) + '\n';
@@ -127,7 +129,10 @@ test('sling exec --to curl and --to http: converted files send the same requests
   const viaHttp = await run('converted.http');
   // The binary bodies cannot live in a .http file; the JSON request and the GET come through.
   const key = (q: RawRequest) => `${q.method} ${q.target} ${q.body.toString('latin1')}`;
-  assert.deepEqual(viaHttp.map(key).filter((k) => k.includes('/g?') || k.includes('/json')), original.map(key).filter((k) => k.includes('/g?') || k.includes('/json')));
+  assert.deepEqual(
+    viaHttp.map(key).filter((k) => k.includes('/g?') || k.includes('/json')),
+    original.map(key).filter((k) => k.includes('/g?') || k.includes('/json')),
+  );
 });
 
 test('sling exec --to http warns about what a .http file cannot hold: a final line break, a literal {{, a redirect limit', async () => {
@@ -180,7 +185,7 @@ test('sling exec --to http warns about what a .http file cannot hold: a final li
   assert.match(r.stderr, /\/form \(line 9\): a form body with line breaks or blanks around = and & is sent differently/);
 });
 
-test('--to http keeps a curl -g target byte for byte (# @no-auto-encoding) and a command\'s cookies its own (# @no-cookie-jar); --curl pipes a large body through printf', async (t) => {
+test("--to http keeps a curl -g target byte for byte (# @no-auto-encoding) and a command's cookies its own (# @no-cookie-jar); --curl pipes a large body through printf", async (t) => {
   const srv = await startCurlCapture();
   t.after(() => srv.close());
   const dir = mkdtempSync(join(tmpdir(), 'sling-conv-'));
@@ -196,8 +201,15 @@ test('--to http keeps a curl -g target byte for byte (# @no-auto-encoding) and a
   const back = await runSling(['exec', 'c.http'], { cwd: dir, env: { HOME: home } });
   assert.equal(back.code, 0, back.stderr);
   const again = srv.requests.splice(0);
-  assert.deepEqual(again.map((q) => q.target), sent.map((q) => q.target));
-  assert.equal(again[1]!.headers.some(([n]) => n.toLowerCase() === 'cookie'), false, 'the cookie of the first command stays there');
+  assert.deepEqual(
+    again.map((q) => q.target),
+    sent.map((q) => q.target),
+  );
+  assert.equal(
+    again[1]!.headers.some(([n]) => n.toLowerCase() === 'cookie'),
+    false,
+    'the cookie of the first command stays there',
+  );
 
   writeFileSync(join(dir, 'big.txt'), 'a'.repeat(140_000));
   const printed = await runSling(['--curl', 'POST', `${srv.url}/big`, '@big.txt'], { cwd: dir });

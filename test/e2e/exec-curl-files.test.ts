@@ -74,7 +74,7 @@ test('`> file` is emptied when the command starts, also when it fails; a file th
   assert.equal(readFileSync(join(d, 'out.txt'), 'utf8'), '', show(r));
   assert.match(r.stderr, /r\.sh:2:1: cannot open '\/nonexistent-dir\/x' for the command's output: no such file or folder; the command is not run/);
   assert.ok(!s.requests.some((q) => q.url === '/never'), 'not sent');
-  assert.equal(readFileSync(join(d, 'piped.txt'), 'utf8'), 'hello', '| cat > file writes curl\'s output');
+  assert.equal(readFileSync(join(d, 'piped.txt'), 'utf8'), 'hello', "| cat > file writes curl's output");
   assert.equal(r.code, 4, 'the first failure: -f on a 404');
 });
 
@@ -83,7 +83,11 @@ test('set -e: a command followed by || or && does not stop the script, and a || 
   const d = dir();
   writeFileSync(join(d, 'e.sh'), `set -e\ncurl -sf ${s.url}/404 || true\ncurl -sf ${s.url}/404 && curl -s ${s.url}/skipped\ncurl -s ${s.url}/last\n`);
   const r = await runSling(['exec', 'e.sh'], { cwd: d });
-  assert.deepEqual(s.requests.map((q) => q.url), ['/404', '/404', '/last'], show(r));
+  assert.deepEqual(
+    s.requests.map((q) => q.url),
+    ['/404', '/404', '/last'],
+    show(r),
+  );
   // The && list's failure is the script's status in bash too (set -e exempts it, the status stays).
   assert.equal(r.code, 4, show(r));
   writeFileSync(join(d, 'f.sh'), `set -e\ncurl -sf ${s.url}/404 || true\ncurl -s ${s.url}/ok\n`);
@@ -93,7 +97,10 @@ test('set -e: a command followed by || or && does not stop the script, and a || 
 test('-D to a file that cannot be written is an error line naming the command; the rest runs. -O keeps %20; -O without a name fails; --output-dir needs the folder', async (t) => {
   const s = await httpServer(t, routes);
   const d = dir();
-  writeFileSync(join(d, 'd.sh'), `curl -s -D /nonexistent-dir/h -o /dev/null ${s.url}/first\ncurl -s -O ${s.url}/files/a%20b.bin\ncurl -s -O ${s.url}/\ncurl -s --output-dir od -o x.txt ${s.url}/x\ncurl -s --create-dirs --output-dir od2 -o y.txt ${s.url}/y\n`);
+  writeFileSync(
+    join(d, 'd.sh'),
+    `curl -s -D /nonexistent-dir/h -o /dev/null ${s.url}/first\ncurl -s -O ${s.url}/files/a%20b.bin\ncurl -s -O ${s.url}/\ncurl -s --output-dir od -o x.txt ${s.url}/x\ncurl -s --create-dirs --output-dir od2 -o y.txt ${s.url}/y\n`,
+  );
   const r = await runSling(['exec', 'd.sh'], { cwd: d });
   assert.match(r.stderr, /^sling: error: d\.sh:1:1: -D: cannot write '\/nonexistent-dir\/h': no such file or folder$/m, show(r));
   assert.equal(readFileSync(join(d, 'a%20b.bin'), 'utf8'), 'hello');
@@ -130,7 +137,10 @@ test('-w after -L: %{num_redirects} and %{url_effective} are the final ones; %{r
     } else res.end('end');
   });
   const d = dir();
-  writeFileSync(join(d, 'w.sh'), `curl -s -L -o /dev/null -w '%{num_redirects} %{url_effective}\\n' ${s.url}/redir/2 > w1.txt\ncurl -s -o /dev/null -w '%{redirect_url} %{num_redirects}\\n' ${s.url}/redir/0 > w2.txt\n`);
+  writeFileSync(
+    join(d, 'w.sh'),
+    `curl -s -L -o /dev/null -w '%{num_redirects} %{url_effective}\\n' ${s.url}/redir/2 > w1.txt\ncurl -s -o /dev/null -w '%{redirect_url} %{num_redirects}\\n' ${s.url}/redir/0 > w2.txt\n`,
+  );
   assertExit(await runSling(['exec', 'w.sh'], { cwd: d }), 0);
   assert.equal(readFileSync(join(d, 'w1.txt'), 'utf8'), `3 ${s.url}/end\n`);
   assert.equal(readFileSync(join(d, 'w2.txt'), 'utf8'), `${s.url}/end 0\n`);
@@ -159,10 +169,16 @@ test('-b NAME=VALUE goes with every hop of -L, to another host too, as curl send
   const d = dir();
   writeFileSync(join(d, 'b.sh'), `curl -s -L -b k=v ${s.url}/start\n`);
   assertExit(await runSling(['exec', 'b.sh'], { cwd: d }), 0);
-  assert.deepEqual(s.requests.map((q) => [q.url, header(q, 'cookie')]), [['/start', 'k=v'], ['/next', 'k=v']]);
+  assert.deepEqual(
+    s.requests.map((q) => [q.url, header(q, 'cookie')]),
+    [
+      ['/start', 'k=v'],
+      ['/next', 'k=v'],
+    ],
+  );
 });
 
-test('-c - writes the cookie jar to the command\'s output (here a file); -c to a folder that does not exist is an error line', async (t) => {
+test("-c - writes the cookie jar to the command's output (here a file); -c to a folder that does not exist is an error line", async (t) => {
   const s = await httpServer(t, (_q, res) => {
     res.writeHead(200, { 'Set-Cookie': 'sid=abc; Path=/' });
     res.end('body\n');
@@ -176,7 +192,7 @@ test('-c - writes the cookie jar to the command\'s output (here a file); -c to a
   assertError(r, 1, /^sling: error: c\.sh:2:1: -c: cannot write the cookie jar '\/nonexistent-dir\/jar': no such file or folder$/m);
 });
 
-test('-D and -i after -L write every hop\'s headers, as curl does', async (t) => {
+test("-D and -i after -L write every hop's headers, as curl does", async (t) => {
   const s = await httpServer(t, (q, res) => {
     if (q.url === '/a') {
       res.writeHead(302, { Location: '/b', 'X-Hop': 'a' });
@@ -190,10 +206,10 @@ test('-D and -i after -L write every hop\'s headers, as curl does', async (t) =>
   assert.match(hdrs, /^HTTP\/1\.1 302 Found\r\n(?:.*\r\n)*X-Hop: a\r\n(?:.*\r\n)*\r\nHTTP\/1\.1 200 OK\r\n/, hdrs);
   const inc = readFileSync(join(d, 'inc.txt'), 'latin1');
   assert.match(inc, /^HTTP\/1\.1 302 Found\r\n[\s\S]*\r\n\r\nHTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\nfinal$/, inc);
-  assert.doesNotMatch(inc, /moving/, 'a redirect\'s body is not written');
+  assert.doesNotMatch(inc, /moving/, "a redirect's body is not written");
 });
 
-test('-I writes the headers as the command\'s output (to > file, or to -o)', async (t) => {
+test("-I writes the headers as the command's output (to > file, or to -o)", async (t) => {
   const s = await httpServer(t, (_q, res) => {
     res.writeHead(200, { 'X-Seen': 'yes', 'Content-Length': '5' });
     res.end();
@@ -202,5 +218,8 @@ test('-I writes the headers as the command\'s output (to > file, or to -o)', asy
   writeFileSync(join(d, 'i.sh'), `curl -s -I ${s.url}/h > head.txt\ncurl -s -I -o head2.txt ${s.url}/h\n`);
   assertExit(await runSling(['exec', 'i.sh'], { cwd: d }), 0);
   for (const f of ['head.txt', 'head2.txt']) assert.match(readFileSync(join(d, f), 'latin1'), /^HTTP\/1\.1 200 OK\r\n(?:.*\r\n)*X-Seen: yes\r\n(?:.*\r\n)*\r\n$/, f);
-  assert.deepEqual(s.requests.map((q) => q.method), ['HEAD', 'HEAD']);
+  assert.deepEqual(
+    s.requests.map((q) => q.method),
+    ['HEAD', 'HEAD'],
+  );
 });

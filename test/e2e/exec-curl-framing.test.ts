@@ -103,7 +103,10 @@ test('curl framing over HTTPS: the method as written, `Name:` bare, no Connectio
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stderr, '');
   if (noCurl) return assertCurlFraming(heads, (p) => p);
-  assert.ok(curl.every((c) => c.status === 0), curl.map((c) => c.stderr).join(''));
+  assert.ok(
+    curl.every((c) => c.status === 0),
+    curl.map((c) => c.stderr).join(''),
+  );
   assertCurlFraming(heads.slice(3), (p) => p);
   assertSameAsCurl(heads.slice(0, 3), heads.slice(3));
 });
@@ -120,7 +123,10 @@ test('curl framing through a plain-HTTP proxy: absolute target, Proxy-Connection
   assertCurlFraming(own, (p) => `http://origin.test:8080${p}`);
   for (const h of own) assert.match(h, /\r\nProxy-Connection: Keep-Alive\r\n/);
   if (!noCurl) {
-    assert.ok(curl.every((c) => c.status === 0), curl.map((c) => c.stderr).join(''));
+    assert.ok(
+      curl.every((c) => c.status === 0),
+      curl.map((c) => c.stderr).join(''),
+    );
     assertSameAsCurl(heads.slice(0, 3), own);
   }
 });

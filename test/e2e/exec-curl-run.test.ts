@@ -50,11 +50,18 @@ test('exec curl: -o, -O with --output-dir, > file, -D and -w', async (t) => {
 test('exec curl: -f and --fail-with-body count as --check-status; && skips, || runs', async (t) => {
   const srv = await server(t);
   const dir = workdir({
-    'calls.curl': [`curl -f ${srv.url}/status/404 && curl ${srv.url}/skipped`, `curl --fail-with-body -o body.txt ${srv.url}/status/503 || curl ${srv.url}/fallback`, `curl ${srv.url}/status/500`].join('\n'),
+    'calls.curl': [
+      `curl -f ${srv.url}/status/404 && curl ${srv.url}/skipped`,
+      `curl --fail-with-body -o body.txt ${srv.url}/status/503 || curl ${srv.url}/fallback`,
+      `curl ${srv.url}/status/500`,
+    ].join('\n'),
   });
   const r = await exec(dir, ['calls.curl']);
   assert.equal(r.code, 4, r.stderr);
-  assert.deepEqual(srv.requests.map((q) => q.target), ['/status/404', '/status/503', '/fallback', '/status/500']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.target),
+    ['/status/404', '/status/503', '/fallback', '/status/500'],
+  );
   assert.match(r.stderr, /calls\.curl:1:\d+: skipped: the command before && failed/);
   assert.match(readFileSync(join(dir, 'body.txt'), 'utf8'), /"n":2/);
 });
@@ -74,7 +81,10 @@ test('exec curl: --offline prints every request and sends nothing', async (t) =>
   const r = await exec(dir, ['--offline', 'c.curl']);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(srv.requests.length, 0);
-  assert.match(r.stdout, /POST \/p HTTP\/1\.1\r?\nHost: 127\.0\.0\.1:\d+\r?\nAuthorization: Basic YTpi\r?\nUser-Agent: sling\/[^\n]+\nAccept: \*\/\*\r?\nContent-Length: 3\r?\nContent-Type: application\/x-www-form-urlencoded/);
+  assert.match(
+    r.stdout,
+    /POST \/p HTTP\/1\.1\r?\nHost: 127\.0\.0\.1:\d+\r?\nAuthorization: Basic YTpi\r?\nUser-Agent: sling\/[^\n]+\nAccept: \*\/\*\r?\nContent-Length: 3\r?\nContent-Type: application\/x-www-form-urlencoded/,
+  );
   assert.match(r.stdout, /GET \/g\?q=1 HTTP\/1\.1/);
 });
 
@@ -105,7 +115,10 @@ test('exec curl: unsupported options warn and the request still goes; a missing 
   assert.match(r.stderr, /c\.sh:1:6: --capath: a CA directory is not supported/);
   assert.match(r.stderr, /c\.sh:1:18: --limit-rate/);
   assert.match(r.stderr, /c\.sh:2:1: -F: cannot read the file 'missing\.bin'/);
-  assert.deepEqual(srv.requests.map((q) => q.target), ['/w', '/after']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.target),
+    ['/w', '/after'],
+  );
 });
 
 test('exec curl: $VARIABLES from --env and the process environment, @- from stdin', async (t) => {
@@ -132,7 +145,7 @@ test('exec curl: an unset variable expands to nothing, with a warning', async (t
   assert.equal(srv.requests[0]!.headers.find(([n]) => n === 'X-T')?.[1], '[]');
 });
 
-test('exec curl: -w after a failed connection writes 000, curl\'s exit code and the reason; -c still writes its jar', async (t) => {
+test("exec curl: -w after a failed connection writes 000, curl's exit code and the reason; -c still writes its jar", async (t) => {
   const { closedPort } = await import('../helpers/servers.js');
   const dead = await closedPort();
   const dir = workdir({
@@ -201,7 +214,11 @@ test('exec curl: shell and curl details as bash and curl 7.88 have them (review)
     ].join('\n'),
   });
   const r = await exec(dir, ['r.sh']);
-  assert.deepEqual(srv.requests.map((q) => q.target), ['/w', '/heredoc', '/cfg', '/pwd', '/split2', '/split', 'http://example.test/viaproxy', '/status/404', '/after-pipe'], r.stderr);
+  assert.deepEqual(
+    srv.requests.map((q) => q.target),
+    ['/w', '/heredoc', '/cfg', '/pwd', '/split2', '/split', 'http://example.test/viaproxy', '/status/404', '/after-pipe'],
+    r.stderr,
+  );
   assert.match(r.stdout, /^\[application\/json\]\[\]$/m);
   assert.match(r.stderr, /unknown --write-out variable: 'nope'/);
   assert.match(r.stderr, /--data-raw="eq": not a curl option \(in a config file, curl warns and goes on\): ignored/);
@@ -210,7 +227,10 @@ test('exec curl: shell and curl details as bash and curl 7.88 have them (review)
   assert.equal(srv.requests[4]!.body.toString(), 'a', 'unquoted ${V:-a URL} is two words: -d a, and a URL');
   assert.equal(srv.requests[5]!.body.toString(), 'a');
   const proxied = srv.requests[6]!;
-  assert.deepEqual(proxied.headers.find(([n]) => n.toLowerCase() === 'proxy-connection'), ['Proxy-Connection', 'Keep-Alive']);
+  assert.deepEqual(
+    proxied.headers.find(([n]) => n.toLowerCase() === 'proxy-connection'),
+    ['Proxy-Connection', 'Keep-Alive'],
+  );
 });
 
 test('exec curl: -O with a URL that names no file sends nothing; an empty {} glob is a parse error', async (t) => {
@@ -219,14 +239,20 @@ test('exec curl: -O with a URL that names no file sends nothing; an empty {} glo
   const r = await exec(dir, ['o.sh']);
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stderr, /o\.sh:1:\d+: -O: the URL has no file name to save to/);
-  assert.deepEqual(srv.requests.map((q) => q.target), ['/next']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.target),
+    ['/next'],
+  );
   const g = await exec(dir, ['g.sh']);
   assert.equal(g.code, 1);
   assert.match(g.stderr, /empty braces/);
-  assert.deepEqual(srv.requests.map((q) => q.target), ['/next']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.target),
+    ['/next'],
+  );
 });
 
-test('exec curl: -o /dev/stdout and -D /dev/stdout are the command\'s output (its > file), never sling\'s own stdout reopened', async (t) => {
+test("exec curl: -o /dev/stdout and -D /dev/stdout are the command's output (its > file), never sling's own stdout reopened", async (t) => {
   const srv = await server(t);
   const dir = workdir({ 's.sh': `curl -s -o /dev/stdout ${srv.url}/a > f.txt\ncurl -s -D /dev/stdout -o /dev/null ${srv.url}/b >> f.txt\n` });
   const out = join(dir, 'sling-out.txt');
@@ -350,7 +376,12 @@ test('exec curl: -C - resumes the file -O names and the one in --output-dir, as 
     'name.bin': full.subarray(0, 40),
     'd/x.bin': full.subarray(0, 40),
     'd/name2.bin': full.subarray(0, 40),
-    'c.sh': [`curl -s -C - -O ${srv.url}/file/name.bin`, `curl -s -C - --output-dir d -o x.bin -w 'f=%{filename_effective}\\n' ${srv.url}/file/x`, `curl -s -C - --output-dir d -O ${srv.url}/file/name2.bin`].join('\n') + '\n',
+    'c.sh':
+      [
+        `curl -s -C - -O ${srv.url}/file/name.bin`,
+        `curl -s -C - --output-dir d -o x.bin -w 'f=%{filename_effective}\\n' ${srv.url}/file/x`,
+        `curl -s -C - --output-dir d -O ${srv.url}/file/name2.bin`,
+      ].join('\n') + '\n',
   });
   const r = await exec(dir, ['c.sh']);
   assert.equal(r.code, 0, r.stderr);
@@ -364,23 +395,30 @@ test('exec curl: --noproxy, -x "", env -i and env -u leave out a proxy from the 
   const srv = await server(t);
   const proxy = await proxyServer(t);
   const dir = workdir({
-    'c.sh': [
-      `export http_proxy=${proxy.url}`,
-      `curl -s --noproxy '*' ${srv.url}/np1`,
-      `curl -s -x '' ${srv.url}/np2`,
-      `curl -s --noproxy 127.0.0.1 ${srv.url}/np3`,
-      `curl -s --noproxy other.example ${srv.url}/via`,
-      // env -i: no exported variables; env -u: that one out; exec: nothing runs after it.
-      `env -i curl -s ${srv.url}/envi`,
-      `env -u http_proxy curl -s ${srv.url}/envu`,
-      `exec curl -s ${srv.url}/last`,
-      `curl -s ${srv.url}/never`,
-    ].join('\n') + '\n',
+    'c.sh':
+      [
+        `export http_proxy=${proxy.url}`,
+        `curl -s --noproxy '*' ${srv.url}/np1`,
+        `curl -s -x '' ${srv.url}/np2`,
+        `curl -s --noproxy 127.0.0.1 ${srv.url}/np3`,
+        `curl -s --noproxy other.example ${srv.url}/via`,
+        // env -i: no exported variables; env -u: that one out; exec: nothing runs after it.
+        `env -i curl -s ${srv.url}/envi`,
+        `env -u http_proxy curl -s ${srv.url}/envu`,
+        `exec curl -s ${srv.url}/last`,
+        `curl -s ${srv.url}/never`,
+      ].join('\n') + '\n',
   });
   const r = await exec(dir, ['c.sh']);
   assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual(proxy.plainRequests.map((q) => new URL(q.url).pathname), ['/via', '/last']);
-  assert.deepEqual(srv.requests.map((q) => q.target), ['/np1', '/np2', '/np3', '/via', '/envi', '/envu', '/last']);
+  assert.deepEqual(
+    proxy.plainRequests.map((q) => new URL(q.url).pathname),
+    ['/via', '/last'],
+  );
+  assert.deepEqual(
+    srv.requests.map((q) => q.target),
+    ['/np1', '/np2', '/np3', '/via', '/envi', '/envu', '/last'],
+  );
 });
 
 test('exec curl: a gzip body cut short leaves what came in the -o file: decoded as far as it goes with --compressed, the raw bytes without, as curl does', async (t) => {
@@ -418,23 +456,35 @@ test('exec curl: a proxy that never answers: the time-out says it went through t
   assert.match(r.stderr, new RegExp(`no answer from 127\\.0\\.0\\.1:9 \\(through proxy ${proxy.replace(/\./g, '\\.')}\\) within 0\\.5s \\(--max-time\\)`));
 });
 
-test('exec curl: a proxy from the environment sling runs in: unset and a plain assignment in the file change it as bash would; HTTP_PROXY is not curl\'s', async (t) => {
+test("exec curl: a proxy from the environment sling runs in: unset and a plain assignment in the file change it as bash would; HTTP_PROXY is not curl's", async (t) => {
   const srv = await server(t);
   const proxy = await proxyServer(t);
   const dir = workdir({
-    'c.sh': [`curl -s ${srv.url}/via1`, 'unset http_proxy', `curl -s ${srv.url}/direct1`, `export http_proxy=${proxy.url}`, `curl -s ${srv.url}/via2`, "http_proxy=''", `curl -s ${srv.url}/direct2`].join('\n') + '\n',
+    'c.sh':
+      [`curl -s ${srv.url}/via1`, 'unset http_proxy', `curl -s ${srv.url}/direct1`, `export http_proxy=${proxy.url}`, `curl -s ${srv.url}/via2`, "http_proxy=''", `curl -s ${srv.url}/direct2`].join(
+        '\n',
+      ) + '\n',
     'u.sh': `curl -s ${srv.url}/upper\n`,
   });
   const r = await exec(dir, ['c.sh'], { env: { http_proxy: proxy.url } });
   assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual(proxy.plainRequests.map((q) => new URL(q.url).pathname), ['/via1', '/via2']);
+  assert.deepEqual(
+    proxy.plainRequests.map((q) => new URL(q.url).pathname),
+    ['/via1', '/via2'],
+  );
   const u = await exec(dir, ['u.sh'], { env: { HTTP_PROXY: proxy.url } });
   assert.equal(u.code, 0, u.stderr);
-  assert.deepEqual(proxy.plainRequests.map((q) => new URL(q.url).pathname), ['/via1', '/via2']);
-  assert.deepEqual(srv.requests.map((q) => q.target), ['/via1', '/direct1', '/via2', '/direct2', '/upper']);
+  assert.deepEqual(
+    proxy.plainRequests.map((q) => new URL(q.url).pathname),
+    ['/via1', '/via2'],
+  );
+  assert.deepEqual(
+    srv.requests.map((q) => q.target),
+    ['/via1', '/direct1', '/via2', '/direct2', '/upper'],
+  );
 });
 
-test('exec curl: -H \'Name;\' goes out as `Name:` with nothing after the colon, as curl sends it', async (t) => {
+test("exec curl: -H 'Name;' goes out as `Name:` with nothing after the colon, as curl sends it", async (t) => {
   const net = await import('node:net');
   const heads: string[] = [];
   const srv = net.createServer((c) => c.once('data', (d: Buffer) => (heads.push(d.toString('latin1')), c.end('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n'))));

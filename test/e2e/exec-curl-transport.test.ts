@@ -124,11 +124,17 @@ test('--http2 over TLS negotiates h2 with ALPN (and HTTP/1.1 when the server onl
   const port = (srv.address() as { port: number }).port;
   const r = await both(`curl -s -o /dev/null --http2 --cacert ${certs!.caCert} https://127.0.0.1:${port}/tls`);
   assert.deepEqual([r.curl, r.sling], [0, 0], r.stderr);
-  assert.deepEqual(seen.map((s) => s.version), ['2.0', '2.0']);
+  assert.deepEqual(
+    seen.map((s) => s.version),
+    ['2.0', '2.0'],
+  );
   // Without --http2: HTTP/1.1 for both.
   const h1 = await both(`curl -s -o /dev/null --http1.1 --cacert ${certs!.caCert} https://127.0.0.1:${port}/tls`);
   assert.deepEqual([h1.curl, h1.sling], [0, 0], h1.stderr);
-  assert.deepEqual(seen.slice(2).map((s) => s.version), ['1.1', '1.1']);
+  assert.deepEqual(
+    seen.slice(2).map((s) => s.version),
+    ['1.1', '1.1'],
+  );
 });
 
 test('-4 resolves localhost to IPv4', { skip: noCurl }, async (t) => {
@@ -229,7 +235,10 @@ test('--http2 on http:// to a server that accepts h2c: a request with a body is 
   assert.equal(r.code, 6, r.stderr);
   assert.deepEqual(log, ['h1 POST /post HTTP/1.1 upgrade=true']);
   const lines = r.stderr.trim().split('\n');
-  assert.match(lines[0]!, /^sling: error: c\.sh:1: 127\.0\.0\.1:\d+ switched to HTTP\/2 \(101 Switching Protocols, accepting the h2c upgrade offer\): sling cannot go on with that connection and does not send a POST request with a body twice$/);
+  assert.match(
+    lines[0]!,
+    /^sling: error: c\.sh:1: 127\.0\.0\.1:\d+ switched to HTTP\/2 \(101 Switching Protocols, accepting the h2c upgrade offer\): sling cannot go on with that connection and does not send a POST request with a body twice$/,
+  );
   assert.equal(lines[1], "  hint: ask for HTTP/2 with prior knowledge: curl's --http2-prior-knowledge, or `HTTP/2 (Prior Knowledge)` at the end of a .http request line");
   assert.equal(lines.length, 2, r.stderr);
 });
@@ -358,7 +367,11 @@ test('-m bounds the whole transfer (redirects and a body that keeps trickling) a
     if (req.url === '/slow') return void setTimeout(() => res.end('late answer'), 700);
     if (req.url === '/redir') return void setTimeout(() => res.writeHead(302, { Location: '/trickle' }).end(), 300);
     res.writeHead(200, { 'Content-Type': 'text/plain' });
-    trickle((s) => res.write(s), () => res.end(), (fn) => res.on('close', fn));
+    trickle(
+      (s) => res.write(s),
+      () => res.end(),
+      (fn) => res.on('close', fn),
+    );
   };
   const plain = http.createServer(handler);
   await new Promise<void>((r) => plain.listen(0, '127.0.0.1', r));
@@ -369,7 +382,11 @@ test('-m bounds the whole transfer (redirects and a body that keeps trickling) a
     stream.on('error', () => {}); // the client gave up on it
     if (headers[':path'] === '/slow') return void setTimeout(() => (stream.respond({ ':status': 200 }), stream.end('late answer')), 700);
     stream.respond({ ':status': 200, 'content-type': 'text/plain' });
-    trickle((s) => stream.write(s), () => stream.end(), (fn) => stream.on('close', fn));
+    trickle(
+      (s) => stream.write(s),
+      () => stream.end(),
+      (fn) => stream.on('close', fn),
+    );
   });
   await new Promise<void>((r) => h2.listen(0, '127.0.0.1', r));
   t.after(() => h2.close());
@@ -458,7 +475,7 @@ test('an HTTP/2-only server, or one that does not speak HTTP, asked in HTTP/1.1:
   assert.match(main.stderr, /did not answer in HTTP: its answer begins 'SSH-2\.0-/);
 });
 
-test('-f ends the transfer at an HTTP error\'s head, as curl does: the body is not waited for (HTTP/1.1 and HTTP/2)', async (t) => {
+test("-f ends the transfer at an HTTP error's head, as curl does: the body is not waited for (HTTP/1.1 and HTTP/2)", async (t) => {
   const raw = net.createServer((c) => c.once('data', () => c.write('HTTP/1.1 500 Internal Server Error\r\nContent-Length: 10\r\n\r\nab')));
   const held: net.Socket[] = [];
   raw.on('connection', (c) => held.push(c));
@@ -475,7 +492,14 @@ test('-f ends the transfer at an HTTP error\'s head, as curl does: the body is n
   const port = (s: net.Server) => (s.address() as { port: number }).port;
   const w = `-w '%{http_code} %{size_download} %{exitcode}\\n'`;
   const d = dir();
-  writeFileSync(join(d, 'c.sh'), [`curl -s -f -m 5 ${w} http://127.0.0.1:${port(raw)}/`, `curl -s -f -m 5 --http2-prior-knowledge ${w} http://127.0.0.1:${port(h2)}/`, `curl -s -f -m 5 -o x.bin ${w} http://127.0.0.1:${port(raw)}/`].join('\n') + '\n');
+  writeFileSync(
+    join(d, 'c.sh'),
+    [
+      `curl -s -f -m 5 ${w} http://127.0.0.1:${port(raw)}/`,
+      `curl -s -f -m 5 --http2-prior-knowledge ${w} http://127.0.0.1:${port(h2)}/`,
+      `curl -s -f -m 5 -o x.bin ${w} http://127.0.0.1:${port(raw)}/`,
+    ].join('\n') + '\n',
+  );
   const r = await runSling(['exec', '-b', 'c.sh'], { cwd: d, env: { HOME: home } });
   // With the body waited for, -m would end each one with a timeout (exit 2, %{exitcode} 28).
   assert.equal(r.code, 5, r.stderr);
@@ -512,7 +536,10 @@ test('-L then a hop that fails: -w reports the last answer (302), the redirects 
   t.after(() => new Promise((r) => srv.close(r)));
   const base = `http://127.0.0.1:${(srv.address() as { port: number }).port}`;
   const d = dir();
-  writeFileSync(join(d, 'c.sh'), `curl -s -L -m 1.4 -D heads.txt -o /dev/null -w '%{http_code} %{num_redirects} %{url_effective} %{exitcode}\\n' '${base}/redir?n=5'\ncurl -s -L --max-redirs 1 -o /dev/null '${base}/redir?n=5'\n`);
+  writeFileSync(
+    join(d, 'c.sh'),
+    `curl -s -L -m 1.4 -D heads.txt -o /dev/null -w '%{http_code} %{num_redirects} %{url_effective} %{exitcode}\\n' '${base}/redir?n=5'\ncurl -s -L --max-redirs 1 -o /dev/null '${base}/redir?n=5'\n`,
+  );
   const r = await runSling(['exec', '-b', 'c.sh'], { cwd: d, env: { HOME: home } });
   assert.equal(r.code, 2, r.stderr);
   // 0.4 s a hop: three redirects came within 1.4 s; the fourth request (n=2) ran out of time.
@@ -536,7 +563,7 @@ test('--speed-limit / --speed-time: a transfer without a byte for that long is g
   assert.match(r.stderr, /c\.sh:2:1: --speed-limit 1000: sling gives up after --speed-time seconds without a byte/);
 });
 
-test('as curl: -f -i keeps the error\'s head; past --max-redirs -w reports the last redirect\'s size, count and URL; Retry-After wins over --retry-delay unless it passes --retry-max-time', async (t) => {
+test("as curl: -f -i keeps the error's head; past --max-redirs -w reports the last redirect's size, count and URL; Retry-After wins over --retry-delay unless it passes --retry-max-time", async (t) => {
   const hits = new Map<string, number>();
   const srv = http.createServer((req, res) => {
     const u = new URL(req.url!, 'http://x');
@@ -555,13 +582,16 @@ test('as curl: -f -i keeps the error\'s head; past --max-redirs -w reports the l
   t.after(() => new Promise((r) => srv.close(r)));
   const base = `http://127.0.0.1:${(srv.address() as { port: number }).port}`;
   const d = dir();
-  writeFileSync(join(d, 'c.sh'), [
-    `curl -s -f -i ${base}/404 > head.txt`,
-    `curl -s -f -o /dev/null -w 'e=%{errormsg}\\n' ${base}/404`,
-    `curl -s -L --max-redirs 1 -o /dev/null -w '%{size_download} %{num_redirects} %{url_effective}\\n' '${base}/redir?n=3'`,
-    `curl -s -o /dev/null --retry 1 --retry-delay 3 ${base}/soon`,
-    `curl -s -o /dev/null --retry 1 --retry-max-time 2 ${base}/late`,
-  ].join('\n') + '\n');
+  writeFileSync(
+    join(d, 'c.sh'),
+    [
+      `curl -s -f -i ${base}/404 > head.txt`,
+      `curl -s -f -o /dev/null -w 'e=%{errormsg}\\n' ${base}/404`,
+      `curl -s -L --max-redirs 1 -o /dev/null -w '%{size_download} %{num_redirects} %{url_effective}\\n' '${base}/redir?n=3'`,
+      `curl -s -o /dev/null --retry 1 --retry-delay 3 ${base}/soon`,
+      `curl -s -o /dev/null --retry 1 --retry-max-time 2 ${base}/late`,
+    ].join('\n') + '\n',
+  );
   const r = await runSling(['exec', '-b', 'c.sh'], { cwd: d, env: { HOME: home } });
   // The first failure's code: -f on the 404.
   assert.equal(r.code, 4, r.stderr);

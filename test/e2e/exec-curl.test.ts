@@ -59,7 +59,7 @@ const CASES: Case[] = [
     ].join('\n'),
   },
   {
-    name: 'methods: -X as written, -I, -T file and stdin, -r, -C, -z, -X POST without a body, -d \'\'',
+    name: "methods: -X as written, -I, -T file and stdin, -r, -C, -z, -X POST without a body, -d ''",
     script: `curl -X wHat {U}/x\ncurl -I {U}/i\ncurl -T up.txt {U}/dir/\ncurl -T - {U}/stdin < up.txt\ncurl -r 0-5 {U}/r\ncurl -r 600 {U}/r2\ncurl -C 100 -z 20230101 {U}/z\ncurl -z -20230101 {U}/z2\ncurl -X POST {U}/nobody\ncurl -X DELETE {U}/del\ncurl -d '' {U}/emptybody\n`,
     files: { 'up.txt': 'hello upload\n' },
   },
@@ -68,7 +68,7 @@ const CASES: Case[] = [
     script: `curl '{U}/{a,b}/[1-2]'\ncurl -g '{U}/x?q={b}&[1]' {U}/two\ncurl '{U}/a/./b/../c' '{U}/p?' '{U}/ü?q=café#frag' --path-as-is '{U}/k/../l'\ncurl {H}/noscheme\n`,
   },
   {
-    name: 'shell: quotes, $\'...\', continuations, comments, variables, here-documents, pipes, && and ||',
+    name: "shell: quotes, $'...', continuations, comments, variables, here-documents, pipes, && and ||",
     script: [
       '#!/bin/bash',
       '# a comment',
@@ -137,7 +137,14 @@ test('exec curl: sling sends what real curl sends', { skip }, async (t) => {
       srv.requests.length = 0;
       // The prompt and cmd.exe cases are not bash scripts: curl runs their equivalent.
       const curlScript = c.name.startsWith('a shell session')
-        ? { ...c, script: c.script.split('\n').filter((l) => l.startsWith('$ ') || l.startsWith('>')).map((l) => l.replace(/^[$>] /, '')).join('\n') }
+        ? {
+            ...c,
+            script: c.script
+              .split('\n')
+              .filter((l) => l.startsWith('$ ') || l.startsWith('>'))
+              .map((l) => l.replace(/^[$>] /, ''))
+              .join('\n'),
+          }
         : c.name.includes('(cmd)')
           ? { ...c, script: `curl '{U}/cmd?a=1&b=2' -H 'accept: */*' -H 'x-q: say "hi"' --data-raw '{"name":"Ada"}' --compressed\n` }
           : c;

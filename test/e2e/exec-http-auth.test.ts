@@ -40,7 +40,21 @@ test('exec http: $auth.token, Client Credentials grant: one token request for th
   const { srv, tokenRequests, api } = await servers(t, [{ body: { access_token: 'AT-1', id_token: 'ID-1', token_type: 'Bearer', expires_in: 3600 } }]);
   const dir = workdir({
     'http-client.env.json': JSON.stringify({
-      dev: { base: srv.url, Security: { Auth: { api: { Type: 'OAuth2', 'Grant Type': 'Client Credentials', 'Client ID': 'my client', 'Token URL': '{{base}}/token', Scope: 'read write', 'Custom Request Parameters': { audience: 'api://x', resource: { Value: 'r', Use: 'In Auth Request' } } } } } },
+      dev: {
+        base: srv.url,
+        Security: {
+          Auth: {
+            api: {
+              Type: 'OAuth2',
+              'Grant Type': 'Client Credentials',
+              'Client ID': 'my client',
+              'Token URL': '{{base}}/token',
+              Scope: 'read write',
+              'Custom Request Parameters': { audience: 'api://x', resource: { Value: 'r', Use: 'In Auth Request' } },
+            },
+          },
+        },
+      },
     }),
     'http-client.private.env.json': JSON.stringify({ dev: { Security: { Auth: { api: { 'Client Secret': 's3:cret&' } } } } }),
     'api.http': [
@@ -85,7 +99,11 @@ test('exec http: $auth.token, Password grant with the client credentials in the 
   });
   const r = await runSling(['exec', '--env', 'dev', 'api.http'], { cwd: dir });
   assertExit(r, 0);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/open', '/token', '/me'], 'the token is asked for when the request that needs it comes');
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/open', '/token', '/me'],
+    'the token is asked for when the request that needs it comes',
+  );
   assert.deepEqual(form(tokenRequests[0]!), { grant_type: 'password', username: 'ada', password: 'p w&1', client_id: 'cli', client_secret: 'sec' });
   assert.equal(header(tokenRequests[0]!, 'authorization'), undefined);
   assert.equal(header(api()[1]!, 'authorization'), 'Bearer PW-1');
@@ -99,7 +117,9 @@ test('exec http: $auth.token, an expired token is renewed with the refresh grant
     { body: { access_token: 'A4', expires_in: 3600 } },
   ]);
   const dir = workdir({
-    'http-client.env.json': JSON.stringify({ dev: { base: srv.url, Security: { Auth: { a: { Type: 'OAuth2', 'Grant Type': 'Client Credentials', 'Client ID': 'c', 'Client Secret': 's', 'Token URL': `${srv.url}/token` } } } } }),
+    'http-client.env.json': JSON.stringify({
+      dev: { base: srv.url, Security: { Auth: { a: { Type: 'OAuth2', 'Grant Type': 'Client Credentials', 'Client ID': 'c', 'Client Secret': 's', 'Token URL': `${srv.url}/token` } } } },
+    }),
     'api.http': [1, 2, 3, 4].map((n) => `GET {{base}}/${n}\nAuthorization: Bearer {{$auth.token("a")}}\n`).join('\n###\n'),
   });
   const r = await runSling(['exec', '--env', 'dev', 'api.http'], { cwd: dir });
@@ -109,12 +129,16 @@ test('exec http: $auth.token, an expired token is renewed with the refresh grant
     ['client_credentials', 'refresh_token R1', 'refresh_token R2', 'client_credentials'],
     show(r),
   );
-  assert.deepEqual(api().map((q) => header(q, 'authorization')), ['Bearer A1', 'Bearer A2', 'Bearer A4', 'Bearer A4']);
+  assert.deepEqual(
+    api().map((q) => header(q, 'authorization')),
+    ['Bearer A1', 'Bearer A2', 'Bearer A4', 'Bearer A4'],
+  );
 });
 
 test('exec http: $auth.token failures are one line naming the configuration: a browser grant, an unknown id, a refused token request; --offline asks for nothing', async (t) => {
   const { srv, tokenRequests } = await servers(t, [{ status: 401, body: { error: 'invalid_client', error_description: 'bad secret' } }]);
-  const env = (grant: string) => JSON.stringify({ dev: { base: srv.url, Security: { Auth: { web: { Type: 'OAuth2', 'Grant Type': grant, 'Client ID': 'c', 'Token URL': `${srv.url}/token`, 'Auth URL': `${srv.url}/auth` } } } } });
+  const env = (grant: string) =>
+    JSON.stringify({ dev: { base: srv.url, Security: { Auth: { web: { Type: 'OAuth2', 'Grant Type': grant, 'Client ID': 'c', 'Token URL': `${srv.url}/token`, 'Auth URL': `${srv.url}/auth` } } } } });
   for (const grant of ['Authorization Code', 'Implicit', 'Device Authorization']) {
     const dir = workdir({ 'http-client.env.json': env(grant), 'api.http': 'GET {{base}}/x\nAuthorization: Bearer {{$auth.token("web")}}\n\n###\nGET {{base}}/y\nX-T: {{$auth.token("web")}}\n' });
     const r = await runSling(['exec', '--env', 'dev', 'api.http'], { cwd: dir });
@@ -127,11 +151,17 @@ test('exec http: $auth.token failures are one line naming the configuration: a b
   const u = await runSling(['exec', '--env', 'dev', 'api.http'], { cwd: unknown });
   assertError(u, 1, 'no Security.Auth configuration "nope": the environment dev has Security.Auth "web"');
 
-  const refused = workdir({ 'http-client.env.json': env('Client Credentials'), 'api.http': 'GET {{base}}/x\nAuthorization: Bearer {{$auth.token("web")}}\n\n###\nGET {{base}}/y\nX-T: {{$auth.token("web")}}\n' });
+  const refused = workdir({
+    'http-client.env.json': env('Client Credentials'),
+    'api.http': 'GET {{base}}/x\nAuthorization: Bearer {{$auth.token("web")}}\n\n###\nGET {{base}}/y\nX-T: {{$auth.token("web")}}\n',
+  });
   const f = await runSling(['exec', '--env', 'dev', 'api.http'], { cwd: refused });
   assertError(f, 1, `Security.Auth "web": the token request (client_credentials) to ${srv.url}/token answered HTTP 401: invalid_client (bad secret)`);
   assert.equal(tokenRequests.length, 1, 'a token that could not be had is not asked for again in the run');
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/token']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/token'],
+  );
 
   const o = await runSling(['exec', '--offline', '--env', 'dev', 'api.http'], { cwd: refused });
   assertExit(o, 0);
@@ -139,11 +169,15 @@ test('exec http: $auth.token failures are one line naming the configuration: a b
   assert.equal(tokenRequests.length, 1, '--offline sends no token request');
 });
 
-test('exec http: $auth.token, the token request goes with the main command\'s network flags (--verify=no for a self-signed token server)', { skip: makeCerts() ? undefined : certsUnavailableReason() }, async (t) => {
+test("exec http: $auth.token, the token request goes with the main command's network flags (--verify=no for a self-signed token server)", {
+  skip: makeCerts() ? undefined : certsUnavailableReason(),
+}, async (t) => {
   const tokens = await httpsServer(t, (_req, res) => res.end(JSON.stringify({ access_token: 'TLS-1' })), { cert: 'bad' });
   const { srv, api } = await servers(t, [{ body: {} }]);
   const dir = workdir({
-    'http-client.env.json': JSON.stringify({ dev: { base: srv.url, Security: { Auth: { a: { Type: 'OAuth2', 'Grant Type': 'Client Credentials', 'Client ID': 'c', 'Token URL': `${tokens.url}/token` } } } } }),
+    'http-client.env.json': JSON.stringify({
+      dev: { base: srv.url, Security: { Auth: { a: { Type: 'OAuth2', 'Grant Type': 'Client Credentials', 'Client ID': 'c', 'Token URL': `${tokens.url}/token` } } } },
+    }),
     'api.http': 'GET {{base}}/x\nAuthorization: Bearer {{$auth.token("a")}}\n',
   });
   const checked = await runSling(['exec', '--env', 'dev', 'api.http'], { cwd: dir });

@@ -86,7 +86,10 @@ test('lane: Connection: close and a server closing an idle connection lead to a 
   writeFileSync(join(dir, 't.http'), [1, 2, 3].map((i) => `GET ${srv.url}/${i}`).join('\n###\n') + `\n###\n# @sleep 200\nGET ${srv.url}/4\n###\nGET ${srv.url}/5\n`);
   const r = await runSling(['exec', '--print=b', 't.http'], { cwd: dir });
   assertExit(r, 0);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/1', '/2', '/3', '/4', '/5']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/1', '/2', '/3', '/4', '/5'],
+  );
   const ids = srv.requests.map((q) => q.socketId);
   assert.notEqual(ids[0], ids[1], 'Connection: close: a new connection');
   assert.equal(ids[1], ids[2], 'kept alive');
@@ -101,7 +104,10 @@ test('lane: headers arrive as sent, non-ASCII values as UTF-8, Connection: keep-
   const r = await runSling(['exec', 't.http'], { cwd: dir });
   assertExit(r, 0);
   const q = srv.requests[0]!;
-  assert.deepEqual(q.rawHeaders.filter((_, i) => i % 2 === 0), ['Host', 'X-Name', 'x-lower', 'User-Agent', 'Accept-Encoding', 'Connection']);
+  assert.deepEqual(
+    q.rawHeaders.filter((_, i) => i % 2 === 0),
+    ['Host', 'X-Name', 'x-lower', 'User-Agent', 'Accept-Encoding', 'Connection'],
+  );
   assert.equal(Buffer.from(header(q, 'x-name')!, 'latin1').toString('utf8'), 'Zoë');
   assert.equal(header(q, 'connection'), 'keep-alive');
 });
@@ -139,7 +145,14 @@ test('lane: cookies, redirects and digest still work through the exchange', asyn
   const { dir } = file(`GET ${srv.url}/start\n###\nGET ${srv.url}/again\n`);
   const r = await runSling(['exec', '--print=b', 't.http'], { cwd: dir });
   assertExit(r, 0);
-  assert.deepEqual(srv.requests.map((q) => [q.url, header(q, 'cookie') ?? '']), [['/start', ''], ['/landing', 'k=v'], ['/again', 'k=v']]);
+  assert.deepEqual(
+    srv.requests.map((q) => [q.url, header(q, 'cookie') ?? '']),
+    [
+      ['/start', ''],
+      ['/landing', 'k=v'],
+      ['/again', 'k=v'],
+    ],
+  );
 });
 
 test('lane: a gzip-encoded response is decoded for printing and for references', async (t) => {
@@ -216,11 +229,17 @@ test('lane: answers polled for (the default) and answers slept for (SLING_NO_POL
   const outputs: string[] = [];
   const envs: Record<string, string>[] = [{}, { SLING_NO_POLL: '1' }];
   for (const env of envs) {
-    const { srv, seen } = await scripted(t, delays.map((_, k) => answer(k)));
+    const { srv, seen } = await scripted(
+      t,
+      delays.map((_, k) => answer(k)),
+    );
     const { dir } = file(text.replace(/GET \//g, `GET ${srv.url}/`));
     const r = await runSling(['exec', '--print=hb', 't.http'], { cwd: dir, env });
     assertExit(r, 0);
-    assert.deepEqual(seen, delays.map((_, k) => `GET /item/${k} HTTP/1.1`));
+    assert.deepEqual(
+      seen,
+      delays.map((_, k) => `GET /item/${k} HTTP/1.1`),
+    );
     assert.equal(srv.connections(), 1, 'all on one kept-alive connection');
     outputs.push(r.stdout.replaceAll(srv.url, 'URL'));
   }

@@ -59,7 +59,13 @@ test('exec http: requests arrive as written, with variables, defaults, one conne
   });
   const r = await exec(dir, ['api.http']);
   assertExit(r, 0);
-  assert.deepEqual(srv.requests.map((q) => [q.method, q.url]), [['POST', '/users?src=ada%20lovelace'], ['GET', '/users?page=2&size=10']]);
+  assert.deepEqual(
+    srv.requests.map((q) => [q.method, q.url]),
+    [
+      ['POST', '/users?src=ada%20lovelace'],
+      ['GET', '/users?page=2&size=10'],
+    ],
+  );
   const [post, get] = srv.requests;
   assert.deepEqual(post!.rawHeaders.filter((_, i) => i % 2 === 0).slice(0, 5), ['Host', 'Content-Type', 'X-Trace', 'User-Agent', 'Accept-Encoding']);
   assert.equal(header(post!, 'x-trace'), 'ada-1');
@@ -100,7 +106,10 @@ test('exec http: references, client.global, one cookie jar; a failed test is exi
   });
   const r = await exec(dir, ['flow.rest']);
   assertExit(r, 1);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/login', '/users/42?t=tok-123&id=42', '/after']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/login', '/users/42?t=tok-123&id=42', '/after'],
+  );
   assert.equal(header(srv.requests[1]!, 'authorization'), 'Bearer tok-123');
   assert.equal(header(srv.requests[1]!, 'cookie'), 'sid=s1');
   assert.equal(header(srv.requests[2]!, 'cookie'), 'sid=s1');
@@ -152,7 +161,10 @@ test('exec http: syntax of other runners is a warning naming the line, never sen
   });
   const r = await exec(dir, ['mixed.http']);
   assertExit(r, 0);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/a', '/b']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/a', '/b'],
+  );
   for (const line of [1, 8, 12, 20]) assert.match(r.stderr, new RegExp(`^sling: warning: mixed\\.http:${line}:\\d+: `, 'm'), `line ${line}${show(r)}`);
   // httpyac's assertion is checked, not warned about.
   assert.doesNotMatch(r.stderr, /mixed\.http:5:/, show(r));
@@ -199,11 +211,17 @@ test('exec http: an unknown variable fails that request only; the rest run; exit
   const dir = workdir({ 'u.http': `GET ${srv.url}/1\n###\nGET ${srv.url}/{{nope}}\n###\nGET ${srv.url}/3` });
   const r = await exec(dir, ['u.http']);
   assertExit(r, 1);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/1', '/3']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/1', '/3'],
+  );
   assert.match(r.stderr, /^sling: error: u\.http:3:\d+: unknown variable \{\{nope\}\}$/m, show(r));
   const ff = await exec(dir, ['--fail-fast', '--report', 'junit', '--report-file', 'ff.xml', 'u.http']);
   assertExit(ff, 1);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/1', '/3', '/1']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/1', '/3', '/1'],
+  );
   // The report still lists the request --fail-fast did not run, as skipped.
   const xml = readFileSync(join(dir, 'ff.xml'), 'utf8');
   assert.match(xml, /tests="3" failures="0" errors="1" skipped="1"/, xml);
@@ -240,14 +258,23 @@ test('exec http: --name runs a request and what it depends on; --line picks by l
   });
   const r = await exec(dir, ['--name', 'me', 'n.http']);
   assertExit(r, 0);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/login', '/me?t=tok-123']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/login', '/me?t=tok-123'],
+  );
   const r2 = await exec(dir, ['--line', '6', 'n.http']);
   assertExit(r2, 0);
-  assert.deepEqual(srv.requests.slice(2).map((q) => q.url), ['/other']);
+  assert.deepEqual(
+    srv.requests.slice(2).map((q) => q.url),
+    ['/other'],
+  );
   // The last line is line 10 (no line break after it); line 11 is in no request's block.
   const last = await exec(dir, ['--line', '10', 'n.http']);
   assertExit(last, 0);
-  assert.deepEqual(srv.requests.slice(3).map((q) => q.url), ['/login', '/me?t=tok-123']);
+  assert.deepEqual(
+    srv.requests.slice(3).map((q) => q.url),
+    ['/login', '/me?t=tok-123'],
+  );
   const past = await exec(dir, ['--line', '11', 'n.http']);
   assertError(past, 1, /^sling: error: --line: the file has 10 lines; there is no line 11$/m);
   assert.equal(srv.requests.length, 5);
@@ -273,7 +300,10 @@ test('exec http: a request referred to from above runs first (once); --line pick
   const dir = workdir({ 'd.http': text });
   const r = await exec(dir, ['d.http']);
   assertExit(r, 0);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/login', '/use?t=tok-123', '/other']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/login', '/use?t=tok-123', '/other'],
+  );
   for (const [line, want] of [
     [1, ['/login', '/use?t=tok-123']],
     [5, ['/other']],
@@ -284,7 +314,11 @@ test('exec http: a request referred to from above runs first (once); --line pick
     const before = srv.requests.length;
     const rl = await exec(dir, ['--line', String(line), 'd.http']);
     assertExit(rl, 0);
-    assert.deepEqual(srv.requests.slice(before).map((q) => q.url), want, `--line ${line}`);
+    assert.deepEqual(
+      srv.requests.slice(before).map((q) => q.url),
+      want,
+      `--line ${line}`,
+    );
   }
 });
 
@@ -307,7 +341,10 @@ test('exec http: redirects are followed unless # @no-redirect; directives apply 
   const dir = workdir({ 'r.http': `GET ${srv.url}/moved\n###\n# @no-redirect\nGET ${srv.url}/moved` });
   const r = await exec(dir, ['r.http']);
   assertExit(r, 0);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/moved', '/final', '/moved']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/moved', '/final', '/moved'],
+  );
   assert.match(r.stdout, /^HTTP\/1\.1 302 Found$/m, show(r));
 });
 
@@ -353,7 +390,9 @@ test('exec http: multipart with a file part, form bodies over lines, GraphQL, >>
   const r = await exec(dir, ['m.http']);
   assertExit(r, 0);
   const expected = Buffer.concat([
-    Buffer.from('--WebAppBoundary\r\nContent-Disposition: form-data; name="name"\r\n\r\nAda\r\n--WebAppBoundary\r\nContent-Disposition: form-data; name="file"; filename="logo.png"\r\nContent-Type: image/png\r\n\r\n'),
+    Buffer.from(
+      '--WebAppBoundary\r\nContent-Disposition: form-data; name="name"\r\n\r\nAda\r\n--WebAppBoundary\r\nContent-Disposition: form-data; name="file"; filename="logo.png"\r\nContent-Type: image/png\r\n\r\n',
+    ),
     png,
     Buffer.from('\r\n--WebAppBoundary--\r\n'),
   ]);
@@ -371,15 +410,14 @@ test('exec http: client.exit() ends only its script (JetBrains); a response hand
   const srv = await httpServer(t, api);
   const dir = workdir({
     'check.js': 'client.test("from a file", () => client.assert(response.body.path === "/a"));\nclient.exit();\nclient.log("never");\n',
-    's.http': [
-      `\uFEFFGET ${srv.url}/a\n\n> ./check.js\n\n###`,
-      `< {% client.log("pre b"); client.exit(); client.log("never either"); %}\nGET ${srv.url}/b\n\n###`,
-      `GET ${srv.url}/c`,
-    ].join('\n'),
+    's.http': [`\uFEFFGET ${srv.url}/a\n\n> ./check.js\n\n###`, `< {% client.log("pre b"); client.exit(); client.log("never either"); %}\nGET ${srv.url}/b\n\n###`, `GET ${srv.url}/c`].join('\n'),
   });
   const r = await exec(dir, ['s.http']);
   assertExit(r, 0);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/a', '/b', '/c']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/a', '/b', '/c'],
+  );
   assert.match(r.stdout, /^✓ from a file$/m, show(r));
   assert.match(r.stdout, /^### GET .*\/b  \(line \d+\)\npre b$/m, show(r));
   assert.doesNotMatch(r.stdout, /never/);
@@ -471,25 +509,32 @@ test('exec http: httpyac ?? assertions are checked: a line per assertion, a fail
   // The form ijhttp users write: the file after --report junit is the report's.
   const r = await exec(dir, ['--report', 'junit', 'j.xml', 'a.http']);
   assertExit(r, 1);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/json', '/text']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/json', '/text'],
+  );
   const passed = r.stdout.split('\n').filter((l) => l.startsWith('✓ '));
-  assert.deepEqual(passed, [
-    '✓ status == 200',
-    '✓ content-type includes json',
-    '✓ set-cookie includes b=2',
-    '✓ coins == [5, 10]',
-    '✓ coins includes 10',
-    '✓ user.name == Ada',
-    '✓ user.age >= 36',
-    '✓ items[1].id == 2',
-    '✓ ok isBoolean',
-    '✓ missing isFalse',
-    "✓ response.parsedBody.items.map(i => i.id).join() == 1,2",
-    '✓ duration < 60000',
-    '✓ status == 403',
-    '✓ body == Token Expired',
-    `✓ body sha256 ${createHash('sha256').update('Token Expired').digest('base64')}`,
-  ], show(r));
+  assert.deepEqual(
+    passed,
+    [
+      '✓ status == 200',
+      '✓ content-type includes json',
+      '✓ set-cookie includes b=2',
+      '✓ coins == [5, 10]',
+      '✓ coins includes 10',
+      '✓ user.name == Ada',
+      '✓ user.age >= 36',
+      '✓ items[1].id == 2',
+      '✓ ok isBoolean',
+      '✓ missing isFalse',
+      '✓ response.parsedBody.items.map(i => i.id).join() == 1,2',
+      '✓ duration < 60000',
+      '✓ status == 403',
+      '✓ body == Token Expired',
+      `✓ body sha256 ${createHash('sha256').update('Token Expired').digest('base64')}`,
+    ],
+    show(r),
+  );
   assert.match(r.stdout, /^✗ user\.name == Bob: got "Ada"$/m, show(r));
   assert.match(r.stdout, /^✗ nope\.x == 1: the expression failed: nope is not defined$/m, show(r));
   assert.match(r.stderr, /^sling: test failed: \S*a\.http:\d+ \(json\): user\.name == Bob: got "Ada"$/m, show(r));
@@ -508,7 +553,10 @@ test('exec http: a file on standard input', async (t) => {
   const dir = workdir({});
   const r = await exec(dir, [], { stdin: `### from stdin\nGET ${srv.url}/in\n` });
   assertExit(r, 0);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/in']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/in'],
+  );
 });
 
 test('exec http: --report junit writes one testcase per request and per script test', async (t) => {
@@ -611,7 +659,10 @@ test('exec http: bytes on the wire as REST Client / JetBrains send them (review 
   const r = await exec(dir, ['w.http']);
   assertExit(r, 0);
   const q = srv.requests;
-  assert.deepEqual(q.map((x) => x.target), ['/cl', '/a?q=a%20b&r=%25&s=%41', '/nd', '/form', '/latin', '/json', '/second', '/third?from=7']);
+  assert.deepEqual(
+    q.map((x) => x.target),
+    ['/cl', '/a?q=a%20b&r=%25&s=%41', '/nd', '/form', '/latin', '/json', '/second', '/third?from=7'],
+  );
   const h = (i: number, n: string) => q[i]!.headers.find(([k]) => k.toLowerCase() === n)?.[1];
   assert.equal(h(0, 'content-length'), '6');
   assert.equal(q[0]!.body.toString(), 'abcdef');
@@ -670,7 +721,11 @@ test('exec http: httpyac directives: camelCase spellings, @forceRef runs again, 
   });
   const r = await exec(dir, ['h.http']);
   assertExit(r, 0);
-  assert.deepEqual(srv.requests.map((q) => q.target), ['/redirect/1', '/redirect/1', '/use?v=from-lib', '/raw?j={"a":1}&p=%zz'], show(r));
+  assert.deepEqual(
+    srv.requests.map((q) => q.target),
+    ['/redirect/1', '/redirect/1', '/use?v=from-lib', '/raw?j={"a":1}&p=%zz'],
+    show(r),
+  );
   assert.match(srv.requests[2]!.body.toString(), /^\{"ok":true,"n":2\}/);
   assert.doesNotMatch(r.stderr, /unknown directive/, show(r));
   const bad = workdir({ 'r.http': `# @ref nothere\nGET ${u}/never\n` });
@@ -717,17 +772,24 @@ test('exec http: a placeholder that cannot be resolved is named where it is writ
   });
   const r = await exec(dir, ['--env', 'dev', 'a.http']);
   assertExit(r, 1);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/shared?t=foo', '/p?q=', '/login?u=ada', '/h']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/shared?t=foo', '/p?q=', '/login?u=ada', '/h'],
+  );
   const lines = r.stderr.split('\n').filter((l) => l !== '');
   const envFile = join(dir, 'http-client.env.json');
-  assert.deepEqual(lines, [
-    'sling: error: a.http:1: ./inc.txt:3:15: unknown variable {{nope}}',
-    `sling: error: a.http:10: ${envFile} (the value of e): unknown variable {{nopeE}}`,
-    `sling: error: a.http:13: ${envFile} (the value of bad): {{$shared gone}}: gone is not in $shared`,
-    'sling: warning: a.http:16:32: the environment variable SLING_TEST_UNSET is not set: {{$processEnv SLING_TEST_UNSET}} is empty',
-    'sling: error: lib.http:2: a.http:21:19: unknown variable {{nopeR}}',
-    'sling: test failed: a.http:25: a.http:27: the response handler failed: from the file (at ./h.js:3)',
-  ], r.stderr);
+  assert.deepEqual(
+    lines,
+    [
+      'sling: error: a.http:1: ./inc.txt:3:15: unknown variable {{nope}}',
+      `sling: error: a.http:10: ${envFile} (the value of e): unknown variable {{nopeE}}`,
+      `sling: error: a.http:13: ${envFile} (the value of bad): {{$shared gone}}: gone is not in $shared`,
+      'sling: warning: a.http:16:32: the environment variable SLING_TEST_UNSET is not set: {{$processEnv SLING_TEST_UNSET}} is empty',
+      'sling: error: lib.http:2: a.http:21:19: unknown variable {{nopeR}}',
+      'sling: test failed: a.http:25: a.http:27: the response handler failed: from the file (at ./h.js:3)',
+    ],
+    r.stderr,
+  );
   // The title of a `run` that could not be built shows its request as written, as one that ran does.
   assert.match(r.stdout, /^### Login: POST http:\/\/127\.0\.0\.1:\d+\/login\?u=\{\{user\}\}  \(lib\.http line 2\)$/m, r.stdout);
   assert.doesNotMatch(r.stdout, /run #Login/, r.stdout);
@@ -762,27 +824,43 @@ test('exec http: HTTP/2 gives up on a server that never accepts the connection (
   const r = await exec(dir, ['--print=b', 'c.http']);
   assert.equal(r.timedOut, false, 'the run ended');
   assertExit(r, 2);
-  assert.match(r.stderr, new RegExp(`^sling: error: c\\.http:2: could not connect to 127\\.0\\.0\\.1:${hole.port} within 0\\.5s \\(# @connection-timeout\\)\\nsling: error: c\\.http:6: could not connect to 127\\.0\\.0\\.1:${hole.port} within 0\\.5s \\(# @connection-timeout\\)\\n$`), show(r));
+  assert.match(
+    r.stderr,
+    new RegExp(
+      `^sling: error: c\\.http:2: could not connect to 127\\.0\\.0\\.1:${hole.port} within 0\\.5s \\(# @connection-timeout\\)\\nsling: error: c\\.http:6: could not connect to 127\\.0\\.0\\.1:${hole.port} within 0\\.5s \\(# @connection-timeout\\)\\n$`,
+    ),
+    show(r),
+  );
   assert.match(r.stdout, /\/after {2}\(line 9\)\n\{"path":"\/after"\}/);
   // --timeout alone: the same, and nothing keeps the process alive afterwards (it took minutes).
   const r2 = await exec(dir, ['--print=b', '--timeout', '0.5', 't.http']);
   assert.equal(r2.timedOut, false, 'the run ended');
   assertExit(r2, 2);
   assert.match(r2.stderr, /t\.http:1: could not connect to 127\.0\.0\.1:\d+ within 0\.5s \(--timeout\)/);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/after', '/after']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/after', '/after'],
+  );
   // The h2c upgrade (HTTP/2 on http://) under --timeout, and a TLS handshake that never finishes
   // under # @connection-timeout: given up on too (curl's --connect-timeout counts the handshake).
   const silent = await rawServer(t, () => {});
-  writeFileSync(join(dir, 'u.http'), `GET http://127.0.0.1:${hole.port}/u HTTP/2
+  writeFileSync(
+    join(dir, 'u.http'),
+    `GET http://127.0.0.1:${hole.port}/u HTTP/2
 
 ###
 # @connection-timeout 0.5
 GET https://127.0.0.1:${silent.url.split(':').pop()}/tls
-`);
+`,
+  );
   const r3 = await exec(dir, ['--print=b', '--timeout', '0.5', 'u.http']);
   assert.equal(r3.timedOut, false, 'the run ended');
   assertExit(r3, 2);
-  assert.match(r3.stderr, /u\.http:1: could not connect to 127\.0\.0\.1:\d+ within 0\.5s \(--timeout\)\n[\s\S]*u\.http:5: could not connect to 127\.0\.0\.1:\d+ within 0\.5s \(# @connection-timeout\)/, show(r3));
+  assert.match(
+    r3.stderr,
+    /u\.http:1: could not connect to 127\.0\.0\.1:\d+ within 0\.5s \(--timeout\)\n[\s\S]*u\.http:5: could not connect to 127\.0\.0\.1:\d+ within 0\.5s \(# @connection-timeout\)/,
+    show(r3),
+  );
 });
 
 test('exec http: scripts as JetBrains runs them: a ### title named like a global runs in file order; request variables keep their type in handlers; async tests count; a test that calls client.exit() passes', async (t) => {
@@ -823,7 +901,10 @@ test('exec http: scripts as JetBrains runs them: a ### title named like a global
   });
   const r = await exec(dir, ['--print=b', 'tok.http']);
   assertExit(r, 0);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/login', '/me', '/token/revoke']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/login', '/me', '/token/revoke'],
+  );
   assert.equal(header(srv.requests[1]!, 'authorization'), 'Bearer ABC');
   const i = await exec(dir, ['--print=b', '--report', 'junit', 'it.xml', 'it.http']);
   assertExit(i, 1);
@@ -836,14 +917,34 @@ test('exec http: scripts as JetBrains runs them: a ### title named like a global
 test('exec http: GraphQL variables that are not JSON fail the request (not sent as query text); a script syntax error names its line; --offline reports sane times', async (t) => {
   const srv = await httpServer(t, api);
   const dir = workdir({
-    'g.http': [`POST ${srv.url}/g`, 'X-REQUEST-TYPE: GraphQL', '', 'query Q($id: ID) { a(id: $id) }', '', '{ "id": 1,, }', '', '###', `GRAPHQL ${srv.url}/g2`, '', 'query {', '', '  a { b }', '}', '', '{"x": 1}'].join('\n'),
+    'g.http': [
+      `POST ${srv.url}/g`,
+      'X-REQUEST-TYPE: GraphQL',
+      '',
+      'query Q($id: ID) { a(id: $id) }',
+      '',
+      '{ "id": 1,, }',
+      '',
+      '###',
+      `GRAPHQL ${srv.url}/g2`,
+      '',
+      'query {',
+      '',
+      '  a { b }',
+      '}',
+      '',
+      '{"x": 1}',
+    ].join('\n'),
     'bad.js': 'client.log(1);\nclient.log(2;\n',
     's.http': [`GET ${srv.url}/a`, '', '> ./bad.js', '', '###', `GET ${srv.url}/b`, '', '> {%', 'client.log(1);', 'client.log(2;', '%}'].join('\n'),
   });
   const g = await exec(dir, ['--print=b', 'g.http']);
   assertExit(g, 1);
   assert.match(g.stderr, /^sling: error: g\.http:1:1: the GraphQL variables after the blank line are not valid JSON: /m);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/g2']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/g2'],
+  );
   assert.deepEqual(JSON.parse(srv.requests[0]!.body.toString()), { query: 'query {\n\n  a { b }\n}', variables: { x: 1 } });
   const s = await exec(dir, ['--print=b', 's.http']);
   assertExit(s, 1);
@@ -861,15 +962,24 @@ test('exec http: --follow / --no-follow leave a request with # @no-redirect alon
   const dir = workdir({ 'r.http': `# @no-redirect\nGET ${srv.url}/moved\n\n###\nGET ${srv.url}/moved\n` });
   const f = await exec(dir, ['--print=h', '--follow', 'r.http']);
   assertExit(f, 0);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/moved', '/moved', '/final']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/moved', '/moved', '/final'],
+  );
   const n = await exec(dir, ['--print=h', '--no-follow', 'r.http']);
   assertExit(n, 0);
-  assert.deepEqual(srv.requests.slice(3).map((q) => q.url), ['/moved', '/moved']);
+  assert.deepEqual(
+    srv.requests.slice(3).map((q) => q.url),
+    ['/moved', '/moved'],
+  );
   // A curl command's own -L is its own too.
   writeFileSync(join(dir, 'l.curl'), `curl -sL ${srv.url}/moved\n`);
   const c = await exec(dir, ['--no-follow', 'l.curl']);
   assertExit(c, 0);
-  assert.deepEqual(srv.requests.slice(5).map((q) => q.url), ['/moved', '/final']);
+  assert.deepEqual(
+    srv.requests.slice(5).map((q) => q.url),
+    ['/moved', '/final'],
+  );
   // The requests on standard input: r1.xml (a report by its name) is not taken for them.
   writeFileSync(join(dir, 'r1.xml'), '<old report/>');
   const s = await exec(dir, ['-q', '--report', 'junit', 'r1.xml'], { stdin: `GET ${srv.url}/in\n` });
@@ -922,7 +1032,10 @@ test('exec http: {{foo}} alone never means the request titled ### foo (only a # 
     const r = await exec(dir, ['--print=b', f]);
     assertError(r, 1, new RegExp(`^sling: error: ${f.replace('.', '\\.')}:\\d+:\\d+: unknown variable \\{\\{foo\\}\\}$`, 'm'));
   }
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/foo', '/foo']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/foo', '/foo'],
+  );
 });
 
 test('exec http: a response that cannot be saved (>> through a file) is one error line naming the line and why (exit 1), a JUnit error, not a failed test', async (t) => {
@@ -930,7 +1043,10 @@ test('exec http: a response that cannot be saved (>> through a file) is one erro
   const dir = workdir({ blocker: 'a file', 's.http': `### save\nGET ${srv.url}/a\n\n>> blocker/sub/out.json\n` });
   const r = await exec(dir, ['--report', 'junit', 'r.xml', 's.http']);
   assertExit(r, 1);
-  assert.deepEqual(r.stderr.split('\n').filter((l) => l.startsWith('sling:')), ["sling: error: s.http:4: cannot save the response to 'blocker/sub/out.json': a part of the path is a file, not a folder"]);
+  assert.deepEqual(
+    r.stderr.split('\n').filter((l) => l.startsWith('sling:')),
+    ["sling: error: s.http:4: cannot save the response to 'blocker/sub/out.json': a part of the path is a file, not a folder"],
+  );
   const xml = readFileSync(join(dir, 'r.xml'), 'utf8');
   assert.match(xml, /<error message="s\.http:4: cannot save the response to/);
   assert.doesNotMatch(xml, /<failure/);
@@ -1010,7 +1126,11 @@ test('exec http: rest-client.env.json and rest-client.private.env.json (the olde
   assert.equal(srv.requests.at(-1)!.url, '/new-public/old-private');
   // Neither name: the message names both.
   const none = workdir({ 'a.http': `GET ${srv.url}/x\n` });
-  assertError(await exec(none, ['--env', 'dev', 'a.http']), 1, /--env dev: no http-client\.env\.json or http-client\.private\.env\.json \(or their older names, rest-client\.env\.json and rest-client\.private\.env\.json\)/);
+  assertError(
+    await exec(none, ['--env', 'dev', 'a.http']),
+    1,
+    /--env dev: no http-client\.env\.json or http-client\.private\.env\.json \(or their older names, rest-client\.env\.json and rest-client\.private\.env\.json\)/,
+  );
 });
 
 test('exec http: a file variable after a body is a variable, not body; {{host}}/path is a GET; an unknown $name fails its request only (issue 27)', async (t) => {
@@ -1024,27 +1144,39 @@ test('exec http: a file variable after a body is a variable, not body; {{host}}/
   });
   const a = await exec(dir, ['a.http']);
   assertExit(a, 0);
-  assert.deepEqual(srv.requests.map((q) => [q.method, q.url, q.body.toString(), header(q, 'authorization') ?? '']), [
-    ['POST', '/sign-in', '{"a":1}', ''],
-    ['GET', '/check', '', 'Bearer abc'],
-  ]);
+  assert.deepEqual(
+    srv.requests.map((q) => [q.method, q.url, q.body.toString(), header(q, 'authorization') ?? '']),
+    [
+      ['POST', '/sign-in', '{"a":1}', ''],
+      ['GET', '/check', '', 'Bearer abc'],
+    ],
+  );
   srv.requests.length = 0;
   const b = await exec(dir, ['b.http']);
   assertExit(b, 0);
-  assert.deepEqual(srv.requests.map((q) => [q.method, q.url, q.body.length, header(q, 'content-length') ?? '']), [
-    ['GET', '/get', 0, ''],
-    ['GET', '/c?code=REPLACE', 0, ''],
-  ]);
+  assert.deepEqual(
+    srv.requests.map((q) => [q.method, q.url, q.body.length, header(q, 'content-length') ?? '']),
+    [
+      ['GET', '/get', 0, ''],
+      ['GET', '/c?code=REPLACE', 0, ''],
+    ],
+  );
   srv.requests.length = 0;
   const c = await exec(dir, ['c.http']);
   assertExit(c, 0);
   assert.doesNotMatch(c.stderr, /warning/, show(c));
-  assert.deepEqual(srv.requests.map((q) => [q.method, q.url]), [['GET', '/nomethod']]);
+  assert.deepEqual(
+    srv.requests.map((q) => [q.method, q.url]),
+    [['GET', '/nomethod']],
+  );
   srv.requests.length = 0;
   const d = await exec(dir, ['d.http']);
   assertExit(d, 1);
   // httpyac's $global is known (item 6): unset, it is sent as written with a warning, as httpyac sends it.
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/1', '/2', '/3', '/4']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/1', '/2', '/3', '/4'],
+  );
   assert.equal(header(srv.requests[2]!, 'authorization'), 'Bearer {{$global.accessToken}}');
   assert.match(d.stderr, /^sling: warning: d\.http:6:23: \{\{\$global\.accessToken\}\} is undefined: sent as written, as httpyac does$/m, show(d));
   assert.match(d.stderr, /^sling: error: d\.http:10:\d+: \{\{\$nope\}\}: unknown dynamic variable$/m, show(d));
@@ -1099,7 +1231,10 @@ test('exec http: curl command lines in a .http file send what the curl source (a
   const v = await exec(dir, ['v.http'], { env: { HOME: home } });
   assertExit(v, 0);
   const got = srv.requests.splice(0);
-  assert.deepEqual(got.map((q) => q.target), ['/v?q=5', '/after?n=1', '/w']);
+  assert.deepEqual(
+    got.map((q) => q.target),
+    ['/v?q=5', '/after?n=1', '/w'],
+  );
   assert.equal(got[2]!.headers.find(([n]) => n === 'X-T')?.[1], 'true');
   const vs = await exec(dir, ['v.sh'], { env: { HOME: home } });
   assertExit(vs, 0);
@@ -1115,7 +1250,10 @@ test('exec http: curl command lines in a .http file send what the curl source (a
   writeFileSync(join(dir, 'unk.http'), `curl ${u}/1\n###\ncurl ${u}/2 -H 'A: {{nope}}'\n###\nGET ${u}/3\n`);
   const unk = await exec(dir, ['unk.http'], { env: { HOME: home } });
   assertExit(unk, 1);
-  assert.deepEqual(srv.requests.splice(0).map((q) => q.target), ['/1', '/3']);
+  assert.deepEqual(
+    srv.requests.splice(0).map((q) => q.target),
+    ['/1', '/3'],
+  );
   assert.match(unk.stderr, /^sling: error: unk\.http:3:\d+: unknown variable \{\{nope\}\}$/m, show(unk));
 });
 
@@ -1129,5 +1267,8 @@ test('exec http: a curl line in a file reached through run is titled with its fi
   assertExit(one, 0);
   const two = await exec(dir, ['--line', '3', 'main.http']);
   assertExit(two, 0);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/main', '/other', '/main', '/other']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/main', '/other', '/main', '/other'],
+  );
 });

@@ -137,7 +137,11 @@ test('exec http: httpyac scripts run in the sandbox: no require, process or code
   assertError(r, 1, /s\.http:9: the pre-request script failed: require is not defined: httpyac scripts run in a sandbox .* \(at .*s\.http:10\)/);
   assert.match(r.stderr, /s\.http:15:\d+: \{\{ nothing \+ 1 \}\}: nothing is not defined/, show(r));
   // The failing requests are not sent; the others are.
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/s1?k=undefined,undefined,undefined&e=refused&e2=refused', '/s4'], show(r));
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/s1?k=undefined,undefined,undefined&e=refused&e2=refused', '/s4'],
+    show(r),
+  );
 });
 
 test('exec http: httpyac {{@response / {{+after / {{+response blocks run after the responses; {{@request is not run and a warning names its line', async (t) => {
@@ -173,7 +177,11 @@ test('exec http: httpyac {{@response / {{+after / {{+response blocks run after t
   assertExit(r, 0);
   assert.match(r.stderr, /e\.http:17:1: httpyac script events \('\{\{@request'\) are not run: skipped/, show(r));
   // httpyac 6.16.7 sent these (without the {{@request block).
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/e1', '/e2?x=R200&y=1&z=3', '/e3?x=R200&y=2&z=18'], show(r));
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/e1', '/e2?x=R200&y=1&z=3', '/e3?x=R200&y=2&z=18'],
+    show(r),
+  );
 });
 
 test('exec http: an httpyac block that exports $cancel keeps its request from being sent (httpyac skips it too)', async (t) => {
@@ -184,7 +192,11 @@ test('exec http: an httpyac block that exports $cancel keeps its request from be
   const r = await runSling(['exec', 'f.http'], { cwd: dir });
   assertExit(r, 0);
   assert.match(r.stderr, /^sling: warning: f\.http:1: the script exported \$cancel: not sent$/m, show(r));
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/f2'], show(r));
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/f2'],
+    show(r),
+  );
 });
 
 test('exec http: httpyac # @loop for NAME of LIST / for N sends the request once per pass; # @disabled EXPRESSION is JavaScript', async (t) => {
@@ -214,7 +226,11 @@ test('exec http: httpyac # @loop for NAME of LIST / for N sends the request once
   const r = await runSling(['exec', 'h.http'], { cwd: dir });
   assertExit(r, 0);
   // httpyac 6.16.7 sent these.
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/h1?id=7&i=0&n=a%20b', '/h1?id=8&i=1&n=c', '/h2?i=0', '/h2?i=1', '/h4'], show(r));
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/h1?id=7&i=0&n=a%20b', '/h1?id=8&i=1&n=c', '/h2?i=0', '/h2?i=1', '/h4'],
+    show(r),
+  );
   assert.match(r.stderr, /^sling: warning: h\.http:14: # @disabled items\.length > 1 is true: not sent$/m, show(r));
 });
 
@@ -240,7 +256,11 @@ test("exec http: a global httpyac block run again does not see its own last expo
   const r = await runSling(['exec', 'k.http'], { cwd: dir });
   assertExit(r, 0);
   // httpyac 6.16.7 sent these.
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/k1?k=1&seen=none', '/k2?k=1&seen=after1&kk=1'], show(r));
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/k1?k=1&seen=none', '/k2?k=1&seen=after1&kk=1'],
+    show(r),
+  );
 });
 
 test('exec http: JavaScript in the expected value of an httpyac ?? assertion is worked out after the response', async (t) => {
@@ -325,7 +345,11 @@ test('exec http: a # @name in httpyac JavaScript is its response body; true and 
   assertExit(r, 0);
   // httpyac 6.16.7 sent /n1?t=TOK-1&n=ann&f=true&u={{%20obj.missing%20}}&nl=null: the same, but for
   // the braces, which sling percent-encodes in a URL (docs/exec-http.md, Differences from httpyac).
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/login', '/n1?t=TOK-1&n=ann&f=true&u=%7B%7B%20obj.missing%20%7D%7D&nl=null'], show(r));
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/login', '/n1?t=TOK-1&n=ann&f=true&u=%7B%7B%20obj.missing%20%7D%7D&nl=null'],
+    show(r),
+  );
   assert.match(r.stderr, /^sling: warning: n\.http:12:\d+: \{\{ obj\.missing \}\} is undefined: sent as written, as httpyac does$/m, show(r));
 });
 
@@ -336,7 +360,11 @@ test('exec http: an httpyac block runs under the script process memory limit: on
   });
   const r = await runSling(['exec', 'mem.http'], { cwd: dir, env: { SLING_SCRIPT_MEMORY_MB: '64' } });
   assertError(r, 1, /^sling: error: mem\.http:1: the pre-request script failed: the script used more than 64 MB of memory \(SLING_SCRIPT_MEMORY_MB\)$/m);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/t2?x=2'], show(r));
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/t2?x=2'],
+    show(r),
+  );
 });
 
 test("exec http: an # @import'ed file's global httpyac blocks run before the importing file's requests (httpyac)", async (t) => {
@@ -348,7 +376,11 @@ test("exec http: an # @import'ed file's global httpyac blocks run before the imp
   const r = await runSling(['exec', 'imp.http'], { cwd: dir });
   assertExit(r, 0);
   // httpyac 6.16.7 sent this.
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/i1?v=L1&w=LV'], show(r));
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/i1?v=L1&w=LV'],
+    show(r),
+  );
 });
 
 test('exec http: JavaScript in an environment value (http-client.env.json) is worked out as httpyac does', async (t) => {
@@ -360,7 +392,11 @@ test('exec http: JavaScript in an environment value (http-client.env.json) is wo
   const r = await runSling(['exec', 'env.http', '--env', 'dev'], { cwd: dir });
   assertExit(r, 0);
   // httpyac 6.16.7 (--env dev) sent this.
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/e?t=21&u=xB'], show(r));
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/e?t=21&u=xB'],
+    show(r),
+  );
 });
 
 test("exec http: httpyac's sleep(ms) in a block resolves (the script process waits), and its constructor cannot make code", async (t) => {
@@ -377,5 +413,9 @@ test("exec http: httpyac's sleep(ms) in a block resolves (the script process wai
   });
   const r = await runSling(['exec', 'sl.http'], { cwd: dir });
   assertExit(r, 0);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/s?a=slept&c=refused'], show(r));
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/s?a=slept&c=refused'],
+    show(r),
+  );
 });

@@ -184,7 +184,10 @@ test('exec to a pipe: many responses (more than one batch of output) arrive whol
   const { code, out, err } = await runPiped(['exec', '--print=b', path]);
   assert.equal(code, 0, err);
   assert.equal(err, '');
-  const lines = out.toString('utf8').split('\n').filter((l) => l !== '');
+  const lines = out
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l !== '');
   assert.equal(lines.length, 80);
   for (let i = 0; i < 40; i++) {
     assert.match(lines[2 * i]!, new RegExp(`^### GET http://127\\.0\\.0\\.1:\\d+/n${i}  \\(line ${3 * i + 1}\\)$`));
@@ -241,7 +244,10 @@ test('exec to a pipe: a body of several megabytes comes whole, after its title a
   const { path } = httpFile(`GET ${srv.url}/a\n\n###\nGET ${srv.url}/big\n\n###\nGET ${srv.url}/b\n`);
   const { code, out, err } = await runPiped(['exec', '--print=b', path]);
   assert.equal(code, 0, err);
-  const lines = out.toString('latin1').split('\n').filter((l) => l !== '');
+  const lines = out
+    .toString('latin1')
+    .split('\n')
+    .filter((l) => l !== '');
   assert.equal(lines.length, 6);
   assert.match(lines[0]!, /\/a  \(line 1\)$/);
   assert.equal(lines[1], 'small /a');
@@ -328,7 +334,10 @@ test('exec to a file with 2>&1, Ctrl-C after a body without its last newline: th
   clearTimeout(timer);
   closeSync(fd);
   assert.equal(code, 130);
-  assert.match(readFileSync(out, 'utf8'), /^### GET http:\/\/127\.0\.0\.1:\d+\/ok {2}\(line 1\)\nok \/ok\n\n### stall: GET http:\/\/127\.0\.0\.1:\d+\/stall {2}\(line 5\)\npartial-body-\nsling: interrupted at \S*t\.http:5 \(stall\)\n$/);
+  assert.match(
+    readFileSync(out, 'utf8'),
+    /^### GET http:\/\/127\.0\.0\.1:\d+\/ok {2}\(line 1\)\nok \/ok\n\n### stall: GET http:\/\/127\.0\.0\.1:\d+\/stall {2}\(line 5\)\npartial-body-\nsling: interrupted at \S*t\.http:5 \(stall\)\n$/,
+  );
 });
 
 test('exec, Ctrl-C during a # @sleep (the request is being built): the message names that request', async (t) => {

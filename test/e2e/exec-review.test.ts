@@ -84,7 +84,10 @@ test('HTTPS: a kept-alive connection the server closed is retried too', { skip: 
   const dir = workdir({ 'tls.http': `GET ${srv.url}/1\n\n###\nGET ${srv.url}/2\n\n###\nGET ${srv.url}/3\n` });
   const r = await runSling(['exec', '--verify', certs!.caCert, 'tls.http'], { cwd: dir });
   assertExit(r, 0);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/1', '/2', '/3']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/1', '/2', '/3'],
+  );
 });
 
 test('a control character in a header value is a parse error naming the place; nothing is sent', async (t) => {
@@ -178,12 +181,22 @@ test('curl files: set -e stops after a command that failed on the network, as ba
   const r = await runSling(['exec', 'sete.sh'], { cwd: dir });
   assertError(r, 6, /sete\.sh:3: (connection reset by 127\.0\.0\.1|127\.0\.0\.1:\d+ closed the connection without answering)/);
   assert.match(r.stderr, /sete\.sh:4:1: skipped: set -e, and a command before it failed/);
-  assert.deepEqual(ok.requests.map((q) => q.url), ['/first']);
+  assert.deepEqual(
+    ok.requests.map((q) => q.url),
+    ['/first'],
+  );
 });
 
 test('curl files: a number option that is not a number is an error naming the place, as curl refuses it; nothing is sent', async (t) => {
   const srv = await httpServer(t, (_q, res) => res.end('ok'));
-  for (const [opt, v] of [['-m', 'abc'], ['--max-time', '1x'], ['--connect-timeout', 'x'], ['--retry', '2.5'], ['--retry-delay', 'x'], ['--max-redirs', 'many']]) {
+  for (const [opt, v] of [
+    ['-m', 'abc'],
+    ['--max-time', '1x'],
+    ['--connect-timeout', 'x'],
+    ['--retry', '2.5'],
+    ['--retry-delay', 'x'],
+    ['--max-redirs', 'many'],
+  ]) {
     const dir = workdir({ 'n.sh': `curl ${srv.url}/a\ncurl ${opt} ${v} ${srv.url}/b\n` });
     const r = await runSling(['exec', 'n.sh'], { cwd: dir });
     assertError(r, 1, new RegExp(`n\\.sh:2:6: option ${opt === '-m' ? '--max-time' : opt}: expected a proper numerical parameter, got '${v}'`));
@@ -193,7 +206,10 @@ test('curl files: a number option that is not a number is an error naming the pl
   // What curl's strtod reads: an exponent, hexadecimal.
   const fine = workdir({ 'n.sh': `curl -m 2.5 --connect-timeout .5 --retry 0 --max-redirs -1 ${srv.url}/c\ncurl -m 1e1 --connect-timeout 0x10 ${srv.url}/d\n` });
   assertExit(await runSling(['exec', 'n.sh'], { cwd: fine }), 0);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/c', '/d']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/c', '/d'],
+  );
 });
 
 test('curl files: -f on an HTTP error and an -o file that cannot be written are error lines, also under -qq', async (t) => {
@@ -264,7 +280,9 @@ test('exec: over HTTPS and HTTP/2 too, a body that stalls or is cut prints the b
   t.after(() => new Promise<void>((r) => h2.close(() => r())));
   const h2url = `http://127.0.0.1:${(h2.address() as net.AddressInfo).port}`;
   const dir = workdir({
-    'p.http': [`GET ${tlsSrv.url}/stall`, '', '###', `GET ${tlsSrv.url}/cut`, '', '###', `GET ${h2url}/stall HTTP/2 (Prior Knowledge)`, '', '###', `GET ${h2url}/reset HTTP/2 (Prior Knowledge)`].join('\n'),
+    'p.http': [`GET ${tlsSrv.url}/stall`, '', '###', `GET ${tlsSrv.url}/cut`, '', '###', `GET ${h2url}/stall HTTP/2 (Prior Knowledge)`, '', '###', `GET ${h2url}/reset HTTP/2 (Prior Knowledge)`].join(
+      '\n',
+    ),
   });
   const r = await runSling(['exec', '--verify', certs!.caCert, '--timeout', '0.5', '--print=b', 'p.http'], { cwd: dir });
   assertExit(r, 2);
@@ -296,7 +314,15 @@ test('exec: --check-status warnings and failed tests name FILE:LINE; a message a
     res.end('no newline');
   });
   const dir = workdir({
-    'c.http': [`GET ${srv.url}/missing`, '', '###', '# @name checked', `GET ${srv.url}/ok`, '', '> {% client.test("wants 201", () => client.assert(response.status === 201, "got " + response.status)); %}'].join('\n'),
+    'c.http': [
+      `GET ${srv.url}/missing`,
+      '',
+      '###',
+      '# @name checked',
+      `GET ${srv.url}/ok`,
+      '',
+      '> {% client.test("wants 201", () => client.assert(response.status === 201, "got " + response.status)); %}',
+    ].join('\n'),
   });
   const out = join(dir, 'merged.txt');
   const { openSync, closeSync, readFileSync } = await import('node:fs');
@@ -358,7 +384,10 @@ test('exec: robustness: a rejected promise in a script is a warning (the run goe
   });
   const r = await runSling(['exec', '--print=b', 'r.http'], { cwd: dir });
   assertExit(r, 0);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/one', '/two']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/one', '/two'],
+  );
   assert.match(r.stderr, /sling: warning: a script left a rejected promise that nothing handled: nobody catches me/);
   const o = await runSling(['exec', '--offline', 'o.http'], { cwd: dir });
   assertExit(o, 0);
@@ -386,7 +415,9 @@ test('curl files: a --retry-delay or Retry-After beyond what a timer holds waits
   }
 });
 
-test('exec: transport failures are plain sentences: an HTTP/2-only TLS server, a GOAWAY mid-body, prior knowledge to an HTTP/1.1 server, a reset mid-body', { skip: certs ? undefined : certsUnavailableReason() }, async (t) => {
+test('exec: transport failures are plain sentences: an HTTP/2-only TLS server, a GOAWAY mid-body, prior knowledge to an HTTP/1.1 server, a reset mid-body', {
+  skip: certs ? undefined : certsUnavailableReason(),
+}, async (t) => {
   const http2 = await import('node:http2');
   const h2 = http2.createSecureServer({ key: readFileSync(certs!.serverKey), cert: readFileSync(certs!.serverCert) });
   h2.on('stream', (stream, headers) => {
@@ -409,7 +440,18 @@ test('exec: transport failures are plain sentences: an HTTP/2-only TLS server, a
   t.after(() => new Promise<void>((r) => h1.close(() => r())));
   const h1port = (h1.address() as net.AddressInfo).port;
   const dir = workdir({
-    'm.http': [`GET https://127.0.0.1:${h2port}/a`, '', '###', `GET https://127.0.0.1:${h2port}/goaway HTTP/2`, '', '###', `GET ${plain.url}/x HTTP/2 (Prior Knowledge)`, '', '###', `GET ${rst.url}/r`].join('\n'),
+    'm.http': [
+      `GET https://127.0.0.1:${h2port}/a`,
+      '',
+      '###',
+      `GET https://127.0.0.1:${h2port}/goaway HTTP/2`,
+      '',
+      '###',
+      `GET ${plain.url}/x HTTP/2 (Prior Knowledge)`,
+      '',
+      '###',
+      `GET ${rst.url}/r`,
+    ].join('\n'),
     'pk.http': `GET https://127.0.0.1:${h1port}/pk HTTP/2 (Prior Knowledge)\n`,
   });
   // Prior knowledge over TLS offers h2 and http/1.1, as curl 7.88 does, and an HTTP/1.1-only server answers in HTTP/1.1.
@@ -497,7 +539,11 @@ test('a POST is never sent twice: a kept-alive connection that dies after the PO
   });
   const r = await runSling(['exec', 'posts.http'], { cwd: dir });
   assertError(r, 6, /posts\.http:4: 127\.0\.0\.1:\d+ closed the kept-alive connection without answering: the POST request is not sent again, as the server may have received it/);
-  assert.deepEqual(seen.filter((l) => l.startsWith('POST')), ['POST /2 HTTP/1.1'], 'the POST arrived once');
+  assert.deepEqual(
+    seen.filter((l) => l.startsWith('POST')),
+    ['POST /2 HTTP/1.1'],
+    'the POST arrived once',
+  );
   // The GET that met a dead connection went again on a new one and was answered.
   assert.equal(seen.filter((l) => l === 'GET /4 HTTP/1.1').length, 2, seen.join(', '));
   assert.equal(r.stdout.match(/^HTTP\/1\.1 200 OK$/gm)?.length, 3, show(r));

@@ -71,18 +71,22 @@ test('exec scripts: crypto, as JetBrains documents it: hashes, HMAC with text, h
   const a = await runSling(['exec', '--print=b', 'all.http'], { cwd: dir });
   assertExit(a, 0);
   const hash = (alg: string, data: string | Buffer, enc: 'hex' | 'base64' | 'base64url' = 'hex') => createHash(alg).update(data).digest(enc);
-  assert.deepEqual(logged(a.stdout), [
-    ...['md5', 'sha1', 'sha256', 'sha384', 'sha512'].map((alg) => `${alg} ${hash(alg, 'abc')}`),
-    `parts ${hash('sha256', 'abc')}`,
-    `latin1 ${hash('md5', Buffer.from([0xe9]))}`,
-    `b64 ${hash('sha1', 'abc', 'base64')} ${hash('sha1', 'abc', 'base64url')}`,
-    `urlsafe-in ${hash('sha1', Buffer.from([0xfb, 0xff]))}`,
-    // RFC 4231, test case 2.
-    'hmac-hex 5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
-    `hmac-b64 ${createHmac('sha512', 'Jefe').update('what do ya want for nothing?').digest('base64')}`,
-    "bad crypto.sha256(): 'zz' is not hexadecimal (an even number of 0-9, a-f)",
-    'bad crypto.hmac.md5(): no secret (withTextSecret, withHexSecret or withBase64Secret comes first)',
-  ], show(a));
+  assert.deepEqual(
+    logged(a.stdout),
+    [
+      ...['md5', 'sha1', 'sha256', 'sha384', 'sha512'].map((alg) => `${alg} ${hash(alg, 'abc')}`),
+      `parts ${hash('sha256', 'abc')}`,
+      `latin1 ${hash('md5', Buffer.from([0xe9]))}`,
+      `b64 ${hash('sha1', 'abc', 'base64')} ${hash('sha1', 'abc', 'base64url')}`,
+      `urlsafe-in ${hash('sha1', Buffer.from([0xfb, 0xff]))}`,
+      // RFC 4231, test case 2.
+      'hmac-hex 5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
+      `hmac-b64 ${createHmac('sha512', 'Jefe').update('what do ya want for nothing?').digest('base64')}`,
+      "bad crypto.sha256(): 'zz' is not hexadecimal (an even number of 0-9, a-f)",
+      'bad crypto.hmac.md5(): no secret (withTextSecret, withHexSecret or withBase64Secret comes first)',
+    ],
+    show(a),
+  );
 });
 
 test('exec scripts: client.global.headers.clear(name) stops a header that headers.set added', async (t) => {
@@ -104,11 +108,14 @@ test('exec scripts: client.global.headers.clear(name) stops a header that header
   });
   const r = await runSling(['exec', '--print=b', 'h.http'], { cwd: dir });
   assertExit(r, 0);
-  assert.deepEqual(srv.requests.map((q) => [q.url, header(q, 'X-Trace') ?? null, header(q, 'X-Keep') ?? null]), [
-    ['/one', 't1', 'k'],
-    ['/two', 't1', 'k'],
-    ['/three', null, 'k'],
-  ]);
+  assert.deepEqual(
+    srv.requests.map((q) => [q.url, header(q, 'X-Trace') ?? null, header(q, 'X-Keep') ?? null]),
+    [
+      ['/one', 't1', 'k'],
+      ['/two', 't1', 'k'],
+      ['/three', null, 'k'],
+    ],
+  );
 });
 
 test('exec scripts: response.body.onEachLine goes through a streamed response (event stream, JSON lines); onEachMessage is warned about with its line', async (t) => {
@@ -151,17 +158,16 @@ test('exec scripts: response.body.onEachLine goes through a streamed response (e
   });
   const r = await runSling(['exec', '--print=h', 's.http'], { cwd: dir });
   assertExit(r, 1);
-  assert.deepEqual(logged(r.stdout).filter((l) => !/^(HTTP\/|[\w-]+: )/.test(l)), [
-    'line data: one',
-    'line data: two',
-    'finished',
-    'text 35',
-    'object {"n":1}',
-    'object {"n":2}',
-    'string "plain"',
-    'before',
-  ], show(r));
-  assert.match(r.stderr, /^sling: warning: s\.http:21: response\.body\.onEachMessage \(WebSocket and gRPC streams, which sling does not run\) is not supported: the script fails where it calls it$/m, show(r));
+  assert.deepEqual(
+    logged(r.stdout).filter((l) => !/^(HTTP\/|[\w-]+: )/.test(l)),
+    ['line data: one', 'line data: two', 'finished', 'text 35', 'object {"n":1}', 'object {"n":2}', 'string "plain"', 'before'],
+    show(r),
+  );
+  assert.match(
+    r.stderr,
+    /^sling: warning: s\.http:21: response\.body\.onEachMessage \(WebSocket and gRPC streams, which sling does not run\) is not supported: the script fails where it calls it$/m,
+    show(r),
+  );
   assert.match(r.stderr, /s\.http:19: the response handler failed: response\.body\.onEachMessage is for WebSocket and gRPC streams, which sling does not run \(at s\.http:21\)$/m, show(r));
   assertNoStack(r.stderr);
 });
@@ -214,17 +220,11 @@ test('exec scripts: an XML response body is a document, and xpath() reads it', a
   });
   const r = await runSling(['exec', '--print=b', 'x.http'], { cwd: dir });
   assertExit(r, 1);
-  assert.deepEqual(logged(r.stdout).filter((l) => !xml.split('\n').includes(l) && l !== '<a><b></a>'), [
-    'catalog urn:books 2',
-    'en 12',
-    '<Neuromancer>',
-    '2 21.5 Dune & more',
-    '2 catalog 2',
-    'true true a note',
-    '2-42 a b 2',
-    'true 6',
-    'object true',
-  ], show(r));
+  assert.deepEqual(
+    logged(r.stdout).filter((l) => !xml.split('\n').includes(l) && l !== '<a><b></a>'),
+    ['catalog urn:books 2', 'en 12', '<Neuromancer>', '2 21.5 Dune & more', '2 catalog 2', 'true true a note', '2-42 a b 2', 'true 6', 'object true'],
+    show(r),
+  );
   assert.equal(srv.requests[1]!.url, '/Dune%20&%20more');
   assert.match(r.stderr, /^sling: test failed: x\.http:20: x\.http:22: the response handler failed: the XML body is not well-formed: <\/a> closes <b> \(line 1\)/m, show(r));
   assertNoStack(r.stderr);

@@ -43,7 +43,10 @@ test('exec scripts: a handler that takes all the memory fails its request only: 
   });
   const r = await runSling(['exec', '--print=b', 'oom.http'], { cwd: dir, timeoutMs: 30000 });
   assertExit(r, 1);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/first', '/boom', '/after']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/first', '/boom', '/after'],
+  );
   // Every response printed, in order; the handler after the failed one ran, with the globals kept.
   assert.match(r.stdout, /\{"path":"\/first"\}[\s\S]*\{"path":"\/boom"\}[\s\S]*\{"path":"\/after"\}\nafter: 200 seen=yes\n/, show(r));
   assert.equal(r.stderr, 'sling: test failed: oom.http:7 (boom): oom.http:9: the response handler failed: the script used more than 256 MB of memory (SLING_SCRIPT_MEMORY_MB)\n', show(r));
@@ -52,7 +55,10 @@ test('exec scripts: a handler that takes all the memory fails its request only: 
   // A pre-request script: its request is not sent, and the next one is (with a smaller heap).
   const p = await runSling(['exec', '--print=b', 'pre.http'], { cwd: dir, timeoutMs: 30000, env: { SLING_SCRIPT_MEMORY_MB: '64' } });
   assertExit(p, 1);
-  assert.deepEqual(srv.requests.slice(3).map((q) => q.url), ['/later']);
+  assert.deepEqual(
+    srv.requests.slice(3).map((q) => q.url),
+    ['/later'],
+  );
   assert.match(p.stdout, /\{"path":"\/later"\}\nlater ran\n/, show(p));
   assert.match(p.stderr, /^sling: error: pre\.http:1: the pre-request script failed: the script used more than 64 MB of memory \(SLING_SCRIPT_MEMORY_MB\)$/m, show(p));
   assertNoStack(p.stderr);
@@ -84,7 +90,10 @@ test('exec scripts: an endless loop (or endless promise jobs) still stops at 10 
     ].join('\n');
   const dir = workdir({ 'sync.http': file('while (true) {}'), 'async.http': file('(async () => { for (;;) await null; })()') });
   const [s, a] = await Promise.all(['sync.http', 'async.http'].map((f) => runSling(['exec', '--print=b', f], { cwd: dir, timeoutMs: 30000 })));
-  for (const [r, name] of [[s!, 'sync.http'], [a!, 'async.http']] as const) {
+  for (const [r, name] of [
+    [s!, 'sync.http'],
+    [a!, 'async.http'],
+  ] as const) {
     assertExit(r, 1);
     assert.match(r.stdout, /^### GET .*\/a {2}\(line 1\)\nok\n### GET .*\/b {2}\(line 6\)\nok\n### GET .*\/c {2}\(line 11\)\nok\nn=7\n$/, show(r));
     assert.equal(r.stderr, `sling: test failed: ${name}:6: ${name}:8: the response handler failed: the script ran longer than 10 s\n`, show(r));
@@ -112,8 +121,15 @@ test('exec httpyac assertions: a `?? js` expression runs in the script process, 
   });
   const r = await runSling(['exec', '--print=b', 'a.http'], { cwd: dir, timeoutMs: 30000, env: { SLING_SCRIPT_MEMORY_MB: '32' } });
   assertExit(r, 1);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/a', '/b']);
-  assert.match(r.stdout, /✓ response\.parsedBody\.path == \/a\n✗ this\.constructor.*: the expression failed: Code generation from strings disallowed for this context\n✗ \(\(\) => .*: the script used more than 32 MB of memory \(SLING_SCRIPT_MEMORY_MB\)\n✓ path == \/a\n[\s\S]*✓ response\.parsedBody\.path == \/b\n/, show(r));
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/a', '/b'],
+  );
+  assert.match(
+    r.stdout,
+    /✓ response\.parsedBody\.path == \/a\n✗ this\.constructor.*: the expression failed: Code generation from strings disallowed for this context\n✗ \(\(\) => .*: the script used more than 32 MB of memory \(SLING_SCRIPT_MEMORY_MB\)\n✓ path == \/a\n[\s\S]*✓ response\.parsedBody\.path == \/b\n/,
+    show(r),
+  );
   assert.equal((r.stderr.match(/^sling: test failed: /gm) ?? []).length, 2, show(r));
   assertNoStack(r.stderr);
 });

@@ -168,7 +168,9 @@ test('exec over HTTPS (node:https): events are printed while the response is sti
   assert.equal(r.out, `### GET ${srv.url}/events  (line 1)\ndata: one\n\ndata: two\n\n`);
 });
 
-test('exec: --timeout is the server\'s silence, not a slow reader\'s: a streamed body waiting on a full pipe does not time out', { skip: process.platform === 'win32' ? 'needs sh' : undefined }, async (t) => {
+test("exec: --timeout is the server's silence, not a slow reader's: a streamed body waiting on a full pipe does not time out", {
+  skip: process.platform === 'win32' ? 'needs sh' : undefined,
+}, async (t) => {
   // A body that keeps coming (64 kB every 10 ms) while sling waits on the pipe.
   const piece = Buffer.alloc(64 * 1024, 120);
   const big = Buffer.alloc(piece.length * 60, 120);
@@ -342,7 +344,12 @@ for (const kind of ['curl -o', '.http >>'] as const) {
     const dir = mkdtempSync(join(tmpdir(), 'sling-save-'));
     const out = join(dir, 'out.bin');
     const file = join(dir, kind === 'curl -o' ? 'get.curl' : 'get.http');
-    writeFileSync(file, kind === 'curl -o' ? `curl -s -o ${out} ${srv.url}/big\ncurl -s --compressed -OJ --output-dir ${dir} ${srv.url}/gz\n` : `GET ${srv.url}/big\n\n>> ${out}\n\n###\nGET ${srv.url}/gz\n\n>>! ${dir}/named.bin\n`);
+    writeFileSync(
+      file,
+      kind === 'curl -o'
+        ? `curl -s -o ${out} ${srv.url}/big\ncurl -s --compressed -OJ --output-dir ${dir} ${srv.url}/gz\n`
+        : `GET ${srv.url}/big\n\n>> ${out}\n\n###\nGET ${srv.url}/gz\n\n>>! ${dir}/named.bin\n`,
+    );
     const run = runSling(['exec', '--print=h', file]);
     // The first 3 MiB are in the file while the server still holds the rest back.
     const reached = await fileReaches(out, first);

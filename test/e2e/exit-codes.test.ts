@@ -9,16 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { baseEnv, runSling, SLING_PATH, VERSION } from '../helpers/cli.js';
 import { closedPort } from '../helpers/servers.js';
-import {
-  assertError,
-  assertExit,
-  assertNoStack,
-  assertWarning,
-  httpServer,
-  okText,
-  rawServer,
-  show,
-} from '../helpers/assert.js';
+import { assertError, assertExit, assertNoStack, assertWarning, httpServer, okText, rawServer, show } from '../helpers/assert.js';
 
 test('--version prints "sling X.Y.Z" and exits 0', async () => {
   const r = await runSling(['--version']);
@@ -201,7 +192,10 @@ test('--max-redirects N allows exactly N redirects', async (t) => {
   const r = await runSling(['--follow', '--max-redirects', '2', '--body', `${srv.url}/2`]);
   assertExit(r, 0);
   assert.equal(r.stdout, 'arrived', show(r));
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/2', '/1', '/0']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/2', '/1', '/0'],
+  );
 });
 
 test('endless redirect without --follow exits 0 after one request', async (t) => {

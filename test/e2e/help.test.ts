@@ -34,9 +34,13 @@ test('--help: every line fits 100 columns, every flag is there, and it ends with
   }
 });
 
-test('sling help exec and sling exec --help: exec\'s own flags, within 100 columns, two examples', async () => {
+test("sling help exec and sling exec --help: exec's own flags, within 100 columns, two examples", async () => {
   const outputs: string[] = [];
-  for (const args of [['help', 'exec'], ['exec', '--help'], ['exec', '-h']]) {
+  for (const args of [
+    ['help', 'exec'],
+    ['exec', '--help'],
+    ['exec', '-h'],
+  ]) {
     const r = await runSling(args);
     assert.equal(r.code, 0, r.stderr);
     fits(r.stdout, args.join(' '));
@@ -44,7 +48,10 @@ test('sling help exec and sling exec --help: exec\'s own flags, within 100 colum
     for (const o of EXEC_OPTIONS) assert.match(r.stdout, new RegExp(`^ {2}(-${o.short}, )?--${o.long}\\b`, 'm'), `--${o.long} is not in ${args.join(' ')}`);
     const ex = examples(r.stdout);
     assert.equal(ex.length, 2, ex.join('\n'));
-    assert.ok(ex.every((e) => e.startsWith('sling exec ')), ex.join('\n'));
+    assert.ok(
+      ex.every((e) => e.startsWith('sling exec ')),
+      ex.join('\n'),
+    );
     outputs.push(r.stdout);
   }
   assert.equal(outputs[0], outputs[1]);

@@ -89,5 +89,16 @@ test('sling exec --print=Hh: each entry prints the request that got its final re
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(startLines(r.stdout), ['GET /c HTTP/1.1', 'HTTP/1.1 200 OK', 'GET /c HTTP/1.1', 'HTTP/1.1 200 OK']);
   const all = await runSling(['exec', '--print=Hh', '--all', file]);
-  assert.deepEqual(startLines(all.stdout), ['GET /a HTTP/1.1', 'HTTP/1.1 302 Found', 'GET /b HTTP/1.1', 'HTTP/1.1 302 Found', 'GET /c HTTP/1.1', 'HTTP/1.1 200 OK', 'GET /b HTTP/1.1', 'HTTP/1.1 302 Found', 'GET /c HTTP/1.1', 'HTTP/1.1 200 OK']);
+  assert.deepEqual(startLines(all.stdout), [
+    'GET /a HTTP/1.1',
+    'HTTP/1.1 302 Found',
+    'GET /b HTTP/1.1',
+    'HTTP/1.1 302 Found',
+    'GET /c HTTP/1.1',
+    'HTTP/1.1 200 OK',
+    'GET /b HTTP/1.1',
+    'HTTP/1.1 302 Found',
+    'GET /c HTTP/1.1',
+    'HTTP/1.1 200 OK',
+  ]);
 });

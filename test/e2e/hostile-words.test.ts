@@ -40,7 +40,10 @@ test('chunked trailers or a chunk size line that never end are malformed past 16
 });
 
 test('an endless run of interim (1xx) answers is not waited out: more than 100 is one sentence, exit 6 (main command, download, exec)', async (t) => {
-  const srv = await bytesServer(t, { '/i': 'HTTP/1.1 100 Continue\r\n\r\n'.repeat(101) + 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok', '/few': 'HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n'.repeat(100) + 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok' });
+  const srv = await bytesServer(t, {
+    '/i': 'HTTP/1.1 100 Continue\r\n\r\n'.repeat(101) + 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok',
+    '/few': 'HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n'.repeat(100) + 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok',
+  });
   const dir = workdir({ 'a.http': `GET ${srv.url}/i\n` });
   const said = /^sling: error: (.*a\.http:1: )?127\.0\.0\.1:\d+ sent more than 100 interim \(1xx\) answers and no answer$/m;
   assertError(await runSling([`${srv.url}/i`]), 6, said);
@@ -56,7 +59,12 @@ test('a 101 Switching Protocols to a plain GET is one sentence, exit 6: main com
   const srv = await bytesServer(t, { '/ws': SWITCH });
   const expected = /127\.0\.0\.1:\d+ answered 101 Switching Protocols \(to websocket\) to a request that did not ask to switch protocols/;
   const dir = workdir({ 'a.http': `GET ${srv.url}/ws\n\n###\nGET ${srv.url}/after\n`, 'c.sh': `curl -s ${srv.url}/ws\n` });
-  for (const r of [await runSling([`${srv.url}/ws`]), await runSling(['-d', '-o', join(dir, 'x.bin'), `${srv.url}/ws`]), await runSling(['exec', join(dir, 'a.http')]), await runSling(['exec', join(dir, 'c.sh')])]) {
+  for (const r of [
+    await runSling([`${srv.url}/ws`]),
+    await runSling(['-d', '-o', join(dir, 'x.bin'), `${srv.url}/ws`]),
+    await runSling(['exec', join(dir, 'a.http')]),
+    await runSling(['exec', join(dir, 'c.sh')]),
+  ]) {
     assertError(r, 6, expected);
     assert.doesNotMatch(r.stderr, /HTTP\/2|internal error/, r.stderr);
   }

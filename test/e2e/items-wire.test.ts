@@ -138,16 +138,7 @@ test('a=1 n:=2 sends a JSON object with JSON Content-Type and Accept', async (t)
 });
 
 test(':= accepts any raw JSON value', async (t) => {
-  const req = await sent(t, (u) => [
-    `${u}/`,
-    'obj:={"x":[1,2,{"y":null}]}',
-    'yes:=true',
-    'no:=false',
-    'nil:=null',
-    'f:=-1.5e3',
-    'list:=["a",1]',
-    'uni=héllo ✓',
-  ]);
+  const req = await sent(t, (u) => [`${u}/`, 'obj:={"x":[1,2,{"y":null}]}', 'yes:=true', 'no:=false', 'nil:=null', 'f:=-1.5e3', 'list:=["a",1]', 'uni=héllo ✓']);
   assert.deepEqual(json(req), {
     obj: { x: [1, 2, { y: null }] },
     yes: true,
@@ -237,7 +228,13 @@ test('--form sends application/x-www-form-urlencoded', async (t) => {
   assert.equal(req.method, 'POST');
   assert.match(header(req, 'content-type') ?? '', /^application\/x-www-form-urlencoded\b/);
   const params = new URLSearchParams(req.body.toString('utf8'));
-  assert.deepEqual([...params], [['a', '1'], ['b', 'x y&z']]);
+  assert.deepEqual(
+    [...params],
+    [
+      ['a', '1'],
+      ['b', 'x y&z'],
+    ],
+  );
 });
 
 test('-f may come after the URL and items (flags anywhere)', async (t) => {
@@ -288,7 +285,7 @@ for (const [flags, want] of [
   });
 }
 
-test('--json in the config file\'s default_options, -f on the line: a form', async (t) => {
+test("--json in the config file's default_options, -f on the line: a form", async (t) => {
   const cfg = tempDir(t);
   writeFileSync(join(cfg, 'config.json'), JSON.stringify({ default_options: ['--json'] }));
   const srv = await httpServer(t, okText);
@@ -316,7 +313,7 @@ test('-- ends flags: later arguments are items even if they look like flags', as
 
 // ---- --compress ---------------------------------------------------------------------------------------
 
-test('--compress deflates the body with zlib\'s own bytes (as HTTPie), only when that is smaller', async (t) => {
+test("--compress deflates the body with zlib's own bytes (as HTTPie), only when that is smaller", async (t) => {
   const dir = tempDir(t);
   const xml = '<?xml version="1.0"?>\n<order><line sku="7">two</line><line sku="8">three</line></order>\n';
   writeFileSync(join(dir, 'order.xml'), xml);
@@ -347,5 +344,9 @@ test('credentials in the URL are sent as Basic: as written by the main command (
   const e = await runSling(['exec', 'c.http'], { cwd: dir });
   assertExit(e, 0);
   const expected = 'Basic ' + Buffer.from('us@er:p:w').toString('base64');
-  assert.deepEqual(srv.requests.map((q) => header(q, 'authorization')), ['Basic ' + Buffer.from('us%40er:p%3Aw').toString('base64'), expected, 'Bearer own'], show(e));
+  assert.deepEqual(
+    srv.requests.map((q) => header(q, 'authorization')),
+    ['Basic ' + Buffer.from('us%40er:p%3Aw').toString('base64'), expected, 'Bearer own'],
+    show(e),
+  );
 });

@@ -47,7 +47,13 @@ test('--follow follows a 302 and prints only the final response', async (t) => {
   const srv = await httpServer(t, redirectOnce(302, '/final'));
   const r = await runSling(['--follow', `${srv.url}/start`]);
   assertExit(r, 0);
-  assert.deepEqual(srv.requests.map((q) => [q.method, q.url]), [['GET', '/start'], ['GET', '/final']]);
+  assert.deepEqual(
+    srv.requests.map((q) => [q.method, q.url]),
+    [
+      ['GET', '/start'],
+      ['GET', '/final'],
+    ],
+  );
   assert.match(r.stdout, /^HTTP\/1\.1 200 OK/, show(r));
   assert.doesNotMatch(r.stdout, /^HTTP\/1\.1 302/m, show(r));
   assert.match(r.stdout, /final$/, show(r));
@@ -60,7 +66,10 @@ test('-F follows an absolute same-origin Location', async (t) => {
   const r = await runSling(['-F', '--body', `${srv.url}/start`]);
   assertExit(r, 0);
   assert.equal(r.stdout, 'final', show(r));
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/start', '/abs']);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/start', '/abs'],
+  );
 });
 
 test('same-origin redirect reuses the keep-alive connection', async (t) => {
@@ -110,15 +119,7 @@ for (const [status, method] of [
 test('cross-origin redirect (other port) drops Authorization, Cookie and Proxy-Authorization', async (t) => {
   const target = await httpServer(t, okText);
   const origin = await httpServer(t, redirectOnce(302, `${target.url}/landed`));
-  const r = await runSling([
-    '--follow',
-    '-a',
-    'user:pass',
-    `${origin.url}/start`,
-    'Cookie:session=secret',
-    'Proxy-Authorization:Basic c2VjcmV0',
-    'X-Keep:yes',
-  ]);
+  const r = await runSling(['--follow', '-a', 'user:pass', `${origin.url}/start`, 'Cookie:session=secret', 'Proxy-Authorization:Basic c2VjcmV0', 'X-Keep:yes']);
   assertExit(r, 0);
   assert.equal(origin.requests.length, 1);
   assert.equal(target.requests.length, 1, show(r));
@@ -234,7 +235,10 @@ for (const [encoding, encode] of [
     assertExit(r, 0);
     const msg = parseMessage(r.stdout);
     assert.equal(msg.startLine, 'HTTP/1.1 200 OK', show(r));
-    assert.ok(msg.headers.some(([k, v]) => k.toLowerCase() === 'content-encoding' && v === encoding), show(r));
+    assert.ok(
+      msg.headers.some(([k, v]) => k.toLowerCase() === 'content-encoding' && v === encoding),
+      show(r),
+    );
     assert.equal(msg.body.trimEnd(), TEXT.trimEnd());
   });
 }
@@ -297,7 +301,12 @@ test('a redirect (or digest challenge) with an endless body: at most 1 MiB of it
   const dir = mkdtempSync(join((await import('node:os')).tmpdir(), 'sling-redir-'));
   writeFileSync(join(dir, 'r.http'), `GET ${s.url}/r\n`);
   writeFileSync(join(dir, 'r.curl'), `curl -sL ${s.url}/r\n`);
-  for (const args of [['-F', `${s.url}/r`], ['exec', '--print=b', join(dir, 'r.http')], ['exec', join(dir, 'r.curl')], ['-A', 'digest', '-a', 'u:p', `${s.url}/digest`]]) {
+  for (const args of [
+    ['-F', `${s.url}/r`],
+    ['exec', '--print=b', join(dir, 'r.http')],
+    ['exec', join(dir, 'r.curl')],
+    ['-A', 'digest', '-a', 'u:p', `${s.url}/digest`],
+  ]) {
     served = 0;
     const r = await runSling(args, { timeoutMs: 30000 });
     assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);

@@ -19,12 +19,12 @@ test('--pretty=format indents JSON to a pipe; --sorted sorts keys; values stay a
   assert.match(colours.stdout, /\x1b\[[0-9;]*m"b"/);
 });
 
-test('JSON behind a )]}\' prefix, or served as text/plain, is still recognised; invalid JSON comes as it was', async (t) => {
+test("JSON behind a )]}' prefix, or served as text/plain, is still recognised; invalid JSON comes as it was", async (t) => {
   const s = await httpServer(t, (req, res) => {
     res.writeHead(200, { 'Content-Type': req.url === '/bad' ? 'application/json' : 'text/plain' });
-    res.end(req.url === '/prefix' ? ")]}',\n{\"a\":1}" : req.url === '/bad' ? '{"a": 1,, nope' : '[1,2]');
+    res.end(req.url === '/prefix' ? ')]}\',\n{"a":1}' : req.url === '/bad' ? '{"a": 1,, nope' : '[1,2]');
   });
-  assert.equal((await runSling(['--pretty=format', '--body', s.url + '/prefix'])).stdout, ")]}',\n{\n    \"a\": 1\n}\n");
+  assert.equal((await runSling(['--pretty=format', '--body', s.url + '/prefix'])).stdout, ')]}\',\n{\n    "a": 1\n}\n');
   assert.equal((await runSling(['--pretty=format', '--body', s.url + '/text'])).stdout, '[\n    1,\n    2\n]\n');
   assert.equal((await runSling(['--pretty=format', '--body', s.url + '/bad'])).stdout, '{"a": 1,, nope\n');
 });
@@ -61,10 +61,11 @@ function spawnSling(args: string[]) {
   const waiters: [RegExp, () => void][] = [];
   child.stdout.on('data', (c: Buffer) => {
     out += c;
-    for (const w of [...waiters]) if (w[0].test(out)) {
-      waiters.splice(waiters.indexOf(w), 1);
-      w[1]();
-    }
+    for (const w of [...waiters])
+      if (w[0].test(out)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w[1]();
+      }
   });
   return {
     child,

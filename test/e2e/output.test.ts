@@ -9,14 +9,7 @@ const ESC = '\x1b';
 
 test('default print: status line, headers in original case and order, blank line, body', async (t) => {
   const srv = await httpServer(t, (_req, res) => {
-    res.writeHead(200, 'OK', [
-      'X-First', '1',
-      'content-TYPE', 'text/plain',
-      'X-Mixed-Case', 'Value With Spaces',
-      'Set-Cookie', 'a=1',
-      'Set-Cookie', 'b=2',
-      'X-Last', 'z',
-    ]);
+    res.writeHead(200, 'OK', ['X-First', '1', 'content-TYPE', 'text/plain', 'X-Mixed-Case', 'Value With Spaces', 'Set-Cookie', 'a=1', 'Set-Cookie', 'b=2', 'X-Last', 'z']);
     res.end('hello body');
   });
   const r = await runSling([`${srv.url}/`]);
@@ -136,7 +129,10 @@ test('HEAD prints only headers', async (t) => {
   assert.equal(srv.requests[0].method, 'HEAD');
   const msg = parseMessage(r.stdout);
   assert.equal(msg.startLine, 'HTTP/1.1 200 OK', show(r));
-  assert.ok(msg.headers.some(([k, v]) => k === 'X-Head' && v === 'yes'), show(r));
+  assert.ok(
+    msg.headers.some(([k, v]) => k === 'X-Head' && v === 'yes'),
+    show(r),
+  );
   assert.equal(msg.body.trim(), '', show(r));
 });
 
@@ -147,8 +143,7 @@ test('-v prints the request (line, default headers) before the response', async 
   const out = r.stdout;
   const reqMsg = parseMessage(out);
   assert.equal(reqMsg.startLine, 'GET /path?q=1 HTTP/1.1', show(r));
-  const has = (k: string, v: string) =>
-    reqMsg.headers.some(([hk, hv]) => hk.toLowerCase() === k.toLowerCase() && hv === v);
+  const has = (k: string, v: string) => reqMsg.headers.some(([hk, hv]) => hk.toLowerCase() === k.toLowerCase() && hv === v);
   assert.ok(has('Host', `127.0.0.1:${srv.port}`), show(r));
   assert.ok(has('User-Agent', `sling/${VERSION}`), show(r));
   assert.ok(has('Connection', 'keep-alive'), show(r));
@@ -172,7 +167,10 @@ test('--print=HBhb prints request headers+body and response headers+body', async
   assert.equal(reqLine, 0, show(r));
   assert.ok(resLine > 0, show(r));
   const requestPart = parseMessage(out.slice(0, resLine));
-  assert.ok(requestPart.headers.some(([k, v]) => k.toLowerCase() === 'content-type' && /^application\/json/.test(v)), show(r));
+  assert.ok(
+    requestPart.headers.some(([k, v]) => k.toLowerCase() === 'content-type' && /^application\/json/.test(v)),
+    show(r),
+  );
   assert.deepEqual(JSON.parse(requestPart.body.trim()), { name: 'widget', n: 3 });
   assert.match(out.slice(resLine), /created-marker\s*$/, show(r));
 });
@@ -198,8 +196,14 @@ test('--offline prints the request and sends nothing', async (t) => {
   assert.equal(srv.connections(), 0, 'no connection may be opened with --offline');
   const msg = parseMessage(r.stdout);
   assert.equal(msg.startLine, 'POST /off HTTP/1.1', show(r));
-  assert.ok(msg.headers.some(([k, v]) => k === 'X-Test' && v === 'offline'), show(r));
-  assert.ok(msg.headers.some(([k, v]) => k.toLowerCase() === 'content-type' && /^application\/json/.test(v)), show(r));
+  assert.ok(
+    msg.headers.some(([k, v]) => k === 'X-Test' && v === 'offline'),
+    show(r),
+  );
+  assert.ok(
+    msg.headers.some(([k, v]) => k.toLowerCase() === 'content-type' && /^application\/json/.test(v)),
+    show(r),
+  );
   assert.deepEqual(JSON.parse(msg.body.trim()), { a: '1' });
 });
 

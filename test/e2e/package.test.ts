@@ -28,7 +28,8 @@ async function packedFiles(): Promise<string[]> {
 
 test('npm pack: dist/, README.md, LICENSE, docs/ and SECURITY.md; no sources, tests or test build', { skip: noNpm }, async () => {
   const files = await packedFiles();
-  for (const f of ['LICENSE', 'README.md', 'package.json', 'dist/sling.js', 'dist/slings.js', 'SECURITY.md', 'docs/usage.md']) assert.ok(files.includes(f), `${f} is not in the package: ${files.join(' ')}`);
+  for (const f of ['LICENSE', 'README.md', 'package.json', 'dist/sling.js', 'dist/slings.js', 'SECURITY.md', 'docs/usage.md'])
+    assert.ok(files.includes(f), `${f} is not in the package: ${files.join(' ')}`);
   // The man page (issue 29 item 14: package.json `man`, written by the build).
   assert.ok(files.includes('dist/sling.1'), 'dist/sling.1 (the man page) is not in the package');
   const stray = files.filter((f) => !/^(dist\/|docs\/[\w.-]+\.md$|README\.md$|LICENSE$|SECURITY\.md$|package\.json$|(man\/)?[\w-]+\.1$)/.test(f));

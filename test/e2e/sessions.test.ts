@@ -98,7 +98,10 @@ test('expired cookies are dropped from the session and not sent', async (t) => {
   assert.equal((await runSling(['--session', 'old', `${s.url}/`], { env: box.env })).code, 0);
   assert.equal(header(s.requests[0]!, 'cookie'), 'kept=2');
   const saved = JSON.parse(readFileSync(join(dir, 'old.json'), 'utf8'));
-  assert.deepEqual(saved.cookies.map((c: { name: string }) => c.name), ['kept']);
+  assert.deepEqual(
+    saved.cookies.map((c: { name: string }) => c.name),
+    ['kept'],
+  );
 });
 
 test('--session-read-only uses the session without changing it; sessions work with --offline', async (t) => {
@@ -173,11 +176,13 @@ test('a session file is replaced atomically: concurrent writers never leave a to
       await new Promise((r) => setTimeout(r, 2));
     }
   })();
-  const runs = Array.from({ length: 8 }, () =>
-    new Promise<number | null>((resolve) => {
-      const c = spawn(process.execPath, [SLING_PATH, '--session', 'busy', `${s.url}/`, 'X-N:1'], { env: { ...baseEnv(), ...box.env }, stdio: 'ignore' });
-      c.on('close', resolve);
-    }),
+  const runs = Array.from(
+    { length: 8 },
+    () =>
+      new Promise<number | null>((resolve) => {
+        const c = spawn(process.execPath, [SLING_PATH, '--session', 'busy', `${s.url}/`, 'X-N:1'], { env: { ...baseEnv(), ...box.env }, stdio: 'ignore' });
+        c.on('close', resolve);
+      }),
   );
   const codes = await Promise.all(runs);
   stop = true;
@@ -234,7 +239,10 @@ test('config.json default_options apply, --no-FLAG undoes them, a malformed conf
 function digestServer(algorithm: 'MD5' | 'SHA-256', user: string, password: string) {
   const realm = 'sling-test';
   const nonce = 'n' + Math.random().toString(36).slice(2);
-  const H = (s: string) => createHash(algorithm === 'MD5' ? 'md5' : 'sha256').update(s).digest('hex');
+  const H = (s: string) =>
+    createHash(algorithm === 'MD5' ? 'md5' : 'sha256')
+      .update(s)
+      .digest('hex');
   return (req: IncomingMessage, res: ServerResponse) => {
     const auth = req.headers.authorization ?? '';
     const p: Record<string, string> = {};
@@ -492,7 +500,10 @@ test('a session written by HTTPie is read (a note, once), and HTTPie reads the f
     assert.equal(again.stderr, '');
   }
   const saved = JSON.parse(readFileSync(path, 'utf8'));
-  assert.deepEqual(saved.headers.map((h: { name: string }) => h.name), ['X-Team', 'X-Extra']);
+  assert.deepEqual(
+    saved.headers.map((h: { name: string }) => h.name),
+    ['X-Team', 'X-Extra'],
+  );
   assert.deepEqual(saved.auth, { type: 'basic', raw_auth: 'ada:pw' });
 
   // HTTPie reads what sling wrote: the cookies, headers and credentials on its request.

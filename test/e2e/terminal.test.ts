@@ -42,7 +42,7 @@ test('on a terminal JSON is indented and coloured', { skip: skipReason }, async 
   assert.match(plain, /\{\n {4}"name": "Ada",\n {4}"n": 1\.50,\n {4}"ok": true,\n {4}"list": \[\n {8}1,\n {8}2\n {4}\]\n\}/);
 });
 
-test('--style: on a terminal the JSON key, string and status are in the style\'s colours', { skip: skipReason }, async (t) => {
+test("--style: on a terminal the JSON key, string and status are in the style's colours", { skip: skipReason }, async (t) => {
   const s = await httpServer(t, (_req, res) => {
     res.writeHead(200, { 'Content-Type': 'application/json' });
     res.end('{"name":"Ada"}');
@@ -189,7 +189,10 @@ test('JSON nested too deeply to format (issue 26, item 1): shown as it came with
   assert.ok(tty.out.length < deep.length * 2, `${tty.out.length} bytes on the terminal`);
   assert.match(tty.out, /\[JSON nested more than 1,000 levels deep: shown as it came, not formatted\]/);
   const { runSling } = await import('../helpers/cli.js');
-  for (const [path, body, why] of [['deep', deep, /JSON nested more than 1,000 levels deep/], ['wide', wide, /would be more than 16 times its size/]] as const) {
+  for (const [path, body, why] of [
+    ['deep', deep, /JSON nested more than 1,000 levels deep/],
+    ['wide', wide, /would be more than 16 times its size/],
+  ] as const) {
     const r = await runSling(['--pretty=format', '--body', `${s.url}/${path}`]);
     assert.equal(r.code, 0, r.stderr);
     const [shown, note, rest] = r.stdout.split('\n');
@@ -203,7 +206,9 @@ test('JSON nested too deeply to format (issue 26, item 1): shown as it came with
   assert.equal(edge.stdout.trimEnd().split('\n').length, 599);
 });
 
-test('on a terminal a body is never held whole without bound (issue 26, item 2): a gzip bomb stops at the binary note, text dropped mid-way is shown, JSON over 32 MiB comes as it came', { skip: skipReason }, async (t) => {
+test('on a terminal a body is never held whole without bound (issue 26, item 2): a gzip bomb stops at the binary note, text dropped mid-way is shown, JSON over 32 MiB comes as it came', {
+  skip: skipReason,
+}, async (t) => {
   const { gzipSync } = await import('node:zlib');
   const bomb = gzipSync(Buffer.alloc(64 << 20), { level: 9 });
   const line = 'x'.repeat(99) + '\n';
@@ -236,7 +241,9 @@ test('on a terminal a body is never held whole without bound (issue 26, item 2):
   assert.equal(j.stdout, `${big}\n[body over 32 MiB (${big.length} bytes): shown as it came, not formatted]\n`);
 });
 
-test('exec: a compressed body no script reads is printed as it comes, never inflated whole (issue 26, item 2): a gzip bomb stops at the note on a terminal, the next request runs; piped, the JSON behind a small gzip body is formatted as before', { skip: skipReason }, async (t) => {
+test('exec: a compressed body no script reads is printed as it comes, never inflated whole (issue 26, item 2): a gzip bomb stops at the note on a terminal, the next request runs; piped, the JSON behind a small gzip body is formatted as before', {
+  skip: skipReason,
+}, async (t) => {
   const { gzipSync } = await import('node:zlib');
   const bomb = gzipSync(Buffer.alloc(64 << 20), { level: 9 });
   const json = gzipSync('{"a":[1,2],"b":"x"}');
@@ -347,7 +354,12 @@ test('bidirectional controls and C1 controls from the network are shown as escap
       res.end(`file: ${bidi} csi:\x9b2J\n`);
     }
   });
-  for (const args of [['--body', s.url + '/text'], ['--body', s.url + '/json'], ['--pretty=none', '--body', s.url + '/json'], ['--stream', '--body', s.url + '/json']]) {
+  for (const args of [
+    ['--body', s.url + '/text'],
+    ['--body', s.url + '/json'],
+    ['--pretty=none', '--body', s.url + '/json'],
+    ['--stream', '--body', s.url + '/json'],
+  ]) {
     const r = await runOnTty(args, { NO_COLOR: '1' });
     assert.equal(r.code, 0, r.out);
     assertInert(r.out);
@@ -394,7 +406,10 @@ test('-v PUT @blob.bin on a terminal: the request body note says what it is, not
   // A file of 1 MiB or more is sent (and shown) as it is read, never whole.
   const big = path.join(dir, 'big.bin');
   fs.writeFileSync(big, Buffer.alloc(2 * 1024 * 1024, 0));
-  for (const [file, size] of [[small, 5], [big, 2 * 1024 * 1024]] as const) {
+  for (const [file, size] of [
+    [small, 5],
+    [big, 2 * 1024 * 1024],
+  ] as const) {
     const r = await runOnTty(['-v', 'PUT', `${s.url}/up`, `@${file}`], { NO_COLOR: '1' });
     assert.equal(r.code, 0, r.out);
     const out = r.out.replace(/\r\n/g, '\n');

@@ -7,16 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runSling } from '../helpers/cli.js';
 import { certsUnavailableReason, closedPort, header, makeCerts, type Certs } from '../helpers/servers.js';
-import {
-  assertError,
-  assertExit,
-  assertWarning,
-  httpServer,
-  httpsServer,
-  okText,
-  proxyServer,
-  show,
-} from '../helpers/assert.js';
+import { assertError, assertExit, assertWarning, httpServer, httpsServer, okText, proxyServer, show } from '../helpers/assert.js';
 
 const certs = makeCerts();
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -89,14 +80,7 @@ test('--cert/--cert-key present a client certificate', async (t) => {
   const c = needCerts(t);
   if (!c) return;
   const srv = await httpsServer(t, okText, { cert: 'good', requestClientCert: true });
-  const r = await runSling([
-    `--verify=${c.caCert}`,
-    '--cert',
-    c.clientCert,
-    '--cert-key',
-    c.clientKey,
-    `${srv.url}/`,
-  ]);
+  const r = await runSling([`--verify=${c.caCert}`, '--cert', c.clientCert, '--cert-key', c.clientKey, `${srv.url}/`]);
   assertExit(r, 0);
   assert.equal(srv.requests.length, 1, show(r));
   assert.equal(srv.requests[0].clientCertAuthorized, true);
@@ -157,7 +141,11 @@ test('exec: HTTPS through a proxy reuses one tunnel for the requests of a file',
   writeFileSync(join(dir, 't.http'), `GET ${srv.url}/1\n\n###\nGET ${srv.url}/2\n\n###\nGET ${srv.url}/3\n`);
   const r = await runSling(['exec', `--verify=${c.caCert}`, '--proxy', `https:${proxy.url}`, '--print=b', 't.http'], { cwd: dir });
   assertExit(r, 0);
-  assert.deepEqual(srv.requests.map((q) => q.url), ['/1', '/2', '/3'], show(r));
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/1', '/2', '/3'],
+    show(r),
+  );
   assert.deepEqual(proxy.connects, [`127.0.0.1:${srv.port}`], 'one CONNECT for three requests');
 });
 

@@ -127,7 +127,11 @@ function assertCutOff(r: RunResult, s: Sink, name: string) {
   assert.equal(r.code, 1, show(r));
   const lines = r.stderr.trim().split('\n');
   assert.equal(lines.length, 1, show(r));
-  assert.match(lines[0]!, new RegExp(`'${name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}' changed while it was being sent \\(${SIZE} bytes when the request was made, 1048576 now\\): the request was cut off`), show(r));
+  assert.match(
+    lines[0]!,
+    new RegExp(`'${name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}' changed while it was being sent \\(${SIZE} bytes when the request was made, 1048576 now\\): the request was cut off`),
+    show(r),
+  );
   assertNoStack(r.stderr);
   assert.equal(s.seen.length, 1, show(r));
   assert.equal(s.seen[0]!.complete, false, 'the server must not get a complete body');
@@ -191,10 +195,11 @@ test('main command, a large body on stdin: kept in a 0600 temporary file while i
   const spooled: { size: number; mode: number }[] = [];
   const s = await sink(t, {
     firstData: () => {
-      for (const sub of readdirSync(tmp)) for (const f of readdirSync(join(tmp, sub))) {
-        const st = statSync(join(tmp, sub, f));
-        spooled.push({ size: st.size, mode: st.mode & 0o777 });
-      }
+      for (const sub of readdirSync(tmp))
+        for (const f of readdirSync(join(tmp, sub))) {
+          const st = statSync(join(tmp, sub, f));
+          spooled.push({ size: st.size, mode: st.mode & 0o777 });
+        }
     },
   });
   const r = await runSling(['PUT', `${s.url}/stdin`], { stdin: data, env: { TMPDIR: tmp }, timeoutMs: 60000 });
@@ -292,7 +297,13 @@ test('sling exec, curl: -d @file (read as curl reads text), --data-binary @file,
   // Text lines with CR, NUL and lines longer than 255 bytes: -d @file's reading runs a piece at a time.
   const lines: Buffer[] = [];
   for (let n = 0; n < 6 * 1024 * 1024; ) {
-    const line = Buffer.from(randomBytes(1 + (n % 700)).toString('base64').replace(/[+]/g, '\r').replace(/[/]/g, '\0'), 'latin1');
+    const line = Buffer.from(
+      randomBytes(1 + (n % 700))
+        .toString('base64')
+        .replace(/[+]/g, '\r')
+        .replace(/[/]/g, '\0'),
+      'latin1',
+    );
     lines.push(line, Buffer.from('\n'));
     n += line.length + 1;
   }
@@ -301,13 +312,9 @@ test('sling exec, curl: -d @file (read as curl reads text), --data-binary @file,
   const s = await sink(t);
   writeFileSync(
     join(d, 'up.curl'),
-    [
-      `curl -s -d @text.txt ${s.url}/d`,
-      `curl -s -d a=1 --data-binary @big.bin -d z ${s.url}/bin`,
-      `curl -s -T big.bin ${s.url}/t/`,
-      `curl -s -F f=@big.bin -F 'g=<text.txt' ${s.url}/form`,
-      '',
-    ].join('\n'),
+    [`curl -s -d @text.txt ${s.url}/d`, `curl -s -d a=1 --data-binary @big.bin -d z ${s.url}/bin`, `curl -s -T big.bin ${s.url}/t/`, `curl -s -F f=@big.bin -F 'g=<text.txt' ${s.url}/form`, ''].join(
+      '\n',
+    ),
   );
   const r = await runSling(['exec', 'up.curl'], { cwd: d, timeoutMs: 120000 });
   assert.equal(r.code, 0, show(r));

@@ -2,17 +2,7 @@
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import type { RunResult } from './cli.js';
-import {
-  startHttp,
-  startHttps,
-  startRaw,
-  startConnectProxy,
-  type CaptureServer,
-  type Handler,
-  type HttpsOptions,
-  type ProxyServer,
-  type RawServer,
-} from './servers.js';
+import { startHttp, startHttps, startRaw, startConnectProxy, type CaptureServer, type Handler, type HttpsOptions, type ProxyServer, type RawServer } from './servers.js';
 import type net from 'node:net';
 
 /** A short description of a run, appended to assertion messages. */
@@ -90,10 +80,7 @@ export async function httpsServer(t: TestContext, handler: Handler, opts: HttpsO
   return s;
 }
 
-export async function rawServer(
-  t: TestContext,
-  onSocket: (socket: net.Socket, firstChunk: Buffer) => void,
-): Promise<RawServer> {
+export async function rawServer(t: TestContext, onSocket: (socket: net.Socket, firstChunk: Buffer) => void): Promise<RawServer> {
   const s = await startRaw(onSocket);
   t.after(() => s.close());
   return s;

@@ -107,11 +107,7 @@ function listen(server: net.Server): Promise<number> {
   });
 }
 
-function capturing(
-  handler: Handler,
-  requests: CapturedRequest[],
-  idOf: () => (s: net.Socket) => number,
-): http.RequestListener {
+function capturing(handler: Handler, requests: CapturedRequest[], idOf: () => (s: net.Socket) => number): http.RequestListener {
   return (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -257,35 +253,36 @@ export function makeCerts(): Certs | null {
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   try {
     // Certificate authority.
-    run(['req', '-x509', ...ec, '-keyout', p('ca.key'), '-out', p('ca.pem'), '-days', '30',
-      '-subj', '/CN=sling test CA',
-      '-addext', 'basicConstraints=critical,CA:TRUE',
-      '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+    run([
+      'req',
+      '-x509',
+      ...ec,
+      '-keyout',
+      p('ca.key'),
+      '-out',
+      p('ca.pem'),
+      '-days',
+      '30',
+      '-subj',
+      '/CN=sling test CA',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ]);
     // Server certificate for 127.0.0.1 and localhost, signed by the CA.
-    writeFileSync(p('server.ext'), [
-      'basicConstraints=CA:FALSE',
-      'keyUsage=critical,digitalSignature,keyEncipherment',
-      'extendedKeyUsage=serverAuth',
-      'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      p('server.ext'),
+      ['basicConstraints=CA:FALSE', 'keyUsage=critical,digitalSignature,keyEncipherment', 'extendedKeyUsage=serverAuth', 'subjectAltName=IP:127.0.0.1,DNS:localhost', ''].join('\n'),
+    );
     run(['req', ...ec, '-keyout', p('server.key'), '-out', p('server.csr'), '-subj', '/CN=127.0.0.1']);
-    run(['x509', '-req', '-in', p('server.csr'), '-CA', p('ca.pem'), '-CAkey', p('ca.key'),
-      '-set_serial', '1001', '-days', '30', '-extfile', p('server.ext'), '-out', p('server.pem')]);
+    run(['x509', '-req', '-in', p('server.csr'), '-CA', p('ca.pem'), '-CAkey', p('ca.key'), '-set_serial', '1001', '-days', '30', '-extfile', p('server.ext'), '-out', p('server.pem')]);
     // Self-signed server certificate that the CA never signed (same names, so only trust fails).
-    run(['req', '-x509', ...ec, '-keyout', p('bad.key'), '-out', p('bad.pem'), '-days', '30',
-      '-subj', '/CN=127.0.0.1',
-      '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost']);
+    run(['req', '-x509', ...ec, '-keyout', p('bad.key'), '-out', p('bad.pem'), '-days', '30', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost']);
     // Client certificate signed by the CA.
-    writeFileSync(p('client.ext'), [
-      'basicConstraints=CA:FALSE',
-      'keyUsage=critical,digitalSignature,keyEncipherment',
-      'extendedKeyUsage=clientAuth',
-      '',
-    ].join('\n'));
+    writeFileSync(p('client.ext'), ['basicConstraints=CA:FALSE', 'keyUsage=critical,digitalSignature,keyEncipherment', 'extendedKeyUsage=clientAuth', ''].join('\n'));
     run(['req', ...ec, '-keyout', p('client.key'), '-out', p('client.csr'), '-subj', '/CN=sling-test-client']);
-    run(['x509', '-req', '-in', p('client.csr'), '-CA', p('ca.pem'), '-CAkey', p('ca.key'),
-      '-set_serial', '1002', '-days', '30', '-extfile', p('client.ext'), '-out', p('client.pem')]);
+    run(['x509', '-req', '-in', p('client.csr'), '-CA', p('ca.pem'), '-CAkey', p('ca.key'), '-set_serial', '1002', '-days', '30', '-extfile', p('client.ext'), '-out', p('client.pem')]);
   } catch (e) {
     certsError = `openssl failed: ${(e as Error).message}`;
     certsCache = null;

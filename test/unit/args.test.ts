@@ -7,7 +7,10 @@ test('flags anywhere, clusters, --, and the last output flag wins', () => {
   assert.equal(inv.json, true);
   assert.equal(inv.print, 'HBhb');
   assert.equal(inv.timeoutMs, 2500);
-  assert.deepEqual(inv.items.map((i) => i.orig), ['a=1', '-x=1']);
+  assert.deepEqual(
+    inv.items.map((i) => i.orig),
+    ['a=1', '-x=1'],
+  );
   assert.equal(resolveInvocation(['-v', '-b', 'x']).print, 'b');
   assert.equal(resolveInvocation(['-b', '-v', 'x']).print, 'HBhb');
   assert.equal(resolveInvocation(['-vv', 'x']).print, 'HBhbp');
@@ -61,9 +64,15 @@ test('long options by an unambiguous prefix; near misses and ambiguous prefixes 
   assert.equal(resolveInvocation(['--max-red', '3', 'x']).maxRedirects, 3);
   // An exact name wins over the longer names it is a prefix of (--session, --session-read-only).
   assert.equal(resolveInvocation(['--form', 'x']).form, true);
-  assert.throws(() => resolveInvocation(['--folow', 'x']), (e: Error) => e.message === "unknown option '--folow' (did you mean --follow?)");
+  assert.throws(
+    () => resolveInvocation(['--folow', 'x']),
+    (e: Error) => e.message === "unknown option '--folow' (did you mean --follow?)",
+  );
   assert.throws(() => resolveInvocation(['--jsno', 'x']), /unknown option '--jsno' \(did you mean --json\?\)/);
-  assert.throws(() => resolveInvocation(['--zzzzzz', 'x']), (e: Error) => e.message === "unknown option '--zzzzzz'");
+  assert.throws(
+    () => resolveInvocation(['--zzzzzz', 'x']),
+    (e: Error) => e.message === "unknown option '--zzzzzz'",
+  );
   assert.throws(() => resolveInvocation(['--ver', 'x']), /ambiguous option '--ver': it could be --verbose, --verify or --version/);
   // sling exec's own options share the parser.
   assert.equal(resolveInvocation(['--fail', 'f.http'], 'exec').exec?.failFast, true);

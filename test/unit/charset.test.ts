@@ -52,7 +52,7 @@ test('windows-1252 and its labels (latin1, iso-8859-1, ascii) decode 0x80-0x9F a
   }
 });
 
-test('the multi-byte encodings decode text of their languages (Node\'s decoders)', () => {
+test("the multi-byte encodings decode text of their languages (Node's decoders)", () => {
   const samples: [string, number[], string][] = [
     ['shift_jis', [0x93, 0xfa, 0x96, 0x7b, 0x8c, 0xea], '日本語'],
     ['euc-jp', [0xc6, 0xfc, 0xcb, 0xdc, 0xb8, 0xec], '日本語'],
@@ -75,7 +75,10 @@ test('the multi-byte encodings decode text of their languages (Node\'s decoders)
 });
 
 test('--response-charset: an unknown name is a usage error that names it; _ and - are taken alike', () => {
-  assert.throws(() => charsetOption('bogus'), (e: Error) => e instanceof UsageError && /'bogus' is not a supported encoding/.test(e.message));
+  assert.throws(
+    () => charsetOption('bogus'),
+    (e: Error) => e instanceof UsageError && /'bogus' is not a supported encoding/.test(e.message),
+  );
   assert.throws(() => charsetOption(''), UsageError);
   assert.throws(() => charsetOption('utf-32'), UsageError);
   assert.equal(charsetOption('UTF_8'), 'utf-8');

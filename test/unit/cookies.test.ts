@@ -40,8 +40,8 @@ test('paths, expiry, Max-Age over Expires, deletion, Secure', () => {
   assert.equal(jar.cookieHeader(u('http://h/api/v1'), now), 'p=1; root=1');
   assert.equal(jar.cookieHeader(u('http://h/apix'), now), 'root=1');
   jar.setCookie('t=1; Max-Age=10; Expires=Wed, 01 Jan 2020 00:00:00 GMT', u('http://h/'), now);
-  assert.match(jar.cookieHeader(u("http://h/"), now + 5_000)!, /\bt=1/);
-  assert.doesNotMatch(jar.cookieHeader(u("http://h/"), now + 11_000)!, /\bt=1/);
+  assert.match(jar.cookieHeader(u('http://h/'), now + 5_000)!, /\bt=1/);
+  assert.doesNotMatch(jar.cookieHeader(u('http://h/'), now + 11_000)!, /\bt=1/);
   jar.setCookie('root=; Expires=Thu, 01 Jan 1970 00:00:00 GMT', u('http://h/'), now);
   assert.doesNotMatch(jar.cookieHeader(u('http://h/'), now) ?? '', /root/);
   assert.equal(jar.setCookie('s=1; Secure', u('http://example.org/'), now), null);
@@ -74,7 +74,10 @@ test('digest: RFC 7616 example (MD5 and SHA-256, qop=auth)', async () => {
   ])!;
   const sha = await digestAuthorization(ch, { user: 'Mufasa', password: 'Circle of Life' }, 'GET', '/dir/index.html', 1, 'f2/wE4q74E6zIJEtWaHKaf5wv/H5QzzpXusqGemxURZJ');
   assert.match(sha, /response="753927fa0e85d155564e2e272a28d1802ca10daf4496794697cf8db5856cb6c1"/);
-  assert.match(sha, /^Digest username="Mufasa", realm="http-auth@example.org", nonce="7ypf[^"]+", uri="\/dir\/index.html", cnonce="f2\/wE4q[^"]+", nc=00000001, qop=auth, response="[0-9a-f]+", opaque="FQhe[^"]+", algorithm=SHA-256$/);
+  assert.match(
+    sha,
+    /^Digest username="Mufasa", realm="http-auth@example.org", nonce="7ypf[^"]+", uri="\/dir\/index.html", cnonce="f2\/wE4q[^"]+", nc=00000001, qop=auth, response="[0-9a-f]+", opaque="FQhe[^"]+", algorithm=SHA-256$/,
+  );
   const md5 = await digestAuthorization({ ...ch, algorithm: 'MD5' }, { user: 'Mufasa', password: 'Circle of Life' }, 'GET', '/dir/index.html', 1, 'f2/wE4q74E6zIJEtWaHKaf5wv/H5QzzpXusqGemxURZJ');
   assert.match(md5, /response="8ca523f5e9506fed4657c9700eebdbec"/);
 });
@@ -86,7 +89,10 @@ test('a cookie lives at most 400 days (RFC 6265bis): Max-Age=1e21 is written to 
   assert.equal(jar.setCookie('a=1; Max-Age=999999999999999999999', u('http://h/'), now)!.expires, limit);
   assert.equal(jar.setCookie('b=2; Expires=Fri, 31 Dec 9999 23:59:59 GMT', u('http://h/'), now)!.expires, limit);
   assert.equal(jar.setCookie('c=3; Max-Age=60', u('http://h/'), now)!.expires, now + 60_000);
-  const lines = jar.toNetscape().split('\n').filter((l) => l && !l.startsWith('#'));
+  const lines = jar
+    .toNetscape()
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#'));
   assert.equal(lines.length, 3);
   for (const l of lines) assert.match(l.split('\t')[4]!, /^\d{10}$/, l);
 });

@@ -6,7 +6,11 @@ import { CURL_OPTIONS, matchLong } from '../../src/sources/curl/options.js';
 import { looksLikeCmd, parseCmdScript, splitWindowsArgs } from '../../src/sources/curl/cmd.js';
 import { quickly } from '../helpers/timing.js';
 
-const noConfig = { readConfig: () => { throw new Error('no config in this test'); } };
+const noConfig = {
+  readConfig: () => {
+    throw new Error('no config in this test');
+  },
+};
 const parse = (args: string[]): Operation[] => parseCurlArgs(args, noConfig).operations;
 const one = (args: string[]): Operation => {
   const ops = parse(args);
@@ -20,15 +24,24 @@ test('short options combine and take attached or next values', () => {
   assert.equal(op.follow, true);
   assert.equal(op.insecure, true);
   assert.deepEqual(op.headers, ['X: 1', 'Y: 2']);
-  assert.deepEqual(op.data.map((d) => d.value), ['a', 'aa=b']);
-  assert.deepEqual(op.nodes.map((n) => n.url), ['http://u']);
+  assert.deepEqual(
+    op.data.map((d) => d.value),
+    ['a', 'aa=b'],
+  );
+  assert.deepEqual(
+    op.nodes.map((n) => n.url),
+    ['http://u'],
+  );
   assert.equal(one(['-GsSd', 'x=1', 'u']).useGet, true);
 });
 
 test('long options: abbreviations, --no- forms, -- ends the options', () => {
   assert.equal(one(['--sil', 'u']).silent, true);
   assert.equal(one(['--location', '--no-location', 'u']).follow, false);
-  assert.deepEqual(one(['--', '-not-an-option']).nodes.map((n) => n.url), ['-not-an-option']);
+  assert.deepEqual(
+    one(['--', '-not-an-option']).nodes.map((n) => n.url),
+    ['-not-an-option'],
+  );
   assert.throws(() => parse(['--ur', 'x']), /ambiguous/);
   assert.throws(() => parse(['--frobnicate']), /unknown/);
   assert.throws(() => parse(['--no-data', 'x']), /--no-/);
@@ -51,11 +64,20 @@ test('every option of the table has a unique name and letter', () => {
 });
 
 test('options that make no sense for HTTP are errors naming the option; unsupported ones warnings', () => {
-  assert.throws(() => parse(['--ftp-pasv', 'u']), (e: unknown) => e instanceof CurlArgError && /--ftp-pasv is not an HTTP option/.test(e.message) && e.argIndex === 0);
-  assert.throws(() => parse(['u', '--mail-rcpt', 'a@b']), (e: unknown) => e instanceof CurlArgError && e.argIndex === 1);
+  assert.throws(
+    () => parse(['--ftp-pasv', 'u']),
+    (e: unknown) => e instanceof CurlArgError && /--ftp-pasv is not an HTTP option/.test(e.message) && e.argIndex === 0,
+  );
+  assert.throws(
+    () => parse(['u', '--mail-rcpt', 'a@b']),
+    (e: unknown) => e instanceof CurlArgError && e.argIndex === 1,
+  );
   assert.throws(() => parse(['--socks5', 'h:1', 'u']), /SOCKS/);
   const op = one(['--capath', '/x', '--limit-rate', '1k', 'u']);
-  assert.deepEqual(op.warnings.map((w) => w.option), ['--capath', '--limit-rate']);
+  assert.deepEqual(
+    op.warnings.map((w) => w.option),
+    ['--capath', '--limit-rate'],
+  );
   const retry = one(['--retry', '3', '--retry-delay', '2', '--retry-connrefused', '-4', '--http2', '--unix-socket', '/s', 'u']);
   assert.deepEqual([retry.warnings.length, retry.retry, retry.retryDelay, retry.retryConnrefused, retry.family, retry.http2, retry.unixSocket], [0, '3', '2', true, 4, 'alpn', '/s']);
 });
@@ -71,17 +93,20 @@ test('one kind of request per operation, as curl insists', () => {
 
 test('-o, -O and -T pair with URLs in order; --next starts a new operation', () => {
   const op = one(['-o', 'a.out', 'u1', 'u2', '-O', '-T', 'f', 'u3']);
-  assert.deepEqual(op.nodes, [
-    { url: 'u1', output: 'a.out', remoteName: true, upload: 'f' },
-    { url: 'u2' },
-    { url: 'u3' },
-  ]);
+  assert.deepEqual(op.nodes, [{ url: 'u1', output: 'a.out', remoteName: true, upload: 'f' }, { url: 'u2' }, { url: 'u3' }]);
   const ops = parse(['-d', 'x', 'u1', '--next', '-H', 'A: b', 'u2', '-:', 'u3']);
   assert.equal(ops.length, 3);
-  assert.deepEqual(ops.map((o) => [o.nodes[0]!.url, o.data.length, o.headers.length]), [['u1', 1, 0], ['u2', 0, 1], ['u3', 0, 0]]);
+  assert.deepEqual(
+    ops.map((o) => [o.nodes[0]!.url, o.data.length, o.headers.length]),
+    [
+      ['u1', 1, 0],
+      ['u2', 0, 1],
+      ['u3', 0, 0],
+    ],
+  );
 });
 
-test('auth methods accumulate like curl\'s bit mask', () => {
+test("auth methods accumulate like curl's bit mask", () => {
   assert.equal(one(['-u', 'a:b', 'u']).authMask, 0);
   assert.equal(one(['--digest', '--basic', 'u']).authMask, AUTH.DIGEST | AUTH.BASIC);
   assert.equal(one(['--oauth2-bearer', 't', 'u']).authMask, AUTH.BEARER);
@@ -96,10 +121,21 @@ test('-b: data with =, else a file to read cookies from', () => {
 
 test('config files: -K and .curlrc syntax', () => {
   assert.deepEqual(parseConfigText('# comment\nurl = "http://x/a b"\n-H "X: \\"q\\""\nsilent\nuser-agent: agent/1\n  data=a=b c\n'), [
-    '--url', 'http://x/a b', '-H', 'X: "q"', '--silent', '--user-agent', 'agent/1', '--data', 'a=b',
+    '--url',
+    'http://x/a b',
+    '-H',
+    'X: "q"',
+    '--silent',
+    '--user-agent',
+    'agent/1',
+    '--data',
+    'a=b',
   ]);
   const ops = parseCurlArgs(['-K', 'cfg', '-d', 'x'], { readConfig: (p) => (p === 'cfg' ? 'url = "http://h/"\nheader = "A: 1"\n' : '') }).operations;
-  assert.deepEqual(ops[0]!.nodes.map((n) => n.url), ['http://h/']);
+  assert.deepEqual(
+    ops[0]!.nodes.map((n) => n.url),
+    ['http://h/'],
+  );
   assert.deepEqual(ops[0]!.headers, ['A: 1']);
   // .curlrc comes first, and -q as the first argument skips it.
   assert.deepEqual(parseCurlArgs(['-H', 'B: 2', 'u'], noConfig, '-H "A: 1"').operations[0]!.headers, ['A: 1', 'B: 2']);

@@ -93,7 +93,10 @@ test('parameters: $NAME, ${NAME}, defaults, splitting of unquoted expansions', (
   for (const [input, want] of table) assert.deepEqual(words(input, vars), want, input);
   const e = env();
   const items = parseShell(b('curl -H "Authorization: Bearer $TOKEN"'));
-  assert.deepEqual(items[0]!.pipeline.commands[0]!.words.flatMap((w) => expandWord(w, e)), ['curl', '-H', 'Authorization: Bearer ']);
+  assert.deepEqual(
+    items[0]!.pipeline.commands[0]!.words.flatMap((w) => expandWord(w, e)),
+    ['curl', '-H', 'Authorization: Bearer '],
+  );
   assert.deepEqual(e.warned, ['TOKEN']);
 });
 
@@ -104,20 +107,35 @@ test('commands: newlines, ;, &&, ||, continuations, comments, prompts of a shell
   assert.deepEqual(curlArgs('A=1 curl u'), [['u']]);
   assert.deepEqual(curlArgs('time curl u\nsudo curl v\n/usr/bin/curl w\ncurl.exe x'), [['u'], ['v'], ['w'], ['x']]);
   // The prefixes' own options, with their values: what runs is still curl.
-  assert.deepEqual(curlArgs('sudo -E curl a\nsudo -u deploy -g web --preserve-env=HOME curl b\ntime -p curl c\nenv -i -u HOME curl d\nsudo -- curl e\nsudo -iu deploy curl g\ncommand -v curl >/dev/null || exit 1\ncommand -V curl\nexec -a name curl f\ncurl never'), [['a'], ['b'], ['c'], ['d'], ['e'], ['g'], ['f']]);
+  assert.deepEqual(
+    curlArgs(
+      'sudo -E curl a\nsudo -u deploy -g web --preserve-env=HOME curl b\ntime -p curl c\nenv -i -u HOME curl d\nsudo -- curl e\nsudo -iu deploy curl g\ncommand -v curl >/dev/null || exit 1\ncommand -V curl\nexec -a name curl f\ncurl never',
+    ),
+    [['a'], ['b'], ['c'], ['d'], ['e'], ['g'], ['f']],
+  );
   const e = env();
   const calls = walkScript(parseShell(b('curl a && curl b\ncurl c || curl d\ncurl e')), { env: e, warn: () => {} });
-  assert.deepEqual(calls.map((c) => c.when), ['always', 'ok', 'always', 'failed', 'always']);
+  assert.deepEqual(
+    calls.map((c) => c.when),
+    ['always', 'ok', 'always', 'failed', 'always'],
+  );
 });
 
 test('stdin and stdout of a curl command: redirections, here-documents, pipes from echo', () => {
   const e = env({ V: 'val' });
   const calls = walkScript(
-    parseShell(b("curl -d @- u < in.txt\ncurl -d @- u <<EOF\nline $V\n  two\nEOF\ncurl -d @- u <<'EOF'\nraw $V\nEOF\ncurl -d @- u <<< \"$V here\"\necho -n hi | curl -d @- u\nprintf '%s-%s' a b | curl -d @- u\ncurl u > out.json\ncurl u 2>/dev/null >/dev/null")),
+    parseShell(
+      b(
+        "curl -d @- u < in.txt\ncurl -d @- u <<EOF\nline $V\n  two\nEOF\ncurl -d @- u <<'EOF'\nraw $V\nEOF\ncurl -d @- u <<< \"$V here\"\necho -n hi | curl -d @- u\nprintf '%s-%s' a b | curl -d @- u\ncurl u > out.json\ncurl u 2>/dev/null >/dev/null",
+      ),
+    ),
     { env: e, warn: () => {} },
   );
   assert.deepEqual(calls[0]!.stdin, { kind: 'file', path: '/tmp/in.txt' });
-  assert.deepEqual(calls.slice(1, 6).map((c) => (c.stdin?.kind === 'data' ? c.stdin.data : undefined)), ['line val\n  two\n', 'raw $V\n', 'val here\n', 'hi', 'a-b']);
+  assert.deepEqual(
+    calls.slice(1, 6).map((c) => (c.stdin?.kind === 'data' ? c.stdin.data : undefined)),
+    ['line val\n  two\n', 'raw $V\n', 'val here\n', 'hi', 'a-b'],
+  );
   assert.deepEqual(calls[6]!.stdout, { kind: 'file', path: '/tmp/out.json', append: false });
   assert.deepEqual(calls[7]!.stdout, { kind: 'discard' });
 });
@@ -126,7 +144,10 @@ test('command substitution: echo, printf and cat only', () => {
   assert.deepEqual(curlArgs('curl -d "$(echo a b)" `echo u`'), [['-d', 'a b', 'u']]);
   // printf with flags, widths and precisions, as bash's printf writes them.
   assert.deepEqual(curlArgs(`curl -d "$(printf '%05d|%-4s|%.3s|%4d|%+d|%.2d' 42 ab abcdef 7 5 3)" u`), [['-d', '00042|ab  |abc|   7|+5|03', 'u']]);
-  assert.throws(() => curlArgs('curl -H "X: $(date +%s)" u'), (e: unknown) => e instanceof ShellSyntaxError && /runs 'date'/.test(e.message));
+  assert.throws(
+    () => curlArgs('curl -H "X: $(date +%s)" u'),
+    (e: unknown) => e instanceof ShellSyntaxError && /runs 'date'/.test(e.message),
+  );
 });
 
 test('what sling will not run is an error at its line and column', () => {
@@ -191,9 +212,18 @@ test('position: line and column of any offset, as a scan from the top counts the
 
 test('{ } groups: one that runs no curl is read like its builtins (`|| { echo failed; exit 1; }`); curl inside one, or a group left open, is an error', () => {
   assert.deepEqual(curlArgs('curl -f a || { echo "a failed" >&2; exit 1; }\ncurl b\n{ echo start; }\ncurl c && {\n  echo ok\n}\n'), [['-f', 'a'], ['b'], ['c']]);
-  assert.throws(() => curlArgs('true || { curl x; }'), (e: unknown) => e instanceof ShellSyntaxError && /'curl' inside a '\{ \}' group is not supported/.test(e.message));
-  assert.throws(() => curlArgs('curl a || { echo x; exit 1\ncurl b'), (e: unknown) => e instanceof ShellSyntaxError && /a '\{' group without its closing '\}'/.test(e.message));
-  assert.throws(() => curlArgs('{ echo x; } y'), (e: unknown) => e instanceof ShellSyntaxError && /only redirections may follow/.test(e.message));
+  assert.throws(
+    () => curlArgs('true || { curl x; }'),
+    (e: unknown) => e instanceof ShellSyntaxError && /'curl' inside a '\{ \}' group is not supported/.test(e.message),
+  );
+  assert.throws(
+    () => curlArgs('curl a || { echo x; exit 1\ncurl b'),
+    (e: unknown) => e instanceof ShellSyntaxError && /a '\{' group without its closing '\}'/.test(e.message),
+  );
+  assert.throws(
+    () => curlArgs('{ echo x; } y'),
+    (e: unknown) => e instanceof ShellSyntaxError && /only redirections may follow/.test(e.message),
+  );
 });
 
 test('$( ) nested thousands deep is a ShellSyntaxError, not the stack running out (fuzz: RangeError)', () => {

@@ -53,11 +53,26 @@ test('-G and --url-query append to the query the way curl_url_set does', () => {
 });
 
 test('URL globbing: sets and ranges, the last one varying fastest', () => {
-  assert.deepEqual(expandGlob('h/{a,b}/[1-2]').map((g) => g.url), ['h/a/1', 'h/a/2', 'h/b/1', 'h/b/2']);
-  assert.deepEqual(expandGlob('h/x[01-03]').map((g) => g.url), ['h/x01', 'h/x02', 'h/x03']);
-  assert.deepEqual(expandGlob('h/[a-e:2]').map((g) => g.url), ['h/a', 'h/c', 'h/e']);
-  assert.deepEqual(expandGlob('h/{a,b}').map((g) => g.matches), [['a'], ['b']]);
-  assert.deepEqual(expandGlob('http://[::1]:80/\\{x\\}').map((g) => g.url), ['http://[::1]:80/{x}']);
+  assert.deepEqual(
+    expandGlob('h/{a,b}/[1-2]').map((g) => g.url),
+    ['h/a/1', 'h/a/2', 'h/b/1', 'h/b/2'],
+  );
+  assert.deepEqual(
+    expandGlob('h/x[01-03]').map((g) => g.url),
+    ['h/x01', 'h/x02', 'h/x03'],
+  );
+  assert.deepEqual(
+    expandGlob('h/[a-e:2]').map((g) => g.url),
+    ['h/a', 'h/c', 'h/e'],
+  );
+  assert.deepEqual(
+    expandGlob('h/{a,b}').map((g) => g.matches),
+    [['a'], ['b']],
+  );
+  assert.deepEqual(
+    expandGlob('http://[::1]:80/\\{x\\}').map((g) => g.url),
+    ['http://[::1]:80/{x}'],
+  );
   assert.throws(() => expandGlob('h/{a'), /unmatched/);
   assert.throws(() => expandGlob('h/[3-1]'), /bad range/);
 });
@@ -65,7 +80,11 @@ test('URL globbing: sets and ranges, the last one varying fastest', () => {
 test('URL globbing: too many URLs is said before they are made (fuzz: a range of 10^8 filled memory; past 2^53 it never ended)', () => {
   assert.equal(expandGlob('h/[1-100000]').length, 100_000);
   for (const glob of ['h/[0-99999999]', 'h/[0-99999999999999999999]', 'h/[1-100001]', `h/{${'a,'.repeat(399)}a}{${'b,'.repeat(399)}b}`]) {
-    assert.throws(() => quickly(glob.slice(0, 30), () => expandGlob(glob)), (e: unknown) => e instanceof CurlUrlError && /too many URLs/.test(e.message), glob.slice(0, 30));
+    assert.throws(
+      () => quickly(glob.slice(0, 30), () => expandGlob(glob)),
+      (e: unknown) => e instanceof CurlUrlError && /too many URLs/.test(e.message),
+      glob.slice(0, 30),
+    );
   }
 });
 
@@ -76,8 +95,28 @@ const files = (map: Record<string, string>): FileAccess & { warnings: string[] }
 
 test('-d family: files lose CR and LF (not with --data-binary), pieces join with & (not --json)', () => {
   const f = files({ 'd.txt': 'a b\r\nc=d&e\n\n' });
-  assert.equal(joinData([{ kind: 'data', value: '@d.txt' }, { kind: 'binary', value: '@d.txt' }, { kind: 'ascii', value: '@d.txt' }, { kind: 'raw', value: '@d.txt' }], f), 'a bc=d&e&a b\r\nc=d&e\n\n&a bc=d&e&@d.txt');
-  assert.equal(joinData([{ kind: 'json', value: '{"a":' }, { kind: 'json', value: '1}' }], f), '{"a":1}');
+  assert.equal(
+    joinData(
+      [
+        { kind: 'data', value: '@d.txt' },
+        { kind: 'binary', value: '@d.txt' },
+        { kind: 'ascii', value: '@d.txt' },
+        { kind: 'raw', value: '@d.txt' },
+      ],
+      f,
+    ),
+    'a bc=d&e&a b\r\nc=d&e\n\n&a bc=d&e&@d.txt',
+  );
+  assert.equal(
+    joinData(
+      [
+        { kind: 'json', value: '{"a":' },
+        { kind: 'json', value: '1}' },
+      ],
+      f,
+    ),
+    '{"a":1}',
+  );
   assert.equal(joinData([{ kind: 'data', value: '@missing' }], f), '');
   assert.match(f.warnings[0]!, /missing/);
 });
@@ -138,8 +177,16 @@ test('-F parts: files, types, file names, quoting, part headers', () => {
   assert.equal(guessType('x.json'), undefined);
 });
 
-test('multipart body: curl\'s layout and name escaping', () => {
-  const body = encodeMultipart([{ name: 'n"m', filename: 'f\r\n.txt', contentType: 'text/plain', headers: ['X: 1'], data: 'D' }, { name: undefined, headers: [], data: 'E' }], 'BB', 'multipart/form-data', false);
+test("multipart body: curl's layout and name escaping", () => {
+  const body = encodeMultipart(
+    [
+      { name: 'n"m', filename: 'f\r\n.txt', contentType: 'text/plain', headers: ['X: 1'], data: 'D' },
+      { name: undefined, headers: [], data: 'E' },
+    ],
+    'BB',
+    'multipart/form-data',
+    false,
+  );
   assert.equal(
     body.toString('latin1'),
     '--BB\r\nContent-Disposition: form-data; name="n%22m"; filename="f%0D%0A.txt"\r\nContent-Type: text/plain\r\nX: 1\r\n\r\nD\r\n--BB\r\nContent-Disposition: form-data\r\n\r\nE\r\n--BB--\r\n',
@@ -149,9 +196,17 @@ test('multipart body: curl\'s layout and name escaping', () => {
 
 test('-H: removal, empty values, @file', () => {
   const f = files({ 'h.txt': 'X-F: 1\r\n\r\nX-G: 2\n' });
-  assert.deepEqual(customHeaders(['A: 1', 'B:', 'C;', 'D;x', 'E', 'F:   spaced', ':noname', '@h.txt'], f).map((h) => [h.name, h.value]), [
-    ['A', '1'], ['B', undefined], ['C', ''], ['F', 'spaced'], ['X-F', '1'], ['X-G', '2'],
-  ]);
+  assert.deepEqual(
+    customHeaders(['A: 1', 'B:', 'C;', 'D;x', 'E', 'F:   spaced', ':noname', '@h.txt'], f).map((h) => [h.name, h.value]),
+    [
+      ['A', '1'],
+      ['B', undefined],
+      ['C', ''],
+      ['F', 'spaced'],
+      ['X-F', '1'],
+      ['X-G', '2'],
+    ],
+  );
 });
 
 test('redirect targets resolve against the URL they came from', () => {

@@ -9,7 +9,10 @@ test('oneLine: line breaks and control characters become escapes, the rest is ke
   assert.equal(oneLine('\x1b[2J\x00\x7f é ✓'), '\\x1b[2J\\x00\\x7f é ✓');
   // C1 controls (CSI is \x9b) and bidirectional controls and marks, which reorder what is read.
   assert.equal(oneLine('csi:\x9b2J nel:\x85'), 'csi:\\x9b2J nel:\\x85');
-  assert.equal(oneLine('f:\u202egnp.exe \u202a\u202b\u202c\u202d \u2066\u2067\u2068\u2069 \u200e\u200f\u061c'), 'f:\\u202egnp.exe \\u202a\\u202b\\u202c\\u202d \\u2066\\u2067\\u2068\\u2069 \\u200e\\u200f\\u061c');
+  assert.equal(
+    oneLine('f:\u202egnp.exe \u202a\u202b\u202c\u202d \u2066\u2067\u2068\u2069 \u200e\u200f\u061c'),
+    'f:\\u202egnp.exe \\u202a\\u202b\\u202c\\u202d \\u2066\\u2067\\u2068\\u2069 \\u200e\\u200f\\u061c',
+  );
   assert.equal(oneLine('عربي עברית ‐ ‑ \u200d'), 'عربي עברית ‐ ‑ \u200d');
   // Twice in a row (the pattern is global: its position must not leak between calls).
   assert.equal(oneLine('x\ny'), 'x\\ny');

@@ -39,11 +39,23 @@ test('long names are cut to 255 bytes, keeping the extension', () => {
 });
 
 test('long names are cut in one pass, and never end on a dot or a blank (fuzz: 100,000 characters took a minute)', () => {
-  assert.equal(quickly('long name', () => sanitizeFileName('x'.repeat(100_000))), 'x'.repeat(255));
-  assert.equal(quickly('blanks inside', () => sanitizeFileName(`a${' '.repeat(100_000)}b`)), 'a');
-  assert.equal(quickly('BOMs inside', () => sanitizeFileName(`a${'\ufeff'.repeat(100_000)}b`)), 'a');
+  assert.equal(
+    quickly('long name', () => sanitizeFileName('x'.repeat(100_000))),
+    'x'.repeat(255),
+  );
+  assert.equal(
+    quickly('blanks inside', () => sanitizeFileName(`a${' '.repeat(100_000)}b`)),
+    'a',
+  );
+  assert.equal(
+    quickly('BOMs inside', () => sanitizeFileName(`a${'\ufeff'.repeat(100_000)}b`)),
+    'a',
+  );
   assert.equal(sanitizeFileName(`${'a'.repeat(254)}. b`), 'a'.repeat(254));
-  assert.equal(quickly('filename* with blanks', () => nameFromContentDisposition(`attachment; filename*=${' '.repeat(100_000)}`)), undefined);
+  assert.equal(
+    quickly('filename* with blanks', () => nameFromContentDisposition(`attachment; filename*=${' '.repeat(100_000)}`)),
+    undefined,
+  );
 });
 
 test('a name from the URL stays within 255 bytes with the extension the type adds (fuzz: 259 bytes)', () => {
@@ -66,7 +78,9 @@ test('the resume command adds --output and --continue only when missing', () => 
   assert.equal(resumeCommand(['--download', '--output=x', 'http://h/f'], 'x'), 'sling --download --output=x http://h/f --continue');
 });
 
-test('openUnique never opens over a name that is taken: a file, a folder, a live link, a dangling link', { skip: process.platform === 'win32' ? 'symbolic links need privileges on Windows' : false }, () => {
+test('openUnique never opens over a name that is taken: a file, a folder, a live link, a dangling link', {
+  skip: process.platform === 'win32' ? 'symbolic links need privileges on Windows' : false,
+}, () => {
   const dir = mkdtempSync(join(tmpdir(), 'sling-unique-'));
   writeFileSync(join(dir, 'target'), 'kept');
   symlinkSync(join(dir, 'nowhere'), join(dir, 'a.bin'));

@@ -16,7 +16,7 @@ const GOLDEN = fileURLToPath(new URL('../../../test/fixtures/golden/', import.me
 
 const BODIES: Record<string, [string, string]> = {
   json: ['application/json', '{"id":12345678901234567890,"f":1.0,"e":1e3,"z":-0,"s":"caf\\u00e9 \\/ ü","t":true,"n":null,"list":[1,[],{}],"nested":{"b":2,"a":1}}'],
-  'json-prefix': ['application/json', ")]}',\n{\"a\":[1,2]}"],
+  'json-prefix': ['application/json', ')]}\',\n{"a":[1,2]}'],
   'json-as-text': ['text/plain', '[{"k":"v"}]'],
   'json-invalid': ['application/json', '{"a": 1,, oops'],
   xml: ['application/xml', '<?xml version="1.0"?><root a="1"><!-- note --><item id="x">one</item><empty/><list><v>1</v><v>2</v></list></root>'],

@@ -211,23 +211,29 @@ const itemArgs = fc.array(nasty(ITEM_WORDS, 12), { maxLength: 6 }).map((args) =>
 
 test('fuzz: request items are parsed or refused with a UsageError; key, separator and value come from the argument', () => {
   check(
-    fc.property(nasty(ITEM_WORDS), guard((arg) => {
-      const item = run(() => parseItem(arg), [CliError]);
-      if (!item) return;
-      assert.equal(item.orig, arg);
-      bounded('key + separator + value', item.key.length + item.sep.length + item.value.length, arg.length, 1, 0);
-      // Without backslashes nothing is unescaped: the three parts are the argument.
-      if (!arg.includes('\\')) assert.equal(item.key + item.sep + item.value, arg);
-    })),
+    fc.property(
+      nasty(ITEM_WORDS),
+      guard((arg) => {
+        const item = run(() => parseItem(arg), [CliError]);
+        if (!item) return;
+        assert.equal(item.orig, arg);
+        bounded('key + separator + value', item.key.length + item.sep.length + item.value.length, arg.length, 1, 0);
+        // Without backslashes nothing is unescaped: the three parts are the argument.
+        if (!arg.includes('\\')) assert.equal(item.key + item.sep + item.value, arg);
+      }),
+    ),
   );
 });
 
 test('fuzz: nested JSON paths are read or refused with a UsageError, at most a step per character', () => {
   check(
-    fc.property(nasty(ITEM_WORDS), guard((key) => {
-      const steps = run(() => parsePath(key, key), [CliError]);
-      if (steps) bounded('steps', steps.length, key.length, 1, 1);
-    })),
+    fc.property(
+      nasty(ITEM_WORDS),
+      guard((key) => {
+        const steps = run(() => parsePath(key, key), [CliError]);
+        if (steps) bounded('steps', steps.length, key.length, 1, 1);
+      }),
+    ),
   );
 });
 
@@ -243,24 +249,35 @@ const dir = mkdtempSync(join(tmpdir(), 'sling-fuzz-'));
 test('fuzz: a command line of items builds a request or fails with a CliError; the wire form stays proportionate', async () => {
   const flags = fc.constantFrom([], ['--form'], ['--multipart', '--boundary', 'B'], ['--json'], ['-A', 'bearer', '-a', 'tok'], ['--path-as-is']);
   await check(
-    fc.asyncProperty(flags, itemArgs, nasty(URL_WORDS, 8), guard(async (flag, items, url) => {
-      const argv = ['--ignore-stdin', '--ignore-netrc', ...flag, '--', `http://example.org/${url}`, ...items];
-      const req = await runAsync(async () => {
-        const spec = await buildRequest(resolveInvocation(argv), {
-          cwd: dir,
-          env: {},
-          readStdin: async () => null,
-          askPassword: async () => {
-            throw new CliError('no terminal');
-          },
-        });
-        return prepareRequest(spec);
-      }, [CliError]);
-      if (!req) return;
-      const input = argv.join(' ').length;
-      bounded('body', req.body.length, input, 12, 1024 + indexAllowance(items));
-      bounded('headers', req.headers.reduce((n, [k, v]) => n + k.length + v.length, 0), input, 4, 1024);
-    })),
+    fc.asyncProperty(
+      flags,
+      itemArgs,
+      nasty(URL_WORDS, 8),
+      guard(async (flag, items, url) => {
+        const argv = ['--ignore-stdin', '--ignore-netrc', ...flag, '--', `http://example.org/${url}`, ...items];
+        const req = await runAsync(async () => {
+          const spec = await buildRequest(resolveInvocation(argv), {
+            cwd: dir,
+            env: {},
+            readStdin: async () => null,
+            askPassword: async () => {
+              throw new CliError('no terminal');
+            },
+          });
+          return prepareRequest(spec);
+        }, [CliError]);
+        if (!req) return;
+        const input = argv.join(' ').length;
+        bounded('body', req.body.length, input, 12, 1024 + indexAllowance(items));
+        bounded(
+          'headers',
+          req.headers.reduce((n, [k, v]) => n + k.length + v.length, 0),
+          input,
+          4,
+          1024,
+        );
+      }),
+    ),
     0.5,
   );
 });
@@ -268,27 +285,33 @@ test('fuzz: a command line of items builds a request or fails with a CliError; t
 test('fuzz: parseJson accepts exactly what JSON.parse accepts (up to its nesting limit), and writes back the same value', () => {
   // biome-ignore format: a word list reads better on a few long lines
   const JSON_WORDS = ['{', '}', '[', ']', ',', ':', '"', '"a"', '"\\u00e9"', '"\\ud800"', '\\', '1', '-', '0', '01', '1.', '.5', '1e', '1e+5', '1E400', '-0', 'true', 'tru', 'null', 'false', ' ', '\t', '\n', '\r', '\f', '\u00a0'];
-  const text = fc.oneof(nasty(JSON_WORDS), fc.tuple(fc.jsonValue(), fc.constantFrom(0, 1, '\t')).map(([v, n]) => JSON.stringify(v, null, n)));
+  const text = fc.oneof(
+    nasty(JSON_WORDS),
+    fc.tuple(fc.jsonValue(), fc.constantFrom(0, 1, '\t')).map(([v, n]) => JSON.stringify(v, null, n)),
+  );
   // -0 and 0 are the same JSON number to a server; Python (so HTTPie) writes -0 as 0.
   const plain = (t: string) => JSON.parse(t, (_k, v: unknown) => (Object.is(v, -0) ? 0 : v));
   check(
-    fc.property(text, guard((t) => {
-      const v = run(() => parseJson(t), [JsonSyntaxError, NestingError]);
-      let expected: unknown;
-      try {
-        expected = plain(t);
-      } catch {
-        assert.equal(v, undefined, 'parseJson accepted what JSON.parse refuses');
-        return;
-      }
-      if (v === undefined) {
-        assert.throws(() => parseJson(t), NestingError, 'parseJson refused what JSON.parse accepts');
-        return;
-      }
-      const out = stringifyJson(v);
-      bounded('JSON', out.length, t.length, 6, 16);
-      assert.deepEqual(plain(out), expected);
-    })),
+    fc.property(
+      text,
+      guard((t) => {
+        const v = run(() => parseJson(t), [JsonSyntaxError, NestingError]);
+        let expected: unknown;
+        try {
+          expected = plain(t);
+        } catch {
+          assert.equal(v, undefined, 'parseJson accepted what JSON.parse refuses');
+          return;
+        }
+        if (v === undefined) {
+          assert.throws(() => parseJson(t), NestingError, 'parseJson refused what JSON.parse accepts');
+          return;
+        }
+        const out = stringifyJson(v);
+        bounded('JSON', out.length, t.length, 6, 16);
+        assert.deepEqual(plain(out), expected);
+      }),
+    ),
   );
 });
 
@@ -297,57 +320,72 @@ test('fuzz: parseJson accepts exactly what JSON.parse accepts (up to its nesting
 test('fuzz: parseUrl gives a request target of printable ASCII, or a UsageError; checkUrl agrees; expandUrl never throws', () => {
   const mode = fc.constantFrom<[string, boolean, boolean | 'raw']>(['http', false, false], ['https', true, false], ['http', false, true], ['http', false, 'raw'], ['ftp', false, false]);
   check(
-    fc.property(nasty(URL_WORDS), mode, guard((input, [scheme, pathAsIs, asWritten]) => {
-      const expanded = run(() => expandUrl(input, scheme));
-      bounded('expanded URL', expanded!.length, input.length, 1, 32);
-      const url = run(() => parseUrl(input, scheme, pathAsIs, asWritten), [CliError]);
-      const checked = run(() => (checkUrl(input, scheme), true), [CliError]);
-      assert.equal(checked !== undefined, url !== undefined, 'checkUrl and parseUrl disagree');
-      if (!url) return;
-      assert.match(url.path, /^\/[\x21-\x7e]*$/);
-      assert.match(url.query, /^[\x21-\x7e]*$/);
-      assert.ok(url.hostname !== '' && !/[\s/\\?#@]/.test(url.hostname), url.hostname);
-      assert.ok(Number.isInteger(url.port) && url.port >= 0 && url.port <= 65535, String(url.port));
-      // A character becomes at most its UTF-8 bytes as %XX (9 for 3 bytes).
-      bounded('request target', url.path.length + url.query.length, input.length, 9, 2);
-      // HTTPie's reading: the URL printed (the request line, --offline) and read again is the same URL.
-      if (!pathAsIs && !asWritten && (scheme === 'http' || scheme === 'https')) {
-        const shown = formatUrl(url);
-        assert.equal(formatUrl(parseUrl(shown, scheme)), shown);
-      }
-    })),
+    fc.property(
+      nasty(URL_WORDS),
+      mode,
+      guard((input, [scheme, pathAsIs, asWritten]) => {
+        const expanded = run(() => expandUrl(input, scheme));
+        bounded('expanded URL', expanded!.length, input.length, 1, 32);
+        const url = run(() => parseUrl(input, scheme, pathAsIs, asWritten), [CliError]);
+        const checked = run(() => (checkUrl(input, scheme), true), [CliError]);
+        assert.equal(checked !== undefined, url !== undefined, 'checkUrl and parseUrl disagree');
+        if (!url) return;
+        assert.match(url.path, /^\/[\x21-\x7e]*$/);
+        assert.match(url.query, /^[\x21-\x7e]*$/);
+        assert.ok(url.hostname !== '' && !/[\s/\\?#@]/.test(url.hostname), url.hostname);
+        assert.ok(Number.isInteger(url.port) && url.port >= 0 && url.port <= 65535, String(url.port));
+        // A character becomes at most its UTF-8 bytes as %XX (9 for 3 bytes).
+        bounded('request target', url.path.length + url.query.length, input.length, 9, 2);
+        // HTTPie's reading: the URL printed (the request line, --offline) and read again is the same URL.
+        if (!pathAsIs && !asWritten && (scheme === 'http' || scheme === 'https')) {
+          const shown = formatUrl(url);
+          assert.equal(formatUrl(parseUrl(shown, scheme)), shown);
+        }
+      }),
+    ),
   );
 });
 
 test('fuzz: curl URLs parse or fail with a CurlUrlError, and what they print back parses to the same URL', () => {
   check(
-    fc.property(nasty(URL_WORDS).map(bytes), fc.boolean(), guard((text, pathAsIs) => {
-      const url = run(() => parseCurlUrl(text, { pathAsIs }), [CurlUrlError]);
-      if (!url) return;
-      assert.match(url.path, /^\/[\x21-\x7e]*$/);
-      bounded('path and query', url.path.length + (url.query?.length ?? 0), text.length, 3, 1);
-      const again = run(() => parseCurlUrl(formatCurlUrl(url, true), { pathAsIs }), [CurlUrlError]);
-      assert.deepEqual(again, url);
-    })),
+    fc.property(
+      nasty(URL_WORDS).map(bytes),
+      fc.boolean(),
+      guard((text, pathAsIs) => {
+        const url = run(() => parseCurlUrl(text, { pathAsIs }), [CurlUrlError]);
+        if (!url) return;
+        assert.match(url.path, /^\/[\x21-\x7e]*$/);
+        bounded('path and query', url.path.length + (url.query?.length ?? 0), text.length, 3, 1);
+        const again = run(() => parseCurlUrl(formatCurlUrl(url, true), { pathAsIs }), [CurlUrlError]);
+        assert.deepEqual(again, url);
+      }),
+    ),
   );
 });
 
 test('fuzz: a Location resolves against the URL it came from, or fails with a CurlUrlError', () => {
   const bases = ['http://h/a/b?q', 'https://u:p@h:8443/', 'http://[::1]:8080/x/y/'].map((u) => parseCurlUrl(u));
   check(
-    fc.property(fc.constantFrom(...bases), nasty(URL_WORDS).map(bytes), guard((base: CurlUrl, location) => {
-      const url = run(() => resolveLocation(base, location), [CurlUrlError]);
-      if (url) bounded('resolved URL', formatCurlUrl(url).length, location.length, 3, 64);
-    })),
+    fc.property(
+      fc.constantFrom(...bases),
+      nasty(URL_WORDS).map(bytes),
+      guard((base: CurlUrl, location) => {
+        const url = run(() => resolveLocation(base, location), [CurlUrlError]);
+        if (url) bounded('resolved URL', formatCurlUrl(url).length, location.length, 3, 64);
+      }),
+    ),
   );
 });
 
 test('fuzz: URL globs expand to at most 100,000 URLs, or fail with a CurlUrlError', () => {
   check(
-    fc.property(nasty(URL_WORDS).map(bytes), guard((text) => {
-      const urls = run(() => expandGlob(text), [CurlUrlError]);
-      if (urls) assert.ok(urls.length <= 100_000, `${urls.length} URLs`);
-    })),
+    fc.property(
+      nasty(URL_WORDS).map(bytes),
+      guard((text) => {
+        const urls = run(() => expandGlob(text), [CurlUrlError]);
+        if (urls) assert.ok(urls.length <= 100_000, `${urls.length} URLs`);
+      }),
+    ),
   );
 });
 
@@ -368,41 +406,55 @@ const oneLine = (s: string) => s.replace(/[\r\n]+/g, ' ');
 /** Requests in the shape of a file (lines before, a request line, headers, a body), each part nasty: input that gets past the first line. */
 const httpRequest = fc
   .tuple(
-    fc.array(fc.oneof(fc.constantFrom('# @name r', '@a = 1', '@h = http://h', '# @no-redirect', '# @ref r', '< {%', 'client.global.set("x", 1)', '%}'), nasty(HTTP_WORDS, 4).map(oneLine)), { maxLength: 3 }),
+    fc.array(fc.oneof(fc.constantFrom('# @name r', '@a = 1', '@h = http://h', '# @no-redirect', '# @ref r', '< {%', 'client.global.set("x", 1)', '%}'), nasty(HTTP_WORDS, 4).map(oneLine)), {
+      maxLength: 3,
+    }),
     fc.constantFrom('GET', 'POST', 'get', 'PROPFIND', 'GRAPHQL', ''),
     fc.oneof(fc.constantFrom('http://h/', 'https://h:8443/x?a=1', '{{h}}/p', '/rel'), nasty(URL_WORDS, 6).map(oneLine)),
     fc.constantFrom('', ' HTTP/1.1', ' HTTP/2'),
-    fc.array(fc.tuple(nasty(['X-A', 'Content-Type', 'Host', '{{a}}', '-'], 3), nasty(HTTP_WORDS, 4)).map(([n, v]) => oneLine(`${n}: ${v}`)), { maxLength: 4 }),
+    fc.array(
+      fc.tuple(nasty(['X-A', 'Content-Type', 'Host', '{{a}}', '-'], 3), nasty(HTTP_WORDS, 4)).map(([n, v]) => oneLine(`${n}: ${v}`)),
+      { maxLength: 4 },
+    ),
     fc.array(nasty(HTTP_WORDS, 6), { maxLength: 4 }),
   )
   .map(([pre, method, url, version, headers, body]) => [...pre, `${method} ${url}${version}`, ...headers, '', ...body].join('\n'));
-const httpText = fc.oneof(nasty(HTTP_WORDS, 40), fc.array(httpRequest, { minLength: 1, maxLength: 4 }).map((rs) => rs.join('\n###\n')));
+const httpText = fc.oneof(
+  nasty(HTTP_WORDS, 40),
+  fc.array(httpRequest, { minLength: 1, maxLength: 4 }).map((rs) => rs.join('\n###\n')),
+);
 
 test('fuzz: .http text parses, or fails with an HttpParseError at a place in the file', () => {
   check(
-    fc.property(httpText, guard((text) => {
-      let error: HttpParseError | undefined;
-      const parsed = run(() => {
-        try {
-          return parseHttp(text);
-        } catch (e) {
-          if (e instanceof HttpParseError) error = e;
-          throw e;
-        }
-      }, [HttpParseError]);
-      const lines = text.split('\n').length;
-      if (parsed) bounded('requests', parsed.items.length, lines, 1, 0);
-      else assert.ok(error!.line >= 1 && error!.line <= lines && error!.col >= 1, `${error!.line}:${error!.col} of ${lines} lines`);
-    })),
+    fc.property(
+      httpText,
+      guard((text) => {
+        let error: HttpParseError | undefined;
+        const parsed = run(() => {
+          try {
+            return parseHttp(text);
+          } catch (e) {
+            if (e instanceof HttpParseError) error = e;
+            throw e;
+          }
+        }, [HttpParseError]);
+        const lines = text.split('\n').length;
+        if (parsed) bounded('requests', parsed.items.length, lines, 1, 0);
+        else assert.ok(error!.line >= 1 && error!.line <= lines && error!.col >= 1, `${error!.line}:${error!.col} of ${lines} lines`);
+      }),
+    ),
   );
 });
 
 test('fuzz: an .http file is read (never sent) into entries, or refused with a CliError', async () => {
   await check(
-    fc.asyncProperty(httpText, guard(async (text) => {
-      const script = await runAsync(() => parseHttpFile(text, { ...SOURCE, file: 'fuzz.http' }), [CliError]);
-      if (script) bounded('entries', script.entries.length, text.split('\n').length, 1, 0);
-    })),
+    fc.asyncProperty(
+      httpText,
+      guard(async (text) => {
+        const script = await runAsync(() => parseHttpFile(text, { ...SOURCE, file: 'fuzz.http' }), [CliError]);
+        if (script) bounded('entries', script.entries.length, text.split('\n').length, 1, 0);
+      }),
+    ),
     0.5,
   );
 });
@@ -411,15 +463,21 @@ test('fuzz: JSONPath expressions are read or refused with a JsonPathError, on do
   // biome-ignore format: a word list reads better on a few long lines
   const PATH_WORDS = ['$', '.', '..', '*', '[', ']', '[*]', '[0]', '[-1]', '[1:3]', '[::2]', '[0,1]', "['a']", '["a"]', 'a', 'b', '[?(@.a)]', '@', '(', ')', "'", '"', 'length', '__proto__', 'constructor'];
   // A wide document is shown in a failure report by its size, not its 200,000 items.
-  const wide = fc.integer({ min: 0, max: 200_000 }).map((n) => Object.defineProperty({ a: Array.from({ length: n }, (_, i) => ({ b: i })), b: 'x' }, fc.toStringMethod, { value: () => `{a: [{b: 0}, ... ${n} items], b: 'x'}` }));
+  const wide = fc
+    .integer({ min: 0, max: 200_000 })
+    .map((n) => Object.defineProperty({ a: Array.from({ length: n }, (_, i) => ({ b: i })), b: 'x' }, fc.toStringMethod, { value: () => `{a: [{b: 0}, ... ${n} items], b: 'x'}` }));
   const STEPS = ['.a', '.b', '.*', '[*]', '..*', '..b', '[0:]', '[::-1]', '[0,1]', '[-1]', "['a']", '[?(@.b)]', '[?(@.b > 2)]'];
   const valid = fc.array(fc.constantFrom(...STEPS), { minLength: 1, maxLength: 4 }).map((steps) => '$' + steps.join(''));
   check(
-    fc.property(fc.oneof(fc.jsonValue(), wide), fc.oneof(valid, nasty(PATH_WORDS, 12)), guard((doc, path) => {
-      const problem = run(() => jsonPathProblem(path));
-      const found = run(() => jsonPath(doc, path), [JsonPathError]);
-      assert.equal(problem === undefined, found !== undefined, `jsonPathProblem says ${problem}`);
-    })),
+    fc.property(
+      fc.oneof(fc.jsonValue(), wide),
+      fc.oneof(valid, nasty(PATH_WORDS, 12)),
+      guard((doc, path) => {
+        const problem = run(() => jsonPathProblem(path));
+        const found = run(() => jsonPath(doc, path), [JsonPathError]);
+        assert.equal(problem === undefined, found !== undefined, `jsonPathProblem says ${problem}`);
+      }),
+    ),
     0.5,
   );
 });
@@ -444,27 +502,41 @@ const CURL_OPTIONS = [
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 /** Commands in the shape of curl's (options, and arguments of any bytes quoted for the shell): input that reaches curl's own parser. */
 const curlCommand = fc
-  .array(fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...CURL_OPTIONS) }, { weight: 3, arbitrary: nasty(URL_WORDS, 6).map(shellQuote) }, { weight: 2, arbitrary: nasty(CURL_WORDS, 6).map(shellQuote) }), { maxLength: 10 })
+  .array(
+    fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...CURL_OPTIONS) }, { weight: 3, arbitrary: nasty(URL_WORDS, 6).map(shellQuote) }, { weight: 2, arbitrary: nasty(CURL_WORDS, 6).map(shellQuote) }),
+    { maxLength: 10 },
+  )
   .map((args) => ['curl', ...args].join(' '));
 /** Not `-K`/`--config` (a config file; `-K -` reads standard input: the test would wait on it), and no device files (`cat /dev/zero`). */
-const curlText = fc.oneof(nasty(CURL_WORDS, 40), fc.array(curlCommand, { minLength: 1, maxLength: 4 }).map((cs) => cs.join('\n'))).filter((t) => !/K|--conf|\/dev|\/proc|\/sys/.test(t));
+const curlText = fc
+  .oneof(
+    nasty(CURL_WORDS, 40),
+    fc.array(curlCommand, { minLength: 1, maxLength: 4 }).map((cs) => cs.join('\n')),
+  )
+  .filter((t) => !/K|--conf|\/dev|\/proc|\/sys/.test(t));
 
 test('fuzz: the shell reader parses a curl file or fails with a ShellSyntaxError', () => {
   check(
-    fc.property(curlText.map(bytes), guard((text) => {
-      const items = run(() => parseShell(text), [ShellSyntaxError]);
-      if (items) bounded('commands', items.length, text.length, 1, 1);
-    })),
+    fc.property(
+      curlText.map(bytes),
+      guard((text) => {
+        const items = run(() => parseShell(text), [ShellSyntaxError]);
+        if (items) bounded('commands', items.length, text.length, 1, 1);
+      }),
+    ),
   );
 });
 
 test('fuzz: a curl file is read (never sent) into entries, or refused with a CliError', async () => {
   await check(
-    fc.asyncProperty(curlText, guard(async (text) => {
-      const script = await runAsync(() => parseCurlFile(text, { ...SOURCE, file: 'fuzz.curl' }), [CliError]);
-      // A URL glob may make up to 100,000 transfers of one command; each command is an entry.
-      if (script) bounded('entries', script.entries.length, text.length, 1, 1);
-    })),
+    fc.asyncProperty(
+      curlText,
+      guard(async (text) => {
+        const script = await runAsync(() => parseCurlFile(text, { ...SOURCE, file: 'fuzz.curl' }), [CliError]);
+        // A URL glob may make up to 100,000 transfers of one command; each command is an entry.
+        if (script) bounded('entries', script.entries.length, text.length, 1, 1);
+      }),
+    ),
     0.5,
   );
 });
@@ -481,24 +553,28 @@ test('fuzz: formatJsonBytes formats JSON (the same value read back), returns nul
   const input = fc.oneof({ weight: 4, arbitrary: text.map((t) => Buffer.from(t, 'utf8')) }, { weight: 1, arbitrary: fc.uint8Array({ maxLength: 200 }).map((a) => Buffer.from(a)) });
   const format = fc.record({ indent: fc.constantFrom(0, 2, 4, 8), sorted: fc.boolean(), palette: fc.constantFrom(MONO, paletteFor('default')) });
   check(
-    fc.property(input, format, guard((body, f) => {
-      const out = run(() => formatJsonBytes(body, f), [NotFormatted]);
-      if (out === undefined) return;
-      // Formatting's own limit (json-format.ts): 16 times the body, three times that with colours, plus 1 MiB and a prefix line.
-      if (out !== null) bounded('formatted JSON', out.length, body.length, f.palette === MONO ? 16 : 48, (1 << 20) + 32);
-      const source = body.toString('utf8');
-      // A body with a BOM or an anti-hijacking prefix is not JSON.parse's to judge.
-      if (/^(\ufeff|\)\]\}'|while|for)/.test(source) || f.palette !== MONO) return;
-      let expected: unknown;
-      try {
-        expected = JSON.parse(source);
-      } catch {
-        assert.equal(out, null, 'formatted what JSON.parse refuses');
-        return;
-      }
-      assert.notEqual(out, null, 'refused what JSON.parse accepts');
-      assert.deepEqual(JSON.parse(out!.toString('utf8')), expected);
-    })),
+    fc.property(
+      input,
+      format,
+      guard((body, f) => {
+        const out = run(() => formatJsonBytes(body, f), [NotFormatted]);
+        if (out === undefined) return;
+        // Formatting's own limit (json-format.ts): 16 times the body, three times that with colours, plus 1 MiB and a prefix line.
+        if (out !== null) bounded('formatted JSON', out.length, body.length, f.palette === MONO ? 16 : 48, (1 << 20) + 32);
+        const source = body.toString('utf8');
+        // A body with a BOM or an anti-hijacking prefix is not JSON.parse's to judge.
+        if (/^(\ufeff|\)\]\}'|while|for)/.test(source) || f.palette !== MONO) return;
+        let expected: unknown;
+        try {
+          expected = JSON.parse(source);
+        } catch {
+          assert.equal(out, null, 'formatted what JSON.parse refuses');
+          return;
+        }
+        assert.notEqual(out, null, 'refused what JSON.parse accepts');
+        assert.deepEqual(JSON.parse(out!.toString('utf8')), expected);
+      }),
+    ),
   );
 });
 
@@ -511,17 +587,28 @@ test('fuzz: response heads parse into names and values from the text, or fail wi
   const LENGTHS = ['0', '2', '2, 2', '2, 5', ' 7 ', '-1', '0x10', '1e3', '9007199254740991', '9007199254740993, 9007199254740992', '99999999999999999999', '1'.repeat(400), ''];
   const length = fc.tuple(fc.constantFrom('Content-Length', 'content-length', 'CONTENT-LENGTH '), fc.oneof(fc.constantFrom(...LENGTHS), nasty(LENGTHS, 3))).map(([n, v]) => `${n}: ${v}`);
   const line = fc.oneof(nasty(HEAD_WORDS, 8), length);
-  const head = fc.tuple(fc.constantFrom('HTTP/1.1 200 OK', 'HTTP/2 302', ''), fc.array(line, { maxLength: 12 }), fc.constantFrom('\n', '\r\n')).map(([status, lines, eol]) => bytes([status + (lines[0] ?? ''), ...lines.slice(1)].join(eol)));
+  const head = fc
+    .tuple(fc.constantFrom('HTTP/1.1 200 OK', 'HTTP/2 302', ''), fc.array(line, { maxLength: 12 }), fc.constantFrom('\n', '\r\n'))
+    .map(([status, lines, eol]) => bytes([status + (lines[0] ?? ''), ...lines.slice(1)].join(eol)));
   check(
-    fc.property(fc.oneof(head, nasty(HEAD_WORDS).map(bytes)), guard((text) => {
-      const parsed = run(() => parseResponseHead(text, 'h'), [CliError]);
-      if (!parsed) return;
-      assert.equal(parsed.rawHeaders.length % 2, 0);
-      assert.ok(parsed.status >= 0 && parsed.status <= 999 && /^\d\.\d$/.test(parsed.httpVersion), `${parsed.httpVersion} ${parsed.status}`);
-      bounded('head', parsed.rawHeaders.reduce((n, s) => n + s.length, parsed.reason.length), text.length, 1, 0);
-      const length = run(() => contentLength(parsed.rawHeaders, 'h'), [CliError]);
-      if (length !== undefined) assert.ok(Number.isSafeInteger(length) && length >= 0, `Content-Length ${length}: not a whole number of bytes JavaScript holds exactly`);
-    })),
+    fc.property(
+      fc.oneof(head, nasty(HEAD_WORDS).map(bytes)),
+      guard((text) => {
+        const parsed = run(() => parseResponseHead(text, 'h'), [CliError]);
+        if (!parsed) return;
+        assert.equal(parsed.rawHeaders.length % 2, 0);
+        assert.ok(parsed.status >= 0 && parsed.status <= 999 && /^\d\.\d$/.test(parsed.httpVersion), `${parsed.httpVersion} ${parsed.status}`);
+        bounded(
+          'head',
+          parsed.rawHeaders.reduce((n, s) => n + s.length, parsed.reason.length),
+          text.length,
+          1,
+          0,
+        );
+        const length = run(() => contentLength(parsed.rawHeaders, 'h'), [CliError]);
+        if (length !== undefined) assert.ok(Number.isSafeInteger(length) && length >= 0, `Content-Length ${length}: not a whole number of bytes JavaScript holds exactly`);
+      }),
+    ),
   );
 });
 
@@ -532,20 +619,25 @@ test('fuzz: Set-Cookie values are stored for their host or rejected, never throw
   const COOKIE_WORDS = ['a=b', 'n=v', '=', ';', '; ', '; Domain=', 'example.org', '.example.org', 'sub.example.org', 'org', 'other.org', '127.0.0.1', '; Path=', '/', '/a', '; Max-Age=', '0', '-1', '9'.repeat(400), '99999999999', '; Expires=', 'Wed, 21 Oct 2015 07:28:00 GMT', 'Fri, 31 Dec 9999 23:59:59 GMT', '; Secure', '; HttpOnly', '; SameSite=Lax', '"x"', '__Host-', '\t', '#HttpOnly_', 'TRUE', 'FALSE'];
   const urls: ParsedUrl[] = ['http://example.org/a/b', 'https://sub.example.org/', 'http://127.0.0.1:8080/x', 'http://[::1]/', 'https://localhost/p/q/'].map((u) => parseUrl(u));
   check(
-    fc.property(fc.array(nasty(COOKIE_WORDS, 16), { minLength: 1, maxLength: 4 }), fc.constantFrom(...urls), nasty(COOKIE_WORDS), guard((headers, url, file) => {
-      const jar = new CookieJar();
-      for (const header of headers) {
-        const cookie = run(() => jar.setCookie(header, url, 1_700_000_000_000));
-        if (!cookie) continue;
-        assert.ok(cookie.name !== '' && header.includes(cookie.name) && header.includes(cookie.value), JSON.stringify(cookie));
-        assert.ok(domainMatches(url.hostname, cookie.domain), `${cookie.domain} for ${url.hostname}`);
-        assert.doesNotMatch(cookie.name + cookie.value, /[\x00-\x08\x0a-\x1f\x7f]/, 'a control character goes back in the Cookie header');
-      }
-      const sent = run(() => jar.cookieHeader(url, 1_700_000_000_000));
-      if (sent !== undefined) bounded('Cookie header', sent.length, headers.join('').length, 2, 0);
-      run(() => CookieJar.fromNetscape(jar.toNetscape()).all());
-      run(() => CookieJar.fromNetscape(file).toNetscape());
-    })),
+    fc.property(
+      fc.array(nasty(COOKIE_WORDS, 16), { minLength: 1, maxLength: 4 }),
+      fc.constantFrom(...urls),
+      nasty(COOKIE_WORDS),
+      guard((headers, url, file) => {
+        const jar = new CookieJar();
+        for (const header of headers) {
+          const cookie = run(() => jar.setCookie(header, url, 1_700_000_000_000));
+          if (!cookie) continue;
+          assert.ok(cookie.name !== '' && header.includes(cookie.name) && header.includes(cookie.value), JSON.stringify(cookie));
+          assert.ok(domainMatches(url.hostname, cookie.domain), `${cookie.domain} for ${url.hostname}`);
+          assert.doesNotMatch(cookie.name + cookie.value, /[\x00-\x08\x0a-\x1f\x7f]/, 'a control character goes back in the Cookie header');
+        }
+        const sent = run(() => jar.cookieHeader(url, 1_700_000_000_000));
+        if (sent !== undefined) bounded('Cookie header', sent.length, headers.join('').length, 2, 0);
+        run(() => CookieJar.fromNetscape(jar.toNetscape()).all());
+        run(() => CookieJar.fromNetscape(file).toNetscape());
+      }),
+    ),
   );
 });
 
@@ -565,16 +657,25 @@ test('fuzz: Content-Disposition and URL paths give a safe download name, whateve
   const CD_WORDS = ['attachment', 'inline', ';', '; ', 'filename=', 'filename*=', 'FILENAME = ', "UTF-8''", "utf-8'en'", "iso-8859-1''", "x''", '%E2%82%AC', '%2F', '%5C', '%00', '%C0%AE', '%ff', '"', '\\"', '../', '..\\', '.', '...', 'CON', 'com1', 'Nul.txt', '.txt', '.tar.gz', 'a.b', ' ', '\u202e', '\u061c', 'é'];
   const types = fc.constantFrom(undefined, 'application/json', 'text/html; charset=utf-8', 'image/svg+xml', '', ';', 'APPLICATION/PDF');
   check(
-    fc.property(nasty(CD_WORDS), nasty([...CD_WORDS, ...URL_WORDS]), types, guard((cd, urlPath, type) => {
-      const proposed = run(() => nameFromContentDisposition(cd));
-      if (proposed !== undefined) bounded('proposed name', proposed.length, cd.length, 1, 0);
-      for (const raw of [cd, urlPath, proposed ?? '']) {
-        const safe = run(() => sanitizeFileName(raw));
-        if (safe === undefined) continue;
-        assertSafeName(safe);
-        assert.equal(run(() => sanitizeFileName(safe)), safe, 'sanitizing a safe name changed it');
-      }
-      assertSafeName(run(() => chooseFileName(cd, urlPath, type))!);
-    })),
+    fc.property(
+      nasty(CD_WORDS),
+      nasty([...CD_WORDS, ...URL_WORDS]),
+      types,
+      guard((cd, urlPath, type) => {
+        const proposed = run(() => nameFromContentDisposition(cd));
+        if (proposed !== undefined) bounded('proposed name', proposed.length, cd.length, 1, 0);
+        for (const raw of [cd, urlPath, proposed ?? '']) {
+          const safe = run(() => sanitizeFileName(raw));
+          if (safe === undefined) continue;
+          assertSafeName(safe);
+          assert.equal(
+            run(() => sanitizeFileName(safe)),
+            safe,
+            'sanitizing a safe name changed it',
+          );
+        }
+        assertSafeName(run(() => chooseFileName(cd, urlPath, type))!);
+      }),
+    ),
   );
 });

@@ -15,6 +15,10 @@ test('Content-Length: digits, or a list of equal values', () => {
 
 test('Content-Length past 2^53 is malformed (fuzz: 400 digits gave Infinity, ...993 and ...992 were taken as equal)', () => {
   for (const value of ['9007199254740992', '9007199254740993, 9007199254740992', '99999999999999999999', '1'.repeat(400)]) {
-    assert.throws(() => length(value), (e: unknown) => e instanceof NetworkError && /malformed HTTP response \(Content-Length/.test(e.message), value);
+    assert.throws(
+      () => length(value),
+      (e: unknown) => e instanceof NetworkError && /malformed HTTP response \(Content-Length/.test(e.message),
+      value,
+    );
   }
 });

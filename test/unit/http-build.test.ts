@@ -57,8 +57,16 @@ function done(spec: RequestSpec, status: number, headers: Record<string, string>
 
 test('build: defaults added after the file headers, the file wins over them', async () => {
   const { out } = await wire('GET http://h/a\nAccept: text/plain\n###\nGET http://h/b\nuser-agent: mine\nAccept-Encoding: identity');
-  assert.deepEqual(out[0]!.headers, [['Host', 'h'], ['Accept', 'text/plain'], ['User-Agent', USER_AGENT], ['Accept-Encoding', 'gzip, deflate, br']]);
-  assert.deepEqual(out[1]!.headers.map(([n]) => n), ['Host', 'user-agent', 'Accept-Encoding']);
+  assert.deepEqual(out[0]!.headers, [
+    ['Host', 'h'],
+    ['Accept', 'text/plain'],
+    ['User-Agent', USER_AGENT],
+    ['Accept-Encoding', 'gzip, deflate, br'],
+  ]);
+  assert.deepEqual(
+    out[1]!.headers.map(([n]) => n),
+    ['Host', 'user-agent', 'Accept-Encoding'],
+  );
   assert.equal(out[0]!.spec.settings.follow, true, 'JetBrains and REST Client follow redirects');
   assert.ok(out[0]!.spec.settings.cookieJar, 'one cookie jar');
   assert.equal(out[0]!.spec.settings.cookieJar, out[1]!.spec.settings.cookieJar, 'shared by the run');
@@ -66,7 +74,10 @@ test('build: defaults added after the file headers, the file wins over them', as
 
 test('build: file variables, in order, last definition above the request', async () => {
   const { out } = await wire('@h = one.example\nGET http://{{h}}/1\n###\n@h=two.example\nGET http://{{ h }}/2\n###\nGET http://{{h}}/3?q={{%q}}\n###\n@q = a b&c');
-  assert.deepEqual(out.map((o) => o.line), ['GET http://one.example/1', 'GET http://two.example/2', 'GET http://two.example/3?q=a%20b%26c']);
+  assert.deepEqual(
+    out.map((o) => o.line),
+    ['GET http://one.example/1', 'GET http://two.example/2', 'GET http://two.example/3?q=a%20b%26c'],
+  );
 });
 
 test('build: a file variable has one value per request, variables nest', async () => {
@@ -87,7 +98,10 @@ test('build: the environment wins over file variables (JetBrains precedence)', a
 test('build: an unknown variable names FILE:LINE:COL and hints at the environment', async () => {
   const { entries, ctx } = await load('GET http://h/\n###\nGET http://h/{{token}}', { files: { 'http-client.env.json': JSON.stringify({ dev: { token: 't' } }) } });
   await entries[0]!.build(ctx);
-  await assert.rejects(async () => entries[1]!.build(ctx), (e: Error & { hint?: string }) => /^t\.http:3:14: unknown variable \{\{token\}\}$/.test(e.message) && /--env/.test(e.hint ?? ''));
+  await assert.rejects(
+    async () => entries[1]!.build(ctx),
+    (e: Error & { hint?: string }) => /^t\.http:3:14: unknown variable \{\{token\}\}$/.test(e.message) && /--env/.test(e.hint ?? ''),
+  );
 });
 
 test('build: --offline shows what it cannot resolve as written, with one warning each', async () => {
@@ -97,23 +111,40 @@ test('build: --offline shows what it cannot resolve as written, with one warning
   assert.equal(headerOf(out[0]!.headers, 'authorization'), 'Basic {{u}} {{p}}');
   assert.equal(out[0]!.body, '{{login.response.body.token}}');
   assert.equal(warnings.filter((w) => /\{\{a\}\}/.test(w)).length, 1);
-  assert.ok(warnings.every((w) => /^t\.http:\d+:\d+: /.test(w)), warnings.join('\n'));
+  assert.ok(
+    warnings.every((w) => /^t\.http:\d+:\d+: /.test(w)),
+    warnings.join('\n'),
+  );
 });
 
 test('build: origin-form URLs take the Host header (with or without a scheme) or the host variable', async () => {
   const { out } = await wire('GET /a\nHost: h:8080\n###\nGET /b\nHOST: https://s.example\n###\nGET /c\nHost: p.example:443\n###\n@host = http://v.example:81/api\nGET /d');
-  assert.deepEqual(out.map((o) => o.line), ['GET http://h:8080/a', 'GET https://s.example/b', 'GET https://p.example/c', 'GET http://v.example:81/api/d']);
+  assert.deepEqual(
+    out.map((o) => o.line),
+    ['GET http://h:8080/a', 'GET https://s.example/b', 'GET https://p.example/c', 'GET http://v.example:81/api/d'],
+  );
   assert.equal(headerOf(out[1]!.headers, 'host'), 's.example');
   // A base path in the Host header goes in front of the request's; the header keeps host[:port] only.
   const base = await wire('GET /q\nHost: h:8080/extra\n###\nGET /q\nHost: http://h:8080/extra/');
-  assert.deepEqual(base.out.map((o) => [o.line, headerOf(o.headers, 'host')]), [['GET http://h:8080/extra/q', 'h:8080'], ['GET http://h:8080/extra/q', 'h:8080']]);
+  assert.deepEqual(
+    base.out.map((o) => [o.line, headerOf(o.headers, 'host')]),
+    [
+      ['GET http://h:8080/extra/q', 'h:8080'],
+      ['GET http://h:8080/extra/q', 'h:8080'],
+    ],
+  );
   const { entries, ctx } = await load('GET /x');
   await assert.rejects(async () => entries[0]!.build(ctx), /t\.http:1:5: '\/x' has no host/);
 });
 
 test('build: Basic credentials are encoded, Digest goes to the transport', async () => {
-  const { out } = await wire('GET http://h/1\nAuthorization: Basic user pass word\n###\nGET http://h/2\nAuthorization: Basic u:\n###\nGET http://h/3\nAuthorization: Basic dTpw\n###\nGET http://h/4\nAuthorization: Digest ann secret');
-  assert.deepEqual(out.slice(0, 3).map((o) => headerOf(o.headers, 'authorization')), ['Basic ' + Buffer.from('user:pass word').toString('base64'), 'Basic ' + Buffer.from('u:').toString('base64'), 'Basic dTpw']);
+  const { out } = await wire(
+    'GET http://h/1\nAuthorization: Basic user pass word\n###\nGET http://h/2\nAuthorization: Basic u:\n###\nGET http://h/3\nAuthorization: Basic dTpw\n###\nGET http://h/4\nAuthorization: Digest ann secret',
+  );
+  assert.deepEqual(
+    out.slice(0, 3).map((o) => headerOf(o.headers, 'authorization')),
+    ['Basic ' + Buffer.from('user:pass word').toString('base64'), 'Basic ' + Buffer.from('u:').toString('base64'), 'Basic dTpw'],
+  );
   assert.equal(headerOf(out[3]!.headers, 'authorization'), undefined);
   assert.deepEqual(out[3]!.spec.settings.digest, { user: 'ann', password: 'secret' });
 });
@@ -147,7 +178,10 @@ test('build: multipart bodies get CRLF, file parts, a boundary from a variable',
   ].join('\n');
   const { out } = await wire(`@n = 42\n${text}`, { files: { 'a.txt': 'file\ncontent' } });
   assert.equal(headerOf(out[0]!.headers, 'content-type'), 'multipart/form-data; boundary=B42');
-  assert.equal(out[0]!.body, '--B42\r\nContent-Disposition: form-data; name="title"\r\n\r\nHello 42\r\n--B42\r\nContent-Disposition: form-data; name="f"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nfile\ncontent\r\n--B42--\r\n');
+  assert.equal(
+    out[0]!.body,
+    '--B42\r\nContent-Disposition: form-data; name="title"\r\n\r\nHello 42\r\n--B42\r\nContent-Disposition: form-data; name="f"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nfile\ncontent\r\n--B42--\r\n',
+  );
 });
 
 test('build: url-encoded forms over several lines', async () => {
@@ -216,7 +250,10 @@ test('build: directives reach the settings', async () => {
 
 test('build: # @disabled is not sent, with a warning', async () => {
   const { out, warnings } = await wire('# @disabled\nGET http://h/1\n###\nGET http://h/2');
-  assert.deepEqual(out.map((o) => o.line), ['GET http://h/2']);
+  assert.deepEqual(
+    out.map((o) => o.line),
+    ['GET http://h/2'],
+  );
   assert.match(warnings.join('\n'), /t\.http:2: # @disabled/);
 });
 
@@ -296,12 +333,7 @@ test('scripts: a pre-request script sees the request: URL, headers and body, sub
     ].join('\n'),
   );
   const spec = (await entries[0]!.build(ctx)) as RequestSpec;
-  assert.deepEqual(entries[0]!.before!(spec), [
-    'url {{base}}/p?who={{who}} http://h/p?who=ada',
-    'body {"who": "{{who}}"} {"who": "ada"}',
-    'header X-Who {{who}} ada 2',
-    'later {{sig}}',
-  ]);
+  assert.deepEqual(entries[0]!.before!(spec), ['url {{base}}/p?who={{who}} http://h/p?who=ada', 'body {"who": "{{who}}"} {"who": "ada"}', 'header X-Who {{who}} ada 2', 'later {{sig}}']);
   assert.equal(headerOf(spec.headers, 'X-Sig'), 'S1');
   assert.deepEqual(warnings, [], 'what only the script sets is not warned about');
 });
@@ -328,7 +360,10 @@ test('scripts: the sandbox has no require, process or host constructors', async 
 test('scripts: JetBrains request iterations over {{$.path}}', async () => {
   const { entries, ctx } = await load('< {% request.variables.set("c", [{"id": 1}, {"id": 3}]) %}\nPOST http://h/{{$.c..id}}\n\n> {% client.log("it", request.iteration()) %}');
   const built = (await entries[0]!.build(ctx)) as RequestSpec[];
-  assert.deepEqual(built.map((s) => formatUrl(s.url)), ['http://h/1', 'http://h/3']);
+  assert.deepEqual(
+    built.map((s) => formatUrl(s.url)),
+    ['http://h/1', 'http://h/3'],
+  );
   const logs = [];
   for (const s of built) logs.push(...((await entries[0]!.after!(done(s, 200, {}, ''), ctx)).log ?? []));
   assert.deepEqual(logs, ['it 0', 'it 1']);
@@ -340,9 +375,16 @@ test('scripts: JetBrains request iterations over {{$.path}}', async () => {
 });
 
 test('run #Name with overrides, and dependencies through file variables', async () => {
-  const { entries, ctx } = await load('### Login\n# @name login\nPOST http://{{host}}/login\n###\n@t = {{login.response.body.t}}\nGET http://h/{{t}}\n###\nrun #login (@host=other.example)\nrun #Login');
+  const { entries, ctx } = await load(
+    '### Login\n# @name login\nPOST http://{{host}}/login\n###\n@t = {{login.response.body.t}}\nGET http://h/{{t}}\n###\nrun #login (@host=other.example)\nrun #Login',
+  );
   const names = (entries as ExecEntry[]).map((e) => [e.name, e.label, e.dependsOn]);
-  assert.deepEqual(names, [['login', 'POST http://{{host}}/login', []], [undefined, 'GET http://h/{{t}}', ['login']], [undefined, 'POST http://{{host}}/login', []], [undefined, 'POST http://{{host}}/login', []]]);
+  assert.deepEqual(names, [
+    ['login', 'POST http://{{host}}/login', []],
+    [undefined, 'GET http://h/{{t}}', ['login']],
+    [undefined, 'POST http://{{host}}/login', []],
+    [undefined, 'POST http://{{host}}/login', []],
+  ]);
   const spec = (await entries[2]!.build(ctx)) as RequestSpec;
   assert.equal(formatUrl(spec.url), 'http://other.example/login');
 });

@@ -24,7 +24,9 @@ function summary(p: ParsedHttp): string[] {
     if (r.handlers.length) s += ` handlers=${r.handlers.map((h) => (h.lua ? 'lua' : h.code !== undefined ? 'inline' : rawText(h.path!))).join(',')}`;
     if (r.outputs.length) s += ` outputs=${r.outputs.map((o) => (o.overwrite ? '!' : '') + rawText(o.path)).join(',')}`;
     const d = r.directives;
-    const flags = Object.entries(d).filter(([k, v]) => k !== 'refs' && v !== undefined).map(([k, v]) => (v === true ? k : `${k}=${v}`));
+    const flags = Object.entries(d)
+      .filter(([k, v]) => k !== 'refs' && v !== undefined)
+      .map(([k, v]) => (v === true ? k : `${k}=${v}`));
     if (d.refs.length) flags.push(`refs=${d.refs.join(',')}`);
     if (flags.length) s += ` {${flags.join(' ')}}`;
     return s;
@@ -34,7 +36,11 @@ function summary(p: ParsedHttp): string[] {
 const CASES: [string, string, string[]][] = [
   ['a bare URL is a GET', 'https://example.org/x', ['1: GET https://example.org/x']],
   ['method, URL and version', 'POST http://h/x HTTP/1.1\n', ['1: POST http://h/x HTTP/1.1']],
-  ['HTTP/2 versions', 'GET http://h/a HTTP/2\n###\nGET http://h/b http/2.0\n###\nGET http://h/c HTTP/2 (prior knowledge)\n', ['1: GET http://h/a HTTP/2', '3: GET http://h/b HTTP/2.0', '5: GET http://h/c HTTP/2 (Prior Knowledge)']],
+  [
+    'HTTP/2 versions',
+    'GET http://h/a HTTP/2\n###\nGET http://h/b http/2.0\n###\nGET http://h/c HTTP/2 (prior knowledge)\n',
+    ['1: GET http://h/a HTTP/2', '3: GET http://h/b HTTP/2.0', '5: GET http://h/c HTTP/2 (Prior Knowledge)'],
+  ],
   ['a parenthesis that is not a version stays in the URL', 'GET http://h/x(1)', ['1: GET http://h/x(1)']],
   ['lower-case method', 'get http://h/', ['1: GET http://h/']],
   ['custom method', 'PROPFIND http://h/dav', ['1: PROPFIND http://h/dav']],
@@ -43,23 +49,56 @@ const CASES: [string, string, string[]][] = [
   ['spaces inside the URL', 'POST {{r}}/x?loc=New York&b=1', ['1: POST {{r}}/x?loc=New York&b=1']],
   ['separators with and without titles', '### one\nGET http://h/1\n\n###two\nGET http://h/2\n###\nGET http://h/3', ['2: GET http://h/1 title=one', '5: GET http://h/2 title=two', '7: GET http://h/3']],
   ['empty blocks and banner lines', '###\n\n\n### ====\n### ====\nGET http://h/\n###', ['6: GET http://h/ title=====']],
-  ['# @name and // @name and @name =', '# @name a\nGET http://h/a\n###\n// @name b\nGET http://h/b\n###\n# @name = c\nGET http://h/c', ['2: GET http://h/a name=a', '5: GET http://h/b name=b', '8: GET http://h/c name=c']],
+  [
+    '# @name and // @name and @name =',
+    '# @name a\nGET http://h/a\n###\n// @name b\nGET http://h/b\n###\n# @name = c\nGET http://h/c',
+    ['2: GET http://h/a name=a', '5: GET http://h/b name=b', '8: GET http://h/c name=c'],
+  ],
   ['# @name before ### belongs to the next request', '# @name tok\n### Get token\nPOST http://h/t', ['3: POST http://h/t name=tok title=Get token']],
-  ['# @name right before ### with no blank line: after headers, after a text or JSON body, after the request line', 'GET http://h/a\nX-A: 1\n# @name b\n###\nPOST http://h/b\nContent-Type: text/plain\n\nhello\n# not a directive\n// @name c\n###\nPOST http://h/c\n\n{"a": 1}\n# @name d\n# @no-redirect\n\n###\nGET http://h/d\n# @name e\n###\nGET http://h/e', ['1: GET http://h/a | X-A: 1', '5: POST http://h/b name=b | Content-Type: text/plain | body="hello\\n# not a directive"', '12: POST http://h/c name=c | body="{\\"a\\": 1}"', '19: GET http://h/d name=d {noRedirect}', '22: GET http://h/e name=e']],
-  ['text bodies keep a line that only looks like a protocol request or a directive (a word, not an address; @todo; the end of the file)', 'POST http://h/n\nContent-Type: text/plain\n\nRelease notes\n\nSSE support\nwas added\n# @todo more\n###\nPOST http://h/s\nContent-Type: text/x-shellscript\n\n#!/bin/sh\necho hi\n# @reboot', ['1: POST http://h/n | Content-Type: text/plain | body="Release notes\\n\\nSSE support\\nwas added\\n# @todo more"', '10: POST http://h/s | Content-Type: text/x-shellscript | body="#!/bin/sh\\necho hi\\n# @reboot"']],
+  [
+    '# @name right before ### with no blank line: after headers, after a text or JSON body, after the request line',
+    'GET http://h/a\nX-A: 1\n# @name b\n###\nPOST http://h/b\nContent-Type: text/plain\n\nhello\n# not a directive\n// @name c\n###\nPOST http://h/c\n\n{"a": 1}\n# @name d\n# @no-redirect\n\n###\nGET http://h/d\n# @name e\n###\nGET http://h/e',
+    [
+      '1: GET http://h/a | X-A: 1',
+      '5: POST http://h/b name=b | Content-Type: text/plain | body="hello\\n# not a directive"',
+      '12: POST http://h/c name=c | body="{\\"a\\": 1}"',
+      '19: GET http://h/d name=d {noRedirect}',
+      '22: GET http://h/e name=e',
+    ],
+  ],
+  [
+    'text bodies keep a line that only looks like a protocol request or a directive (a word, not an address; @todo; the end of the file)',
+    'POST http://h/n\nContent-Type: text/plain\n\nRelease notes\n\nSSE support\nwas added\n# @todo more\n###\nPOST http://h/s\nContent-Type: text/x-shellscript\n\n#!/bin/sh\necho hi\n# @reboot',
+    [
+      '1: POST http://h/n | Content-Type: text/plain | body="Release notes\\n\\nSSE support\\nwas added\\n# @todo more"',
+      '10: POST http://h/s | Content-Type: text/x-shellscript | body="#!/bin/sh\\necho hi\\n# @reboot"',
+    ],
+  ],
   ['httpyac: # @name between requests with no blank line', 'GET /one\n# @name second\nGET /two', ['1: GET /one', '3: GET /two name=second']],
   ['a directive comment among the headers stays a comment', 'GET http://h/a\n# @name x\nX-A: 1\n###\nGET http://h/b', ['1: GET http://h/a | X-A: 1', '5: GET http://h/b']],
   ['comments between headers are skipped', 'POST http://h/\nA: 1\n# B: 2\n// C: 3\nD: 4', ['1: POST http://h/ | A: 1 | D: 4']],
   ['header values are trimmed, case kept, duplicates kept', 'GET http://h/\nx-A:  1 \nX-A: 2', ['1: GET http://h/ | x-A: 1 | X-A: 2']],
-  ['body after a blank line, trailing blank lines dropped', 'POST http://h/\nContent-Type: text/plain\n\nline 1\n\nline 3\n\n\n', ['1: POST http://h/ | Content-Type: text/plain | body="line 1\\n\\nline 3"']],
+  [
+    'body after a blank line, trailing blank lines dropped',
+    'POST http://h/\nContent-Type: text/plain\n\nline 1\n\nline 3\n\n\n',
+    ['1: POST http://h/ | Content-Type: text/plain | body="line 1\\n\\nline 3"'],
+  ],
   ['CRLF line endings are kept inside the body', 'POST http://h/\r\n\r\na\r\nb\r\n', ['1: POST http://h/ | body="a\\r\\nb"']],
   ['a BOM is not part of the first line', '\uFEFF@h = x\nGET http://{{h}}/', ['2: GET http://{{h}}/']],
   ['no trailing newline', 'GET http://h/\nA: 1', ['1: GET http://h/ | A: 1']],
   ['multi-line URL, JetBrains indentation', 'GET http://h:8080\n    /api\n    /get\n    ?id=1\n    &v=2', ['1: GET http://h:8080/api/get?id=1&v=2']],
   ['multi-line query, REST Client ? and & lines', 'GET http://h/x\n?a=1\n&b=2\nAccept: */*', ['1: GET http://h/x?a=1&b=2 | Accept: */*']],
   ['leading comment lines of a body are not body', 'POST http://h/\n\n// CreateTodo\n{"a": 1}', ['1: POST http://h/ | body="{\\"a\\": 1}"']],
-  ['# lines before JSON are comments, before other text the body\'s own', 'POST http://h/j\n\n# note\n// CreateTodo\n[1]\n###\nPOST http://h/m\nContent-Type: text/markdown\n\n# Title\n\ntext\n#!/bin/sh line', ['1: POST http://h/j | body="[1]"', '7: POST http://h/m | Content-Type: text/markdown | body="# Title\\n\\ntext\\n#!/bin/sh line"']],
-  ['comment lines between requests separated by a blank line belong to the next one', 'GET http://h/a\n\n# @name second\n// a note\nGET http://h/b\n\n# trailing note', ['1: GET http://h/a', '5: GET http://h/b name=second']],
+  [
+    "# lines before JSON are comments, before other text the body's own",
+    'POST http://h/j\n\n# note\n// CreateTodo\n[1]\n###\nPOST http://h/m\nContent-Type: text/markdown\n\n# Title\n\ntext\n#!/bin/sh line',
+    ['1: POST http://h/j | body="[1]"', '7: POST http://h/m | Content-Type: text/markdown | body="# Title\\n\\ntext\\n#!/bin/sh line"'],
+  ],
+  [
+    'comment lines between requests separated by a blank line belong to the next one',
+    'GET http://h/a\n\n# @name second\n// a note\nGET http://h/b\n\n# trailing note',
+    ['1: GET http://h/a', '5: GET http://h/b name=second'],
+  ],
   ['trailing comments after a blank line are not body', 'POST http://h/\n\n{"a": 1}\n\n# note about it', ['1: POST http://h/ | body="{\\"a\\": 1}"']],
   ['file includes', 'POST http://h/\n\n< ./a.json\n<@ ./b.txt', ['1: POST http://h/ | body="< ./a.json\\n<@ ./b.txt"']],
   ['XML bodies are not includes', 'POST http://h/\n\n<a>\n<b/></a>', ['1: POST http://h/ | body="<a>\\n<b/></a>"']],
@@ -68,14 +107,30 @@ const CASES: [string, string, string[]][] = [
   ['a multi-line handler with ### inside the script', 'GET http://h/\n\n> {%\n// ### not a separator\n%}\n###\nGET http://h/2', ['1: GET http://h/ handlers=inline', '7: GET http://h/2']],
   ['pre-request script', '< {%\n request.variables.set("a", 1)\n%}\nGET http://h/{{a}}', ['4: GET http://h/{{a}} pre=1']],
   ['pre-request script before ### carries over', '### x\n< {% request.variables.set("a", 1) %}\n### login\nPOST http://h/', ['4: POST http://h/ title=login pre=1']],
-  ['directives', '# @no-redirect\n# @no-cookie-jar\n# @timeout 2 m\n# @connection-timeout 500 ms\n# @no-log\nGET http://h/', ['6: GET http://h/ {noRedirect noCookieJar timeoutMs=120000 connectTimeoutMs=500 noLog}']],
+  [
+    'directives',
+    '# @no-redirect\n# @no-cookie-jar\n# @timeout 2 m\n# @connection-timeout 500 ms\n# @no-log\nGET http://h/',
+    ['6: GET http://h/ {noRedirect noCookieJar timeoutMs=120000 connectTimeoutMs=500 noLog}'],
+  ],
   ['httpyac directives', '# @ref login\n# @disabled\n# @sleep 10\n# @no-reject-unauthorized\nGET http://h/', ['5: GET http://h/ {disabled sleepMs=10 insecure refs=login}']],
   ['GRAPHQL method', 'GRAPHQL http://h/g\n\nquery { a }', ['1: POST http://h/g | body="query { a }" graphql']],
   ['X-REQUEST-TYPE: GraphQL marks the request and is not sent', 'POST http://h/g\nX-REQUEST-TYPE: GraphQL\n\nquery { a }', ['1: POST http://h/g | body="query { a }" graphql']],
-  ['httpyac: a JSON request whose body is a query is GraphQL', 'POST http://h/g\nContent-Type: application/json\n\nquery q { a }', ['1: POST http://h/g | Content-Type: application/json | body="query q { a }" graphql']],
+  [
+    'httpyac: a JSON request whose body is a query is GraphQL',
+    'POST http://h/g\nContent-Type: application/json\n\nquery q { a }',
+    ['1: POST http://h/g | Content-Type: application/json | body="query q { a }" graphql'],
+  ],
   ['httpyac: requests separated by a blank line only', 'GET /a\n\nGET /b?x={{$randomInt 1 9}}\nGET /c', ['1: GET /a', '3: GET /b?x={{$randomInt 1 9}}', '4: GET /c']],
-  ['httpyac: a WebDAV or other registered method after a blank line starts a request', 'GET http://h/a\n\nPROPFIND http://h/dav\nDepth: 1\n\n###\nPOST http://h/b\n\n{"a": 1}\n\nQUERY /q', ['1: GET http://h/a', '3: PROPFIND http://h/dav | Depth: 1', '7: POST http://h/b | body="{\\"a\\": 1}"', '11: QUERY /q']],
-  ['run and import lines', 'import ./other.http\n### x\nrun #Login (@host=h, @user=u)\nrun ./setup.http\nGET http://h/', ['run #Login @host=h @user=u', 'run ./setup.http', '5: GET http://h/ title=x']],
+  [
+    'httpyac: a WebDAV or other registered method after a blank line starts a request',
+    'GET http://h/a\n\nPROPFIND http://h/dav\nDepth: 1\n\n###\nPOST http://h/b\n\n{"a": 1}\n\nQUERY /q',
+    ['1: GET http://h/a', '3: PROPFIND http://h/dav | Depth: 1', '7: POST http://h/b | body="{\\"a\\": 1}"', '11: QUERY /q'],
+  ],
+  [
+    'run and import lines',
+    'import ./other.http\n### x\nrun #Login (@host=h, @user=u)\nrun ./setup.http\nGET http://h/',
+    ['run #Login @host=h @user=u', 'run ./setup.http', '5: GET http://h/ title=x'],
+  ],
   ['/* */ comments', '/*\n# title\nGET http://not.a/request\n*/\nGET http://h/', ['5: GET http://h/']],
   ['a body that is only a `{% %}` block is a handler', 'GET http://h/\n\n{%\n client.log(1)\n%}', ['1: GET http://h/ handlers=inline']],
   ['Lua handlers are recognised', 'GET http://h/\n\n# @lang=lua\n> {%\nlocal b = 1\n%}\n###\nGET http://h/\n\n> {%\n-- lua\n%}', ['1: GET http://h/ handlers=lua', '8: GET http://h/ handlers=lua']],
@@ -89,7 +144,13 @@ for (const [name, input, want] of CASES) {
 test('parse: file variables keep every definition with its line', () => {
   const p = parseHttp('@a = 1\n@Catalog.API_Host = http://x\nGET http://h/\n###\n@a=2\nGET http://h/{{a}}');
   assert.deepEqual([...p.vars.keys()], ['a', 'Catalog.API_Host']);
-  assert.deepEqual(p.vars.get('a')!.map((d) => [d.line, rawText(d.value)]), [[1, '1'], [5, '2']]);
+  assert.deepEqual(
+    p.vars.get('a')!.map((d) => [d.line, rawText(d.value)]),
+    [
+      [1, '1'],
+      [5, '2'],
+    ],
+  );
 });
 
 test('parse: REST Client escapes in file variables (\\n \\r \\t \\\\); other backslashes stay, placeholders are untouched', () => {
@@ -145,7 +206,12 @@ const WARNINGS: [string, string, string[], number[]][] = [
   ['httpyac script events other than response and after', '{{@request\n exports.a = 1;\n}}\nGET http://h/', ['4: GET http://h/'], [1]],
   ['code on the {{ line (not an httpyac block)', '{{ exports.a = 1 }}\nGET http://h/a\n###\n{{ exports.b = 2\n}}\nGET http://h/b', ['2: GET http://h/a', '6: GET http://h/b'], [1, 4]],
   ['WebSocket and gRPC requests', 'WS wss://h/\n\n{"a": 1}\n###\nGRPC h/Svc/m\n###\nGET http://h/', ['7: GET http://h/'], [1, 5]],
-  ['WebSocket and gRPC requests after a blank line in a body (never sent as body)', 'GET http://h/a\n\nGRPC h:1/a.B/C\n{"a":1}\n\n###\nPOST http://h/b\n\n{"a": 1}\n\nWS ws://h/s\n\nSSE http://h/e', ['1: GET http://h/a', '7: POST http://h/b | body="{\\"a\\": 1}"'], [3, 11, 13]],
+  [
+    'WebSocket and gRPC requests after a blank line in a body (never sent as body)',
+    'GET http://h/a\n\nGRPC h:1/a.B/C\n{"a":1}\n\n###\nPOST http://h/b\n\n{"a": 1}\n\nWS ws://h/s\n\nSSE http://h/e',
+    ['1: GET http://h/a', '7: POST http://h/b | body="{\\"a\\": 1}"'],
+    [3, 11, 13],
+  ],
   ['recorded responses', 'GET http://h/\n\nHTTP/1.1 200 - OK\ncontent-type: x\n\n{}', ['1: GET http://h/'], [3]],
   ['unknown directives, httpyac while loops', '# @nope\n# @loop while y\nGET http://h/', ['3: GET http://h/'], [1, 2]],
   ['proto imports (httpyac fragments are no warning)', 'proto < ./a.proto\nfragment F on R {\n  a\n}\n\nPOST http://h/', ['6: POST http://h/'], [1]],
@@ -155,30 +221,106 @@ for (const [name, input, want, lines] of WARNINGS) {
   test(`parse warning: ${name}`, () => {
     const p = parseHttp(input);
     assert.deepEqual(summary(p), want);
-    assert.deepEqual(p.warnings.map((w) => w.line), lines);
+    assert.deepEqual(
+      p.warnings.map((w) => w.line),
+      lines,
+    );
   });
 }
 
 test('parse: httpyac {{ }} blocks: file-global in a region without a request, before or after their request; JavaScript placeholders are no warning', () => {
   const p = parseHttp(
-    ['{{', '  exports.a = 1;', '}}', '', '###', '  {{  ', 'exports.b = a;', '}}', 'GET http://h/{{ a + b }}', '', '{{', 'exports.c = response.parsedBody;', '  }}  ', '', '###', '{{+', 'exports.d = 1;', '}}', '', '###', '{{+after', 'x', '}}', 'POST http://h/x', '', '{"a": 1}', '', '{{@response', 'y', '}}'].join('\n'),
+    [
+      '{{',
+      '  exports.a = 1;',
+      '}}',
+      '',
+      '###',
+      '  {{  ',
+      'exports.b = a;',
+      '}}',
+      'GET http://h/{{ a + b }}',
+      '',
+      '{{',
+      'exports.c = response.parsedBody;',
+      '  }}  ',
+      '',
+      '###',
+      '{{+',
+      'exports.d = 1;',
+      '}}',
+      '',
+      '###',
+      '{{+after',
+      'x',
+      '}}',
+      'POST http://h/x',
+      '',
+      '{"a": 1}',
+      '',
+      '{{@response',
+      'y',
+      '}}',
+    ].join('\n'),
   );
   assert.deepEqual(p.warnings, []);
-  assert.deepEqual(p.yacGlobal?.map((s) => [s.line, s.code]), [[1, '  exports.a = 1;'], [16, 'exports.d = 1;']]);
-  assert.deepEqual(p.yacGlobalAfter?.map((s) => [s.line, s.code]), [[21, 'x']]);
+  assert.deepEqual(
+    p.yacGlobal?.map((s) => [s.line, s.code]),
+    [
+      [1, '  exports.a = 1;'],
+      [16, 'exports.d = 1;'],
+    ],
+  );
+  assert.deepEqual(
+    p.yacGlobalAfter?.map((s) => [s.line, s.code]),
+    [[21, 'x']],
+  );
   const [one, two] = p.items as RequestNode[];
-  assert.deepEqual(one!.pre.map((s) => [s.line, s.code, s.yac]), [[6, 'exports.b = a;', true]]);
-  assert.deepEqual(one!.handlers.map((s) => [s.line, s.code, s.yac]), [[11, 'exports.c = response.parsedBody;', true]]);
+  assert.deepEqual(
+    one!.pre.map((s) => [s.line, s.code, s.yac]),
+    [[6, 'exports.b = a;', true]],
+  );
+  assert.deepEqual(
+    one!.handlers.map((s) => [s.line, s.code, s.yac]),
+    [[11, 'exports.c = response.parsedBody;', true]],
+  );
   assert.equal(p.yacResponse, true);
-  assert.deepEqual(two!.body.map((b) => (b.kind === 'text' ? b.raw : '')), ['{"a": 1}']);
-  assert.deepEqual(two!.handlers.map((s) => [s.line, s.code]), [[28, 'y']]);
+  assert.deepEqual(
+    two!.body.map((b) => (b.kind === 'text' ? b.raw : '')),
+    ['{"a": 1}'],
+  );
+  assert.deepEqual(
+    two!.handlers.map((s) => [s.line, s.code]),
+    [[28, 'y']],
+  );
   // A block left open is an error naming its line.
-  assert.throws(() => parseHttp('{{\nexports.a = 1;\n###\nGET http://h/'), (e: unknown) => e instanceof HttpParseError && e.line === 1 && /without its closing '\}\}'/.test(e.message));
+  assert.throws(
+    () => parseHttp('{{\nexports.a = 1;\n###\nGET http://h/'),
+    (e: unknown) => e instanceof HttpParseError && e.line === 1 && /without its closing '\}\}'/.test(e.message),
+  );
 });
 
 test('parse: httpyac assertions belong to their request, wherever they stand in its block', () => {
   const p = parseHttp(
-    ['### a', '?? status == 201', 'POST http://h/a', 'X: 1', '?? header x includes 1', '', '{"a": 1}', '?? body a == {{v}}', '', '> {%', '%}', '?? js response.statusCode < 300', '', '###', 'GET http://h/b', '', '?? duration < 100'].join('\n'),
+    [
+      '### a',
+      '?? status == 201',
+      'POST http://h/a',
+      'X: 1',
+      '?? header x includes 1',
+      '',
+      '{"a": 1}',
+      '?? body a == {{v}}',
+      '',
+      '> {%',
+      '%}',
+      '?? js response.statusCode < 300',
+      '',
+      '###',
+      'GET http://h/b',
+      '',
+      '?? duration < 100',
+    ].join('\n'),
   );
   assert.deepEqual(p.warnings, []);
   const [a, b] = p.items as RequestNode[];
@@ -192,7 +334,10 @@ test('parse: httpyac assertions belong to their request, wherever they stand in 
     ],
   );
   assert.equal(a!.body.map((l) => (l.kind === 'text' ? l.raw : '')).join('\n'), '{"a": 1}');
-  assert.deepEqual(b!.asserts.map((x) => [x.line, x.a.field, x.a.predicate, x.a.expected]), [[17, 'duration', '<', '100']]);
+  assert.deepEqual(
+    b!.asserts.map((x) => [x.line, x.a.field, x.a.predicate, x.a.expected]),
+    [[17, 'duration', '<', '100']],
+  );
 });
 
 test('parseAssert: fields, every predicate spelling, values with spaces, errors', () => {
@@ -227,7 +372,10 @@ test('parseAssert: fields, every predicate spelling, values with spaces, errors'
 });
 
 test('property: parseAssert never throws; what it reads is where it says in the line', () => {
-  const part = fc.oneof(fc.constantFrom('status', 'header', 'body', 'js', 'duration', 'x', '==', '!=', '>=', '<', 'not', 'equals', 'includes', 'exists', '{{v}}', ' ', '  ', '\t'), fc.string({ maxLength: 6 }));
+  const part = fc.oneof(
+    fc.constantFrom('status', 'header', 'body', 'js', 'duration', 'x', '==', '!=', '>=', '<', 'not', 'equals', 'includes', 'exists', '{{v}}', ' ', '  ', '\t'),
+    fc.string({ maxLength: 6 }),
+  );
   fc.assert(
     fc.property(fc.array(part, { maxLength: 8 }), (parts) => {
       const line = '??' + parts.join(' ');
@@ -244,13 +392,19 @@ test('property: parseAssert never throws; what it reads is where it says in the 
 // ---- properties --------------------------------------------------------------------------------
 
 const word = fc.stringMatching(/^[a-z][a-z0-9]{0,7}$/);
-const headerArb = fc.tuple(fc.stringMatching(/^[A-Z][a-z]{0,6}(-[A-Z][a-z]{0,6})?$/), fc.stringMatching(/^[a-z0-9 ,;=/]{0,12}$/).map((s) => s.trim()));
+const headerArb = fc.tuple(
+  fc.stringMatching(/^[A-Z][a-z]{0,6}(-[A-Z][a-z]{0,6})?$/),
+  fc.stringMatching(/^[a-z0-9 ,;=/]{0,12}$/).map((s) => s.trim()),
+);
 const requestArb = fc.record({
   method: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH'),
   path: fc.array(word, { maxLength: 3 }),
   name: fc.option(word, { nil: undefined }),
   headers: fc.array(headerArb, { maxLength: 4 }),
-  body: fc.array(fc.stringMatching(/^[a-z{}":, 0-9]{1,20}$/).filter((l) => l.trim() !== '' && !l.startsWith('{{')), { maxLength: 4 }),
+  body: fc.array(
+    fc.stringMatching(/^[a-z{}":, 0-9]{1,20}$/).filter((l) => l.trim() !== '' && !l.startsWith('{{')),
+    { maxLength: 4 },
+  ),
 });
 
 type Req = typeof requestArb extends fc.Arbitrary<infer T> ? T : never;
@@ -278,7 +432,10 @@ test('property: what is rendered parses back to the same requests, with LF or CR
         assert.equal(got.method, r.method);
         assert.equal(rawText(got.url), `http://example.org/${r.path.join('/')}`);
         assert.equal(got.atName, r.name);
-        assert.deepEqual(got.headers.map((h) => [rawText(h.name), rawText(h.value)]), r.headers);
+        assert.deepEqual(
+          got.headers.map((h) => [rawText(h.name), rawText(h.value)]),
+          r.headers,
+        );
         assert.equal(got.body.map((b) => (b.kind === 'text' ? b.raw : '') + b.eol).join(''), r.body.join(eol));
       });
     }),
@@ -356,11 +513,14 @@ test('parse: a paragraph of file variables (and comments) after a blank line in 
     '20: POST http://h/x handlers=inline',
     '27: GET http://h/{{after}} name=last',
   ]);
-  assert.deepEqual([...p.vars].map(([k, defs]) => [k, defs.map((d) => [d.line, rawText(d.value)])]), [
-    ['token', [[6, 'Bearer abc']]],
-    ['code', [[15, 'REPLACE']]],
-    ['after', [[24, '{{code}}-2']]],
-  ]);
+  assert.deepEqual(
+    [...p.vars].map(([k, defs]) => [k, defs.map((d) => [d.line, rawText(d.value)])]),
+    [
+      ['token', [[6, 'Bearer abc']]],
+      ['code', [[15, 'REPLACE']]],
+      ['after', [[24, '{{code}}-2']]],
+    ],
+  );
   assert.deepEqual(p.warnings, []);
 });
 
@@ -412,9 +572,14 @@ test('parse: body lines that merely start with @ or # stay body (issue 27)', () 
 });
 
 test('parse: a method-less request line that starts with a variable is a GET; httpyac {{ }} blocks are script blocks, events they do not run and one-line code warned about (issue 27)', () => {
-  const p = parseHttp('@host = http://h\n###\n{{host}}/nomethod\nAccept: x\n###\n{{ host }}/a?b={{c}} HTTP/1.1\n###\n{{host}}\n###\n{{$dotenv BASE}}/p\n###\n{{\n  exports.a = 1;\n}}\n{{@request\n  x();\n}}\n{{+after\n}}\n{{ console.log(1) }}\nGET {{host}}/last');
+  const p = parseHttp(
+    '@host = http://h\n###\n{{host}}/nomethod\nAccept: x\n###\n{{ host }}/a?b={{c}} HTTP/1.1\n###\n{{host}}\n###\n{{$dotenv BASE}}/p\n###\n{{\n  exports.a = 1;\n}}\n{{@request\n  x();\n}}\n{{+after\n}}\n{{ console.log(1) }}\nGET {{host}}/last',
+  );
   assert.deepEqual(summary(p), ['3: GET {{host}}/nomethod | Accept: x', '6: GET {{ host }}/a?b={{c}} HTTP/1.1', '8: GET {{host}}', '10: GET {{$dotenv BASE}}/p', '21: GET {{host}}/last pre=1']);
-  assert.deepEqual(p.warnings.map((w) => w.line), [15, 20]);
+  assert.deepEqual(
+    p.warnings.map((w) => w.line),
+    [15, 20],
+  );
 });
 
 test('parse: an unknown dynamic variable is no parse error: the request that uses it fails when its turn comes (issue 27)', () => {
@@ -464,5 +629,8 @@ test('parse: a curl command line is a request of its own, continued with \\, ^ o
     '20: curl "curl http://h/f -d \'open"',
     '22: GET http://h/g',
   ]);
-  assert.throws(() => parseHttp('curl http://h/a\n\n> {% client.log(1) %}'), (e: unknown) => e instanceof HttpParseError && e.line === 3 && /after a curl command, only comments/.test(e.message));
+  assert.throws(
+    () => parseHttp('curl http://h/a\n\n> {% client.log(1) %}'),
+    (e: unknown) => e instanceof HttpParseError && e.line === 3 && /after a curl command, only comments/.test(e.message),
+  );
 });

@@ -53,14 +53,19 @@ test('template: columns point at the placeholder', () => {
   const template = compile('GET {{a}} {{b}}', 7, 1);
   assert.ok(typeof template !== 'string');
   const cols = template.filter((p) => typeof p !== 'string').map((p) => (typeof p === 'string' ? 0 : [p.line, p.col]));
-  assert.deepEqual(cols, [[7, 5], [7, 11]]);
+  assert.deepEqual(cols, [
+    [7, 5],
+    [7, 11],
+  ]);
 });
 
 test('property: a template always renders back to its text', () => {
-  fc.assert(fc.property(fc.string({ maxLength: 40 }), fc.string({ maxLength: 10 }), (a, b) => {
-    const text = `${a}{{${b}}}${a}`;
-    assert.equal(rawText(compile(text, 1)), text);
-  }));
+  fc.assert(
+    fc.property(fc.string({ maxLength: 40 }), fc.string({ maxLength: 10 }), (a, b) => {
+      const text = `${a}{{${b}}}${a}`;
+      assert.equal(rawText(compile(text, 1)), text);
+    }),
+  );
 });
 
 // ---- dynamic variables ---------------------------------------------------------------------------
@@ -121,10 +126,12 @@ for (const [name, args, want] of DYNAMIC) {
 test('dynamic: two uuids differ', () => assert.notEqual(evalDynamic('uuid', [], env), evalDynamic('uuid', [], env)));
 
 test('dynamic: $random.integer stays in [from, to)', () => {
-  fc.assert(fc.property(fc.integer({ min: -1000, max: 1000 }), fc.integer({ min: 2, max: 50 }), (from, span) => {
-    const v = Number(evalDynamic('random.integer', [String(from), String(from + span)], env));
-    assert.ok(Number.isInteger(v) && v >= from && v < from + span, `${v}`);
-  }));
+  fc.assert(
+    fc.property(fc.integer({ min: -1000, max: 1000 }), fc.integer({ min: 2, max: 50 }), (from, span) => {
+      const v = Number(evalDynamic('random.integer', [String(from), String(from + span)], env));
+      assert.ok(Number.isInteger(v) && v >= from && v < from + span, `${v}`);
+    }),
+  );
 });
 
 test('dynamic: bad arguments are reported, other runners flagged unsupported; unknown names only when used (issue 27)', () => {
@@ -160,11 +167,20 @@ test('dynamic: $localDatetime iso8601 has no milliseconds (Day.js format()), $da
   assert.equal(evalDynamic('datetime', ['iso8601'], env), '2024-02-29T13:04:05.006Z');
 });
 
-test('projectRoot: the nearest folder up with .idea or .git, else the file\'s folder', () => {
+test("projectRoot: the nearest folder up with .idea or .git, else the file's folder", () => {
   const have = new Set(['/w/app/.git', '/w/.idea']);
-  assert.equal(projectRoot('/w/app/api/http', (p) => have.has(p)), '/w/app');
-  assert.equal(projectRoot('/w/other', (p) => have.has(p)), '/w');
-  assert.equal(projectRoot('/x/y', () => false), '/x/y');
+  assert.equal(
+    projectRoot('/w/app/api/http', (p) => have.has(p)),
+    '/w/app',
+  );
+  assert.equal(
+    projectRoot('/w/other', (p) => have.has(p)),
+    '/w',
+  );
+  assert.equal(
+    projectRoot('/x/y', () => false),
+    '/x/y',
+  );
 });
 
 test('formatDate: local time carries its offset', () => {

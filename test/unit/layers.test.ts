@@ -41,16 +41,16 @@ test('each broken rule is named on a line of its own', (t) => {
   assert.equal(r.status, 1);
   const lines = r.stderr.trim().split('\n').sort();
   const expect = [
-    "layers: errors.ts (base) imports model/spec.ts (model), type: base may import nothing else",
-    "layers: model/spec.ts (model) imports transport/send.ts (transport), type: model may import base",
-    "layers: transport/send.ts (transport) imports output/printer.ts (output): transport may import base, model",
-    "layers: output/printer.ts touches `process`: only bin.ts may (take what it needs from Io or an argument)",
-    "layers: commands/run.ts imports main.ts: nothing but bin.ts may (main.ts is the dispatcher)",
-    "layers: commands/run.ts (commands) imports main.ts (main): commands may import base, model, cli, request, sources, transport, output",
-    "layers: stray.ts: in no layer (add it to a layer of scripts/layers.mjs and ARCHITECTURE.md)",
-    "layers: import cycle of 2 files: output/a.ts -> output/b.ts -> output/a.ts",
-    "layers: import cycle of 3 files: errors.ts -> model/spec.ts -> transport/send.ts -> errors.ts",
-    "layers: import cycle of 2 files: commands/run.ts -> main.ts -> commands/run.ts",
+    'layers: errors.ts (base) imports model/spec.ts (model), type: base may import nothing else',
+    'layers: model/spec.ts (model) imports transport/send.ts (transport), type: model may import base',
+    'layers: transport/send.ts (transport) imports output/printer.ts (output): transport may import base, model',
+    'layers: output/printer.ts touches `process`: only bin.ts may (take what it needs from Io or an argument)',
+    'layers: commands/run.ts imports main.ts: nothing but bin.ts may (main.ts is the dispatcher)',
+    'layers: commands/run.ts (commands) imports main.ts (main): commands may import base, model, cli, request, sources, transport, output',
+    'layers: stray.ts: in no layer (add it to a layer of scripts/layers.mjs and ARCHITECTURE.md)',
+    'layers: import cycle of 2 files: output/a.ts -> output/b.ts -> output/a.ts',
+    'layers: import cycle of 3 files: errors.ts -> model/spec.ts -> transport/send.ts -> errors.ts',
+    'layers: import cycle of 2 files: commands/run.ts -> main.ts -> commands/run.ts',
   ];
   for (const line of expect) assert.ok(lines.includes(line), `missing: ${line}\nin:\n${lines.join('\n')}`);
   assert.equal(lines.length, expect.length + 1, lines.join('\n'));

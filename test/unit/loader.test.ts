@@ -21,7 +21,8 @@ function chunks(files: Record<string, string>) {
 
 test('chunkLoader: exports, siblings by ./NAME.js, built-ins through the given require, each chunk run once', () => {
   const { dir, load } = chunks({
-    'a.js': 'globalThis.__runs = (globalThis.__runs ?? 0) + 1; var b = require("./b.js"); exports.sum = b.two + 1; exports.sep = require("node:path").sep; exports.file = __filename; exports.dir = __dirname;',
+    'a.js':
+      'globalThis.__runs = (globalThis.__runs ?? 0) + 1; var b = require("./b.js"); exports.sum = b.two + 1; exports.sep = require("node:path").sep; exports.file = __filename; exports.dir = __dirname;',
     'b.js': 'module.exports = { two: 2 };',
   });
   const a = load('a.js') as Record<string, unknown>;

@@ -34,10 +34,46 @@ function contrast(a: [number, number, number], b: [number, number, number]): num
   return (hi + 0.05) / (lo + 0.05);
 }
 
-const ROLES: ColourRole[] = ['method', 'url', 'version', 'status2xx', 'status3xx', 'status4xx', 'status5xx', 'headerName', 'headerValue', 'key', 'string', 'number', 'literal', 'punct', 'meta', 'tag', 'attr', 'comment', 'keyword'];
+const ROLES: ColourRole[] = [
+  'method',
+  'url',
+  'version',
+  'status2xx',
+  'status3xx',
+  'status4xx',
+  'status5xx',
+  'headerName',
+  'headerValue',
+  'key',
+  'string',
+  'number',
+  'literal',
+  'punct',
+  'meta',
+  'tag',
+  'attr',
+  'comment',
+  'keyword',
+];
 
 test('palette: the ten Pygments styles HTTPie users use most are there, and solarized stays', () => {
-  for (const name of ['monokai', 'solarized-dark', 'solarized-light', 'dracula', 'nord', 'github-dark', 'gruvbox-dark', 'gruvbox-light', 'one-dark', 'native', 'solarized', 'default', 'auto', 'fruity', 'mono']) {
+  for (const name of [
+    'monokai',
+    'solarized-dark',
+    'solarized-light',
+    'dracula',
+    'nord',
+    'github-dark',
+    'gruvbox-dark',
+    'gruvbox-light',
+    'one-dark',
+    'native',
+    'solarized',
+    'default',
+    'auto',
+    'fruity',
+    'mono',
+  ]) {
     assert.ok(STYLE_NAMES.includes(name), name);
   }
   assert.equal(paletteFor('solarized'), paletteFor('solarized-dark'));

@@ -20,7 +20,11 @@ function inPieces(data: Buffer, cuts: number[]): Buffer {
 
 test('TextLines, a piece at a time, equals textLines on the whole: CR, LF, NUL, lines over 255 bytes, any cuts', () => {
   // Mostly plain bytes, so that lines run past 255 bytes; CR and NUL now and then; LF ends each line.
-  const byte = fc.oneof({ arbitrary: fc.constantFrom(97, 98, 32), weight: 30 }, { arbitrary: fc.constantFrom(13, 0), weight: 1 }, { arbitrary: fc.integer({ min: 0, max: 255 }).filter((b) => b !== 10), weight: 3 });
+  const byte = fc.oneof(
+    { arbitrary: fc.constantFrom(97, 98, 32), weight: 30 },
+    { arbitrary: fc.constantFrom(13, 0), weight: 1 },
+    { arbitrary: fc.integer({ min: 0, max: 255 }).filter((b) => b !== 10), weight: 3 },
+  );
   const line = fc.array(byte, { maxLength: 1200, size: 'max' });
   fc.assert(
     fc.property(fc.array(line, { maxLength: 12 }), fc.array(fc.nat(), { maxLength: 8 }), (lines, cuts) => {

@@ -39,7 +39,7 @@ for (const [input, host, target] of TARGETS) {
   });
 }
 
-test('[ and ] stand raw in .http URLs (encodeurl, Node\'s URL), and are encoded for the main command (urllib3)', () => {
+test("[ and ] stand raw in .http URLs (encodeurl, Node's URL), and are encoded for the main command (urllib3)", () => {
   assert.equal(requestTarget(parseUrl('example.org/p[0]?a[]=1&b=[1]', 'http', false, true)), '/p[0]?a[]=1&b=[1]');
   assert.equal(requestTarget(parseUrl('example.org/p[0]?a[]=1&b=[1]')), '/p%5B0%5D?a%5B%5D=1&b=%5B1%5D');
   // Everything else .http files encode is unchanged.
@@ -64,7 +64,14 @@ test('bad URLs are usage errors naming the URL', () => {
 });
 
 test('query items: quote_plus and grouping of repeated names', () => {
-  assert.equal(encodePairs([['q', 'a b'], ['c', '1'], ['q', '2']]), 'q=a+b&q=2&c=1');
+  assert.equal(
+    encodePairs([
+      ['q', 'a b'],
+      ['c', '1'],
+      ['q', '2'],
+    ]),
+    'q=a+b&q=2&c=1',
+  );
   assert.equal(encodePairs([['k', 'ü&=/']]), 'k=%C3%BC%26%3D%2F');
   assert.equal(requestTarget(parseUrl('example.org/p?x=1'), encodePairs([['y', '2']])), '/p?x=1&y=2');
 });
@@ -119,7 +126,11 @@ test('checkUrl: throws what parseUrl throws, and nothing for a URL parseUrl take
       parseMessage = (e as Error).message;
     }
     assert.match(parseMessage, /^invalid URL /, bad);
-    assert.throws(() => checkUrl(bad), (e: Error) => e.message === parseMessage, bad);
+    assert.throws(
+      () => checkUrl(bad),
+      (e: Error) => e.message === parseMessage,
+      bad,
+    );
   }
   // A good URL, the first time (full parse) and again (its origin known: only the path is new).
   for (const good of ['http://check-url.example:8080/a b?c=d#e', 'http://check-url.example:8080/../x%zz?%', 'https://check-url.example/']) {

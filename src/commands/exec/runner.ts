@@ -75,12 +75,19 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
     const out = stdoutSink(io.stdout);
     let code: number = ExitCode.OK;
     const shown = file === '-' ? '<stdin>' : file;
-    await (await import('./convert.js')).convertEntries(entries, ex.to, ctx, (text) => out.write(text), (s) => applyFlags(s, inv), (e, entry) => {
-      const where = entry.file ?? shown;
-      if (!e.message.startsWith(`${where}:`)) e.message = `${where}:${entry.line}: ${e.message}`;
-      reporter.error(e);
-      if (code === ExitCode.OK) code = e.exitCode;
-    });
+    await (await import('./convert.js')).convertEntries(
+      entries,
+      ex.to,
+      ctx,
+      (text) => out.write(text),
+      (s) => applyFlags(s, inv),
+      (e, entry) => {
+        const where = entry.file ?? shown;
+        if (!e.message.startsWith(`${where}:`)) e.message = `${where}:${entry.line}: ${e.message}`;
+        reporter.error(e);
+        if (code === ExitCode.OK) code = e.exitCode;
+      },
+    );
     return code;
   }
   run = new Run(inv, io, reporter, ctx, file === '-' ? '<stdin>' : file, type);
@@ -608,7 +615,16 @@ class Run {
    * before it first, then this request's output goes straight through, as the main command prints
    * it; the body is never held whole.
    */
-  private async streamResponse(entry: ExecEntry, spec: RequestSpec, hop: Hop, printer: Printer, sink: RequestSink, rc: ReportCase | undefined, tee?: FileTee, saving?: { files?: SavedFile[] }): Promise<boolean> {
+  private async streamResponse(
+    entry: ExecEntry,
+    spec: RequestSpec,
+    hop: Hop,
+    printer: Printer,
+    sink: RequestSink,
+    rc: ReportCase | undefined,
+    tee?: FileTee,
+    saving?: { files?: SavedFile[] },
+  ): Promise<boolean> {
     if (tee && saving) saving.files = tee.saved;
     if (tee) printer.readToEnd = true;
     await this.settle();
@@ -764,7 +780,18 @@ async function sendOwn(spec: RequestSpec, env: NodeJS.ProcessEnv): Promise<{ sta
 
 /** The main command's network flags apply to every request of the file (when given). */
 function applyFlags(spec: RequestSpec, inv: Invocation): RequestSpec {
-  if (inv.timeoutMs === undefined && inv.verify === true && !inv.cert && !inv.certKey && !inv.follow && !inv.noFollow && inv.maxRedirects === 30 && inv.maxHeaders === undefined && !hasKeys(inv.proxies)) return spec;
+  if (
+    inv.timeoutMs === undefined &&
+    inv.verify === true &&
+    !inv.cert &&
+    !inv.certKey &&
+    !inv.follow &&
+    !inv.noFollow &&
+    inv.maxRedirects === 30 &&
+    inv.maxHeaders === undefined &&
+    !hasKeys(inv.proxies)
+  )
+    return spec;
   const s = { ...spec.settings, tls: { ...spec.settings.tls } };
   // A limit the file sets for one request (`# @timeout`, curl's -m / --connect-timeout) is that
   // request's own: --timeout is for the others.

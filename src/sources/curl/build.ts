@@ -382,9 +382,7 @@ export class CommandBuilder {
     const status = response.status;
     let { kind, body, chunked, multipartType } = hop;
     // 301/302 turn a POST into a GET, 303 anything but HEAD (unless --post30x); -X stays as given.
-    const toGet =
-      (((status === 301 && !t.op.post301) || (status === 302 && !t.op.post302)) && kind === 'POST') ||
-      (status === 303 && !t.op.post303 && kind !== 'GET' && kind !== 'HEAD');
+    const toGet = (((status === 301 && !t.op.post301) || (status === 302 && !t.op.post302)) && kind === 'POST') || (status === 303 && !t.op.post303 && kind !== 'GET' && kind !== 'HEAD');
     if (toGet) {
       kind = 'GET';
       body = undefined;
@@ -471,7 +469,8 @@ export class CommandBuilder {
     if (op.continueAt !== undefined) {
       if (op.continueAt === '-') {
         // The file the body goes to (-o, or -O's name from the URL), in --output-dir: its size.
-        let out = t.output !== undefined && !isStdout(t.output) ? globName(t.output, t.globMatches) : t.remoteName && t.output === undefined ? url.path.slice(url.path.lastIndexOf('/') + 1) : undefined;
+        let out =
+          t.output !== undefined && !isStdout(t.output) ? globName(t.output, t.globMatches) : t.remoteName && t.output === undefined ? url.path.slice(url.path.lastIndexOf('/') + 1) : undefined;
         if (!out) return undefined;
         if (op.outputDir) out = join(op.outputDir, out);
         const size = this.rt.files.stat?.(out)?.size;
@@ -509,7 +508,6 @@ export class CommandBuilder {
     const n = Number(op.maxRedirs);
     return n < 0 ? Number.MAX_SAFE_INTEGER : n;
   }
-
 }
 
 /** -m / --connect-timeout SECONDS (decimals allowed; 0 is no limit, as in curl) in milliseconds. */
@@ -590,7 +588,6 @@ const pctDecode = (s: string) => s.replace(/%([0-9a-fA-F]{2})/g, (_m, h: string)
 const b64 = (s: string) => Buffer.from(s, 'latin1').toString('base64');
 /** A byte string as the text the transport sends back out as the same UTF-8 bytes. */
 export const utf8 = (s: string) => Buffer.from(s, 'latin1').toString('utf8');
-
 
 /** curl's --retry N [--retry-delay S] [--retry-max-time S] [--retry-all-errors] [--retry-connrefused]. */
 function retrySettings(op: Operation): RequestSettings['retry'] {

@@ -182,7 +182,17 @@ interface RunState {
 
 const runs = (c: Condition, status: number) => c === 'always' || (c === 'ok' ? status === 0 : status !== 0);
 
-function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], state: RunState, processStdin: () => string, processStdinLarge: (textLines: boolean) => FileBody | undefined, at: string, opts: SourceOptions, line: number): ExecEntry {
+function makeEntry(
+  call: CurlCall,
+  transfers: Transfer[],
+  ops: Operation[],
+  state: RunState,
+  processStdin: () => string,
+  processStdinLarge: (textLines: boolean) => FileBody | undefined,
+  at: string,
+  opts: SourceOptions,
+  line: number,
+): ExecEntry {
   const first = transfers[0];
   const label = first ? `${guessMethod(first)} ${first.urlText}` : 'curl';
   let builder: CommandBuilder | undefined;
@@ -303,7 +313,13 @@ function makeEntry(call: CurlCall, transfers: Transfer[], ops: Operation[], stat
       failed = true;
       // The head came before the body failed: its cookies count (curl reads them as the head arrives).
       if (answered && run.jar) storeResponseCookies(run.jar, answered.response, run.url);
-      const result = afterFailedTransfer(run.transfer, run.url, { method: spec.method, exitCode: curlExitCode(error), message: error.message, started, answered }, outputContext(ctx), answered?.saved ? run.bodyPlan : undefined);
+      const result = afterFailedTransfer(
+        run.transfer,
+        run.url,
+        { method: spec.method, exitCode: curlExitCode(error), message: error.message, started, answered },
+        outputContext(ctx),
+        answered?.saved ? run.bodyPlan : undefined,
+      );
       return commandDone(result);
     },
   };

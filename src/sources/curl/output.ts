@@ -176,7 +176,14 @@ export function planBody(t: Transfer, url: CurlUrl, c: Omit<Completed, 'body'>, 
  * Writes the body where its plan says (unless `sling exec` has written it as it came: `c.saved`).
  * Also for a body cut short: curl has written the bytes that came (exit 18) and `curl -C -` resumes from them.
  */
-function storeBody(t: Transfer, url: CurlUrl, c: Completed, cwd: string, fail: (message: string, code?: number) => void, given?: BodyPlan): { outFile?: string; bodyBytes: Buffer; writeBody: boolean } {
+function storeBody(
+  t: Transfer,
+  url: CurlUrl,
+  c: Completed,
+  cwd: string,
+  fail: (message: string, code?: number) => void,
+  given?: BodyPlan,
+): { outFile?: string; bodyBytes: Buffer; writeBody: boolean } {
   const plan = given ?? planBody(t, url, c, cwd);
   for (const [message, code] of plan.problems) fail(message, code);
   const bodyBytes = plan.headOnly ? plan.prefix : Buffer.concat([plan.prefix, c.body]);
@@ -293,7 +300,10 @@ function jsonVars(vars: Record<string, string>): string {
   const out: Record<string, string | number> = {};
   for (const [k, v] of Object.entries(vars)) {
     if (k === 'header_json') continue;
-    out[k] = /^(http_code|http_connect|response_code|size_|speed_|time_|num_|exitcode|remote_port|local_port|urlnum|ssl_verify_result|proxy_ssl_verify_result)/.test(k) && /^\d+(\.\d+)?$/.test(v) ? Number(v) : v;
+    out[k] =
+      /^(http_code|http_connect|response_code|size_|speed_|time_|num_|exitcode|remote_port|local_port|urlnum|ssl_verify_result|proxy_ssl_verify_result)/.test(k) && /^\d+(\.\d+)?$/.test(v)
+        ? Number(v)
+        : v;
   }
   return JSON.stringify(out);
 }
@@ -368,8 +378,21 @@ export interface WriteOutText {
 }
 
 /** -w: curl's write-out variables sling can fill in, with \n \t \r and %% escapes; `c` is undefined when the transfer failed. */
-export function writeOut(format: string, t: Transfer, url: CurlUrl, c: Completed | undefined, outFile: string | undefined, exitCode: number, failed?: FailedTransfer, warn?: (message: string) => void): WriteOutText {
-  const vars = c ? doneVars(t, url, c, outFile, exitCode) : failed!.answered ? { ...doneVars(t, url, failed!.answered, outFile, failed!.exitCode), errormsg: failed!.message } : failedVars(t, url, failed!, outFile);
+export function writeOut(
+  format: string,
+  t: Transfer,
+  url: CurlUrl,
+  c: Completed | undefined,
+  outFile: string | undefined,
+  exitCode: number,
+  failed?: FailedTransfer,
+  warn?: (message: string) => void,
+): WriteOutText {
+  const vars = c
+    ? doneVars(t, url, c, outFile, exitCode)
+    : failed!.answered
+      ? { ...doneVars(t, url, failed!.answered, outFile, failed!.exitCode), errormsg: failed!.message }
+      : failedVars(t, url, failed!, outFile);
   const text: WriteOutText = { out: '', err: '' };
   let toErr = false;
   const put = (s: string) => {

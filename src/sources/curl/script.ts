@@ -132,7 +132,12 @@ function walkItems(items: ListItem[], ctx: WalkContext, at: { offset: number }):
             cleanEnv = true;
             prefixEnv = {};
           }
-          const value = /^-[A-Za-z]+$/.test(opt) && withValue.includes(opt[opt.length - 1]!) ? fields.shift()?.text : /^--(user|group|chdir|unset|prompt|format|output|host|other-user|close-from|role|type|command-timeout)$/.test(opt) ? fields.shift()?.text : undefined;
+          const value =
+            /^-[A-Za-z]+$/.test(opt) && withValue.includes(opt[opt.length - 1]!)
+              ? fields.shift()?.text
+              : /^--(user|group|chdir|unset|prompt|format|output|host|other-user|close-from|role|type|command-timeout)$/.test(opt)
+                ? fields.shift()?.text
+                : undefined;
           const unsetLong = /^--unset=(.*)$/.exec(opt);
           if (isEnv && value !== undefined && (opt.endsWith('u') || opt === '--unset')) unsetEnv.push(value);
           else if (isEnv && unsetLong) unsetEnv.push(unsetLong[1]!);
@@ -166,7 +171,10 @@ function walkItems(items: ListItem[], ctx: WalkContext, at: { offset: number }):
         if (!last) {
           const nextName = firstWord(stages[i + 1]!, env);
           if (!['echo', 'printf', 'true', ':', 'cat'].includes(nextName)) {
-            throw new ShellSyntaxError(`piping curl's output into '${nextName}' is not supported: sling does not run other programs${nextName === 'jq' ? ' (it formats JSON itself)' : ''}`, stages[i + 1]!.offset);
+            throw new ShellSyntaxError(
+              `piping curl's output into '${nextName}' is not supported: sling does not run other programs${nextName === 'jq' ? ' (it formats JSON itself)' : ''}`,
+              stages[i + 1]!.offset,
+            );
           }
           if (nextName !== 'cat') call.stdout ??= { kind: 'discard' };
           // `curl ... | cat > file`: cat copies curl's output, so its redirection is curl's.

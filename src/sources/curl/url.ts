@@ -215,7 +215,7 @@ function rangeValues(body: string, bad: (why: string) => never): string[] {
     const from = m[1]!.charCodeAt(0);
     const to = m[2]!.charCodeAt(0);
     const step = m[3] ? Number(m[3]) : 1;
-    if (to < from || step < 1 || (m[1]! <= 'Z') !== (m[2]! <= 'Z')) bad(`bad range [${body}]`);
+    if (to < from || step < 1 || m[1]! <= 'Z' !== m[2]! <= 'Z') bad(`bad range [${body}]`);
     const out: string[] = [];
     for (let c = from; c <= to; c += step) out.push(String.fromCharCode(c));
     return out;
@@ -244,7 +244,8 @@ export function resolveLocation(base: CurlUrl, location: string): CurlUrl {
   // A scheme without slashes (`data:text/plain,hi`, `mailto:x`): an absolute URL to curl too, and
   // not one it speaks ("Protocol not supported", exit 1); never a path relative to the last URL.
   const other = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(clean);
-  if (other && !/^(https?)$/i.test(other[1]!)) throw new CurlUrlError(`'${clean.length > 100 ? `${clean.slice(0, 100)}...` : clean}': the ${other[1]!.toLowerCase()}: scheme is not HTTP (sling only speaks HTTP and HTTPS)`);
+  if (other && !/^(https?)$/i.test(other[1]!))
+    throw new CurlUrlError(`'${clean.length > 100 ? `${clean.slice(0, 100)}...` : clean}': the ${other[1]!.toLowerCase()}: scheme is not HTTP (sling only speaks HTTP and HTTPS)`);
   const origin = `${base.scheme}://${base.host}${base.port !== undefined ? ':' + base.port : ''}`;
   if (clean.startsWith('//')) return parseCurlUrl(`${base.scheme}:${clean}`);
   if (clean.startsWith('/')) return parseCurlUrl(origin + clean);

@@ -46,7 +46,10 @@ export class AuthTokens {
     const config = this.env.auth.get(id);
     if (!config) throw new DynamicError(this.noConfig(id));
     const t = this.tokens.get(id);
-    if (!t) throw new DynamicError(`no token of "${id}" was acquired for this request (sling acquires one for a request whose lines or variables name it; --offline sends nothing, the token request included)`);
+    if (!t)
+      throw new DynamicError(
+        `no token of "${id}" was acquired for this request (sling acquires one for a request whose lines or variables name it; --offline sends nothing, the token request included)`,
+      );
     if (kind === 'idToken' || config.fields['Use ID Token'] === true) {
       if (t.id === undefined) throw new DynamicError(`the token response of "${id}" has no id_token`);
       return t.id;
@@ -79,7 +82,10 @@ export class AuthTokens {
 
   private noConfig(id: string): string {
     const known = [...this.env.auth.keys()];
-    const env = this.env.name === undefined ? 'no environment is selected (--env NAME)' : `the environment ${this.env.name} has ${known.length ? `Security.Auth ${known.map((k) => `"${k}"`).join(', ')}` : 'no Security.Auth section'}`;
+    const env =
+      this.env.name === undefined
+        ? 'no environment is selected (--env NAME)'
+        : `the environment ${this.env.name} has ${known.length ? `Security.Auth ${known.map((k) => `"${k}"`).join(', ')}` : 'no Security.Auth section'}`;
     return `no Security.Auth configuration "${id}": ${env}`;
   }
 
@@ -102,10 +108,14 @@ export class AuthTokens {
     const grantText = field('Grant Type');
     const grant = (grantText ?? '').toLowerCase().replace(/[\s_-]+/g, '');
     if (BROWSER_GRANTS[grant]) {
-      throw fail(`the ${BROWSER_GRANTS[grant]} grant needs a person at a browser, which sling does not open; it acquires tokens with the Client Credentials and Password grants (or put a token you have in a variable)`);
+      throw fail(
+        `the ${BROWSER_GRANTS[grant]} grant needs a person at a browser, which sling does not open; it acquires tokens with the Client Credentials and Password grants (or put a token you have in a variable)`,
+      );
     }
     if (grant !== 'clientcredentials' && grant !== 'password') {
-      throw fail(`"Grant Type" ${grantText === undefined ? 'is missing' : `${JSON.stringify(grantText)} is not one sling knows`}: "Client Credentials" or "Password" (browser grants: "Authorization Code", "Implicit", "Device Authorization")`);
+      throw fail(
+        `"Grant Type" ${grantText === undefined ? 'is missing' : `${JSON.stringify(grantText)} is not one sling knows`}: "Client Credentials" or "Password" (browser grants: "Authorization Code", "Implicit", "Device Authorization")`,
+      );
     }
     const tokenUrl = field('Token URL');
     if (tokenUrl === undefined) throw fail(`there is no "Token URL"`);
@@ -141,7 +151,8 @@ export class AuthTokens {
         const spec = v && typeof v === 'object' && !Array.isArray(v) ? (v as { Value?: unknown; Use?: unknown }) : { Value: v };
         if (spec.Use !== undefined && spec.Use !== 'Everywhere' && spec.Use !== 'In Token Request') continue;
         for (const one of Array.isArray(spec.Value) ? spec.Value : [spec.Value]) {
-          if (one !== undefined && one !== null) params.push([name, res.resolve(compile(String(one), 1, 1, () => `${config.files.get('Custom Request Parameters')} (Security.Auth "${id}" "Custom Request Parameters")`))]);
+          if (one !== undefined && one !== null)
+            params.push([name, res.resolve(compile(String(one), 1, 1, () => `${config.files.get('Custom Request Parameters')} (Security.Auth "${id}" "Custom Request Parameters")`))]);
         }
       }
     }

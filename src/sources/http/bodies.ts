@@ -217,4 +217,3 @@ export function graphqlBody(text: string, fragments?: Map<string, string>, opera
   else if (emptyVariables) doc.variables = {};
   return Buffer.from(JSON.stringify(doc), 'utf8');
 }
-

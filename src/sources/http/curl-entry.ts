@@ -84,7 +84,10 @@ export class CurlEntry implements ExecEntry {
 
   get label(): string {
     if (this.inner) return this.inner.label;
-    const first = this.node.text.split('\n')[0]!.trim().replace(/\s*\\$/, '');
+    const first = this.node.text
+      .split('\n')[0]!
+      .trim()
+      .replace(/\s*\\$/, '');
     return first.length > 100 ? first.slice(0, 97) + '...' : first;
   }
 

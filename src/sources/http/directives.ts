@@ -10,7 +10,27 @@ import type { Directives } from './ast.js';
  * variable, silently a comment. Returns the request name or the Lua marker when the line gives one.
  */
 /** The directives of one request that directive() reads (`@noRedirect` spelled `no-redirect`); `@import` is the file's. */
-const REQUEST_DIRECTIVES = new Set(['name', 'no-redirect', 'no-cookie-jar', 'timeout', 'connection-timeout', 'no-log', 'no-auto-encoding', 'note', 'title', 'description', 'ref', 'force-ref', 'disabled', 'sleep', 'no-reject-unauthorized', 'lang', 'prompt', 'use-os-credentials', 'loop']);
+const REQUEST_DIRECTIVES = new Set([
+  'name',
+  'no-redirect',
+  'no-cookie-jar',
+  'timeout',
+  'connection-timeout',
+  'no-log',
+  'no-auto-encoding',
+  'note',
+  'title',
+  'description',
+  'ref',
+  'force-ref',
+  'disabled',
+  'sleep',
+  'no-reject-unauthorized',
+  'lang',
+  'prompt',
+  'use-os-credentials',
+  'loop',
+]);
 
 /** `# @name x`, `// @noRedirect`: a comment line holding a request's directive sling knows (`# @todo` is not one). */
 export function isRequestDirective(t: string): boolean {

@@ -1,6 +1,5 @@
 import { fakerCall } from './faker-names.js';
 
-
 /**
  * Dynamic variables of both dialects. Each call gives a fresh value (two `{{$uuid}}` in one request
  * are two UUIDs, as in both runners).

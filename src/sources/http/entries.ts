@@ -53,7 +53,11 @@ function scriptHost(): Promise<ScriptHost> {
 function warmScripts(node: RequestNode, offline: boolean, yac = false) {
   if (hostPromise) return;
   const expressions = !offline && node.asserts.some((s) => s.a.field === 'js' || (s.a.field === 'body' && s.a.value !== ''));
-  if (yac || node.pre.some((s) => !s.lua) || (!offline && node.handlers.some((s) => !s.lua)) || expressions) scriptHost().then((h) => h.warm(), () => undefined);
+  if (yac || node.pre.some((s) => !s.lua) || (!offline && node.handlers.some((s) => !s.lua)) || expressions)
+    scriptHost().then(
+      (h) => h.warm(),
+      () => undefined,
+    );
 }
 
 export function requestName(node: RequestNode): string | undefined {
@@ -441,7 +445,15 @@ class HttpEntry implements ExecEntry {
   /** Synchronous when nothing runs after the response (no handler, no `>> file`). */
   bodyUnused(spec: RequestSpec): boolean {
     const { rt, node } = this.o;
-    if ((this.storeAs !== undefined && rt.keeps(this.storeAs)) || node.handlers.length || this.o.file.parsed.yacGlobalAfter || node.asserts.length || node.outputs.length || this.o.file.parsed.yacResponse) return false;
+    if (
+      (this.storeAs !== undefined && rt.keeps(this.storeAs)) ||
+      node.handlers.length ||
+      this.o.file.parsed.yacGlobalAfter ||
+      node.asserts.length ||
+      node.outputs.length ||
+      this.o.file.parsed.yacResponse
+    )
+      return false;
     const p = this.pendingOf(spec);
     return !(p && p.logs.length);
   }
@@ -449,7 +461,15 @@ class HttpEntry implements ExecEntry {
   /** `>> file` lines and nothing else reading the body: it goes to its files as it arrives, and is printed. */
   bodyFiles(answer: Omit<Completed, 'body'>): BodyFiles | undefined {
     const { rt, node } = this.o;
-    if (!node.outputs.length || node.handlers.length || node.asserts.length || this.o.file.parsed.yacResponse || this.o.file.parsed.yacGlobalAfter || (this.storeAs !== undefined && rt.keeps(this.storeAs))) return undefined;
+    if (
+      !node.outputs.length ||
+      node.handlers.length ||
+      node.asserts.length ||
+      this.o.file.parsed.yacResponse ||
+      this.o.file.parsed.yacGlobalAfter ||
+      (this.storeAs !== undefined && rt.keeps(this.storeAs))
+    )
+      return undefined;
     const p = this.pendingOf(answer.spec);
     if (!p || p.logs.length) return undefined;
     p.targets = this.outputTargets(p, answer);

@@ -145,7 +145,11 @@ export function loadEnvironment(dir: string, envName: string | undefined, envFil
   };
   if (envName !== undefined) {
     const known = new Set(parsed.flatMap((d) => Object.keys(d).filter((k) => k !== '$shared')));
-    if (!files.length) throw new UsageError(`--env ${envName}: no ${PUBLIC} or ${PRIVATE} (or their older names, ${OLD_PUBLIC} and ${OLD_PRIVATE}) next to the file or in a parent folder`, 'name one with --env-file PATH');
+    if (!files.length)
+      throw new UsageError(
+        `--env ${envName}: no ${PUBLIC} or ${PRIVATE} (or their older names, ${OLD_PUBLIC} and ${OLD_PRIVATE}) next to the file or in a parent folder`,
+        'name one with --env-file PATH',
+      );
     if (!known.has(envName)) {
       throw new UsageError(`--env ${envName}: no such environment in ${files.join(', ')}`, `environments: ${[...known].join(', ') || '(none)'}`);
     }

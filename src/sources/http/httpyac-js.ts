@@ -257,8 +257,7 @@ export async function prepareJs(host: () => Promise<ScriptHost>, templates: Temp
       // httpyac sends the placeholder as written then (sling says so).
       res.rt.warnOnce(`${res.file.path}\0undefined\0${e.raw}`, `${res.file.path}:${e.line}:${e.col}: ${e.raw} is undefined: ${res.lenient ? 'shown' : 'sent'} as written, as httpyac does`);
       values.set(e, { v: e.raw });
-    }
-    else {
+    } else {
       let v: unknown;
       try {
         v = JSON.parse(json);

@@ -126,7 +126,11 @@ function parseFilter(src: string, path: string): Filter {
       const v = Number(num[0]);
       return () => v;
     }
-    for (const [word, v] of [['true', true], ['false', false], ['null', null]] as const) {
+    for (const [word, v] of [
+      ['true', true],
+      ['false', false],
+      ['null', null],
+    ] as const) {
       if (src.startsWith(word, i) && !/\w/.test(src[i + word.length] ?? '')) {
         i += word.length;
         return () => v;

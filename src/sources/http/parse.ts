@@ -407,7 +407,16 @@ class Parser {
     if (!untouched(this.pending) && (this.pending.pre.length || this.pending.asserts.length || Object.keys(this.pending.directives).length > 1 || this.pending.directives.refs.length)) {
       this.warn(ln, col, 'scripts, assertions and directives other than # @name are not applied to a curl command');
     }
-    const node: CurlNode = { kind: 'curl', line: ln, start: this.blockHasRequest ? ln : Math.min(this.blockStart, ln), col, text, templates: this.lines.slice(start, j + 1).map((l, k) => this.template(l, start + k + 1, 1, false)), atName: this.pending.atName, title: this.title };
+    const node: CurlNode = {
+      kind: 'curl',
+      line: ln,
+      start: this.blockHasRequest ? ln : Math.min(this.blockStart, ln),
+      col,
+      text,
+      templates: this.lines.slice(start, j + 1).map((l, k) => this.template(l, start + k + 1, 1, false)),
+      atName: this.pending.atName,
+      title: this.title,
+    };
     this.out.items.push(node);
     this.title = undefined;
     this.pending = freshPending();
@@ -545,7 +554,11 @@ class Parser {
     const lua = this.pending.lua;
     this.pending.lua = false;
     if (lua) return true;
-    const first = code?.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+    const first =
+      code
+        ?.split('\n')
+        .find((l) => l.trim() !== '')
+        ?.trim() ?? '';
     return first.startsWith('--') || /^local\s+[A-Za-z_]\w*\s*=/.test(first);
   }
 
@@ -683,7 +696,7 @@ class Parser {
     const req = this.req!;
     const ln = this.i + 1;
     const c0 = line.charCodeAt(0);
-    if (this.urlOpen && (c0 === 32 || c0 === 9 || c0 === 63 /* ? */ || c0 === 38 /* & */)) {
+    if (this.urlOpen && (c0 === 32 || c0 === 9 || c0 === 63 /* ? */ || c0 === 38) /* & */) {
       const t = line.trim();
       // JetBrains: indented lines continue the URL; REST Client: lines starting with ? or &.
       if (t !== '' && !t.startsWith('??') && !t.startsWith('#') && !t.startsWith('//')) {

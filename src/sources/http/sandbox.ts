@@ -545,7 +545,7 @@ function digest(alg: string, secretJson: string, piecesJson: string, name: strin
 
 /** The sandbox's result (JSON made inside it, where a script may have replaced JSON.stringify), read back as data. */
 function checked(out: unknown): unknown {
-  const broken = { tests: [], logs: [], exit: false, error: "the script broke the sandbox (its result is not readable)" };
+  const broken = { tests: [], logs: [], exit: false, error: 'the script broke the sandbox (its result is not readable)' };
   if (typeof out !== 'string') return broken;
   let r: { tests?: unknown; logs?: unknown; exit?: unknown; error?: unknown };
   try {

@@ -193,9 +193,7 @@ export class ScriptHost {
   /** httpyac's JavaScript (httpyac-js.ts): a `{{ }}` block or a `{{ expression }}` with the named JSON values in `payload`. */
   runHttpyac(code: string, mode: 'script' | 'expr', filename: string, line: number, payload: string): Promise<HttpyacOutcome> {
     const failedYac = (error: string): HttpyacOutcome => ({ logs: [], tests: [], exports: {}, global: '', error });
-    const result = this.queue.then(
-      () => this.exchange(['yac', code, filename, line, payload, mode], NO_HOOKS, failedYac) as Promise<HttpyacOutcome>,
-    );
+    const result = this.queue.then(() => this.exchange(['yac', code, filename, line, payload, mode], NO_HOOKS, failedYac) as Promise<HttpyacOutcome>);
     this.queue = result.catch(() => undefined);
     return result;
   }

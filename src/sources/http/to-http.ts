@@ -85,14 +85,15 @@ export function httpRequest(spec: RequestSpec, prepared: PreparedRequest, title:
       const bodyLines = text.split('\n');
       const safe = bodyLines.map((l, i) => (/^(###|<@?\s|>|<>|\?\?|\{%)/.test(l) || ((i === 0 || bodyLines[i - 1]!.trim() === '') && startsRequest(l)) ? ' ' + l : l));
       indentVarParagraphs(safe);
-      if (safe.join('\n') !== text) problems.push('body lines that a .http runner would read as syntax (###, <, <@, >, >>, <>, ??, {%, a request line after a blank line, a paragraph of @name = value lines) were indented');
+      if (safe.join('\n') !== text)
+        problems.push('body lines that a .http runner would read as syntax (###, <, <@, >, >>, <>, ??, {%, a request line after a blank line, a paragraph of @name = value lines) were indented');
       if (/^\r?\n/.test(text)) problems.push('blank lines at the start of the body are dropped (a .http body starts at its first line with text)');
       const ct = prepared.headers.find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '';
       if (/^application\/x-www-form-urlencoded/i.test(ct) && /\n|\s[=&]|[=&]\s/.test(text)) {
         problems.push('a form body with line breaks or blanks around = and & is sent differently by a .http runner (it joins the lines and trims those blanks)');
       }
       lines.push('', safe.join('\n').replace(/\r\n/g, '\n'));
-      if (text.includes('\r\n')) problems.push('CRLF line ends in the body become the file\'s line ends');
+      if (text.includes('\r\n')) problems.push("CRLF line ends in the body become the file's line ends");
       if (/\n$/.test(text)) problems.push("the body's final line break is dropped (a .http body cannot end with one)");
       if (/^multipart\//i.test(prepared.headers.find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '') && /\n\r?\n--/.test(text)) {
         problems.push('a multipart part that ends with a line break loses it (a .http runner drops blank lines at the end of a part)');

@@ -464,7 +464,6 @@ export function pickDef(defs: VarDef[], line: number): VarDef {
   return defs[lo === 0 ? 0 : lo - 1]!;
 }
 
-
 /** A value httpyac's scripts exported, as a placeholder gives it: text as it is, anything else as JSON. */
 export function yacText(json: string): string {
   if (json.charCodeAt(0) === 34 /* " */) {
