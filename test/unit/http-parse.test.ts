@@ -402,7 +402,8 @@ const requestArb = fc.record({
   name: fc.option(word, { nil: undefined }),
   headers: fc.array(headerArb, { maxLength: 4 }),
   body: fc.array(
-    fc.stringMatching(/^[a-z{}":, 0-9]{1,20}$/).filter((l) => l.trim() !== '' && !l.startsWith('{{')),
+    // A line that is `{{` (blanks around it allowed) opens an httpyac script block, as in httpyac: not body.
+    fc.stringMatching(/^[a-z{}":, 0-9]{1,20}$/).filter((l) => l.trim() !== '' && !l.trimStart().startsWith('{{')),
     { maxLength: 4 },
   ),
 });
