@@ -6,33 +6,16 @@ import { parseArgv, type ParsedArgs } from './parse.js';
 import { bothTables, EXEC_TABLE, MAIN_TABLE, type OptionTable } from './options.js';
 import { isStyle, unknownStyle } from '../output/palette.js';
 import { charsetOption } from '../output/charset.js';
+import type { PrintFlags } from '../output/plan.js';
 
 /** The parsed command line, typed, with every flag that implies another resolved here. */
-export interface Invocation {
+export interface Invocation extends PrintFlags {
   help: boolean;
   version: boolean;
-  debug: boolean;
-  offline: boolean;
   /** --curl: print the equivalent curl command instead of sending. */
   curl: boolean;
   ignoreStdin: boolean;
   defaultScheme: string;
-  /** Print codes chosen by --print/-h/-b/-m/-v (the last wins); undefined: the default for the method. */
-  print?: string;
-  verbose: number;
-  all: boolean;
-  quiet: number;
-  pretty?: 'all' | 'colors' | 'format' | 'none';
-  style?: string;
-  sorted: boolean;
-  sortHeaders: boolean;
-  jsonIndent: number;
-  xmlIndent: number;
-  formatJson: boolean;
-  formatXml: boolean;
-  stream: boolean;
-  responseCharset?: string;
-  responseMime?: string;
   json: boolean;
   form: boolean;
   multipart: boolean;
@@ -59,7 +42,6 @@ export interface Invocation {
   cert?: string;
   certKey?: string;
   certKeyPass?: string;
-  download: boolean;
   output?: string;
   resume: boolean;
   method?: string;

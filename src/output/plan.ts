@@ -30,7 +30,7 @@ export interface OutputPlan {
   stream: boolean;
 }
 
-/** The flags of the command line (cli/invocation.ts's Invocation has them) that decide what is printed. */
+/** The flags of the command line that decide what is printed (cli/invocation.ts's Invocation extends this). */
 export interface PrintFlags {
   offline: boolean;
   /** Print codes (HBhbp) as chosen; undefined: the default for the method. */
