@@ -40,18 +40,15 @@ const PROCESS = new Set([
   'entry/loader.ts', // the chunk loader runs before bin.ts (the compile cache's folder, its exit hook)
   'sources/http/sandbox.ts', // runs in the script child process, its own program
   'sources/http/script.ts', // starts that child process
-  'clock.ts',
-  'errors.ts', // a default argument (process.env)
-  'cli/config.ts', // a default argument (process.platform)
-  'fd-writer.ts',
-  'model/upload.ts',
-  'request/build.ts',
-  'request/session.ts',
-  'sources/curl/expand.ts',
-  'sources/curl/index.ts',
-  'transport/poll.ts',
-  'commands/exec/save.ts',
-  'commands/download.ts',
+  'clock.ts', // the monotonic clock (process.hrtime; performance.now would load perf_hooks at start-up)
+  'model/upload.ts', // removes the folder stdin was spooled to when the process exits
+  'request/build.ts', // process.env when the caller gives no environment
+  'request/session.ts', // the process id in a temporary file's name
+  'sources/curl/expand.ts', // a curl file's $$ is the process id
+  'sources/curl/index.ts', // a curl file's commands run in the current folder
+  'transport/poll.ts', // SLING_NO_POLL
+  'commands/exec/save.ts', // the process id in a .part file's name (docs/exec-http.md)
+  'commands/download.ts', // the process id in a .part file's name (docs/usage.md)
 ]);
 
 const layerOf = (file) => LAYERS.find((l) => l.files.some((p) => (p.endsWith('/') ? file.startsWith(p) : file === p)));

@@ -27,7 +27,7 @@ export function start(defaultScheme: 'http' | 'https') {
     }
     return stdoutStream;
   };
-  const stdout = (process.env.SLING_NO_FD_WRITER ? undefined : fdWriterFor(1, realStdout, stdoutFailed)) ?? realStdout();
+  const stdout = (process.env.SLING_NO_FD_WRITER || process.platform === 'win32' ? undefined : fdWriterFor(1, realStdout, stdoutFailed)) ?? realStdout();
   process.on('SIGINT', () => {
     // On a terminal the line break ends whatever was on the line (^C, a progress bar).
     const tty = Boolean(process.stderr.isTTY);

@@ -95,7 +95,7 @@ export class TooManyRedirectsError extends CliError {
  * assertion or a later request (a body only printed or saved is never held whole). SLING_HELD_BODY_MB
  * changes it.
  */
-export function heldBodyLimit(env: NodeJS.ProcessEnv = process.env): number {
+export function heldBodyLimit(env: NodeJS.ProcessEnv): number {
   const mb = Number(env.SLING_HELD_BODY_MB);
   return (Number.isFinite(mb) && mb > 0 ? mb : 256) * 1024 * 1024;
 }

@@ -65,12 +65,11 @@ export class FdWriter implements OutStream {
 }
 
 /**
- * An FdWriter for `fd` when it is a regular file, a pipe, a socket or /dev/null, on systems other
- * than Windows (whose pipes and consoles Node's own streams handle); undefined otherwise (a
- * terminal, a closed descriptor): then process.stdout it is.
+ * An FdWriter for `fd` when it is a regular file, a pipe, a socket or /dev/null; undefined otherwise
+ * (a terminal, a closed descriptor): then process.stdout it is. Not for Windows, whose pipes and
+ * consoles Node's own streams handle (bin.ts does not ask there).
  */
 export function fdWriterFor(fd: number, fallback: () => OutStream, onError: (e: NodeJS.ErrnoException) => void): FdWriter | undefined {
-  if (process.platform === 'win32') return undefined;
   try {
     const st = fstatSync(fd);
     if (st.isFile() || st.isFIFO() || st.isSocket() || (st.isCharacterDevice() && st.rdev === statSync('/dev/null').rdev)) return new FdWriter(fd, fallback, onError);

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, platform as osPlatform } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { JsonSyntaxError, parseJson } from '../model/json.js';
@@ -8,7 +8,7 @@ import { JsonSyntaxError, parseJson } from '../model/json.js';
  * Where sling keeps its configuration and sessions: SLING_CONFIG_DIR, else $XDG_CONFIG_HOME/sling,
  * else %APPDATA%\sling on Windows, else ~/.config/sling.
  */
-export function configDir(env: NodeJS.ProcessEnv, platform = process.platform): string {
+export function configDir(env: NodeJS.ProcessEnv, platform: string = osPlatform()): string {
   if (env.SLING_CONFIG_DIR) return env.SLING_CONFIG_DIR;
   if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'sling');
   if (platform === 'win32' && env.APPDATA) return join(env.APPDATA, 'sling');
