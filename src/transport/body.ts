@@ -6,6 +6,12 @@ import { h2Code } from './errors.js';
 import { setArriving } from './inflight.js';
 import type { Hop } from './send.js';
 
+/** A body that ended before its end (`why`: how the connection ended), as every lane says it: with the Content-Length it promised. */
+export function cutShort(where: string, rawHeaders: readonly string[], why: string, cause?: unknown): NetworkError {
+  const length = headerIn(rawHeaders, 'content-length');
+  return new NetworkError(`the response body from ${where} was cut short${length ? ` (Content-Length was ${length})` : ''}: ${why}`, undefined, cause === undefined ? undefined : { cause });
+}
+
 /** Maps what can go wrong while the body streams: --timeout, a cut-off body, a broken encoding. */
 export function bodyError(hop: Hop, err: unknown, received: number): Error {
   const where = hop.url.hostHeader;
@@ -18,9 +24,8 @@ export function bodyError(hop: Hop, err: unknown, received: number): Error {
   }
   const reset = e?.code === 'ERR_HTTP2_STREAM_ERROR';
   if (reset || e?.code === 'ECONNRESET' || e?.message === 'aborted' || e?.code === 'ERR_STREAM_PREMATURE_CLOSE') {
-    const length = headerIn(hop.response.rawHeaders, 'content-length');
     const why = reset ? `HTTP/2 stream reset (${h2Code(e.message)})` : e?.code === 'ECONNRESET' && e.message !== 'aborted' ? 'connection reset' : 'connection closed';
-    return new NetworkError(`the response body from ${where} was cut short${length ? ` (Content-Length was ${length})` : ''}: ${why}`);
+    return cutShort(where, hop.response.rawHeaders, why);
   }
   // node:http's parser on the body's framing (a chunk size that is not hexadecimal, say): the
   // server's fault, said as the exec lane says it, not as a failure to decode.

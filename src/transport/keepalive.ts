@@ -9,6 +9,7 @@ import { connectLimit, deadlineError, mapNetworkError, timeoutError, timeLeft } 
 import { IDEMPOTENT, h2cOfferHeaders, loadTls, proxyHeaders, proxyTarget, tlsOptions, tunnel } from './connect.js';
 import type { ProxyTarget } from './proxy.js';
 import { headerIn } from '../model/headers.js';
+import { cutShort } from './body.js';
 import { BodyReader, HeadReader, requestBytes, sendsChunked, writeRequest } from './h1.js';
 import { incompleteHead, STREAM_FROM } from './head.js';
 import type { Hop } from './send.js';
@@ -577,12 +578,8 @@ function exchangeOn(
         if (!err && response && reader?.framing === 'close') return finish();
         if (response) {
           const cut = Object.assign(new Error(`aborted after ${size} bytes`), { code: 'ECONNRESET' });
-          const length = headerIn(response.rawHeaders, 'content-length');
-          const e = new NetworkError(
-            `the response body from ${url.hostHeader} was cut short${length ? ` (Content-Length was ${length})` : ''}: ${(err as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET' ? 'connection reset' : 'connection closed'}`,
-            undefined,
-            { cause: err ?? cut },
-          );
+          const why = (err as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET' ? 'connection reset' : 'connection closed';
+          const e = cutShort(url.hostHeader, response.rawHeaders, why, err ?? cut);
           // The head and, when they need no decoding, the bytes that arrived: printed before the error.
           timings.end = now();
           if (!stream) e.partial = cutBody();
