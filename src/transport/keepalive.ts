@@ -26,10 +26,12 @@ import { awaitAnswer } from './poll.js';
  * of its time in the per-request machinery of node:http (agents, parsers, streams, events); here
  * a request is one write, its response a few reads (the sockets' `onread`, into one shared
  * buffer, no stream) parsed in place, and each socket keeps the same listeners for its whole life.
- * It also writes the request head itself, so a curl file's request goes out as curl writes it:
- * the method as given (`-X wHat`), no Connection line the user did not give, `Name:` for
- * `-H 'Name;'`. HTTP/2 (h2.ts) is tried first when a request asks for it. The main command uses
- * send.ts (node:http).
+ * It writes the request head itself, so a curl file's request goes out as curl writes it: the
+ * method as given (`-X wHat`), no Connection line the user did not give, `Name:` for `-H
+ * 'Name;'`. The bytes (request, head, body framing) are h1.ts's, shared with raw.ts; what is
+ * this lane's own is the policy: the pool, a request sent again when a kept connection turns out
+ * dead, a large body handed over as a stream. HTTP/2 (h2.ts) is tried first when a request asks
+ * for it. The main command uses send.ts (node:http).
  *
  * What it keeps from send.ts: header values sent as UTF-8 bytes, the lenient reading of heads,
  * interim 1xx answers skipped, --timeout as the longest silence, --max-headers, `Connection:
