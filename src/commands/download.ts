@@ -12,7 +12,8 @@ import { exactBytes, formatBytes, formatDuration, Progress } from '../output/pro
 import { Printer, printingHops } from '../output/printer.js';
 import type { OutputPlan } from '../output/plan.js';
 import type { RequestSpec } from '../model/spec.js';
-import { bodyError, decodedBody, headerValue } from '../transport/body.js';
+import { bodyError, decodedBody } from '../transport/body.js';
+import { headerIn } from '../model/headers.js';
 import { exchange } from '../transport/exchange.js';
 import { chooseFileName, openUnique } from '../transport/filename.js';
 import type { Hop } from '../transport/send.js';
@@ -95,7 +96,7 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
   await printer.responseHead(hop.response);
   await printer.finish();
   const { status } = hop.response;
-  const header = (name: string) => headerValue(hop.response.rawHeaders, name);
+  const header = (name: string) => headerIn(hop.response.rawHeaders, name);
 
   if (status >= 300 && status !== 416) {
     hop.body.resume();

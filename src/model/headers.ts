@@ -1,8 +1,27 @@
-// Header lookup over the flat [name, value, name, value, ...] lists that ResponseHead.rawHeaders
-// and node:http's rawHeaders use.
+// Header lookup, the one way: over the flat [name, value, name, value, ...] lists that
+// ResponseHead.rawHeaders and node:http's rawHeaders use (headerIn), and over the [name, value]
+// pairs of a request's header lines (headerInPairs). Names are given in lower case.
 
-/** A header of a flat [name, value, ...] list, by its lower-case name. */
-export function headerIn(raw: string[], name: string): string | undefined {
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) return raw[i + 1];
-  return undefined;
+/** A header of a flat [name, value, ...] list, by its lower-case name: the first value, or all of them joined with `, ` (`joined`). */
+export function headerIn(raw: readonly string[], name: string, joined = false): string | undefined {
+  let found: string | undefined;
+  // Lengths first: a lower-cased copy of every name, for every lookup, is a lot of strings over a thousand responses.
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.length !== name.length || raw[i]!.toLowerCase() !== name) continue;
+    if (!joined) return raw[i + 1];
+    found = found === undefined ? raw[i + 1] : `${found}, ${raw[i + 1]}`;
+  }
+  return found;
+}
+
+/** The same for a list of [name, value] pairs (PreparedRequest.headers, RequestSpec.headers). */
+export function headerInPairs(pairs: readonly (readonly [string, string])[], name: string, joined = false): string | undefined {
+  let found: string | undefined;
+  for (let i = 0; i < pairs.length; i++) {
+    const n = pairs[i]![0];
+    if (n.length !== name.length || n.toLowerCase() !== name) continue;
+    if (!joined) return pairs[i]![1];
+    found = found === undefined ? pairs[i]![1] : `${found}, ${pairs[i]![1]}`;
+  }
+  return found;
 }

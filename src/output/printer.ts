@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { PreparedRequest } from '../model/prepare.js';
 import { bodyChunks, isStreamed, type StreamedBody } from '../model/upload.js';
 import type { ResponseHead, HopInfo } from '../model/exchange.js';
-import { headerIn } from '../model/headers.js';
+import { headerIn, headerInPairs } from '../model/headers.js';
 import { colourJson, formatJson, formatJsonBytes, looksLikeJson, NotFormatted } from './json-format.js';
 import { bodyKind, highlightCss, highlightForm, highlightJs, highlightMarkup, indentXml } from './highlight.js';
 import type { OutputPlan } from './plan.js';
@@ -11,8 +11,6 @@ import { bodyCharset, charsetDecoder, decodeBody, headerCharset, sniffsCharset, 
 import { now } from '../clock.js';
 
 import type { Sink } from '../io.js';
-
-const headerOf = (headers: [string, string][], name: string) => headers.find(([n]) => n.toLowerCase() === name)?.[1];
 
 function pairs(raw: string[]): [string, string][] {
   const out: [string, string][] = [];
@@ -153,7 +151,7 @@ export class Printer {
     if (plan.requestBody && req.body.length > 0) {
       this.startBody();
       if (isStreamed(req.body)) await this.streamedBody(req.body);
-      else this.body(req.body, headerOf(req.headers, 'content-type'), true);
+      else this.body(req.body, headerInPairs(req.headers, 'content-type'), true);
       this.last = 'body';
     }
     await this.drained();

@@ -1,15 +1,15 @@
 import type { Readable } from 'node:stream';
 import { CliError, heldBodyTooLarge, NetworkError, TimeoutError } from '../errors.js';
+import { headerIn } from '../model/headers.js';
 import { decodeBody } from './decode.js';
 import { h2Code } from './errors.js';
 import { setArriving } from './inflight.js';
 import type { Hop } from './send.js';
 
-export function headerValue(rawHeaders: string[], name: string): string | undefined {
-  const lower = name.toLowerCase();
-  // Lengths first: a lower-cased copy of every name, for every lookup, is a lot of strings over a thousand responses.
-  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.length === lower.length && rawHeaders[i]!.toLowerCase() === lower) return rawHeaders[i + 1];
-  return undefined;
+/** A body that ended before its end (`why`: how the connection ended), as every lane says it: with the Content-Length it promised. */
+export function cutShort(where: string, rawHeaders: readonly string[], why: string, cause?: unknown): NetworkError {
+  const length = headerIn(rawHeaders, 'content-length');
+  return new NetworkError(`the response body from ${where} was cut short${length ? ` (Content-Length was ${length})` : ''}: ${why}`, undefined, cause === undefined ? undefined : { cause });
 }
 
 /** Maps what can go wrong while the body streams: --timeout, a cut-off body, a broken encoding. */
@@ -24,9 +24,8 @@ export function bodyError(hop: Hop, err: unknown, received: number): Error {
   }
   const reset = e?.code === 'ERR_HTTP2_STREAM_ERROR';
   if (reset || e?.code === 'ECONNRESET' || e?.message === 'aborted' || e?.code === 'ERR_STREAM_PREMATURE_CLOSE') {
-    const length = headerValue(hop.response.rawHeaders, 'content-length');
     const why = reset ? `HTTP/2 stream reset (${h2Code(e.message)})` : e?.code === 'ECONNRESET' && e.message !== 'aborted' ? 'connection reset' : 'connection closed';
-    return new NetworkError(`the response body from ${where} was cut short${length ? ` (Content-Length was ${length})` : ''}: ${why}`);
+    return cutShort(where, hop.response.rawHeaders, why);
   }
   // node:http's parser on the body's framing (a chunk size that is not hexadecimal, say): the
   // server's fault, said as the exec lane says it, not as a failure to decode.
@@ -36,7 +35,7 @@ export function bodyError(hop: Hop, err: unknown, received: number): Error {
     return new NetworkError(`${where} sent a malformed ${what}${why ? ` (${why.charAt(0).toLowerCase()}${why.slice(1)})` : ''}`);
   }
   if (e?.code?.startsWith?.('Z_') || e?.code === 'ERR__ERROR' || /incorrect header|invalid|unexpected end/i.test(e?.message ?? '')) {
-    return new NetworkError(`the response body from ${where} could not be decoded (${headerValue(hop.response.rawHeaders, 'content-encoding')}): ${e.message}`);
+    return new NetworkError(`the response body from ${where} could not be decoded (${headerIn(hop.response.rawHeaders, 'content-encoding')}): ${e.message}`);
   }
   return new NetworkError(`reading the response body from ${where} failed: ${e?.message ?? String(err)}`);
 }
@@ -46,7 +45,7 @@ export async function decodedBody(hop: Hop): Promise<Readable> {
   const raw = hop.body;
   let received = 0;
   raw.on('data', (c: Buffer) => (hop.info.bodyBytes = received += c.length));
-  const encoding = hop.request.method === 'HEAD' ? undefined : headerValue(hop.response.rawHeaders, 'content-encoding');
+  const encoding = hop.request.method === 'HEAD' ? undefined : headerIn(hop.response.rawHeaders, 'content-encoding');
   const decoded = await decodeBody(raw, encoding);
   if (decoded !== raw) raw.on('error', (e) => decoded.destroy(bodyError(hop, e, received)));
   return decoded;
@@ -58,7 +57,7 @@ export async function decodedBody(hop: Hop): Promise<Readable> {
  */
 export function wholeBody(hop: Hop, keepEncoding = false): Buffer | undefined {
   const whole = (hop as Hop & { whole?: Buffer }).whole;
-  if (whole && (keepEncoding || hop.request.method === 'HEAD' || headerValue(hop.response.rawHeaders, 'content-encoding') === undefined)) return whole;
+  if (whole && (keepEncoding || hop.request.method === 'HEAD' || headerIn(hop.response.rawHeaders, 'content-encoding') === undefined)) return whole;
   return undefined;
 }
 

@@ -3,7 +3,8 @@ import { CliError, NetworkError, TimeoutError, TooManyRedirectsError, UsageError
 import { prepareRequest, prepareUncompressed, type PreparedRequest } from '../model/prepare.js';
 import type { RequestSpec } from '../model/spec.js';
 import { formatUrl, originOf, parseUrl } from '../model/url.js';
-import { headerValue, HOP_BODY_LIMIT, readHopBody } from './body.js';
+import { HOP_BODY_LIMIT, readHopBody } from './body.js';
+import { headerIn } from '../model/headers.js';
 import { closeAgents, sendOnce, type Hop } from './send.js';
 import type { ResponseHead } from '../model/exchange.js';
 import { withJarCookies } from '../model/cookies.js';
@@ -104,7 +105,7 @@ async function exchangeRetrying(first: RequestSpec, opts: ExchangeOptions, retry
       const hop = await exchangeOnce(first, opts);
       const status = hop.response.status;
       if (!(TRANSIENT_STATUS.has(status) || (retry.allErrors && status >= 400)) || left <= 0) return hop;
-      const after = headerValue(hop.response.rawHeaders, 'retry-after');
+      const after = headerIn(hop.response.rawHeaders, 'retry-after');
       if (!inTime()) return hop;
       // The server's Retry-After (seconds) is the wait, over --retry-delay too, as curl 7.88 takes it;
       // one that would go past --retry-max-time ends the retries.
@@ -190,7 +191,7 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
         continue;
       }
     }
-    const location = headerValue(hop.response.rawHeaders, 'location');
+    const location = headerIn(hop.response.rawHeaders, 'location');
     if (!spec.settings.follow || !REDIRECTS.has(hop.response.status) || location === undefined) {
       if (hops > 0) hop.info.redirects = hops;
       return hop;

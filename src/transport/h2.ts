@@ -9,6 +9,7 @@ import { hostAndPort, type ParsedUrl } from '../model/url.js';
 import { connectLimit, deadlineError, h2Name, mapNetworkError, timeoutError, timeLeft } from './errors.js';
 import type { Hop } from './send.js';
 import type { HopInfo, Timings } from '../model/exchange.js';
+import { headerInPairs } from '../model/headers.js';
 import { now } from '../clock.js';
 import { isStreamed, writeStreamed } from '../model/upload.js';
 
@@ -98,7 +99,7 @@ export async function sendH2(url: ParsedUrl, request: PreparedRequest, settings:
     ':method': request.method,
     ':path': request.target,
     ':scheme': url.scheme,
-    ':authority': request.headers.find(([n]) => n.toLowerCase() === 'host')?.[1] ?? url.hostHeader,
+    ':authority': headerInPairs(request.headers, 'host') ?? url.hostHeader,
   };
   for (const [n, v] of request.headers) {
     const lower = n.toLowerCase();

@@ -15,7 +15,7 @@ export const STREAM_FROM = 1 << 20;
  * A response head as received (status line and header lines, without the blank line after them),
  * read leniently as node:http does: LF or CRLF line ends, `HTTP/1.1` or `HTTP/2`, blanks around
  * names and values dropped, folded lines skipped; a header line without a colon is a malformed
- * response. Shared by the raw lanes (keepalive.ts, raw.ts).
+ * response. Read by the codec of the raw lanes (h1.ts).
  */
 export function parseResponseHead(text: string, where: string): ResponseHead {
   let nl = text.indexOf('\n');

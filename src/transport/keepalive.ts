@@ -9,7 +9,9 @@ import { connectLimit, deadlineError, mapNetworkError, timeoutError, timeLeft } 
 import { IDEMPOTENT, h2cOfferHeaders, loadTls, proxyHeaders, proxyTarget, tlsOptions, tunnel } from './connect.js';
 import type { ProxyTarget } from './proxy.js';
 import { headerIn } from '../model/headers.js';
-import { contentLength, incompleteHead, MAX_INTERIM, maxHeadersError, notHttp1, parseResponseHead, STREAM_FROM, tooManyInterim, unaskedSwitch } from './head.js';
+import { cutShort } from './body.js';
+import { BodyReader, HeadReader, requestBytes, sendsChunked, writeRequest } from './h1.js';
+import { incompleteHead, STREAM_FROM } from './head.js';
 import type { Hop } from './send.js';
 import type { HopInfo, ResponseHead, Timings } from '../model/exchange.js';
 import { now } from '../clock.js';
@@ -24,10 +26,12 @@ import { awaitAnswer } from './poll.js';
  * of its time in the per-request machinery of node:http (agents, parsers, streams, events); here
  * a request is one write, its response a few reads (the sockets' `onread`, into one shared
  * buffer, no stream) parsed in place, and each socket keeps the same listeners for its whole life.
- * It also writes the request head itself, so a curl file's request goes out as curl writes it:
- * the method as given (`-X wHat`), no Connection line the user did not give, `Name:` for
- * `-H 'Name;'`. HTTP/2 (h2.ts) is tried first when a request asks for it. The main command uses
- * send.ts (node:http).
+ * It writes the request head itself, so a curl file's request goes out as curl writes it: the
+ * method as given (`-X wHat`), no Connection line the user did not give, `Name:` for `-H
+ * 'Name;'`. The bytes (request, head, body framing) are h1.ts's, shared with raw.ts; what is
+ * this lane's own is the policy: the pool, a request sent again when a kept connection turns out
+ * dead, a large body handed over as a stream. HTTP/2 (h2.ts) is tried first when a request asks
+ * for it. The main command uses send.ts (node:http).
  *
  * What it keeps from send.ts: header values sent as UTF-8 bytes, the lenient reading of heads,
  * interim 1xx answers skipped, --timeout as the longest silence, --max-headers, `Connection:
@@ -81,9 +85,6 @@ interface Route {
   where: string;
   proxy?: ProxyTarget;
 }
-
-/** The longest chunk-size line, and the most trailer bytes, of a chunked body. */
-const CHUNK_LINE_MAX = 16 * 1024;
 
 function routeFor(url: ParsedUrl, settings: RequestSettings, proxy: ProxyTarget | undefined, where: string): Route {
   const tlsKey = () => JSON.stringify(settings.tls);
@@ -159,55 +160,6 @@ function park(c: Conn) {
   if (list) list.push(c);
   else idle.set(c.key, [c]);
 }
-
-/**
- * The bytes node:http would write: the request line and names as latin1 (a target can carry raw
- * bytes, as curl sends them), header values with non-ASCII characters as UTF-8 (send.ts), and a
- * body framed in chunks when the request says `Transfer-Encoding: chunked`.
- */
-function wire(request: PreparedRequest, curlFraming: boolean, headers: readonly (readonly [string, string])[], target: string): Buffer {
-  let text = `${request.method} ${target} HTTP/1.1\r\n`;
-  let connection = false;
-  let chunked = false;
-  for (let i = 0; i < headers.length; i++) {
-    const n = headers[i]![0];
-    const v = headers[i]![1];
-    if (n.length === 10 && n.toLowerCase() === 'connection') connection = true;
-    else if (n.length === 17 && n.toLowerCase() === 'transfer-encoding' && /chunked/i.test(v)) chunked = true;
-    // curl's `-H 'Name;'` goes out as `Name:` with nothing after the colon.
-    text += v === '' && curlFraming ? `${n}:\r\n` : `${n}: ${/[^\x00-\x7f]/.test(v) ? Buffer.from(v, 'utf8').toString('latin1') : v}\r\n`;
-  }
-  if (!connection && !curlFraming) text += 'Connection: keep-alive\r\n';
-  text += '\r\n';
-  const body = request.body;
-  // Large files (upload.ts): the head alone; exchangeOn writes the body as it reads it.
-  if (isStreamed(body)) return Buffer.from(text, 'latin1');
-  if (chunked) {
-    const framed = body.length ? `${body.length.toString(16)}\r\n` : '';
-    return Buffer.concat([Buffer.from(text + framed, 'latin1'), body, Buffer.from(body.length ? '\r\n0\r\n\r\n' : '0\r\n\r\n', 'latin1')]);
-  }
-  const size = text.length + body.length;
-  // One buffer for head and body: one write, no concatenation of pieces. Most requests go out
-  // through one buffer the lane keeps (send() lets go of it when a write has to wait): a new
-  // buffer per request is new memory for the process to touch, until the garbage collector
-  // gives it back.
-  const out = size <= OUT_BUFFER_SIZE ? outBuffer : Buffer.allocUnsafe(size);
-  out.write(text, 0, 'latin1');
-  body.copy(out, text.length);
-  return size <= OUT_BUFFER_SIZE ? out.subarray(0, size) : out;
-}
-
-const OUT_BUFFER_SIZE = 16 * 1024;
-let outBuffer = Buffer.allocUnsafe(OUT_BUFFER_SIZE);
-
-/** Writes a request's bytes; a write that could not go out at once keeps the shared buffer, and the lane takes a new one. */
-function send(sock: Socket, bytes: Buffer) {
-  sock.write(bytes);
-  if (bytes.buffer === outBuffer.buffer && sock.writableLength > 0) outBuffer = Buffer.allocUnsafe(OUT_BUFFER_SIZE);
-}
-
-const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
-const HEAD_END_LF = Buffer.from('\n\n', 'latin1');
 
 /** A hop whose body was read whole: readBody takes `whole` directly; a stream is made only for those who ask for one. */
 class WholeHop implements Hop {
@@ -466,21 +418,14 @@ function exchangeOn(
   }
 
   return new Promise<Hop>((resolve, reject) => {
-    let pending: Buffer | undefined;
+    const heads = new HeadReader(where, whereVia, settings, onWire.h2c);
     let response: ResponseHead | undefined;
-    let framing: 'none' | 'length' | 'chunked' | 'close' = 'close';
-    let remaining = 0;
+    let reader: BodyReader | undefined;
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
-    /** Interim (1xx) answers so far. */
-    let interim = 0;
-    /** Bytes of the trailer section so far. */
-    let trailerBytes = 0;
     /** A streamed body (upload.ts) is still being written. */
     let uploading = false;
-    // chunked decoding: > 0 data left in the chunk, -1 size line next, -2 CRLF after data, -3 trailers
-    let chunkLeft = -1;
     /** The body as it arrives, once handed over (streamable): chunks go there instead of into `chunks`. */
     let stream: Readable | undefined;
 
@@ -533,8 +478,9 @@ function exchangeOn(
 
     /** Reading stopped because the reader of a streamed body is behind (a full pipe): not the server's silence. */
     let paused = false;
-    /** Body bytes (a copy): kept, or passed on when the body is streamed. */
-    const keepBytes = (bytes: Buffer) => {
+    /** Body bytes (a copy: the read buffer is shared): kept, or passed on when the body is streamed. */
+    const keepBytes = (view: Buffer) => {
+      const bytes = Buffer.from(view);
       size += bytes.length;
       if (!stream) chunks.push(bytes);
       else if (!stream.push(bytes) && !paused) {
@@ -575,57 +521,6 @@ function exchangeOn(
       resolve(new StreamHop(url, request, r, info, stream));
     };
 
-    /** Consumes body bytes of `data` from `at`; true when the body is complete. */
-    const bodyBytes = (data: Buffer, at: number): boolean => {
-      if (framing === 'length') {
-        const n = Math.min(remaining, data.length - at);
-        if (n > 0) {
-          keepBytes(Buffer.from(data.subarray(at, at + n)));
-          remaining -= n;
-        }
-        return remaining === 0;
-      }
-      if (framing === 'close') {
-        if (at < data.length) keepBytes(Buffer.from(data.subarray(at)));
-        return false;
-      }
-      let pos = at;
-      for (;;) {
-        if (chunkLeft > 0) {
-          const n = Math.min(chunkLeft, data.length - pos);
-          if (n > 0) {
-            keepBytes(Buffer.from(data.subarray(pos, pos + n)));
-            chunkLeft -= n;
-            pos += n;
-          }
-          if (chunkLeft > 0) return false;
-          chunkLeft = -2;
-        }
-        const nl = data.indexOf(10, pos);
-        if (nl === -1) {
-          // A size line or trailer that never ends is not waited for without bound.
-          if (data.length - pos > CHUNK_LINE_MAX) throw new NetworkError(`${where} sent a malformed chunked body (a line of more than 16 kB without its end)`);
-          if (pos < data.length) pending = Buffer.from(data.subarray(pos));
-          return false;
-        }
-        const line = data.toString('latin1', pos, nl).replace(/\r$/, '');
-        pos = nl + 1;
-        if (chunkLeft === -2) {
-          chunkLeft = -1;
-          continue;
-        }
-        if (chunkLeft === -3) {
-          if (line === '') return true;
-          // Trailers: as much as a head may hold (Node's own parser stops at 16 kB too).
-          if ((trailerBytes += line.length + 2) > CHUNK_LINE_MAX) throw new NetworkError(`${where} sent a malformed chunked body (trailers of more than 16 kB)`);
-          continue;
-        }
-        const n = parseInt(line, 16);
-        if (!Number.isFinite(n) || n < 0) throw new NetworkError(`${where} sent a malformed chunked body`);
-        chunkLeft = n === 0 ? -3 : n;
-      }
-    };
-
     /** Some byte of the answer arrived (a connection that answered is not retried). */
     let answered = false;
     let arrivingSet = false;
@@ -636,57 +531,25 @@ function exchangeOn(
       reads++;
       answered = true;
       try {
-        let d = pending ? Buffer.concat([pending, incoming]) : incoming;
-        pending = undefined;
-        if (!response) {
-          let endAt = d.indexOf(HEAD_END);
-          let sep = 4;
-          if (endAt === -1) {
-            endAt = d.indexOf(HEAD_END_LF);
-            sep = 2;
-          }
-          // Not HTTP/1.x (an HTTP/2-only server, another protocol): said at once, not after a timeout.
-          const alien = notHttp1(where, d);
-          if (alien) return finish(alien);
-          if (endAt === -1) {
-            if (d.length > 256 * 1024) return finish(new NetworkError(`${where} sent a response head larger than 256 kB`));
-            pending = Buffer.from(d);
-            return;
-          }
-          const r = parseResponseHead(d.toString('latin1', 0, endAt), where);
-          d = d.subarray(endAt + sep);
-          if (r.status === 101) return finish(onWire.h2c ? new H2cAccepted() : unaskedSwitch(whereVia, headerIn(r.rawHeaders, 'upgrade')));
-          if (r.status >= 100 && r.status < 200) {
-            // 100 Continue and other interim answers: the real head follows.
-            if (++interim > MAX_INTERIM) return finish(tooManyInterim(whereVia));
-            if (d.length) data(d);
-            return;
-          }
-          timings.firstByte = now();
-          const tooMany = maxHeadersError(r, settings, where);
-          if (tooMany) return finish(tooMany);
-          response = r;
-          // Ctrl-C from here on: the head and the bytes so far are printed (when they need no decoding).
-          arrivingSet = true;
-          setArriving(() => ({ response: r, body: headerIn(r.rawHeaders, 'content-encoding') ? Buffer.alloc(0) : Buffer.concat(chunks, size), info }));
-          const te = headerIn(r.rawHeaders, 'transfer-encoding');
-          if (request.method === 'HEAD' || r.status === 204 || r.status === 304) framing = 'none';
-          else if (te && /chunked/i.test(te)) framing = 'chunked';
-          else {
-            const cl = contentLength(r.rawHeaders, where);
-            if (cl !== undefined) {
-              framing = 'length';
-              remaining = cl;
-            } else framing = 'close';
-          }
-          if (framing === 'none' || (framing === 'length' && remaining === 0)) return finish(undefined, d.length === 0);
-          // curl's -f: an HTTP error ends the transfer at its head (the body is not waited for; the connection goes).
-          if (settings.failAtHead && r.status >= 400) return finish();
-          if (bodyBytes(d, 0)) return finish(undefined, true);
-          if (streamable && (framing !== 'length' || remaining + size > STREAM_FROM) && streamable(response)) handOver();
+        if (reader) {
+          if (reader.feed(incoming)) finish(undefined, true);
           return;
         }
-        if (bodyBytes(d, 0)) finish(undefined, true);
+        const d = heads.read(incoming);
+        if (d === undefined) return;
+        const r = heads.head!;
+        if (r.status === 101) return finish(new H2cAccepted());
+        timings.firstByte = now();
+        response = r;
+        // Ctrl-C from here on: the head and the bytes so far are printed (when they need no decoding).
+        arrivingSet = true;
+        setArriving(() => ({ response: r, body: headerIn(r.rawHeaders, 'content-encoding') ? Buffer.alloc(0) : Buffer.concat(chunks, size), info }));
+        const body = (reader = new BodyReader(request.method, r, where, keepBytes));
+        if (body.empty) return finish(undefined, d.length === 0);
+        // curl's -f: an HTTP error ends the transfer at its head (the body is not waited for; the connection goes).
+        if (settings.failAtHead && r.status >= 400) return finish();
+        if (body.feed(d)) return finish(undefined, true);
+        if (streamable && (body.framing !== 'length' || body.left + size > STREAM_FROM) && streamable(r)) handOver();
       } catch (e) {
         finish(e instanceof Error ? e : new Error(String(e)));
       }
@@ -714,22 +577,18 @@ function exchangeOn(
           resolve(stale());
           return;
         }
-        if (!err && response && framing === 'close') return finish();
+        if (!err && response && reader?.framing === 'close') return finish();
         if (response) {
           const cut = Object.assign(new Error(`aborted after ${size} bytes`), { code: 'ECONNRESET' });
-          const length = headerIn(response.rawHeaders, 'content-length');
-          const e = new NetworkError(
-            `the response body from ${url.hostHeader} was cut short${length ? ` (Content-Length was ${length})` : ''}: ${(err as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET' ? 'connection reset' : 'connection closed'}`,
-            undefined,
-            { cause: err ?? cut },
-          );
+          const why = (err as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET' ? 'connection reset' : 'connection closed';
+          const e = cutShort(url.hostHeader, response.rawHeaders, why, err ?? cut);
           // The head and, when they need no decoding, the bytes that arrived: printed before the error.
           timings.end = now();
           if (!stream) e.partial = cutBody();
           return finish(e);
         }
         // Bytes that never made a head (an HTTP/0.9 answer, a head cut off by the close).
-        if (pending?.length && !err) return finish(incompleteHead(where));
+        if (heads.partial && !err) return finish(incompleteHead(where));
         finish(mapNetworkError(err ?? hangUp(), where, via));
       },
     };
@@ -764,12 +623,13 @@ function exchangeOn(
         finish(e);
       }, timeLeft(settings));
     }
+    // The request as node:http would write it (a `Connection: keep-alive` line added), or as curl does (curlFraming).
+    const curl = settings.curlFraming === true;
     const body = request.body;
     if (isStreamed(body)) {
-      sock.write(wire(request, settings.curlFraming === true, onWire.headers, onWire.target));
+      sock.write(requestBytes(request, onWire.headers, onWire.target, curl, !curl));
       uploading = true;
-      const chunked = onWire.headers.some(([n, v]) => n.length === 17 && n.toLowerCase() === 'transfer-encoding' && /chunked/i.test(v));
-      writeStreamed(body, sock, chunked).then(
+      writeStreamed(body, sock, sendsChunked(onWire.headers)).then(
         () => (uploading = false),
         (e: Error) => finish(e),
       );
@@ -778,7 +638,7 @@ function exchangeOn(
       onWritten?.();
       return;
     }
-    send(sock, wire(request, settings.curlFraming === true, onWire.headers, onWire.target));
+    writeRequest(sock, requestBytes(request, onWire.headers, onWire.target, curl, !curl));
     awaitAnswer(() => done);
     onWritten?.();
   });

@@ -521,8 +521,8 @@ class Run {
       const partial = e.partial;
       if (partial?.encoded) {
         // gzip/deflate/br bytes that came before the cut: decoded as far as they go (as curl writes them).
-        const { decodeCut, headerValue } = await import('../../transport/body.js');
-        partial.body = await decodeCut(partial.body, headerValue(partial.response.rawHeaders, 'content-encoding'));
+        const { decodeCut } = await import('../../transport/body.js');
+        partial.body = await decodeCut(partial.body, headerIn(partial.response.rawHeaders, 'content-encoding'));
         partial.encoded = false;
       }
       const head = partial?.response ?? (bodyRead ? undefined : hop?.response);

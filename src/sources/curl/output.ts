@@ -3,6 +3,7 @@ import { makeDirs } from '../../files.js';
 import { dirname, resolve } from 'node:path';
 import { exitCodeForStatus } from '../../exit.js';
 import type { AfterResult, Completed } from '../../model/exec.js';
+import { headerIn, headerInPairs } from '../../model/headers.js';
 import type { Operation } from './args.js';
 import type { Transfer } from './plan.js';
 import { formatCurlUrl, type CurlUrl } from './url.js';
@@ -36,19 +37,13 @@ function allHeads(c: Omit<Completed, 'body'>): string {
   return (c.info.earlierHeads ?? []).map(headText).join('') + headText(c.response);
 }
 
-function headerValue(c: Omit<Completed, 'body'>, name: string): string | undefined {
-  const raw = c.response.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) return raw[i + 1];
-  return undefined;
-}
-
 /**
  * -O: the last segment of the URL path, as it is in the URL (curl 7.88 does not decode `%20`);
  * -J: Content-Disposition's filename when there is one (`fromHeader`).
  */
 function remoteName(url: CurlUrl, c: Omit<Completed, 'body'>, op: Operation): { name: string; fromHeader: boolean } {
   if (op.remoteHeaderName) {
-    const cd = headerValue(c, 'content-disposition');
+    const cd = headerIn(c.response.rawHeaders, 'content-disposition');
     const m = cd && /filename\s*=\s*(?:"([^"]*)"|([^;\s]+))/i.exec(cd);
     const name = m ? (m[1] ?? m[2])! : undefined;
     if (name) return { name: name.replace(/^.*[/\\]/, ''), fromHeader: true };
@@ -87,7 +82,7 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
   if (toStdout && ctx.stdout?.kind === 'file') writeStdout(ctx, Buffer.from(allHeads(c), 'latin1'));
   if (outFile === undefined && ctx.stdout?.kind === 'file' && writeBody) writeStdout(ctx, bodyBytes);
   if (op.etagSave !== undefined) {
-    const etag = headerValue(c, 'etag');
+    const etag = headerIn(c.response.rawHeaders, 'etag');
     try {
       // Without an ETag, curl still makes the file, empty.
       writeFileSync(resolve(ctx.cwd, op.etagSave), etag !== undefined ? etag + '\n' : '');
@@ -143,7 +138,7 @@ export function planBody(t: Transfer, url: CurlUrl, c: Omit<Completed, 'body'>, 
   const headOnly = op.fail === true && !op.failWithBody && failed;
   const writeBody = (!headOnly || prefix.length > 0) && !(failed && op.removeOnError);
   // -C: the request asked for a range.
-  const ranged = op.continueAt !== undefined && c.request.headers.some(([n]) => n.toLowerCase() === 'range');
+  const ranged = op.continueAt !== undefined && headerInPairs(c.request.headers, 'range') !== undefined;
   const plan: BodyPlan = { outFile, append: false, prefix, headOnly, writeBody, problems };
   if (outFile !== undefined && writeBody && outFile !== '/dev/null') {
     let path = resolve(cwd, op.outputDir ? resolve(cwd, op.outputDir, outFile) : outFile);
@@ -322,7 +317,7 @@ function headerJson(raw: string[]): string {
 
 /** %{redirect_url}: the Location of a redirect that was not followed, made absolute as curl does. */
 function absoluteLocation(c: Completed): string {
-  const location = headerValue(c, 'location');
+  const location = headerIn(c.response.rawHeaders, 'location');
   if (location === undefined || !REDIRECT_STATUS.has(c.response.status)) return '';
   try {
     return new URL(location, formatUrl(c.url)).href;
@@ -417,7 +412,7 @@ export function writeOut(
     if (ch === '%' && format.startsWith('header{', i + 1)) {
       const close = format.indexOf('}', i);
       if (close !== -1) {
-        if (c) put(headerValue(c, format.slice(i + 8, close).toLowerCase()) ?? '');
+        if (c) put(headerIn(c.response.rawHeaders, format.slice(i + 8, close).toLowerCase()) ?? '');
         i = close;
         continue;
       }
@@ -459,7 +454,7 @@ function doneVars(t: Transfer, url: CurlUrl, c: Completed, outFile: string | und
     url_effective: c.info.redirects ? formatUrl(c.url) : formatCurlUrl(url),
     url: t.urlText,
     urlnum: String(t.urlnum),
-    content_type: headerValue(c, 'content-type') ?? '',
+    content_type: headerIn(c.response.rawHeaders, 'content-type') ?? '',
     // The bytes that came, before --compressed decoded them.
     size_download: String(downloaded),
     speed_download: speed(downloaded),
@@ -478,7 +473,7 @@ function doneVars(t: Transfer, url: CurlUrl, c: Completed, outFile: string | und
     header_json: headerJson(c.response.rawHeaders),
     redirect_url: absoluteLocation(c),
     // -e: the Referer curl set (not one given with -H).
-    referer: t.op.referer === undefined ? '' : (c.request.headers.find(([n]) => n.toLowerCase() === 'referer')?.[1] ?? ''),
+    referer: t.op.referer === undefined ? '' : (headerInPairs(c.request.headers, 'referer') ?? ''),
     filename_effective: outFile ?? '',
     exitcode: String(exitCode),
     // -f on an HTTP error: curl's own words for it.

@@ -6,6 +6,7 @@ import { fileProblem, UsageError } from '../../errors.js';
 import type { AfterResult, BodyFiles, Completed, ExecContext, ExecEntry } from '../../model/exec.js';
 import type { RequestSpec } from '../../model/spec.js';
 import { formatUrl } from '../../model/url.js';
+import { headerIn } from '../../model/headers.js';
 import type { AssertNode, RequestNode, ScriptNode } from './ast.js';
 import { buildSpec, type BuiltRequest } from './request.js';
 import { clearExports, evalJs, mayNeedJs, prepareJs, runYacScript, truthy, yacRequest } from './httpyac-js.js';
@@ -219,7 +220,7 @@ class HttpEntry implements ExecEntry {
       bodyRaw: p.built?.bodyText ?? '',
       iteration: p.iteration,
     };
-    const contentType = done ? (pairs(done.response.rawHeaders).find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '') : '';
+    const contentType = done ? (headerIn(done.response.rawHeaders, 'content-type') ?? '') : '';
     const response = done
       ? {
           status: done.response.status,
@@ -670,7 +671,7 @@ function historyName(done: Omit<Completed, 'body'>): string {
   const d = new Date();
   const p = (n: number) => String(n).padStart(2, '0');
   const stamp = `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
-  const type = (pairs(done.response.rawHeaders).find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = (headerIn(done.response.rawHeaders, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   const ext = /[/+]json$/.test(type) ? 'json' : /[/+]xml$/.test(type) ? 'xml' : type === 'text/html' ? 'html' : type.startsWith('text/') ? 'txt' : 'bin';
   return `${stamp}.${done.response.status}.${ext}`;
 }

@@ -1,6 +1,7 @@
 import { CliError, UsageError } from '../../errors.js';
 import { USER_AGENT } from '../../version.js';
 import { basicAuth } from '../../model/basic-auth.js';
+import { headerInPairs } from '../../model/headers.js';
 import type { BodyPiece, Header, RequestSpec } from '../../model/spec.js';
 import { streamed } from '../../model/prepare.js';
 import { wholeBody } from '../../model/upload.js';
@@ -149,7 +150,7 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
   // `http://user:pass@host/`: Basic credentials, as curl and the main command send them (an
   // Authorization header of the request's own wins).
   const userinfo = credentialsOf(url);
-  if (userinfo && !headers.some(([n]) => n.toLowerCase() === 'authorization')) {
+  if (userinfo && headerInPairs(headers, 'authorization') === undefined) {
     headers.push(['Authorization', basicAuth(`${userinfo.user}:${userinfo.password}`)]);
   }
   const contentType = ctIndex === -1 ? undefined : headers[ctIndex]![1];

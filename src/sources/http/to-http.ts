@@ -1,4 +1,5 @@
 import type { PreparedRequest } from '../../model/prepare.js';
+import { headerInPairs } from '../../model/headers.js';
 import type { RequestSpec } from '../../model/spec.js';
 import { originText, parseUrl, requestTarget } from '../../model/url.js';
 import { wholeBody } from '../../model/upload.js';
@@ -88,19 +89,19 @@ export function httpRequest(spec: RequestSpec, prepared: PreparedRequest, title:
       if (safe.join('\n') !== text)
         problems.push('body lines that a .http runner would read as syntax (###, <, <@, >, >>, <>, ??, {%, a request line after a blank line, a paragraph of @name = value lines) were indented');
       if (/^\r?\n/.test(text)) problems.push('blank lines at the start of the body are dropped (a .http body starts at its first line with text)');
-      const ct = prepared.headers.find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '';
+      const ct = headerInPairs(prepared.headers, 'content-type') ?? '';
       if (/^application\/x-www-form-urlencoded/i.test(ct) && /\n|\s[=&]|[=&]\s/.test(text)) {
         problems.push('a form body with line breaks or blanks around = and & is sent differently by a .http runner (it joins the lines and trims those blanks)');
       }
       lines.push('', safe.join('\n').replace(/\r\n/g, '\n'));
       if (text.includes('\r\n')) problems.push("CRLF line ends in the body become the file's line ends");
       if (/\n$/.test(text)) problems.push("the body's final line break is dropped (a .http body cannot end with one)");
-      if (/^multipart\//i.test(prepared.headers.find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '') && /\n\r?\n--/.test(text)) {
+      if (/^multipart\//i.test(headerInPairs(prepared.headers, 'content-type') ?? '') && /\n\r?\n--/.test(text)) {
         problems.push('a multipart part that ends with a line break loses it (a .http runner drops blank lines at the end of a part)');
       }
       if (/^(#|\/\/)/.test(text)) problems.push('body lines starting with # or // at the start of the body may be read as comments');
       else if (/^\s*[[{]/.test(text) && /\n\s*(#|\/\/)/.test(text)) problems.push('lines starting with # or // in a JSON body are read as comments by a .http runner');
-      if (/^multipart\//i.test(prepared.headers.find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '') && /(^|[^\r])\n/.test(text)) {
+      if (/^multipart\//i.test(headerInPairs(prepared.headers, 'content-type') ?? '') && /(^|[^\r])\n/.test(text)) {
         problems.push('line breaks inside multipart parts become CRLF (a .http runner writes every line of a multipart body with CRLF)');
       }
     }

@@ -3,6 +3,7 @@ import { checkNesting, type NestingError } from '../../nesting.js';
 import { UsageError } from '../../errors.js';
 import type { SourceOptions } from '../../model/exec.js';
 import type { CookieJar } from '../../model/cookies.js';
+import { headerIn, headerInPairs } from '../../model/headers.js';
 import type { ParsedHttp, VarDef } from './ast.js';
 import { DynamicError, evalDynamic, projectRoot, type DynamicEnv } from './dynamic.js';
 import { loadDotenv, type Environment } from './env.js';
@@ -136,18 +137,6 @@ export function storedJson(s: Stored): unknown {
   }
   if (s.json?.deep) throw s.json.deep;
   return s.json === null ? undefined : s.json.value;
-}
-
-function headerOf(raw: [string, string][] | string[], name: string): string | undefined {
-  const lower = name.toLowerCase();
-  const values: string[] = [];
-  if (raw.length && Array.isArray(raw[0])) {
-    for (const [n, v] of raw as [string, string][]) if (n.toLowerCase() === lower) values.push(v);
-  } else {
-    const flat = raw as string[];
-    for (let i = 0; i < flat.length; i += 2) if (flat[i]!.toLowerCase() === lower) values.push(flat[i + 1]!);
-  }
-  return values.length ? values.join(', ') : undefined;
 }
 
 /**
@@ -400,9 +389,10 @@ export class Resolution {
       return { v: undefined, why };
     }
     const side = which === 'response' ? stored.response : stored.request;
-    const headers = which === 'response' ? stored.response.rawHeaders : stored.request.headers;
     if (part === 'headers') {
-      const v = headerOf(headers, path);
+      // All the values of the header, joined with `, `.
+      const name = path.toLowerCase();
+      const v = which === 'response' ? headerIn(stored.response.rawHeaders, name, true) : headerInPairs(stored.request.headers, name, true);
       return { v, why: `${e.raw}: the ${which} of ${e.name} has no header ${path}` };
     }
     const body = side.body;

@@ -1,0 +1,75 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { BodyReader, HeadReader, requestBytes } from '../../src/transport/h1.js';
+import type { PreparedRequest } from '../../src/model/prepare.js';
+import type { RequestSettings } from '../../src/model/spec.js';
+
+const settings = {} as RequestSettings;
+
+/** Reads a whole answer fed in the given pieces: its status, body, and whether the body ended. */
+function readAnswer(pieces: Buffer[], method = 'GET') {
+  const heads = new HeadReader('h:1', 'h:1', settings);
+  let reader: BodyReader | undefined;
+  const body: Buffer[] = [];
+  let complete = false;
+  for (const piece of pieces) {
+    if (complete) break; // bytes after the end (of a Content-Length body) are not the body's
+    if (!reader) {
+      const rest = heads.read(piece);
+      if (rest === undefined) continue;
+      reader = new BodyReader(method, heads.head!, 'h:1', (b) => body.push(Buffer.from(b)));
+      complete = reader.empty || reader.feed(rest);
+    } else complete = reader.feed(piece);
+  }
+  return { status: heads.head?.status, body: Buffer.concat(body).toString('latin1'), complete, framing: reader?.framing };
+}
+
+/** Every way of cutting the bytes in two, and one byte at a time. */
+function cuts(text: string): Buffer[][] {
+  const all = Buffer.from(text, 'latin1');
+  const out: Buffer[][] = [[all]];
+  for (let i = 1; i < all.length; i++) out.push([all.subarray(0, i), all.subarray(i)]);
+  out.push([...all].map((b) => Buffer.from([b])));
+  return out;
+}
+
+test('a chunked body with extensions and trailers after a 100 Continue, read the same however the reads cut it', () => {
+  const answer = 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;x=y\r\nhello\r\n1\r\n \r\n5\r\nworld\r\n0\r\nX-Sum: 1\r\n\r\n';
+  for (const pieces of cuts(answer)) assert.deepEqual(readAnswer(pieces), { status: 200, body: 'hello world', complete: true, framing: 'chunked' });
+});
+
+test('Content-Length, until-close and empty bodies; a head with bare LF line ends', () => {
+  for (const pieces of cuts('HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabcEXTRA')) assert.deepEqual(readAnswer(pieces), { status: 200, body: 'abc', complete: true, framing: 'length' });
+  assert.deepEqual(readAnswer([Buffer.from('HTTP/1.0 200 OK\n\nsome')]), { status: 200, body: 'some', complete: false, framing: 'close' });
+  assert.deepEqual(readAnswer([Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n')], 'HEAD'), { status: 200, body: '', complete: true, framing: 'none' });
+  assert.deepEqual(readAnswer([Buffer.from('HTTP/1.1 204 No Content\r\n\r\n')]), { status: 204, body: '', complete: true, framing: 'none' });
+});
+
+test('malformed answers: bad chunk size, endless chunk line, a 101 nobody asked for, not HTTP', () => {
+  assert.throws(() => readAnswer([Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n')]), /^NetworkError: h:1 sent a malformed chunked body$/);
+  assert.throws(() => readAnswer([Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n'), Buffer.alloc(20000, 'a')]), /a line of more than 16 kB/);
+  assert.throws(() => readAnswer([Buffer.from('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n')]), /answered 101 Switching Protocols \(to websocket\)/);
+  assert.throws(() => readAnswer([Buffer.from('SSH-2.0-OpenSSH\r\n')]), /did not answer in HTTP/);
+  const heads = new HeadReader('h:1', 'h:1', settings);
+  assert.equal(heads.read(Buffer.from('HTTP/1.1 200 OK\r\n')), undefined);
+  assert.equal(heads.partial, true);
+});
+
+test('request bytes: UTF-8 values, chunk framing of a buffered body, the Connection line and curl`s empty header', () => {
+  const request = { method: 'POST', target: '/p', headers: [], body: Buffer.from('abc') } as unknown as PreparedRequest;
+  const bytes = (headers: [string, string][], curl: boolean, keepAlive: boolean) => requestBytes(request, headers, '/p', curl, keepAlive).toString('latin1');
+  assert.equal(bytes([['X', 'é']], false, true), 'POST /p HTTP/1.1\r\nX: \xc3\xa9\r\nConnection: keep-alive\r\n\r\nabc');
+  assert.equal(bytes([['Transfer-Encoding', 'chunked']], false, false), 'POST /p HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n');
+  assert.equal(bytes([['Empty', '']], true, false), 'POST /p HTTP/1.1\r\nEmpty:\r\n\r\nabc');
+  assert.equal(
+    bytes(
+      [
+        ['Empty', ''],
+        ['connection', 'close'],
+      ],
+      false,
+      true,
+    ),
+    'POST /p HTTP/1.1\r\nEmpty: \r\nconnection: close\r\n\r\nabc',
+  );
+});
