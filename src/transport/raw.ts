@@ -6,6 +6,7 @@ import type { PreparedRequest } from '../model/prepare.js';
 import type { RequestSettings } from '../model/spec.js';
 import { hostAndPort, type ParsedUrl } from '../model/url.js';
 import { mapNetworkError } from './errors.js';
+import { socketTarget } from './connect.js';
 import { headerIn } from '../model/headers.js';
 import { contentLength, incompleteHead, MAX_INTERIM, maxHeadersError, parseResponseHead, tooManyInterim, unaskedSwitch } from './head.js';
 import type { Hop } from './send.js';
@@ -211,8 +212,7 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
 
     const buffer = Buffer.allocUnsafe(READ_BUFFER);
     const socket: Socket = net.connect({
-      host: url.hostname,
-      port: url.port,
+      ...socketTarget(url, settings),
       onread: { buffer, callback: (n: number, buf: Buffer) => void onData(buf.subarray(0, n)) },
     } as unknown as import('node:net').NetConnectOpts);
     socket.once('lookup', () => (timings.dns = now()));
@@ -227,7 +227,7 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
       info.remotePort = socket.remotePort;
       info.localAddress = socket.localAddress;
       info.localPort = socket.localPort;
-      let text = `${request.method} ${request.target} HTTP/1.1\r\n`;
+      let text = `${request.method} ${request.target} HTTP/${request.version ?? '1.1'}\r\n`;
       for (const [n, v] of request.headers) text += `${n}: ${/[^\x00-\x7f]/.test(v) ? Buffer.from(v, 'utf8').toString('latin1') : v}\r\n`;
       socket.write(Buffer.from(text + '\r\n', 'latin1'));
       const body = request.body;
