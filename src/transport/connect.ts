@@ -61,6 +61,12 @@ export function tlsOptions(settings: RequestSettings, servername: string): Conne
   if (tls.cert) checkClientCert(tls.cert, tls.certKey, opts);
   if (tls.minVersion) opts.minVersion = tls.minVersion;
   if (tls.maxVersion) opts.maxVersion = tls.maxVersion;
+  const order = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'];
+  // A newest version under Node's default oldest (TLS 1.2): the oldest goes down with it (curl's --tls-max 1.1).
+  if (tls.maxVersion && !tls.minVersion && order.indexOf(tls.maxVersion) < 2) opts.minVersion = 'TLSv1';
+  if (tls.minVersion && tls.maxVersion && order.indexOf(tls.minVersion) > order.indexOf(tls.maxVersion)) {
+    throw new UsageError(`no TLS version is left: the oldest allowed (${tls.minVersion}) is newer than the newest (${tls.maxVersion})`);
+  }
   // OpenSSL 3 refuses TLS 1.0 and 1.1 at its default security level: asked for, they are allowed.
   const old = tls.maxVersion === 'TLSv1' || tls.maxVersion === 'TLSv1.1';
   if (tls.ciphers || old) opts.ciphers = `${tls.ciphers ?? 'DEFAULT'}${old && !tls.ciphers?.includes('@SECLEVEL') ? ':@SECLEVEL=0' : ''}`;
