@@ -7,6 +7,7 @@ import { bothTables, EXEC_TABLE, MAIN_TABLE, type OptionTable } from './options.
 import { isStyle, unknownStyle } from '../output/palette.js';
 import { charsetOption } from '../output/charset.js';
 import type { PrintFlags } from '../output/plan.js';
+import { transportFlags, type TransportFlags } from './transport-flags.js';
 
 /** The parsed command line, typed, with every flag that implies another resolved here. */
 export interface Invocation extends PrintFlags {
@@ -42,6 +43,8 @@ export interface Invocation extends PrintFlags {
   cert?: string;
   certKey?: string;
   certKeyPass?: string;
+  /** --http-version, --unix-socket, --resolve, -4/-6, --interface, --ssl, --ciphers. */
+  transport: TransportFlags;
   output?: string;
   resume: boolean;
   method?: string;
@@ -345,6 +348,7 @@ export function resolveInvocation(argv: readonly string[], mode: 'main' | 'exec'
     cert: one(p, 'cert'),
     certKey: one(p, 'cert-key'),
     certKeyPass: one(p, 'cert-key-pass'),
+    transport: transportFlags({ one: (n) => one(p, n), all: (n) => p.values.get(n) ?? [], flag }),
     download: flag('download') || output !== undefined,
     output,
     resume: flag('continue'),

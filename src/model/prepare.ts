@@ -14,6 +14,8 @@ export interface PreparedRequest {
   headers: Header[];
   /** The bytes, or (large files in it, upload.ts) pieces that are read as they are sent. */
   body: WireBody;
+  /** The HTTP version on the request line when not 1.1 (settings.http10). */
+  version?: '1.0';
 }
 
 export function encodeBody(body: Body): WireBody {
@@ -116,5 +118,6 @@ function finishPrepared(spec: RequestSpec, body: WireBody, headers: Header[]): P
     target: requestTarget(spec.url, encodePairs(spec.query)),
     headers,
     body,
+    ...(spec.settings.http10 ? { version: '1.0' as const } : {}),
   };
 }

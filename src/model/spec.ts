@@ -60,6 +60,25 @@ export interface TlsSettings {
   cert?: string;
   certKey?: string;
   certKeyPass?: string;
+  /** The oldest and newest TLS version to agree to (xh's and HTTPie's --ssl pin both to one; curl's --tlsv1.2 / --tls-max). */
+  minVersion?: TlsVersion;
+  maxVersion?: TlsVersion;
+  /** OpenSSL cipher list (TLS 1.3 suites may be named in it too): HTTPie's and curl's --ciphers. */
+  ciphers?: string;
+}
+
+/** TLS versions by Node's names (tls.connect's minVersion / maxVersion). */
+export type TlsVersion = 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+
+/**
+ * A host name answered without asking DNS (curl's and xh's --resolve): connections to `host` (on
+ * `port` only, when given) go to `address`; the URL, the Host header and the TLS name stay the host's.
+ */
+export interface ResolveRule {
+  /** Lower case, without brackets; `*`: every host (curl). */
+  host: string;
+  port?: number;
+  address: string;
 }
 
 export interface RequestSettings {
@@ -119,6 +138,20 @@ export interface RequestSettings {
    * 'prior-knowledge' speaks h2 from the first byte, also without TLS.
    */
   http2?: 'alpn' | 'prior-knowledge';
+  /**
+   * With http2 'alpn': HTTP/2 only where TLS negotiates it (xh's --http-version 2); a hop to http://
+   * goes as plain HTTP/1.1, without the h2c upgrade offer curl's --http2 makes there.
+   */
+  noH2cUpgrade?: boolean;
+  /** Send the request as HTTP/1.0 (xh's --http-version 1.0, curl's --http1.0). */
+  http10?: boolean;
+  /** Host names answered without DNS (--resolve), the first rule that matches wins. */
+  resolve?: ResolveRule[];
+  /**
+   * Connections go out from this local address, or from the address of the network interface of
+   * this name (xh's and curl's --interface); the transport looks the name up.
+   */
+  interface?: string;
   /**
    * Frame the request as curl does (curl files): no `Connection` header unless one is given (the
    * transports add `Connection: keep-alive` otherwise) and no `Content-Length: 0` on a request

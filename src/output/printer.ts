@@ -137,7 +137,7 @@ export class Printer {
     this.startMessage();
     const p = plan.palette;
     if (plan.requestHeaders) {
-      const start = `${this.text(req.method, p.method)} ${this.text(req.target, p.url)} ${this.text('HTTP/1.1', p.version)}`;
+      const start = `${this.text(req.method, p.method)} ${this.text(req.target, p.url)} ${this.text(`HTTP/${req.version ?? '1.1'}`, p.version)}`;
       const headers = plan.maskCredentials
         ? req.headers.map(([n, v]): [string, string] =>
             /^(authorization|proxy-authorization|cookie)$/i.test(n)

@@ -123,6 +123,16 @@ export function curlCommand(spec: RequestSpec, prepared: PreparedRequest): strin
   const proxy = s.proxies[spec.url.scheme] ?? s.proxies.all;
   if (proxy) opts.push(`-x ${shellWord(proxy)}`);
   if (s.http2) opts.push(s.http2 === 'alpn' ? '--http2' : '--http2-prior-knowledge');
+  if (s.http10) opts.push('--http1.0');
+  if (s.unixSocket) opts.push(`--unix-socket ${shellWord(s.unixSocket)}`);
+  // curl's --resolve names the port: a rule for every port is written for the URL's.
+  for (const r of s.resolve ?? []) opts.push(`--resolve ${shellWord(`${r.host}:${r.port ?? spec.url.port}:${r.address.includes(':') ? `[${r.address}]` : r.address}`)}`);
+  if (s.family) opts.push(`-${s.family}`);
+  if (s.interface) opts.push(`--interface ${shellWord(s.interface)}`);
+  const tlsFlag: Record<string, string> = { TLSv1: '1.0', 'TLSv1.1': '1.1', 'TLSv1.2': '1.2', 'TLSv1.3': '1.3' };
+  if (s.tls.minVersion) opts.push(`--tlsv${tlsFlag[s.tls.minVersion]}`);
+  if (s.tls.maxVersion) opts.push(`--tls-max ${tlsFlag[s.tls.maxVersion]}`);
+  if (s.tls.ciphers) opts.push(`--ciphers ${shellWord(s.tls.ciphers)}`);
   if (s.digest) opts.push('--digest', `-u ${shellWord(`${s.digest.user}:${s.digest.password}`)}`);
   return [`${prefix}curl ${shellWord(url)}`, ...opts].join(' \\\n  ');
 }

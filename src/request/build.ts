@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, resolve } from 'node:path';
 import type { Invocation } from '../cli/invocation.js';
+import { anyTransportFlag, transportSettings } from '../cli/transport-flags.js';
 import { UsageError, tooDeep } from '../errors.js';
 import type { Item } from '../cli/items.js';
 import { formText, jsonString, parseJson, JsonSyntaxError, type JsonValue } from '../model/json.js';
@@ -102,6 +103,15 @@ export function randomBoundary(): string {
 export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<RequestSpec> {
   if (inv.url === undefined) throw new UsageError('no URL given', 'usage: sling [flags] [METHOD] URL [items...]');
   const url = parseUrl(inv.url, inv.defaultScheme, inv.pathAsIs);
+  const version = inv.transport.httpVersion;
+  // xh fails there too (reqwest: UserUnsupportedVersion); cleartext HTTP/2 needs prior knowledge.
+  if (version === '2' && url.scheme === 'http' && !inv.transport.unixSocket) {
+    throw new UsageError(
+      `--http-version 2 negotiates HTTP/2 in the TLS handshake (ALPN), which http:// has not`,
+      'for HTTP/2 in clear text (h2c) use --http-version 2-prior-knowledge; or use https://',
+    );
+  }
+  if (version === '1.0' && inv.chunked) throw new UsageError('--chunked needs HTTP/1.1: HTTP/1.0 has no chunked bodies (--http-version 1.0)');
   const { cwd } = ctx;
 
   const query: [string, string][] = [];
@@ -288,6 +298,7 @@ export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<
       maxHeaders: inv.maxHeaders,
     },
   };
+  if (anyTransportFlag(inv.transport)) spec = { ...spec, settings: transportSettings(inv.transport, spec.settings) };
 
   if (inv.session !== undefined) {
     const { SessionStore } = await import('./session.js');

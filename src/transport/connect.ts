@@ -2,6 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { NetworkError, TimeoutError, UsageError } from '../errors.js';
 import type { RequestSettings } from '../model/spec.js';
 import { hostAndPort, type ParsedUrl } from '../model/url.js';
@@ -57,7 +59,80 @@ export function tlsOptions(settings: RequestSettings, servername: string): Conne
   if (tls.certKeyPass) opts.passphrase = tls.certKeyPass;
   opts.ALPNProtocols = ['http/1.1'];
   if (tls.cert) checkClientCert(tls.cert, tls.certKey, opts);
+  if (tls.minVersion) opts.minVersion = tls.minVersion;
+  if (tls.maxVersion) opts.maxVersion = tls.maxVersion;
+  const order = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'];
+  // A newest version under Node's default oldest (TLS 1.2): the oldest goes down with it (curl's --tls-max 1.1).
+  if (tls.maxVersion && !tls.minVersion && order.indexOf(tls.maxVersion) < 2) opts.minVersion = 'TLSv1';
+  if (tls.minVersion && tls.maxVersion && order.indexOf(tls.minVersion) > order.indexOf(tls.maxVersion)) {
+    throw new UsageError(`no TLS version is left: the oldest allowed (${tls.minVersion}) is newer than the newest (${tls.maxVersion})`);
+  }
+  // OpenSSL 3 refuses TLS 1.0 and 1.1 at its default security level: asked for, they are allowed.
+  const old = tls.maxVersion === 'TLSv1' || tls.maxVersion === 'TLSv1.1';
+  if (tls.ciphers || old) opts.ciphers = `${tls.ciphers ?? 'DEFAULT'}${old && !tls.ciphers?.includes('@SECLEVEL') ? ':@SECLEVEL=0' : ''}`;
+  if (tls.ciphers) checkCiphers(tls.ciphers, opts);
   return opts;
+}
+
+/** Whether tlsOptions() needs node:tls loaded first (loadTls): it checks a client certificate or a cipher list with it. */
+export const tlsChecks = (settings: RequestSettings): boolean => Boolean(settings.tls.cert || settings.tls.ciphers);
+
+const checkedCiphers = new Set<string>();
+/** A cipher list OpenSSL matches nothing in is the user's error, before anything is sent. */
+function checkCiphers(ciphers: string, opts: ConnectionOptions) {
+  if (checkedCiphers.has(ciphers)) return;
+  try {
+    tlsMod!.createSecureContext({ ciphers: opts.ciphers, minVersion: opts.minVersion, maxVersion: opts.maxVersion });
+  } catch (e) {
+    throw new UsageError(`--ciphers '${ciphers}' names no cipher OpenSSL knows: ${(e as Error).message.replace(/^error:[0-9A-F]+:/, '')}`, 'list them with: openssl ciphers -v');
+  }
+  checkedCiphers.add(ciphers);
+}
+
+/**
+ * Where a connection to the URL goes, as node:net (and node:tls, node:http) take it: the Unix
+ * socket, or host and port with -4/-6, the --resolve address in place of the host, and the local
+ * address to bind (--interface). The URL's host stays the TLS name (tlsOptions).
+ */
+export function socketTarget(url: ParsedUrl, settings: RequestSettings): { path: string } | { host: string; port: number; family?: number; localAddress?: string } {
+  if (settings.unixSocket) return { path: settings.unixSocket };
+  const out: { host: string; port: number; family?: number; localAddress?: string } = { host: resolved(url, settings) ?? url.hostname, port: url.port };
+  if (settings.interface) out.localAddress = localAddress(settings.interface, settings.family);
+  const family = settings.family ?? (out.localAddress ? isIP(out.localAddress) : 0);
+  if (family) out.family = family;
+  return out;
+}
+
+/** What, besides the URL's origin, makes a connection different (a pool or session key part): socket, family, --resolve, --interface. */
+export function connectionKey(settings: RequestSettings): string {
+  if (!settings.unixSocket && !settings.family && !settings.resolve && !settings.interface) return '';
+  return `${settings.unixSocket ?? ''}|${settings.family ?? ''}|${JSON.stringify(settings.resolve ?? '')}|${settings.interface ?? ''}`;
+}
+
+/** The address --resolve gives the URL's host, if a rule matches it. */
+function resolved(url: ParsedUrl, settings: RequestSettings): string | undefined {
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return settings.resolve?.find((r) => (r.host === host || r.host === '*') && (r.port === undefined || r.port === url.port))?.address;
+}
+
+/**
+ * --interface: an address is taken as it is (binding it fails when it is not this machine's); a
+ * name is a network interface of this machine, whose first address of the family asked for (-4 /
+ * -6), else its first IPv4 address, else its first, is used.
+ */
+function localAddress(name: string, family: 4 | 6 | undefined): string {
+  const bare = name.replace(/^\[|\]$/g, '');
+  if (isIP(bare)) return bare;
+  const all = networkInterfaces();
+  const addresses = all[name];
+  if (!addresses?.length) {
+    const names = Object.keys(all);
+    throw new UsageError(`--interface '${name}' is neither an IP address nor a network interface of this machine${names.length ? ` (it has ${names.join(', ')})` : ''}`);
+  }
+  const of = (f: number) => addresses.find((a) => (a.family === 'IPv4' ? 4 : 6) === f);
+  const pick = family ? of(family) : (of(4) ?? addresses[0]);
+  if (!pick) throw new UsageError(`network interface '${name}' (--interface) has no IPv${family} address`);
+  return pick.address;
 }
 
 const checkedCerts = new Set<string>();

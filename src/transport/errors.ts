@@ -1,4 +1,4 @@
-import { CliError, NetworkError, TimeoutError } from '../errors.js';
+import { CliError, NetworkError, TimeoutError, UsageError } from '../errors.js';
 import { notHttp1 } from './head.js';
 
 const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS|ERR_SSL|EPROTO|HOSTNAME_MISMATCH|ALTNAME/;
@@ -15,6 +15,11 @@ export function mapNetworkError(err: unknown, where: string, via?: string): CliE
   // node:http's (and the raw lanes') word for a connection that closed before any answer; its code
   // is ECONNRESET although nothing was reset.
   if (e.message === 'socket hang up') return new NetworkError(`${where} closed the connection without answering${through}`, undefined, { cause: err });
+  // --interface: the local address could not be bound (not this machine's, or taken): the user's argument.
+  if ((e as { syscall?: string }).syscall === 'bind') {
+    const local = (e as { address?: string }).address;
+    return new UsageError(`cannot connect from local address ${local ?? '?'} (--interface): ${code === 'EADDRNOTAVAIL' ? 'no network interface of this machine has that address' : code || e.message}`);
+  }
   switch (code) {
     case 'ERR_HTTP2_STREAM_ERROR':
       return new NetworkError(`${where} reset the HTTP/2 stream (${h2Code(e.message)})${through}`, undefined, { cause: err });

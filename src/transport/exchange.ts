@@ -147,8 +147,10 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
     const proxy = pickProxy(spec.url, st.proxies, st.proxyEnv ?? opts.env);
     // keepalive.ts writes each request head itself: `sling exec`, and any request that must go out
     // as a curl file gives it (node:http upper-cases the method and adds a Connection line).
-    const ownLane = opts.keepAliveLane || st.curlFraming === true || prepared.method !== prepared.method.toUpperCase();
-    const raw = !ownLane && opts.fastLane && spec.url.scheme === 'http' && !st.unixSocket && !st.family && !st.http2 && !proxy;
+    // HTTP/2 (h2.ts behind it), and HTTP/1.0 (node:http writes only 1.1) outside the download lane, too.
+    const rawOk = opts.fastLane && spec.url.scheme === 'http' && !st.unixSocket && !st.family && !st.http2 && !proxy;
+    const ownLane = opts.keepAliveLane || st.curlFraming === true || prepared.method !== prepared.method.toUpperCase() || st.http2 !== undefined || (st.http10 === true && !rawOk);
+    const raw = !ownLane && rawOk;
     let hop: Hop;
     try {
       hop = ownLane

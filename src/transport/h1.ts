@@ -35,7 +35,7 @@ export function sendsChunked(headers: HeaderLines): boolean {
  * (upload.ts) is not in the bytes: the caller writes it after them (writeStreamed).
  */
 export function requestBytes(request: PreparedRequest, headers: HeaderLines, target: string, curlFraming: boolean, keepAlive: boolean): Buffer {
-  let text = `${request.method} ${target} HTTP/1.1\r\n`;
+  let text = `${request.method} ${target} HTTP/${request.version ?? '1.1'}\r\n`;
   let connection = false;
   let chunked = false;
   for (let i = 0; i < headers.length; i++) {

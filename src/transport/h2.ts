@@ -7,6 +7,7 @@ import type { PreparedRequest } from '../model/prepare.js';
 import type { RequestSettings } from '../model/spec.js';
 import { hostAndPort, type ParsedUrl } from '../model/url.js';
 import { connectLimit, deadlineError, h2Name, mapNetworkError, timeoutError, timeLeft } from './errors.js';
+import { connectionKey, socketTarget } from './connect.js';
 import type { Hop } from './send.js';
 import type { HopInfo, Timings } from '../model/exchange.js';
 import { headerInPairs } from '../model/headers.js';
@@ -35,7 +36,7 @@ async function session(url: ParsedUrl, settings: RequestSettings, tlsOpts: objec
   // Over plain HTTP only prior knowledge speaks h2 here: curl's --http2 there offers an h2c
   // upgrade on an HTTP/1.1 request (send.ts).
   if (url.scheme === 'http' && settings.http2 !== 'prior-knowledge') return null;
-  const key = `${url.scheme}://${url.hostHeader}|${settings.http2}|${JSON.stringify(settings.tls)}`;
+  const key = `${url.scheme}://${url.hostHeader}|${settings.http2}|${JSON.stringify(settings.tls)}|${connectionKey(settings)}`;
   const cached = sessions.get(key);
   if (cached && !cached.closed && !cached.destroyed) return cached;
   const http2 = await import('node:http2');
@@ -57,11 +58,9 @@ async function session(url: ParsedUrl, settings: RequestSettings, tlsOpts: objec
 
 /** A TCP (and for https a TLS) connection, with the connect limit and the handshake's idle limit. */
 async function connectSocket(url: ParsedUrl, settings: RequestSettings, tlsOpts: object, timings: Timings, where: string): Promise<Socket | TLSSocket> {
-  const family = settings.family ? { family: settings.family } : {};
-  const s: Socket | TLSSocket =
-    url.scheme === 'https'
-      ? (await import('node:tls')).connect({ host: url.hostname, port: url.port, ...family, ...tlsOpts, ALPNProtocols: ['h2', 'http/1.1'] })
-      : (await import('node:net')).connect({ host: url.hostname, port: url.port, ...family });
+  // -4/-6, --resolve, --interface (connect.ts).
+  const to = socketTarget(url, settings);
+  const s: Socket | TLSSocket = url.scheme === 'https' ? (await import('node:tls')).connect({ ...to, ...tlsOpts, ALPNProtocols: ['h2', 'http/1.1'] }) : (await import('node:net')).connect(to);
   return await new Promise((resolve, reject) => {
     const limit = connectLimit(settings);
     const timer = limit

@@ -6,7 +6,7 @@ import type { PreparedRequest } from '../model/prepare.js';
 import type { RequestSettings } from '../model/spec.js';
 import { hostAndPort, type ParsedUrl } from '../model/url.js';
 import { connectLimit, deadlineError, mapNetworkError, timeoutError, timeLeft } from './errors.js';
-import { IDEMPOTENT, h2cOfferHeaders, loadTls, proxyHeaders, proxyTarget, tlsOptions, tunnel } from './connect.js';
+import { IDEMPOTENT, connectionKey, h2cOfferHeaders, loadTls, proxyHeaders, proxyTarget, socketTarget, tlsOptions, tunnel } from './connect.js';
 import type { ProxyTarget } from './proxy.js';
 import { headerIn } from '../model/headers.js';
 import { cutShort } from './body.js';
@@ -92,9 +92,9 @@ function routeFor(url: ParsedUrl, settings: RequestSettings, proxy: ProxyTarget 
     if (url.scheme === 'http') return { key: `proxy|${proxy.display}`, kind: 'proxy', where, proxy };
     return { key: `tunnel|${proxy.display}|${where}|${tlsKey()}`, kind: 'tunnel', where, proxy };
   }
-  const via = `${settings.unixSocket ? `unix:${settings.unixSocket}` : ''}|${settings.family ?? ''}`;
+  const via = connectionKey(settings);
   if (url.scheme === 'https') return { key: `tls|${where}|${via}|${tlsKey()}`, kind: 'tls', where };
-  return { key: settings.unixSocket || settings.family ? `tcp|${where}|${via}` : where, kind: 'tcp', where };
+  return { key: via ? `tcp|${where}|${via}` : where, kind: 'tcp', where };
 }
 
 /** A socket of the lane: TCP or TLS to the server (or a Unix socket), or TCP to a proxy. */
@@ -107,7 +107,7 @@ function open(url: ParsedUrl, route: Route, settings: RequestSettings): Conn {
       return true;
     },
   };
-  const to = settings.unixSocket ? { path: settings.unixSocket } : { host: url.hostname, port: url.port, ...(settings.family ? { family: settings.family } : {}) };
+  const to = socketTarget(url, settings);
   let socket: Socket;
   if (route.kind === 'tls') {
     // The TLS options (files read, a client certificate checked) only when a connection is made.
@@ -217,7 +217,7 @@ interface Framing {
  * function: the common case (plain HTTP, a reused connection) is one write and one promise.
  */
 export function sendKeepAlive(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, opts: LaneOptions): Promise<Hop> {
-  if (opts.proxy || url.scheme !== 'http' || settings.unixSocket || settings.family || settings.http2) return sendRouted(url, request, settings, opts);
+  if (opts.proxy || url.scheme !== 'http' || settings.http2 || connectionKey(settings)) return sendRouted(url, request, settings, opts);
   const where = hostAndPort(url);
   const timings: Timings = { start: now() };
   const info: HopInfo = { reused: false, timings };
@@ -254,7 +254,7 @@ async function sendRouted(url: ParsedUrl, request: PreparedRequest, settings: Re
   // Plain HTTP through a proxy: the absolute URL goes on the request line.
   if (route.kind === 'proxy') framing = { headers: proxyHeaders(request.headers, proxy!, settings.curlFraming === true), target: `http://${url.hostHeader}${request.target}`, h2c: false };
   // curl's --http2 on http:// (direct): an HTTP/1.1 request that offers an upgrade to h2c.
-  else if (settings.http2 === 'alpn' && url.scheme === 'http' && !settings.unixSocket) framing = { ...framing, headers: h2cOfferHeaders(request.headers), h2c: true };
+  else if (settings.http2 === 'alpn' && url.scheme === 'http' && !settings.unixSocket && !settings.noH2cUpgrade) framing = { ...framing, headers: h2cOfferHeaders(request.headers), h2c: true };
   const info: HopInfo = { reused: false, timings: { start: now() }, proxy: proxy?.display };
   try {
     return await sendOn(url, route, request, framing, settings, info, opts, 0);

@@ -6,6 +6,7 @@ import type { PreparedRequest } from '../model/prepare.js';
 import type { RequestSettings } from '../model/spec.js';
 import { hostAndPort, type ParsedUrl } from '../model/url.js';
 import { mapNetworkError } from './errors.js';
+import { socketTarget } from './connect.js';
 import { BodyReader, HeadReader, requestBytes, sendsChunked, writeRequest } from './h1.js';
 import { incompleteHead } from './head.js';
 import type { Hop } from './send.js';
@@ -136,8 +137,7 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
 
     const buffer = Buffer.allocUnsafe(READ_BUFFER);
     const socket: Socket = net.connect({
-      host: url.hostname,
-      port: url.port,
+      ...socketTarget(url, settings),
       onread: { buffer, callback: (n: number, buf: Buffer) => void onData(buf.subarray(0, n)) },
     } as unknown as import('node:net').NetConnectOpts);
     socket.once('lookup', () => (timings.dns = now()));

@@ -7,7 +7,7 @@ import type { PreparedRequest } from '../model/prepare.js';
 import type { RequestSettings } from '../model/spec.js';
 import type { ParsedUrl } from '../model/url.js';
 import { connectLimit, deadlineError, mapNetworkError, timeoutError, timeLeft } from './errors.js';
-import { IDEMPOTENT, loadTls, proxyHeaders, proxyTarget, tlsOptions, tunnel } from './connect.js';
+import { IDEMPOTENT, connectionKey, loadTls, proxyHeaders, proxyTarget, socketTarget, tlsChecks, tlsOptions, tunnel } from './connect.js';
 import { pickProxy } from './proxy.js';
 import { MAX_INTERIM, tooManyInterim, unaskedSwitch } from './head.js';
 import { now } from '../clock.js';
@@ -72,7 +72,7 @@ export interface SendOptions {
 export async function sendOnce(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, opts: SendOptions, retried = 0): Promise<Hop> {
   const http = await modules();
   // tlsOptions() checks a client certificate with node:tls.
-  if (url.scheme === 'https' && settings.tls.cert) await loadTls();
+  if (url.scheme === 'https' && tlsChecks(settings)) await loadTls();
   const timings: Timings = { start: now() };
   const where = url.hostHeader.includes(':') ? url.hostHeader : `${url.hostHeader}:${url.port}`;
   const proxy = proxyTarget(pickProxy(url, settings.proxies, settings.proxyEnv ?? opts.env));
@@ -85,7 +85,9 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
   // header, say; they are neutralised before they reach a terminal) instead of failing, as curl does.
   const base: RequestOptions = { method: request.method, headers, path: request.target, setHost: false, insecureHTTPParser: true };
   let options: RequestOptions;
-  const family = settings.family ? { family: settings.family } : {};
+  // -4/-6, --resolve, --interface (connect.ts); the agents are kept apart by them.
+  const target = socketTarget(url, settings);
+  const via = connectionKey(settings);
   if (settings.unixSocket) {
     // curl's --unix-socket: the URL still names the host (Host header, TLS name); the bytes go to the socket.
     const tls = url.scheme === 'https' ? tlsOptions(settings, url.hostname) : undefined;
@@ -119,10 +121,10 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
     options = { ...base, host: url.hostname, port: url.port, agent, slingTimings: timings } as RequestOptions;
   } else if (url.scheme === 'https') {
     const tls = tlsOptions(settings, url.hostname);
-    const key = `https:${JSON.stringify(settings.tls)}`;
-    options = { ...base, ...family, host: url.hostname, port: url.port, agent: await agentFor('https', key, tls), ...(tls as object) };
+    const key = `https:${JSON.stringify(settings.tls)}${via}`;
+    options = { ...base, ...target, agent: await agentFor('https', key, tls), ...(tls as object) };
   } else {
-    options = { ...base, ...family, host: url.hostname, port: url.port, agent: await agentFor('http', 'http') };
+    options = { ...base, ...target, agent: await agentFor('http', `http${via}`) };
   }
 
   const hop = await new Promise<Hop | typeof STALE>((resolve, reject) => {

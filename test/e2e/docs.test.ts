@@ -33,7 +33,7 @@ function section(md: string, title: string): string {
 function helpFlags(help: string): string[] {
   const flags: string[] = [];
   for (const line of help.split('\n')) {
-    const m = /^ {2}((?:-[A-Za-z], )*--[a-z][a-z0-9-]*)/.exec(line);
+    const m = /^ {2}((?:-[A-Za-z0-9], )*--[a-z][a-z0-9-]*)/.exec(line);
     if (m) flags.push(...m[1]!.split(', '));
   }
   return flags;
@@ -55,7 +55,7 @@ function documentedFlags(md: string): Set<string> {
   for (const line of md.split('\n')) {
     if (!line.startsWith('| `')) continue;
     const cell = line.split(/(?<!\\)\|/)[1]!;
-    for (const m of cell.matchAll(/`(-[A-Za-z]|--[a-z][a-z0-9-]*)[ `]/g)) found.add(m[1]!);
+    for (const m of cell.matchAll(/`(-[A-Za-z0-9]|--[a-z][a-z0-9-]*)[ `]/g)) found.add(m[1]!);
   }
   return found;
 }

@@ -605,3 +605,55 @@ test("as curl: -f -i keeps the error's head; past --max-redirs -w reports the la
   assert.match(r.stderr, /HTTP 503 from [^ ]+ asks to retry after 5s, past --retry-max-time: not retried/);
   assert.deepEqual([hits.get('/soon'), hits.get('/late')], [2, 1]);
 });
+
+test('--http1.0 / -0 and --interface: the request line and the local address curl gives, and no warning', { skip: noCurl }, async (t) => {
+  const seen: string[] = [];
+  const srv = http.createServer((req, res) => {
+    seen.push(`${req.method} ${req.url} HTTP/${req.httpVersion} from ${req.socket.remoteAddress}`);
+    res.end('ok');
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => new Promise((r) => srv.close(r)));
+  const port = (srv.address() as { port: number }).port;
+  for (const [line, expected] of [
+    [`curl -s -o /dev/null --http1.0 http://127.0.0.1:${port}/old`, 'GET /old HTTP/1.0 from 127.0.0.1'],
+    [`curl -s -o /dev/null -0 -d a=1 http://127.0.0.1:${port}/post`, 'POST /post HTTP/1.0 from 127.0.0.1'],
+    [`curl -s -o /dev/null --http1.0 --http1.1 http://127.0.0.1:${port}/back`, 'GET /back HTTP/1.1 from 127.0.0.1'],
+    [`curl -s -o /dev/null --interface 127.0.0.4 http://127.0.0.1:${port}/bound`, 'GET /bound HTTP/1.1 from 127.0.0.4'],
+    [`curl -s -o /dev/null --interface if!lo http://127.0.0.1:${port}/lo`, 'GET /lo HTTP/1.1 from 127.0.0.1'],
+  ] as const) {
+    const before = seen.length;
+    const r = await both(line);
+    assert.deepEqual([r.curl, r.sling], [0, 0], r.stderr);
+    assert.deepEqual(seen.slice(before), [expected, expected], line);
+    assert.doesNotMatch(r.stderr, /warning/, line);
+  }
+});
+
+test('--tlsv1.x, --tls-max, --ciphers, --tls13-ciphers: the TLS version and cipher curl gets', { skip: noCurl ?? (certs ? undefined : certsUnavailableReason()) }, async (t) => {
+  const seen: string[] = [];
+  const https = await import('node:https');
+  const srv = https.createServer({ key: readFileSync(certs!.serverKey), cert: readFileSync(certs!.serverCert) }, (req, res) => {
+    const s = req.socket as import('node:tls').TLSSocket;
+    seen.push(`${s.getProtocol()} ${s.getCipher().name}`);
+    res.end('ok');
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => new Promise((r) => srv.close(r)));
+  const port = (srv.address() as { port: number }).port;
+  const url = `--cacert ${certs!.caCert} https://localhost:${port}/`;
+  for (const [opts, expected] of [
+    ['--tls-max 1.2 --ciphers ECDHE-ECDSA-AES256-GCM-SHA384', 'TLSv1.2 ECDHE-ECDSA-AES256-GCM-SHA384'],
+    ['--tlsv1.2 --tls-max 1.2', 'TLSv1.2 '],
+    ['--tlsv1.3 --tls13-ciphers TLS_CHACHA20_POLY1305_SHA256', 'TLSv1.3 TLS_CHACHA20_POLY1305_SHA256'],
+  ] as const) {
+    const before = seen.length;
+    const r = await both(`curl -s -o /dev/null ${opts} ${url}`);
+    assert.deepEqual([r.curl, r.sling], [0, 0], r.stderr);
+    // The same version and cipher for both (a version alone: the server picks the cipher).
+    assert.equal(seen.length, before + 2, opts);
+    assert.equal(seen[before + 1], seen[before], opts);
+    assert.ok(seen[before]!.startsWith(expected), `${opts}: ${seen[before]}`);
+    assert.doesNotMatch(r.stderr, /warning/, opts);
+  }
+});

@@ -230,7 +230,7 @@ export function certsUnavailableReason(): string {
 }
 
 /**
- * Generates (once per process) a test CA, a CA-signed server cert for 127.0.0.1/localhost,
+ * Generates (once per process) a test CA, a CA-signed server cert for 127.0.0.1, localhost and sling.test (--resolve),
  * a self-signed "bad" server cert, and a CA-signed client cert. Null when openssl is unavailable.
  */
 export function makeCerts(): Certs | null {
@@ -273,7 +273,7 @@ export function makeCerts(): Certs | null {
     // Server certificate for 127.0.0.1 and localhost, signed by the CA.
     writeFileSync(
       p('server.ext'),
-      ['basicConstraints=CA:FALSE', 'keyUsage=critical,digitalSignature,keyEncipherment', 'extendedKeyUsage=serverAuth', 'subjectAltName=IP:127.0.0.1,DNS:localhost', ''].join('\n'),
+      ['basicConstraints=CA:FALSE', 'keyUsage=critical,digitalSignature,keyEncipherment', 'extendedKeyUsage=serverAuth', 'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:sling.test', ''].join('\n'),
     );
     run(['req', ...ec, '-keyout', p('server.key'), '-out', p('server.csr'), '-subj', '/CN=127.0.0.1']);
     run(['x509', '-req', '-in', p('server.csr'), '-CA', p('ca.pem'), '-CAkey', p('ca.key'), '-set_serial', '1001', '-days', '30', '-extfile', p('server.ext'), '-out', p('server.pem')]);

@@ -77,5 +77,5 @@ test('long options by an unambiguous prefix; near misses and ambiguous prefixes 
   // sling exec's own options share the parser.
   assert.equal(resolveInvocation(['--fail', 'f.http'], 'exec').exec?.failFast, true);
   assert.throws(() => resolveInvocation(['--fial-fast', 'f.http'], 'exec'), /did you mean --fail-fast\?/);
-  assert.throws(() => resolveInvocation(['--env', 'x', '--re', 'f.http'], 'exec'), /ambiguous option '--re': it could be --report, --report-file, --response-charset or --response-mime/);
+  assert.throws(() => resolveInvocation(['--env', 'x', '--re', 'f.http'], 'exec'), /ambiguous option '--re': it could be --report, --report-file, --resolve, --response-charset or --response-mime/);
 });

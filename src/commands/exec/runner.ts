@@ -5,6 +5,7 @@ import { stdoutIsStderr } from '../../fd-writer.js';
 import { originText } from '../../model/url.js';
 import { basicAuth } from '../../model/basic-auth.js';
 import type { Invocation } from '../../cli/invocation.js';
+import { anyTransportFlag, transportSettings } from '../../cli/transport-flags.js';
 import { CliError, TooManyRedirectsError, UsageError, beyondLimits, fileProblem, heldBodyLimit, oneLine } from '../../errors.js';
 import { ExitCode, exitCodeForStatus } from '../../exit.js';
 import { Reporter, stdoutSink, type Io } from '../../io.js';
@@ -789,7 +790,8 @@ function applyFlags(spec: RequestSpec, inv: Invocation): RequestSpec {
     !inv.noFollow &&
     inv.maxRedirects === 30 &&
     inv.maxHeaders === undefined &&
-    !hasKeys(inv.proxies)
+    !hasKeys(inv.proxies) &&
+    !anyTransportFlag(inv.transport)
   )
     return spec;
   const s = { ...spec.settings, tls: { ...spec.settings.tls } };
@@ -805,7 +807,8 @@ function applyFlags(spec: RequestSpec, inv: Invocation): RequestSpec {
   if (inv.noFollow && s.followFrom === undefined) s.follow = false;
   if (inv.maxRedirects !== 30) s.maxRedirects = inv.maxRedirects;
   if (inv.maxHeaders !== undefined) s.maxHeaders = inv.maxHeaders;
-  return { ...spec, settings: s };
+  // --http-version, --resolve, -4/-6, --interface, --ssl, --ciphers: over what the file says.
+  return { ...spec, settings: anyTransportFlag(inv.transport) ? transportSettings(inv.transport, s) : s };
 }
 
 /** Which request a line on stderr is about, also in a log of stderr alone: `api.http:12 (login)`. */

@@ -1,3 +1,4 @@
+import type { TlsVersion } from '../../model/spec.js';
 import { parseConfigText } from './config.js';
 import { AUTH, CurlArgError, newOperation, setRequest, type DataKind, type Operation, type UrlNode } from './operation.js';
 import { matchLong, optionByShort, type CurlOption } from './options.js';
@@ -191,7 +192,7 @@ const DATA: Record<string, DataKind> = { data: 'data', 'data-ascii': 'ascii', 'd
 const AUTH_BITS: Record<string, number> = { basic: AUTH.BASIC, digest: AUTH.DIGEST, ntlm: AUTH.NTLM, 'ntlm-wb': AUTH.NTLM_WB, negotiate: AUTH.NEGOTIATE };
 
 /** Accepted and without effect on the request (-4/-6 name resolution, -q handled up front). */
-const NO_EFFECT = new Set(['disable', 'http1.1']);
+const NO_EFFECT = new Set(['disable']);
 
 function apply(opt: CurlOption, value: string | undefined, on: boolean, ops: Operation[], ctx: ParseContext, at: number, depth: number) {
   const op = ops[ops.length - 1]!;
@@ -226,11 +227,46 @@ function special(long: string, v: string, on: boolean, ops: Operation[], op: Ope
     case 'ipv6':
       op.family = 6;
       return;
+    // The last HTTP version option wins, as in curl.
+    case 'http1.0':
+      op.http10 = true;
+      op.http2 = undefined;
+      return;
+    case 'http1.1':
+      op.http10 = undefined;
+      op.http2 = undefined;
+      return;
     case 'http2':
+      op.http10 = undefined;
       op.http2 = on ? 'alpn' : undefined;
       return;
     case 'http2-prior-knowledge':
+      op.http10 = undefined;
       op.http2 = on ? 'prior-knowledge' : undefined;
+      return;
+    case 'interface':
+      op.interface = v.replace(/^(if|host)!/, '');
+      return;
+    case 'tlsv1':
+    case 'tlsv1.0':
+      op.tlsMin = 'TLSv1';
+      return;
+    case 'tlsv1.1':
+    case 'tlsv1.2':
+    case 'tlsv1.3':
+      op.tlsMin = `TLSv${long.slice(4)}` as TlsVersion;
+      return;
+    case 'tls-max': {
+      const max = ({ '1.0': 'TLSv1', '1.1': 'TLSv1.1', '1.2': 'TLSv1.2', '1.3': 'TLSv1.3', default: undefined } as Record<string, TlsVersion | undefined>)[v.trim()];
+      if (max === undefined && v.trim() !== 'default') throw new CurlArgError(`option --tls-max: takes 1.0, 1.1, 1.2, 1.3 or default, got '${v}'`, at);
+      op.tlsMax = max;
+      return;
+    }
+    case 'ciphers':
+      op.ciphers = v;
+      return;
+    case 'tls13-ciphers':
+      op.tls13Ciphers = v;
       return;
     case 'next':
       ops.push(newOperation());

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { MAX_TIMER_MS } from '../../clock.js';
 import { UsageError } from '../../errors.js';
 import { USER_AGENT } from '../../version.js';
-import type { Header, RequestSettings, RequestSpec } from '../../model/spec.js';
+import type { Header, RequestSettings, RequestSpec, TlsVersion } from '../../model/spec.js';
 import type { ParsedUrl } from '../../model/url.js';
 import { CookieJar } from '../../model/cookies.js';
 import type { ResponseHead } from '../../model/exchange.js';
@@ -339,6 +339,7 @@ export class CommandBuilder {
       tls: {
         verify: op.insecure ? false : op.cacert ? op.cacert : true,
         ...certSettings(op),
+        ...tlsTuning(op),
       },
       proxies: proxy ? { [url.scheme]: proxy.url } : {},
       proxyEnv: envProxies(op, url, this.rt.env),
@@ -349,6 +350,8 @@ export class CommandBuilder {
       unixSocket: op.unixSocket,
       family: op.family,
       http2: op.http2,
+      http10: op.http10,
+      interface: op.interface,
       retry: retrySettings(op),
       curlFraming: true,
     };
@@ -537,6 +540,16 @@ function timeoutFrom(op: Operation): string | undefined {
   const connect = op.connectTimeout !== undefined && Number(op.connectTimeout) > 0 ? Number(op.connectTimeout) : Infinity;
   if (max === Infinity && connect === Infinity) return undefined;
   return max <= connect ? '--max-time' : '--connect-timeout';
+}
+
+/** --tlsv1.x, --tls-max, --ciphers and --tls13-ciphers (one OpenSSL list for Node: the TLS 1.3 suites may stand in it). */
+function tlsTuning(op: Operation): { minVersion?: TlsVersion; maxVersion?: TlsVersion; ciphers?: string } {
+  const out: { minVersion?: TlsVersion; maxVersion?: TlsVersion; ciphers?: string } = {};
+  if (op.tlsMin) out.minVersion = op.tlsMin;
+  if (op.tlsMax) out.maxVersion = op.tlsMax;
+  const ciphers = [op.ciphers, op.tls13Ciphers].filter((c) => c !== undefined && c !== '').join(':');
+  if (ciphers) out.ciphers = ciphers;
+  return out;
 }
 
 function certSettings(op: Operation): { cert?: string; certKey?: string; certKeyPass?: string } {

@@ -1,3 +1,4 @@
+import type { TlsVersion } from '../../model/spec.js';
 /**
  * One `--next` section of a curl command line, as curl's tool keeps it (its OperationConfig):
  * options still as written (files are read when the request is built), URLs paired with their -o,
@@ -62,6 +63,15 @@ export interface Operation {
   unixSocket?: string;
   family?: 4 | 6;
   http2?: 'alpn' | 'prior-knowledge';
+  /** --http1.0 / -0. */
+  http10?: boolean;
+  /** --interface (its `if!` / `host!` prefix taken off). */
+  interface?: string;
+  /** --tlsv1.x (the oldest version), --tls-max (the newest), --ciphers, --tls13-ciphers. */
+  tlsMin?: TlsVersion;
+  tlsMax?: TlsVersion;
+  ciphers?: string;
+  tls13Ciphers?: string;
   retry?: string;
   retryDelay?: string;
   retryMaxTime?: string;

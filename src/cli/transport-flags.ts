@@ -1,0 +1,127 @@
+import { isIP } from 'node:net';
+import { UsageError } from '../errors.js';
+import type { RequestSettings, ResolveRule, TlsVersion } from '../model/spec.js';
+
+/**
+ * The transport flags of the command line (xh's names, where xh has the flag): --http-version,
+ * --unix-socket, --resolve, -4/-6, --interface, --ssl, --ciphers, checked here and turned into the
+ * request settings they stand for. Undefined fields were not given.
+ */
+export interface TransportFlags {
+  httpVersion?: '1.0' | '1.1' | '2' | '2-prior-knowledge';
+  unixSocket?: string;
+  resolve: ResolveRule[];
+  family?: 4 | 6;
+  interface?: string;
+  /** --ssl: the one TLS version to use. */
+  tlsVersion?: TlsVersion;
+  ciphers?: string;
+}
+
+const HTTP_VERSIONS = ['1.0', '1.1', '2', '2-prior-knowledge'] as const;
+
+/**
+ * --ssl's names: xh's (auto, tls1, tls1.1, tls1.2, tls1.3) and HTTPie's (ssl2.3 = auto, which
+ * negotiates; ssl3 exists there only where Python's OpenSSL still has it).
+ */
+const SSL_VERSIONS: Record<string, TlsVersion | undefined> = { auto: undefined, 'ssl2.3': undefined, tls1: 'TLSv1', 'tls1.0': 'TLSv1', 'tls1.1': 'TLSv1.1', 'tls1.2': 'TLSv1.2', 'tls1.3': 'TLSv1.3' };
+
+export function transportFlags(values: { one(name: string): string | undefined; all(name: string): string[]; flag(name: string): boolean }): TransportFlags {
+  const out: TransportFlags = { resolve: [] };
+  const version = values.one('http-version');
+  if (version !== undefined) {
+    // xh takes `1` for 1.0 too.
+    const v = version === '1' ? '1.0' : version;
+    if (!(HTTP_VERSIONS as readonly string[]).includes(v)) throw new UsageError(`--http-version must be 1.0, 1.1, 2 or 2-prior-knowledge, got '${version}'`);
+    out.httpVersion = v as TransportFlags['httpVersion'];
+  }
+  const socket = values.one('unix-socket');
+  if (socket !== undefined) {
+    if (socket === '') throw new UsageError('--unix-socket needs the path of a socket');
+    out.unixSocket = socket;
+  }
+  for (const text of values.all('resolve')) out.resolve.push(resolveRule(text));
+  if (values.flag('ipv4') && values.flag('ipv6')) throw new UsageError('-4 (--ipv4) and -6 (--ipv6) exclude each other: give one');
+  if (values.flag('ipv4')) out.family = 4;
+  if (values.flag('ipv6')) out.family = 6;
+  const iface = values.one('interface');
+  if (iface !== undefined) {
+    if (iface === '') throw new UsageError('--interface needs a network interface name or a local IP address');
+    out.interface = iface;
+  }
+  const ssl = values.one('ssl');
+  if (ssl !== undefined) {
+    const key = ssl.toLowerCase();
+    if (key === 'ssl3') throw new UsageError("--ssl ssl3: SSL 3.0 is not supported (Node's OpenSSL has no SSL 3.0)");
+    if (!(key in SSL_VERSIONS)) throw new UsageError(`--ssl must be auto, tls1, tls1.1, tls1.2 or tls1.3, got '${ssl}'`);
+    out.tlsVersion = SSL_VERSIONS[key];
+  }
+  const ciphers = values.one('ciphers');
+  if (ciphers !== undefined) {
+    if (ciphers.trim() === '') throw new UsageError('--ciphers needs an OpenSSL cipher list');
+    out.ciphers = ciphers;
+  }
+  return out;
+}
+
+/**
+ * A --resolve rule: curl's HOST:PORT:ADDRESS (the address may be in brackets, and a list whose
+ * first address is used), or xh's HOST:ADDRESS (every port). A host of `*` is every host, as in curl.
+ */
+export function resolveRule(text: string): ResolveRule {
+  const bad = (why: string) => new UsageError(`--resolve '${text}' ${why}: use HOST:PORT:ADDRESS or HOST:ADDRESS, e.g. example.com:443:127.0.0.1`);
+  const m = /^\+?(\[[^\]]+\]|[^:[\]]+):(.+)$/.exec(text);
+  if (!m) throw bad('is malformed');
+  const host = m[1]!.replace(/^\[|\]$/g, '').toLowerCase();
+  const rest = m[2]!;
+  const address = (a: string) => {
+    const first = a
+      .split(',')[0]!
+      .trim()
+      .replace(/^\[|\]$/g, '');
+    return isIP(first) ? first : undefined;
+  };
+  const withPort = /^(\d+):(.+)$/.exec(rest);
+  if (withPort) {
+    const port = Number(withPort[1]);
+    const a = address(withPort[2]!);
+    // `host:1::2`: xh's form with an IPv6 address, not port 1.
+    if (a !== undefined && port > 0 && port <= 65535) return { host, port, address: a };
+  }
+  const a = address(rest);
+  if (a === undefined) throw bad(`has no IP address after the host (got '${rest}')`);
+  return { host, address: a };
+}
+
+/** The request settings the flags stand for, over those a request has (undefined: not given). */
+export function transportSettings(f: TransportFlags, settings: RequestSettings): RequestSettings {
+  const s: RequestSettings = { ...settings };
+  if (f.httpVersion === '1.0') {
+    s.http10 = true;
+    s.http2 = undefined;
+  } else if (f.httpVersion === '1.1') {
+    s.http10 = undefined;
+    s.http2 = undefined;
+  } else if (f.httpVersion === '2') {
+    s.http10 = undefined;
+    s.http2 = 'alpn';
+    s.noH2cUpgrade = true;
+  } else if (f.httpVersion === '2-prior-knowledge') {
+    s.http10 = undefined;
+    s.http2 = 'prior-knowledge';
+  }
+  if (f.unixSocket !== undefined) s.unixSocket = f.unixSocket;
+  if (f.resolve.length) s.resolve = [...f.resolve, ...(settings.resolve ?? [])];
+  if (f.family !== undefined) s.family = f.family;
+  if (f.interface !== undefined) s.interface = f.interface;
+  if (f.tlsVersion !== undefined || f.ciphers !== undefined) {
+    s.tls = { ...settings.tls };
+    if (f.tlsVersion !== undefined) s.tls.minVersion = s.tls.maxVersion = f.tlsVersion;
+    if (f.ciphers !== undefined) s.tls.ciphers = f.ciphers;
+  }
+  return s;
+}
+
+/** Were any transport flags given? */
+export const anyTransportFlag = (f: TransportFlags): boolean =>
+  f.httpVersion !== undefined || f.unixSocket !== undefined || f.resolve.length > 0 || f.family !== undefined || f.interface !== undefined || f.tlsVersion !== undefined || f.ciphers !== undefined;
