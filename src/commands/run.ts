@@ -5,8 +5,7 @@ import { stdoutSink, type Io, type Reporter } from '../io.js';
 import { makePlan } from '../output/plan.js';
 import { Printer, printingHops } from '../output/printer.js';
 import { buildRequest, type BuildContext } from '../request/build.js';
-import { prepareRequest } from '../model/prepare.js';
-import { withJarCookies } from '../model/cookies.js';
+import { printOffline, wouldSend } from './deliver.js';
 import { askPassword, readStdinBody } from '../sources/stdin.js';
 import { now } from '../clock.js';
 import { stdoutIsStderr } from '../fd-writer.js';
@@ -39,14 +38,11 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
   if (inv.curl) {
     // --curl: the curl command line that sends this request (src/output/to-curl.ts); nothing is sent.
     const { curlCommand } = await import('../output/to-curl.js');
-    const jar = spec.settings.cookieJar;
-    await stdoutSink(io.stdout).write(curlCommand(spec, await prepareRequest(jar ? withJarCookies(spec, jar) : spec)) + '\n');
+    await stdoutSink(io.stdout).write(curlCommand(spec, await wouldSend(spec)) + '\n');
     return ExitCode.OK;
   }
   if (inv.offline) {
-    const jar = spec.settings.cookieJar;
-    await printer.request(await prepareRequest(jar ? withJarCookies(spec, jar) : spec));
-    await printer.finish();
+    await printOffline(spec, printer);
     ctx.session?.save();
     return ExitCode.OK;
   }

@@ -11,8 +11,7 @@ import { Reporter, stdoutSink, type Io } from '../../io.js';
 import { makePlan, printParts, type OutputPlan } from '../../output/plan.js';
 import { neutralise } from '../../sanitize.js';
 import { Printer, printingHops, shownText } from '../../output/printer.js';
-import { prepareRequest } from '../../model/prepare.js';
-import { withJarCookies } from '../../model/cookies.js';
+import { printOffline } from '../deliver.js';
 import type { RequestSpec } from '../../model/spec.js';
 import { detectType } from './detect.js';
 import { dependencyOrder } from '../../model/order.js';
@@ -432,9 +431,7 @@ class Run {
       if (before?.length) sink.write(shownText(plan, before.join('\n') + '\n'));
     } else if (notes) this.showNotes(notes, false);
     if (inv.offline) {
-      const jar = spec.settings.cookieJar;
-      await printer.request(await prepareRequest(jar ? withJarCookies(spec, jar) : spec));
-      await printer.finish();
+      await printOffline(spec, printer);
       await sink.flush();
       if (rc) {
         rc.skipped = '--offline: not sent';
