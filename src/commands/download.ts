@@ -9,13 +9,13 @@ import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { onInterrupt } from '../interrupt.js';
 import type { Io, Reporter } from '../io.js';
 import { exactBytes, formatBytes, formatDuration, Progress } from '../output/progress.js';
-import { Printer, printingHops } from '../output/printer.js';
+import { Printer } from '../output/printer.js';
 import type { OutputPlan } from '../output/plan.js';
 import type { RequestSpec } from '../model/spec.js';
 import { bodyError, decodedBody, headerValue } from '../transport/body.js';
-import { exchange } from '../transport/exchange.js';
 import { chooseFileName, openUnique } from '../transport/filename.js';
 import type { Hop } from '../transport/send.js';
+import { deliver } from './deliver.js';
 
 /**
  * `--download`, `--output`, `--continue` (DECISIONS.md): the body goes to a file, everything else to
@@ -81,19 +81,35 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
     if (offset > 0) spec = { ...spec, headers: [...spec.headers.filter(([n]) => n.toLowerCase() !== 'range'), ['Range', `bytes=${offset}-`]] };
   }
 
+  // The exchange goes to stderr (stdout may be the file, with -o -); the body to the file.
   const printer = new Printer(plan, { write: (c) => void io.stderr.write(c) });
-  const hop: Hop = await exchange(spec, {
+  const to: Destination = { inv, io, reporter, offset, explicitPath, toStdout };
+  const { result } = await deliver(spec, {
+    printer,
     env: io.env,
     fastLane: true,
     debug: (m) => reporter.debug(m),
     warn: (m) => reporter.warn(m),
-    ...printingHops(printer, true),
-  }).catch(async (e: unknown) => {
-    await printer.heldRequest();
-    throw e;
+    final: true,
+    body: { save: (hop) => saveBody(hop, to) },
   });
-  await printer.responseHead(hop.response);
-  await printer.finish();
+  return result;
+}
+
+/** Where a download's body goes: the file named (or -o - for stdout, or a name from the response), resumed at `offset`. */
+interface Destination {
+  inv: Invocation;
+  io: Io;
+  reporter: Reporter;
+  /** The size of the file being resumed (0: not a resume). */
+  offset: number;
+  explicitPath: string | undefined;
+  toStdout: boolean;
+}
+
+/** The body, its head printed, into its file; the exit code. */
+async function saveBody(hop: Hop, { inv, io, reporter, offset, explicitPath, toStdout }: Destination): Promise<number> {
+  const cwd = io.cwd;
   const { status } = hop.response;
   const header = (name: string) => headerValue(hop.response.rawHeaders, name);
 
