@@ -92,8 +92,10 @@ export async function send(spec: RequestSpec, printer: Printer, options: SendOpt
 export interface PrintOptions {
   /** The bytes as they came, not decoded (curl without --compressed). */
   keepEncoding?: boolean;
-  /** Each piece of the body as it is read (a `>> file` written beside the printing). */
+  /** Each piece of the body as it is read. */
   onData?(chunk: Buffer): void;
+  /** Files the body is written to beside the printing (a .http `>> file`, curl's -o with -i): closed complete once the body has come, else not. */
+  save?: { write(chunk: Buffer): void; close(complete: boolean): unknown };
   /** The main command: a body the formatter gave up on is said to be that, not a network failure; a --timeout that ended the body is one. */
   strict?: boolean;
   /** Before a failure of the body is thrown (exec: the files closed, the connection dropped, the printed line ended). */
@@ -107,7 +109,7 @@ export interface PrintOptions {
  */
 export async function printResponse(hop: Hop, printer: Printer, options: PrintOptions = {}): Promise<number> {
   const t = transport ?? (await loadTransport());
-  const { keepEncoding: keep, onData, strict, onFailure } = options;
+  const { keepEncoding: keep, onData, save, strict, onFailure } = options;
   let size = 0;
   let streamFailed = false;
   try {
@@ -118,10 +120,13 @@ export async function printResponse(hop: Hop, printer: Printer, options: PrintOp
       size += c.length;
       if (keep) hop.info.bodyBytes = size;
       onData?.(c);
+      save?.write(c);
     });
     if (strict) body.once('error', () => (streamFailed = true));
     await printer.responseBody(hop.response, body);
+    save?.close(true);
   } catch (e) {
+    save?.close(false);
     if (onFailure) await onFailure();
     if (e instanceof CliError) throw e;
     // The body arrived whole but the formatter gave up on it (a document nested too deep or
