@@ -141,6 +141,40 @@ export async function printResponse(hop: Hop, printer: Printer, options: PrintOp
   return size;
 }
 
+/** How a body is read to its files without being printed. */
+export interface PumpOptions {
+  /** The bytes as they came, not decoded (a download of a .gz, curl without --compressed). */
+  keepEncoding?: boolean;
+  /** Each piece, in order; what it throws (a full disk) ends the reading as it is. */
+  write(chunk: Buffer): void;
+  /** Before a failure of the body is thrown (exec: the connection dropped). */
+  onFailure?(): void;
+}
+
+/**
+ * Reads the final response's body a piece at a time into `write`, never whole: decoded unless
+ * keepEncoding, and from the download lane straight off the socket (`attach`) when nothing is
+ * decoded. A failure of the body is its bodyError (transport/body.ts), with the bytes handed over.
+ */
+export async function pumpBody(hop: Hop, options: PumpOptions): Promise<void> {
+  const t = transport ?? (await loadTransport());
+  const { keepEncoding: keep, write, onFailure } = options;
+  let size = 0;
+  const take = (c: Buffer) => {
+    write(c);
+    size += c.length;
+    // The bytes so far, for a --timeout that fires next (decodedBody counts them itself).
+    if (keep) hop.info.bodyBytes = size;
+  };
+  try {
+    if (keep && hop.attach) await hop.attach(take);
+    else for await (const c of keep ? hop.body : await t.decodedBody(hop)) take(c as Buffer);
+  } catch (e) {
+    onFailure?.();
+    throw e instanceof CliError ? e : t.bodyError(hop, e, size);
+  }
+}
+
 /** Where the final response's body goes. */
 export type BodyDestination =
   /** Printed under its head as it comes (the main command). */

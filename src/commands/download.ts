@@ -1,6 +1,5 @@
 import { closeSync, existsSync, fchmodSync, fstatSync, fsyncSync, ftruncateSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { Readable } from 'node:stream';
 import type { Invocation } from '../cli/invocation.js';
 import { CliError, fileProblem, UsageError, writeFailure } from '../errors.js';
 import { isDirectory } from '../files.js';
@@ -12,10 +11,10 @@ import { exactBytes, formatBytes, formatDuration, Progress } from '../output/pro
 import { Printer } from '../output/printer.js';
 import type { OutputPlan } from '../output/plan.js';
 import type { RequestSpec } from '../model/spec.js';
-import { bodyError, decodedBody, headerValue } from '../transport/body.js';
+import { bodyError, headerValue } from '../transport/body.js';
 import { chooseFileName, openUnique } from '../transport/filename.js';
 import type { Hop } from '../transport/send.js';
-import { deliver } from './deliver.js';
+import { deliver, pumpBody } from './deliver.js';
 
 /**
  * `--download`, `--output`, `--continue` (DECISIONS.md): the body goes to a file, everything else to
@@ -254,22 +253,12 @@ async function saveBody(hop: Hop, { inv, io, reporter, offset, explicitPath, toS
         }
       }
     }
-    // The bytes so far, for a --timeout that fires next (decodedBody counts them itself).
-    if (!decode) hop.info.bodyBytes = written;
     // `-o -`: whether stdout's last line is open (a message after it, or Ctrl-C's, starts a line of its own).
     if (fd === 1 && buf.length && 'lineOpen' in io.stdout) (io.stdout as { lineOpen: boolean }).lineOpen = buf[buf.length - 1] !== 10;
     progress.update(buf.length);
   };
   try {
-    try {
-      if (hop.attach && !decode) await hop.attach(sink);
-      else {
-        const stream: Readable = decode ? await decodedBody(hop) : hop.body;
-        for await (const chunk of stream) sink(chunk as Buffer);
-      }
-    } catch (e) {
-      throw e instanceof CliError ? e : bodyError(hop, e, written);
-    }
+    await pumpBody(hop, { keepEncoding: !decode, write: sink });
     if (hop.info.timedOut) throw bodyError(hop, new Error('timeout'), written);
     if (expected !== undefined && written < expected) {
       throw bodyError(hop, Object.assign(new Error('aborted'), { code: 'ECONNRESET' }), written);

@@ -11,7 +11,7 @@ import { Reporter, stdoutSink, type Io } from '../../io.js';
 import { makePlan, printParts, type OutputPlan } from '../../output/plan.js';
 import { neutralise } from '../../sanitize.js';
 import { Printer, shownText } from '../../output/printer.js';
-import { loadTransport, printOffline, printResponse, send } from '../deliver.js';
+import { loadTransport, printOffline, printResponse, pumpBody, send } from '../deliver.js';
 import type { RequestSpec } from '../../model/spec.js';
 import { detectType } from './detect.js';
 import { dependencyOrder } from '../../model/order.js';
@@ -169,7 +169,6 @@ class Run {
   private transport?: typeof import('../../transport/inflight.js');
   private readBody?: ReadBody;
   private wholeBody?: typeof import('../../transport/body.js').wholeBody;
-  private transportBody?: typeof import('../../transport/body.js');
   sessions?: Sessions;
   /** Every exchange's options (onSent: the previous response is printed once this request is on the wire). */
   private hopOptions!: ExchangeOptions;
@@ -207,11 +206,10 @@ class Run {
     const inv = this.inv;
     if (!inv.offline) {
       // Loaded here, once: deliver.ts's send then starts each exchange without waiting for it.
-      const body = await loadTransport();
+      const t = await loadTransport();
       this.transport = await import('../../transport/inflight.js');
-      this.readBody = body.readBody;
-      this.wholeBody = body.wholeBody;
-      this.transportBody = body;
+      this.readBody = t.readBody;
+      this.wholeBody = t.wholeBody;
     }
     this.hopOptions = { env: this.env, keepAliveLane: true, debug: this.rep.debugOn ? this.ctx.debug : undefined, warn: this.ctx.warn, onSent: this.onSent };
     // The lane hands over a body as a stream when nothing reads it after it is printed (see streamsBody).
@@ -487,7 +485,8 @@ class Run {
         saving.files = tee.saved;
         let complete = false;
         try {
-          await this.pipeBody(hop, keep, (c) => tee.write(c));
+          // Nothing more is read after a failure: the connection is closed rather than left reading.
+          await pumpBody(hop, { keepEncoding: keep, write: (c) => tee.write(c), onFailure: () => hop!.body.destroy() });
           complete = true;
         } finally {
           tee.close(complete);
@@ -639,22 +638,6 @@ class Run {
       return result.stop === true;
     } finally {
       this.stderr.release();
-    }
-  }
-
-  /** Reads a body (decoded unless `keep`) chunk by chunk into `onChunk`; a failure is the body's error, as readBody words it. */
-  private async pipeBody(hop: Hop, keep: boolean | undefined, onChunk: (c: Buffer) => void): Promise<void> {
-    let size = 0;
-    try {
-      const body = keep ? hop.body : await this.transportBody!.decodedBody(hop);
-      for await (const c of body as AsyncIterable<Buffer>) {
-        size += c.length;
-        if (keep) hop.info.bodyBytes = size;
-        onChunk(c);
-      }
-    } catch (e) {
-      hop.body.destroy();
-      throw e instanceof CliError ? e : this.transportBody!.bodyError(hop, e, size);
     }
   }
 
