@@ -41,14 +41,14 @@ export async function printOffline(spec: RequestSpec, printer: Printer): Promise
   await printer.finish();
 }
 
-/** How a request is sent: the exchange's own options (lane, messages, onSent, streamable) and what is printed of its hops. */
-export interface SendOptions extends Omit<ExchangeOptions, 'onRequest' | 'onRedirect'> {
+/** What is printed of a request's hops, and when. */
+export interface HopPrinting {
   /**
-   * Print the requests of the hops (and with --all the responses between them). `final`: when
-   * redirects are followed or a digest challenge answered, the request printed is the one that got
-   * the final answer. Off: nothing of the request is printed (the plan shows none of it).
+   * Print the requests of the hops (and with --all the responses between them); off: nothing of
+   * the request is printed (the plan shows none of it) and the exchange's options go as they are.
    */
   printHops?: boolean;
+  /** Redirects followed or a digest challenge answered: the request printed is the one that got the final answer. */
   final?: boolean;
   /** Collects the heads of the hops before the last (curl's -D and -i after -L write each hop's headers). */
   earlierHeads?: ResponseHead[];
@@ -59,12 +59,12 @@ export interface SendOptions extends Omit<ExchangeOptions, 'onRequest' | 'onRedi
 /**
  * Sends a request and resolves with the final hop, its body unread and its head not yet printed.
  * The request held for the final answer is printed before the answer, or before the failure that
- * ended the exchange.
+ * ended the exchange. `options`: the exchange's own (lane, messages, onSent, streamable).
  */
-export async function send(spec: RequestSpec, printer: Printer, options: SendOptions): Promise<Hop> {
+export async function send(spec: RequestSpec, printer: Printer, options: ExchangeOptions, printing: HopPrinting = {}): Promise<Hop> {
   const t = transport ?? (await loadTransport());
-  const { printHops = true, final = false, earlierHeads: earlier, settled, ...exchangeOptions } = options;
-  let opts: ExchangeOptions = printHops ? { ...exchangeOptions, ...printingHops(printer, final) } : exchangeOptions;
+  const { printHops = true, final = false, earlierHeads: earlier, settled } = printing;
+  let opts = printHops ? { ...options, ...printingHops(printer, final) } : options;
   if (earlier) {
     const inner = opts.onRedirect;
     opts = { ...opts, onRedirect: (hop, body) => (earlier.push(hop.response), inner?.(hop, body)) };
@@ -182,10 +182,12 @@ export type BodyDestination =
   /** Saved by the caller once the head is printed (a download: a file, the progress bar, a resume). */
   | { save(hop: Hop): Promise<number> };
 
-export interface Delivery extends SendOptions {
+export interface Delivery extends HopPrinting {
   printer: Printer;
   /** Print the request(s) the model would send, and send nothing. */
   offline?: boolean;
+  /** The exchange's options (lane, messages). */
+  exchange: ExchangeOptions;
   body: BodyDestination;
 }
 
@@ -200,12 +202,12 @@ export interface Outcome {
  * hop, then takes the final response's body where the delivery says.
  */
 export async function deliver(spec: RequestSpec, delivery: Delivery): Promise<Outcome> {
-  const { printer, offline, body, ...sending } = delivery;
+  const { printer, offline, body } = delivery;
   if (offline) {
     await printOffline(spec, printer);
     return { result: 0 };
   }
-  const hop = await send(spec, printer, sending);
+  const hop = await send(spec, printer, delivery.exchange, delivery);
   if ('print' in body) return { hop, result: await printResponse(hop, printer, body.print) };
   await printer.responseHead(hop.response);
   await printer.finish();

@@ -85,10 +85,7 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
   const to: Destination = { inv, io, reporter, offset, explicitPath, toStdout };
   const { result } = await deliver(spec, {
     printer,
-    env: io.env,
-    fastLane: true,
-    debug: (m) => reporter.debug(m),
-    warn: (m) => reporter.warn(m),
+    exchange: { env: io.env, fastLane: true, debug: (m) => reporter.debug(m), warn: (m) => reporter.warn(m) },
     final: true,
     body: { save: (hop) => saveBody(hop, to) },
   });

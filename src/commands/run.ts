@@ -53,9 +53,7 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
     const { hop } = await deliver(spec, {
       printer,
       offline: inv.offline,
-      env: io.env,
-      debug: (m) => reporter.debug(m),
-      warn: (m) => reporter.warn(m),
+      exchange: { env: io.env, debug: (m) => reporter.debug(m), warn: (m) => reporter.warn(m) },
       // Redirects followed or a digest answer: the request printed is the one that got the final answer.
       final: spec.settings.follow || spec.settings.digest !== undefined,
       body: { print: { strict: true } },

@@ -572,8 +572,7 @@ class Run {
     const plan = printer.plan;
     if (streamable) this.streamPlan = plan;
     const deferred = this.deferred !== undefined;
-    return send(spec, printer, {
-      ...(streamable ? this.hopOptionsStream : this.hopOptions),
+    return send(spec, printer, streamable ? this.hopOptionsStream : this.hopOptions, {
       // Nothing of the request or of intermediate hops is printed (the usual case): no printing hooks.
       printHops: plan.requestHeaders || plan.requestBody || plan.intermediate,
       // Redirects followed or a digest answer: the request printed is the one that got the final answer.
