@@ -1,6 +1,5 @@
 import { closeSync, existsSync, fchmodSync, fstatSync, fsyncSync, ftruncateSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { Readable } from 'node:stream';
 import type { Invocation } from '../cli/invocation.js';
 import { CliError, fileProblem, UsageError, writeFailure } from '../errors.js';
 import { isDirectory } from '../files.js';
@@ -9,14 +8,14 @@ import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { onInterrupt } from '../interrupt.js';
 import type { Io, Reporter } from '../io.js';
 import { exactBytes, formatBytes, formatDuration, Progress } from '../output/progress.js';
-import { Printer, printingHops } from '../output/printer.js';
+import { Printer } from '../output/printer.js';
 import type { OutputPlan } from '../output/plan.js';
 import type { RequestSpec } from '../model/spec.js';
-import { bodyError, decodedBody } from '../transport/body.js';
+import { bodyError } from '../transport/body.js';
 import { headerIn } from '../model/headers.js';
-import { exchange } from '../transport/exchange.js';
 import { chooseFileName, openUnique } from '../transport/filename.js';
 import type { Hop } from '../transport/send.js';
+import { deliver, pumpBody } from './deliver.js';
 
 /**
  * `--download`, `--output`, `--continue` (DECISIONS.md): the body goes to a file, everything else to
@@ -82,19 +81,32 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
     if (offset > 0) spec = { ...spec, headers: [...spec.headers.filter(([n]) => n.toLowerCase() !== 'range'), ['Range', `bytes=${offset}-`]] };
   }
 
+  // The exchange goes to stderr (stdout may be the file, with -o -); the body to the file.
   const printer = new Printer(plan, { write: (c) => void io.stderr.write(c) });
-  const hop: Hop = await exchange(spec, {
-    env: io.env,
-    fastLane: true,
-    debug: (m) => reporter.debug(m),
-    warn: (m) => reporter.warn(m),
-    ...printingHops(printer, true),
-  }).catch(async (e: unknown) => {
-    await printer.heldRequest();
-    throw e;
+  const to: Destination = { inv, io, reporter, offset, explicitPath, toStdout };
+  const { result } = await deliver(spec, {
+    printer,
+    exchange: { env: io.env, fastLane: true, debug: (m) => reporter.debug(m), warn: (m) => reporter.warn(m) },
+    final: true,
+    body: { save: (hop) => saveBody(hop, to) },
   });
-  await printer.responseHead(hop.response);
-  await printer.finish();
+  return result;
+}
+
+/** Where a download's body goes: the file named (or -o - for stdout, or a name from the response), resumed at `offset`. */
+interface Destination {
+  inv: Invocation;
+  io: Io;
+  reporter: Reporter;
+  /** The size of the file being resumed (0: not a resume). */
+  offset: number;
+  explicitPath: string | undefined;
+  toStdout: boolean;
+}
+
+/** The body, its head printed, into its file; the exit code. */
+async function saveBody(hop: Hop, { inv, io, reporter, offset, explicitPath, toStdout }: Destination): Promise<number> {
+  const cwd = io.cwd;
   const { status } = hop.response;
   const header = (name: string) => headerIn(hop.response.rawHeaders, name);
 
@@ -239,22 +251,12 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
         }
       }
     }
-    // The bytes so far, for a --timeout that fires next (decodedBody counts them itself).
-    if (!decode) hop.info.bodyBytes = written;
     // `-o -`: whether stdout's last line is open (a message after it, or Ctrl-C's, starts a line of its own).
     if (fd === 1 && buf.length && 'lineOpen' in io.stdout) (io.stdout as { lineOpen: boolean }).lineOpen = buf[buf.length - 1] !== 10;
     progress.update(buf.length);
   };
   try {
-    try {
-      if (hop.attach && !decode) await hop.attach(sink);
-      else {
-        const stream: Readable = decode ? await decodedBody(hop) : hop.body;
-        for await (const chunk of stream) sink(chunk as Buffer);
-      }
-    } catch (e) {
-      throw e instanceof CliError ? e : bodyError(hop, e, written);
-    }
+    await pumpBody(hop, { keepEncoding: !decode, write: sink });
     if (hop.info.timedOut) throw bodyError(hop, new Error('timeout'), written);
     if (expected !== undefined && written < expected) {
       throw bodyError(hop, Object.assign(new Error('aborted'), { code: 'ECONNRESET' }), written);

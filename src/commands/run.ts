@@ -1,12 +1,10 @@
 import type { Invocation } from '../cli/invocation.js';
-import { CliError } from '../errors.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { stdoutSink, type Io, type Reporter } from '../io.js';
 import { makePlan } from '../output/plan.js';
-import { Printer, printingHops } from '../output/printer.js';
+import { Printer } from '../output/printer.js';
 import { buildRequest, type BuildContext } from '../request/build.js';
-import { prepareRequest } from '../model/prepare.js';
-import { withJarCookies } from '../model/cookies.js';
+import { deliver, loadTransport, wouldSend } from './deliver.js';
 import { askPassword, readStdinBody } from '../sources/stdin.js';
 import { now } from '../clock.js';
 import { stdoutIsStderr } from '../fd-writer.js';
@@ -39,72 +37,31 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
   if (inv.curl) {
     // --curl: the curl command line that sends this request (src/output/to-curl.ts); nothing is sent.
     const { curlCommand } = await import('../output/to-curl.js');
-    const jar = spec.settings.cookieJar;
-    await stdoutSink(io.stdout).write(curlCommand(spec, await prepareRequest(jar ? withJarCookies(spec, jar) : spec)) + '\n');
+    await stdoutSink(io.stdout).write(curlCommand(spec, await wouldSend(spec)) + '\n');
     return ExitCode.OK;
   }
-  if (inv.offline) {
-    const jar = spec.settings.cookieJar;
-    await printer.request(await prepareRequest(jar ? withJarCookies(spec, jar) : spec));
-    await printer.finish();
-    ctx.session?.save();
-    return ExitCode.OK;
-  }
-  if (spec.settings.tls.verify === false && spec.url.scheme === 'https') {
+  if (!inv.offline && spec.settings.tls.verify === false && spec.url.scheme === 'https') {
     reporter.warn('--verify=no: the server certificate is not checked');
   }
-
-  if (downloading) {
-    const { runDownload } = await import('./download.js');
-    const { closeConnections } = await import('../transport/exchange.js');
-    try {
+  try {
+    if (downloading) {
+      const { runDownload } = await import('./download.js');
       const code = await runDownload(inv, spec, plan, io, reporter);
       ctx.session?.save();
       return code;
-    } finally {
-      await closeConnections();
     }
-  }
-
-  const { exchange } = await import('../transport/exchange.js');
-  const { decodedBody } = await import('../transport/body.js');
-  const { bodyError } = await import('../transport/body.js');
-  const { closeConnections } = await import('../transport/exchange.js');
-  try {
-    // Redirects followed or a digest answer: the request printed is the one that got the final answer.
-    const hops = printingHops(printer, spec.settings.follow || spec.settings.digest !== undefined);
-    const hop = await exchange(spec, {
-      env: io.env,
-      debug: (m) => reporter.debug(m),
-      warn: (m) => reporter.warn(m),
-      ...hops,
-    }).catch(async (e: unknown) => {
-      // The request that failed (a refused hop) is shown before the error.
-      await printer.heldRequest();
-      throw e;
+    const { hop } = await deliver(spec, {
+      printer,
+      offline: inv.offline,
+      exchange: { env: io.env, debug: (m) => reporter.debug(m), warn: (m) => reporter.warn(m) },
+      // Redirects followed or a digest answer: the request printed is the one that got the final answer.
+      final: spec.settings.follow || spec.settings.digest !== undefined,
+      body: { print: { strict: true } },
     });
-    await printer.responseHead(hop.response);
-    let size = 0;
-    const body = await decodedBody(hop);
-    body.on('data', (c: Buffer) => (size += c.length));
-    let streamFailed = false;
-    body.once('error', () => (streamFailed = true));
-    try {
-      await printer.responseBody(hop.response, body);
-    } catch (e) {
-      if (e instanceof CliError) throw e;
-      // The body arrived whole but the formatter gave up on it (a document nested too deep or
-      // too large to lay out): not a network failure.
-      if (!streamFailed && !hop.info.timedOut && e instanceof RangeError) {
-        throw new CliError(`the response body (${size} bytes) could not be formatted: ${e.message}`, ExitCode.ERROR, 'print it as it came with --pretty=none');
-      }
-      throw bodyError(hop, e, size);
-    }
-    if (hop.info.timedOut) throw bodyError(hop, new Error('timeout'), size);
-    await printer.meta(hop.response, hop.info, size, hop.request);
-    // A response arrived: the session takes the cookies it set.
+    // A response arrived (or --offline printed the request): the session takes the cookies it set.
     ctx.session?.save();
     await printer.finish();
+    if (!hop) return ExitCode.OK;
     const t = hop.info.timings;
     const phase = (x?: number) => (x === undefined ? '-' : `${(x - t.start).toFixed(1)}ms`);
     reporter.debug(`timings: dns ${phase(t.dns)}, connect ${phase(t.connect)}, tls ${phase(t.tls)}, first byte ${phase(t.firstByte)}, total ${phase(t.end ?? now())}`);
@@ -119,6 +76,7 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
     }
     return ExitCode.OK;
   } finally {
-    await closeConnections();
+    // Nothing was opened offline (the transport is not even loaded).
+    if (!inv.offline) await (await loadTransport()).closeConnections();
   }
 }

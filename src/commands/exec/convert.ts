@@ -1,9 +1,8 @@
 import { CliError } from '../../errors.js';
 import { curlCommand } from '../../output/to-curl.js';
 import { httpRequest } from '../../sources/http/to-http.js';
-import { prepareRequest } from '../../model/prepare.js';
 import type { RequestSpec } from '../../model/spec.js';
-import { withJarCookies } from '../../model/cookies.js';
+import { wouldSend } from '../deliver.js';
 import type { ExecContext, ExecEntry } from '../../model/exec.js';
 
 /**
@@ -35,8 +34,7 @@ export async function convertEntries(
     if (built === null) continue;
     for (const raw of Array.isArray(built) ? built : [built]) {
       const spec = apply(raw);
-      const jar = spec.settings.cookieJar;
-      const prepared = await prepareRequest(jar ? withJarCookies(spec, jar) : spec);
+      const prepared = await wouldSend(spec);
       const name = entry.name ?? entry.shownName;
       const where = `${name ? name + ': ' : ''}${entry.label} (${entry.file ? entry.file + ' ' : ''}line ${entry.line})`;
       if (to === 'curl') {

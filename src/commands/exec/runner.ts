@@ -6,14 +6,13 @@ import { originText } from '../../model/url.js';
 import { basicAuth } from '../../model/basic-auth.js';
 import type { Invocation } from '../../cli/invocation.js';
 import { anyTransportFlag, transportSettings } from '../../cli/transport-flags.js';
-import { CliError, TooManyRedirectsError, UsageError, beyondLimits, fileProblem, heldBodyLimit, oneLine } from '../../errors.js';
+import { CliError, UsageError, beyondLimits, fileProblem, heldBodyLimit, oneLine } from '../../errors.js';
 import { ExitCode, exitCodeForStatus } from '../../exit.js';
 import { Reporter, stdoutSink, type Io } from '../../io.js';
 import { makePlan, printParts, type OutputPlan } from '../../output/plan.js';
 import { neutralise } from '../../sanitize.js';
-import { Printer, printingHops, shownText } from '../../output/printer.js';
-import { prepareRequest } from '../../model/prepare.js';
-import { withJarCookies } from '../../model/cookies.js';
+import { Printer, shownText } from '../../output/printer.js';
+import { loadTransport, printOffline, printResponse, pumpBody, send } from '../deliver.js';
 import type { RequestSpec } from '../../model/spec.js';
 import { detectType } from './detect.js';
 import { dependencyOrder } from '../../model/order.js';
@@ -97,7 +96,7 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
     await runAll(run, entries);
     await run.settle();
   } finally {
-    await (await import('../../transport/exchange.js')).closeConnections();
+    await (await loadTransport()).closeConnections();
     await run.close();
   }
   run.sessions?.save();
@@ -131,7 +130,6 @@ async function runAll(run: Run, entries: ExecEntry[]) {
   }
 }
 
-type Exchange = typeof import('../../transport/exchange.js').exchange;
 type ExchangeOptions = import('../../transport/exchange.js').ExchangeOptions;
 type ReadBody = typeof import('../../transport/body.js').readBody;
 type Sessions = import('../../request/session.js').SessionStore;
@@ -169,11 +167,9 @@ class Run {
   private deferred?: () => Promise<void> | undefined;
   /** That printing, once started. */
   private printing?: Promise<void>;
-  private exchange?: Exchange;
   private transport?: typeof import('../../transport/inflight.js');
   private readBody?: ReadBody;
   private wholeBody?: typeof import('../../transport/body.js').wholeBody;
-  private transportBody?: typeof import('../../transport/body.js');
   sessions?: Sessions;
   /** Every exchange's options (onSent: the previous response is printed once this request is on the wire). */
   private hopOptions!: ExchangeOptions;
@@ -210,12 +206,11 @@ class Run {
   async start() {
     const inv = this.inv;
     if (!inv.offline) {
-      this.exchange = (await import('../../transport/exchange.js')).exchange;
+      // Loaded here, once: deliver.ts's send then starts each exchange without waiting for it.
+      const t = await loadTransport();
       this.transport = await import('../../transport/inflight.js');
-      const body = await import('../../transport/body.js');
-      this.readBody = body.readBody;
-      this.wholeBody = body.wholeBody;
-      this.transportBody = body;
+      this.readBody = t.readBody;
+      this.wholeBody = t.wholeBody;
     }
     this.hopOptions = { env: this.env, keepAliveLane: true, debug: this.rep.debugOn ? this.ctx.debug : undefined, warn: this.ctx.warn, onSent: this.onSent };
     // The lane hands over a body as a stream when nothing reads it after it is printed (see streamsBody).
@@ -433,9 +428,7 @@ class Run {
       if (before?.length) sink.write(shownText(plan, before.join('\n') + '\n'));
     } else if (notes) this.showNotes(notes, false);
     if (inv.offline) {
-      const jar = spec.settings.cookieJar;
-      await printer.request(await prepareRequest(jar ? withJarCookies(spec, jar) : spec));
-      await printer.finish();
+      await printOffline(spec, printer);
       await sink.flush();
       if (rc) {
         rc.skipped = '--offline: not sent';
@@ -493,7 +486,8 @@ class Run {
         saving.files = tee.saved;
         let complete = false;
         try {
-          await this.pipeBody(hop, keep, (c) => tee.write(c));
+          // Nothing more is read after a failure: the connection is closed rather than left reading.
+          await pumpBody(hop, { keepEncoding: keep, write: (c) => tee.write(c), onFailure: () => hop!.body.destroy() });
           complete = true;
         } finally {
           tee.close(complete);
@@ -511,7 +505,7 @@ class Run {
         if (result.stop) stop = true;
       }
       const done = hop;
-      print = () => printResponse(printer, sink, done, body, lines);
+      print = () => printWhole(printer, sink, done, body, lines);
     } catch (caught) {
       this.sending = undefined;
       const e = caught instanceof CliError ? caught : beyondLimits(caught, spec.source ? `${spec.source.file}:${spec.source.line}` : `${entry.file ?? this.display}:${entry.line}`);
@@ -575,40 +569,21 @@ class Run {
    * Starts the exchange. A response still waiting to be printed is printed as soon as this
    * request is on the wire (or has failed), and always before this one's answer is looked at.
    */
-  private async send(spec: RequestSpec, printer: Printer, entry: ExecEntry, streamable: boolean): Promise<Hop> {
+  private send(spec: RequestSpec, printer: Printer, entry: ExecEntry, streamable: boolean): Promise<Hop> {
     const plan = printer.plan;
-    // Nothing of the request or of intermediate hops is printed (the usual case): shared options.
-    const quiet = !plan.requestHeaders && !plan.requestBody && !plan.intermediate;
     if (streamable) this.streamPlan = plan;
-    const base = streamable ? this.hopOptionsStream : this.hopOptions;
-    // Redirects followed or a digest answer: the request printed is the one that got the final answer.
-    let opts = quiet ? base : { ...base, ...printingHops(printer, spec.settings.follow || spec.settings.digest !== undefined) };
-    // The heads of the hops before the last (redirects, a digest challenge), for an entry that
-    // writes them (curl's -D and -i after -L write every hop's headers).
-    const earlier: ResponseHead[] | undefined = entry.wantsEarlierHeads && spec.settings.follow ? [] : undefined;
-    if (earlier) {
-      const inner = opts.onRedirect;
-      opts = { ...opts, onRedirect: (hop, body) => (earlier.push(hop.response), inner?.(hop, body)) };
-    }
-    let hop: Hop;
     const deferred = this.deferred !== undefined;
-    try {
-      hop = await this.exchange!(spec, opts);
-    } catch (e) {
-      // A later hop failed: the heads of the redirects before it (-D, -i). The answer reported is
-      // the last redirect (its head is the last of them) or, past --max-redirs, the one after them.
-      if (earlier?.length && e instanceof CliError) {
-        if (e.partial) e.partial.info.earlierHeads = earlier;
-        else if (e.lastAnswer) e.lastAnswer.info.earlierHeads = e instanceof TooManyRedirectsError ? earlier : earlier.slice(0, -1);
-      }
-      throw e;
-    } finally {
-      if (deferred) await this.settle();
-      // The request held back (printingHops' final pair), after the response before it.
-      await printer.heldRequest();
-    }
-    if (earlier?.length) hop.info.earlierHeads = earlier;
-    return hop;
+    return send(spec, printer, streamable ? this.hopOptionsStream : this.hopOptions, {
+      // Nothing of the request or of intermediate hops is printed (the usual case): no printing hooks.
+      printHops: plan.requestHeaders || plan.requestBody || plan.intermediate,
+      // Redirects followed or a digest answer: the request printed is the one that got the final answer.
+      final: spec.settings.follow || spec.settings.digest !== undefined,
+      // The heads of the hops before the last (redirects, a digest challenge), for an entry that
+      // writes them (curl's -D and -i after -L write every hop's headers).
+      earlierHeads: entry.wantsEarlierHeads && spec.settings.follow ? [] : undefined,
+      // The response waiting to be printed goes out before this request (held for its answer) is printed.
+      settled: deferred ? () => this.settle() : undefined,
+    });
   }
 
   /**
@@ -631,32 +606,22 @@ class Run {
     await this.settle();
     const waiting = sink.unbuffer();
     if (waiting) await waiting;
-    let size = 0;
     /** The body's last byte (lines printed after it start on a line of their own). */
     let last: number | undefined;
-    try {
-      const keep = spec.settings.keepEncoding;
-      const body = keep ? hop.body : await this.transportBody!.decodedBody(hop);
-      // The bytes as they came (curl's %{size_download}); decodedBody counts them itself.
-      body.on('data', (c: Buffer) => {
-        size += c.length;
+    await printResponse(hop, printer, {
+      keepEncoding: spec.settings.keepEncoding,
+      save: tee,
+      onData: (c) => {
         if (c.length) last = c[c.length - 1];
-        if (keep) hop.info.bodyBytes = size;
-        tee?.write(c);
-      });
-      await printer.responseHead(hop.response);
-      await printer.responseBody(hop.response, body);
-      tee?.close(true);
-    } catch (e) {
-      tee?.close(false);
-      // Nothing more is read: the connection is closed rather than left reading (a server that
-      // goes on sending a body that cannot be decoded would keep the run waiting).
-      hop.body.destroy();
-      // What arrived ends its line before the error (on a terminal; a pipe's batch knows its last line).
-      await printer.finish();
-      throw e instanceof CliError ? e : this.transportBody!.bodyError(hop, e, size);
-    }
-    await printer.meta(hop.response, hop.info, size, hop.request);
+      },
+      onFailure: () => {
+        // Nothing more is read: the connection is closed rather than left reading (a server that
+        // goes on sending a body that cannot be decoded would keep the run waiting).
+        hop.body.destroy();
+        // What arrived ends its line before the error (on a terminal; a pipe's batch knows its last line).
+        return printer.finish();
+      },
+    });
     await printer.finish();
     // As for a response read whole: what goes to stderr about it comes after the lines printed under it.
     this.stderr.hold();
@@ -673,22 +638,6 @@ class Run {
       return result.stop === true;
     } finally {
       this.stderr.release();
-    }
-  }
-
-  /** Reads a body (decoded unless `keep`) chunk by chunk into `onChunk`; a failure is the body's error, as readBody words it. */
-  private async pipeBody(hop: Hop, keep: boolean | undefined, onChunk: (c: Buffer) => void): Promise<void> {
-    let size = 0;
-    try {
-      const body = keep ? hop.body : await this.transportBody!.decodedBody(hop);
-      for await (const c of body as AsyncIterable<Buffer>) {
-        size += c.length;
-        if (keep) hop.info.bodyBytes = size;
-        onChunk(c);
-      }
-    } catch (e) {
-      hop.body.destroy();
-      throw e instanceof CliError ? e : this.transportBody!.bodyError(hop, e, size);
     }
   }
 
@@ -734,7 +683,7 @@ function streamsBody(hop: Hop, keepEncoding: boolean | undefined): boolean {
 }
 
 /** Prints a response whose body was read whole: synchronous unless stdout asks to wait. */
-function printResponse(printer: Printer, sink: RequestSink, hop: Hop, body: Buffer, lines: string[] | undefined): Promise<void> | undefined {
+function printWhole(printer: Printer, sink: RequestSink, hop: Hop, body: Buffer, lines: string[] | undefined): Promise<void> | undefined {
   const waiting = printer.response(hop.response, body, hop.info, hop.request);
   if (waiting) return waiting.then(() => printRest(sink, lines));
   return printRest(sink, lines);
@@ -774,7 +723,7 @@ const DEFAULT_HEADERS = new Set(['user-agent', 'accept-encoding', 'accept', 'con
 
 /** A request a source sends itself (an OAuth token request of a .http file), its body read whole. */
 async function sendOwn(spec: RequestSpec, env: NodeJS.ProcessEnv): Promise<{ status: number; body: Buffer }> {
-  const [{ exchange }, { readBody }] = await Promise.all([import('../../transport/exchange.js'), import('../../transport/body.js')]);
+  const { exchange, readBody } = await loadTransport();
   const hop = await exchange(spec, { env });
   return { status: hop.response.status, body: await readBody(hop) };
 }
