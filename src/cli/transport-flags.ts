@@ -1,6 +1,22 @@
-import { isIP } from 'node:net';
 import { UsageError } from '../errors.js';
 import type { RequestSettings, ResolveRule, TlsVersion } from '../model/spec.js';
+
+const IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/**
+ * Whether `text` is an IPv4 or IPv6 address (node:net's isIP, without loading node:net and the
+ * stream machinery on every start: the WHATWG URL parser checks an IPv6 literal).
+ */
+export function isAddress(text: string): boolean {
+  if (IPV4.test(text)) return true;
+  if (!text.includes(':') || /[^0-9A-Fa-f:.]/.test(text)) return false;
+  try {
+    new URL(`http://[${text}]/`);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The transport flags of the command line (xh's names, where xh has the flag): --http-version,
@@ -79,7 +95,7 @@ export function resolveRule(text: string): ResolveRule {
       .split(',')[0]!
       .trim()
       .replace(/^\[|\]$/g, '');
-    return isIP(first) ? first : undefined;
+    return isAddress(first) ? first : undefined;
   };
   const withPort = /^(\d+):(.+)$/.exec(rest);
   if (withPort) {

@@ -1,0 +1,40 @@
+// What the start-up path loads (bench/startup.mjs times it): `--offline` and `--version` must not
+// pull in Node's network or stream modules, which cost milliseconds on every start. A check of
+// what is loaded, not of time: a top-level `import 'node:net'` on that path fails it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SLING_PATH, baseEnv } from '../helpers/cli.js';
+
+const HEAVY = ['net', 'http', 'https', 'tls', 'http2', 'zlib', 'stream', 'child_process'];
+
+function modulesLoaded(args: string[]): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-modules-'));
+  try {
+    const preload = join(dir, 'list.cjs');
+    const out = join(dir, 'list.txt');
+    writeFileSync(preload, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.join('\\n')));\n`);
+    const r = spawnSync(process.execPath, ['-r', preload, SLING_PATH, ...args], { env: { ...baseEnv(), SLING_CACHE_DIR: dir }, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    return readFileSync(out, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('NativeModule '))
+      .map((l) => l.slice('NativeModule '.length));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+for (const args of [['--offline', 'POST', 'example.org', 'a=1'], ['--offline', '--resolve', 'example.org:80:127.0.0.1', '--http-version', '1.1', 'example.org'], ['--version']]) {
+  test(`sling ${args.join(' ')} loads none of Node's network or stream modules`, () => {
+    const loaded = modulesLoaded(args);
+    assert.ok(loaded.includes('fs'), `the list was read (${loaded.length} modules)`);
+    assert.deepEqual(
+      HEAVY.filter((m) => loaded.includes(m)),
+      [],
+    );
+  });
+}
