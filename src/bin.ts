@@ -55,6 +55,7 @@ export function start(defaultScheme: 'http' | 'https') {
     argv: process.argv.slice(2),
     env: process.env,
     cwd: process.cwd(),
+    pid: process.pid,
     // Created on first use: making the stdin stream costs ~4 ms, and most commands never read it.
     get stdin() {
       return process.stdin;
