@@ -1,4 +1,4 @@
-import { runInterruptHooks } from './interrupt.js';
+import { runExitHooks, runInterruptHooks } from './interrupt.js';
 import { main } from './main.js';
 import { FdWriter, fdWriterFor, readerGone, stdoutIsStderr } from './fd-writer.js';
 import { writeFailure } from './errors.js';
@@ -42,6 +42,10 @@ export function start(defaultScheme: 'http' | 'https') {
     process.exit(130);
   });
 
+  // However the process ends (a normal end, process.exit on Ctrl-C or a closed stdout, an uncaught
+  // error), what must go goes: the folder stdin was spooled to (interrupt.ts onExit).
+  process.once('exit', runExitHooks);
+
   // A safety net: should a bug ever leave the run waiting for something that can no longer happen
   // (nothing left in the event loop), the process says so and fails instead of exiting 0 in silence.
   let finished = false;
@@ -55,6 +59,7 @@ export function start(defaultScheme: 'http' | 'https') {
     argv: process.argv.slice(2),
     env: process.env,
     cwd: process.cwd(),
+    pid: process.pid,
     // Created on first use: making the stdin stream costs ~4 ms, and most commands never read it.
     get stdin() {
       return process.stdin;

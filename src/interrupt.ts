@@ -1,5 +1,6 @@
 /**
- * What must happen before the process exits on Ctrl-C (a download prints how to resume it).
+ * What must happen before the process exits on Ctrl-C (a download prints how to resume it), and
+ * (onExit, below) whenever it exits.
  * bin.ts runs these synchronously from its SIGINT handler and then exits 130. A hook that returns
  * true has said on stderr that the run was interrupted (bin.ts then does not say it again); one
  * that returns a string gives bin.ts what was going on (`at api.http:12 (login)`).
@@ -25,4 +26,26 @@ export function runInterruptHooks(): boolean | string | undefined {
     }
   }
   return reported || detail;
+}
+
+/**
+ * What must happen however the process ends (its end, a failure, Ctrl-C, a closed stdout, an
+ * uncaught error): the folder standard input was spooled to is removed (model/upload.ts). bin.ts
+ * runs these from the process's 'exit' event, so they must be synchronous.
+ */
+const exitHooks = new Set<() => void>();
+
+export function onExit(hook: () => void): () => void {
+  exitHooks.add(hook);
+  return () => exitHooks.delete(hook);
+}
+
+export function runExitHooks(): void {
+  for (const hook of exitHooks) {
+    try {
+      hook();
+    } catch {
+      // exiting anyway
+    }
+  }
 }

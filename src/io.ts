@@ -1,4 +1,4 @@
-// What the program gets from the process (argv, env, the three streams), the messages it writes
+// What the program gets from the process (argv, env, cwd, pid, the three streams), the messages it writes
 // to stderr (Reporter) and the sink that writes to stdout. bin.ts makes the Io from `process`.
 import type { Readable, Writable } from 'node:stream';
 import { CliError, limitReached, oneLine, tooDeep } from './errors.js';
@@ -14,6 +14,8 @@ export interface Io {
   argv: string[];
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** The process id (in temporary files' names: a download's and exec's `.part` files, a session's; a curl file's `$$`). */
+  pid: number;
   stdin: Readable & { isTTY?: boolean; fd?: number };
   stdout: OutStream;
   stderr: Writable & { isTTY?: boolean };

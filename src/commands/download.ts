@@ -166,7 +166,7 @@ async function saveBody(hop: Hop, { inv, io, reporter, offset, explicitPath, toS
   } else if (explicitPath) {
     name = inv.output!;
     try {
-      if (restart) ({ fd, beside } = openBeside(explicitPath));
+      if (restart) ({ fd, beside } = openBeside(explicitPath, io.pid));
       else fd = openSync(explicitPath, append ? 'a' : 'w');
     } catch (e) {
       throw new UsageError(`cannot write '${inv.output}': ${(e as Error).message}`);
@@ -291,11 +291,11 @@ async function saveBody(hop: Hop, { inv, io, reporter, offset, explicitPath, toS
  * rename is atomic), with that file's mode. Through a link, the file it points to is replaced, as
  * writing into the link would have done.
  */
-function openBeside(path: string): { fd: number; beside: { tmp: string; target: string } } {
+function openBeside(path: string, pid: number): { fd: number; beside: { tmp: string; target: string } } {
   const target = realpathSync(path);
   const mode = statSync(target).mode & 0o7777;
   // `.NAME.sling-PID-RANDOM.part`, NAME cut so that a long one still makes a name the system takes.
-  const tmp = join(dirname(target), `.${[...basename(target)].slice(0, 40).join('')}.sling-${process.pid}-${Math.random().toString(36).slice(2, 8)}.part`);
+  const tmp = join(dirname(target), `.${[...basename(target)].slice(0, 40).join('')}.sling-${pid}-${Math.random().toString(36).slice(2, 8)}.part`);
   const fd = openSync(tmp, 'wx', mode);
   // The umask may have taken bits from the mode given to open.
   fchmodSync(fd, mode);

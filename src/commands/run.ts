@@ -14,6 +14,7 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
   const ctx: BuildContext = {
     cwd: io.cwd,
     env: io.env,
+    pid: io.pid,
     readStdin: () => readStdinBody(io, reporter),
     askPassword: (user, where) => askPassword(io, user, where),
     note: (m) => reporter.note(m),

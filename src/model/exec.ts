@@ -13,6 +13,10 @@ export interface SourceOptions {
   file: string;
   /** Folder that relative paths in the file are resolved against. */
   dir: string;
+  /** Where sling runs: the folder a curl file's commands start in. */
+  cwd: string;
+  /** sling's process id: a curl file's `$$`. */
+  pid: number;
   env: NodeJS.ProcessEnv;
   /** --env NAME. */
   envName?: string;

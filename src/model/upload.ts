@@ -2,6 +2,7 @@ import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, statSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
+import { onExit } from '../interrupt.js';
 import type { BodyPiece, FileBody } from './spec.js';
 
 /**
@@ -297,9 +298,11 @@ export class Spool {
     if (!spoolDir) {
       spoolDir = mkdtempSync(join(tmpdir(), 'sling-'));
       const dir = spoolDir;
-      process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+      // However sling ends (bin.ts runs the exit hooks from the process's 'exit' event).
+      onExit(() => rmSync(dir, { recursive: true, force: true }));
     }
-    this.path = join(spoolDir, `stdin-${process.pid}-${++spools}`);
+    // The folder is this process's own (mkdtemp): a count is name enough.
+    this.path = join(spoolDir, `stdin-${++spools}`);
     this.fd = openSync(this.path, 'wx', 0o600);
     for (const k of this.chunks) writeAll(this.fd, k);
     this.chunks = [];

@@ -25,8 +25,10 @@ export interface BuildContext {
   /** Asks for a password on the terminal; throws when there is none. */
   /** `where`: host[:port] of the request, as the prompt names it (HTTPie says the same). */
   askPassword(user: string, where: string): Promise<string>;
-  /** The environment (HOME, NETRC, SLING_CONFIG_DIR); process.env when absent. */
-  env?: NodeJS.ProcessEnv;
+  /** The environment (HOME, NETRC, SLING_CONFIG_DIR). */
+  env: NodeJS.ProcessEnv;
+  /** The process id (in the name of a session file's temporary copy). */
+  pid: number;
   /** Set by buildRequest when --session is used: run.ts saves it after the exchange. */
   session?: import('./session.js').SessionStore;
   /** A note on stderr (an HTTPie session file read). */
@@ -302,7 +304,7 @@ export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<
 
   if (inv.session !== undefined) {
     const { SessionStore } = await import('./session.js');
-    const store = new SessionStore(inv.session, ctx.env ?? process.env, cwd, inv.sessionReadOnly, ctx.note);
+    const store = new SessionStore(inv.session, ctx.env, cwd, ctx.pid, inv.sessionReadOnly, ctx.note);
     const explicit = new Set(userHeaders.map(([n]) => n.toLowerCase()));
     const applied = store.apply(spec, explicit, auth !== undefined || hasAuthItem);
     spec = applied.spec;
@@ -319,7 +321,7 @@ export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<
   }
   if (!auth && !hasAuthItem && !inv.ignoreNetrc) {
     const { netrcCredentials } = await import('./netrc.js');
-    const found = netrcCredentials(url.hostname, ctx.env ?? process.env);
+    const found = netrcCredentials(url.hostname, ctx.env);
     if (found) auth = { type: inv.authType === 'digest' ? 'digest' : 'basic', user: found.login, password: found.password };
   }
   if (auth && !hasAuthItem) {

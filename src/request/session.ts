@@ -51,6 +51,8 @@ export class SessionStore {
     private readonly nameOrPath: string,
     private readonly env: NodeJS.ProcessEnv,
     private readonly cwd: string,
+    /** The process id, in the name of a file's temporary copy. */
+    private readonly pid: number,
     readonly readOnly: boolean,
     /** Says once per file that it is an HTTPie session (a note on stderr). */
     private readonly note?: (message: string) => void,
@@ -165,7 +167,7 @@ export class SessionStore {
       // A named session's folder is sling's own (kept 0700); a folder of a path the user gave is
       // theirs: only what sling creates in it is made 0700.
       try {
-        writeAtomically(file.path, JSON.stringify(data, null, 4) + '\n', !isPath(this.nameOrPath));
+        writeAtomically(file.path, JSON.stringify(data, null, 4) + '\n', !isPath(this.nameOrPath), this.pid);
       } catch (e) {
         throw new UsageError(`cannot write the session ${file.path}: ${fileProblem(e)}`);
       }
@@ -175,9 +177,9 @@ export class SessionStore {
 
 /**
  * Folders created 0700 (an existing folder is made 0700 only when `ownFolder`: sling's own), a 0600
- * temporary file written beside the target, fsync, rename over it.
+ * temporary file written beside the target (`.TIME-PID-RANDOM.tmp`), fsync, rename over it.
  */
-export function writeAtomically(path: string, text: string, ownFolder: boolean) {
+export function writeAtomically(path: string, text: string, ownFolder: boolean, pid: number) {
   const dir = dirname(path);
   const created = makeDirs(dir, 0o700);
   if (ownFolder) chmodSync(dir, 0o700);
@@ -188,7 +190,7 @@ export function writeAtomically(path: string, text: string, ownFolder: boolean) 
       if (d === created || dirname(d) === d) break;
     }
   }
-  const tmp = join(dir, `.${Date.now()}-${process.pid}-${Math.random().toString(36).slice(2)}.tmp`);
+  const tmp = join(dir, `.${Date.now()}-${pid}-${Math.random().toString(36).slice(2)}.tmp`);
   const fd = openSync(tmp, 'wx', 0o600);
   try {
     writeSync(fd, text);

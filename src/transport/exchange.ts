@@ -17,6 +17,7 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
 
 export interface ExchangeOptions {
+  /** sling's environment: proxies (proxy.ts) when the spec has none of its own; SLING_NO_POLL (poll.ts). */
   env: NodeJS.ProcessEnv;
   /** Called with each request right before it is sent. */
   onRequest?(request: PreparedRequest): void | Promise<void>;
@@ -154,7 +155,7 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
     let hop: Hop;
     try {
       hop = ownLane
-        ? await sendKeepAlive(spec.url, prepared, st, { proxy, onWritten: opts.onSent, streamable: opts.streamable })
+        ? await sendKeepAlive(spec.url, prepared, st, { proxy, onWritten: opts.onSent, streamable: opts.streamable, poll: !opts.env.SLING_NO_POLL })
         : raw
           ? await sendRaw(spec.url, prepared, st)
           : await sendOnce(spec.url, prepared, st, { env: opts.env });

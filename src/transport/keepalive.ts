@@ -202,6 +202,8 @@ export interface LaneOptions {
   onWritten?: () => void;
   /** exchange.ts ExchangeOptions.streamable. */
   streamable?: (head: ResponseHead) => boolean;
+  /** Poll for the answer before sleeping (poll.ts); false with SLING_NO_POLL. */
+  poll: boolean;
 }
 
 /** What goes on the wire for one request: its header lines and request target (a proxy's, an h2c offer's). */
@@ -311,10 +313,10 @@ function sendOn(url: ParsedUrl, route: Route, request: PreparedRequest, framing:
   if (conn) {
     info.reused = true;
     conn.socket.ref();
-    return exchangeOn(conn, route, url, request, framing, settings, info, opts.onWritten, retries < STALE_RETRIES ? () => retry() : undefined, opts.streamable);
+    return exchangeOn(conn, route, url, request, framing, settings, info, opts, retries < STALE_RETRIES ? () => retry() : undefined);
   }
   info.reused = false;
-  return connect(url, route, settings, info).then((c) => exchangeOn(c, route, url, request, framing, settings, info, opts.onWritten, undefined, opts.streamable));
+  return connect(url, route, settings, info).then((c) => exchangeOn(c, route, url, request, framing, settings, info, opts));
 
   function retry(): Promise<Hop> {
     closesSilently.add(route.key);
@@ -337,7 +339,7 @@ function reuseAfterATurn(conn: Conn, url: ParsedUrl, route: Route, request: Prep
       conn.proven = true;
       info.reused = true;
       conn.socket.ref();
-      return exchangeOn(conn, route, url, request, framing, settings, info, opts.onWritten, undefined, opts.streamable);
+      return exchangeOn(conn, route, url, request, framing, settings, info, opts);
     }
     conn.socket.destroy();
     closesSilently.add(route.key);
@@ -398,9 +400,8 @@ function exchangeOn(
   onWire: Framing,
   settings: RequestSettings,
   info: HopInfo,
-  onWritten?: () => void,
+  { onWritten, streamable, poll }: LaneOptions,
   stale?: () => Promise<Hop>,
-  streamable?: (head: ResponseHead) => boolean,
 ): Promise<Hop> {
   const where = route.where;
   const via = route.proxy?.display;
@@ -633,13 +634,13 @@ function exchangeOn(
         () => (uploading = false),
         (e: Error) => finish(e),
       );
-      awaitAnswer(() => done);
+      awaitAnswer(() => done, poll);
       // On the wire (its head, the body going out): the title of a long upload shows while it goes.
       onWritten?.();
       return;
     }
     writeRequest(sock, requestBytes(request, onWire.headers, onWire.target, curl, !curl));
-    awaitAnswer(() => done);
+    awaitAnswer(() => done, poll);
     onWritten?.();
   });
 }

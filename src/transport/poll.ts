@@ -11,18 +11,21 @@ import { now } from '../clock.js';
  * ~0.40 s polling, ~0.72 s sleeping); an answer from a local server usually comes well within the
  * window. The cost is CPU: at most POLL_MS of it a request, when the server is slower. Only with a
  * second CPU (with one, the spin would take the time a local server needs to answer), and
- * SLING_NO_POLL=1 turns it off.
+ * SLING_NO_POLL=1 turns it off (exchange.ts reads it from the environment the commands hand it,
+ * ExchangeOptions.env, and tells the lane: LaneOptions.poll).
  */
 const POLL_MS = 0.25;
 let pollFor: (() => boolean) | undefined;
 let pollUntil = 0;
 let polling = false;
-let pollWanted: boolean | undefined;
+let cpus: boolean | undefined;
 
-/** A request was written: poll until `answered()` (its answer's head is in) or the window closes. */
-export function awaitAnswer(answered: () => boolean) {
-  pollWanted ??= wantPolling();
-  if (!pollWanted) return;
+/**
+ * A request was written: poll until `answered()` (its answer's head is in) or the window closes.
+ * `allowed` false (SLING_NO_POLL): the loop sleeps at once.
+ */
+export function awaitAnswer(answered: () => boolean, allowed: boolean) {
+  if (!allowed || !(cpus ??= availableParallelism() > 1)) return;
   pollFor = answered;
   pollUntil = now() + POLL_MS;
   if (!polling) {
@@ -41,9 +44,4 @@ function pollTick() {
     // The exchange's closure is not kept alive past its wait.
     pollFor = undefined;
   }
-}
-
-function wantPolling(): boolean {
-  if (process.env.SLING_NO_POLL) return false;
-  return availableParallelism() > 1;
 }

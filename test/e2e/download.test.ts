@@ -279,13 +279,18 @@ test('a resume answered with 200: the partial file stays whole while the new cop
   writeFileSync(join(real, 'f.bin'), partial);
   chmodSync(join(real, 'f.bin'), 0o640);
   symlinkSync(join('real', 'f.bin'), join(dir, 'link.bin'));
-  const run = runSling(['-d', '-C', '-o', 'link.bin', `${s.url}/f`], { cwd: dir });
+  let pid = 0;
+  const run = runSling(['-d', '-C', '-o', 'link.bin', `${s.url}/f`], { cwd: dir, onSpawn: (p) => (pid = p) });
   // Half of the new copy has come (it is written beside the file): the file is still the partial one.
   const deadline = Date.now() + 5000;
   while (readdirSync(real).length < 2 && statSync(join(real, 'f.bin')).size === partial.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   await new Promise((r) => setTimeout(r, 100));
   assert.equal(sha(readFileSync(join(real, 'f.bin'))), sha(partial), 'the partial file is untouched until the new copy is complete');
+  // The new copy's name (docs/usage.md): `.NAME.sling-PID-XXXXXX.part`, PID sling's process id.
+  const beside = readdirSync(real).filter((n) => n !== 'f.bin');
   release();
+  assert.equal(beside.length, 1, beside.join(', '));
+  assert.match(beside[0]!, new RegExp(`^\\.f\\.bin\\.sling-${pid}-[0-9a-z]*\\.part$`));
   const r = await run;
   assert.equal(r.code, 0, r.stderr);
   assert.ok(lstatSync(join(dir, 'link.bin')).isSymbolicLink(), 'the link is still a link');

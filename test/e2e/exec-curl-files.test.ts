@@ -3,7 +3,7 @@
 // -O names and --output-dir. Against a loopback server; the expected results are what real curl did.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -33,7 +33,8 @@ function routes(req: IncomingMessage, res: ServerResponse) {
   } else if (url.startsWith('/404')) {
     res.writeHead(404);
     res.end('not here');
-  } else res.end('hello');
+  } else if (url.startsWith('/echo')) res.end(url);
+  else res.end('hello');
 }
 
 function dir(files: Record<string, string | Buffer> = {}): string {
@@ -53,6 +54,22 @@ test('-C -: a complete file (416) is left as it is; a server that ignores ranges
   const r = await runSling(['exec', 'b.sh'], { cwd: d });
   assertError(r, 1, /b\.sh:1:1: the server ignored the range request \(HTTP 200\): cannot resume/);
   assert.equal(readFileSync(join(d, 'p.txt'), 'utf8'), 'partial');
+});
+
+test("a curl file runs where sling runs (relative paths from sling's folder, not the file's) and its $$ is sling's process id", async (t) => {
+  const s = await httpServer(t, routes);
+  const d = dir({ 'body.txt': 'from the folder sling runs in' });
+  mkdirSync(join(d, 'sub'));
+  writeFileSync(join(d, 'sub', 'body.txt'), "from the file's folder");
+  writeFileSync(join(d, 'sub', 'a.sh'), `curl -s -o one.txt "${s.url}/echo?p=$$"\ncurl -s -o two.txt "${s.url}/echo?p=\${$}"\ncurl -s -d @body.txt -o three.txt ${s.url}/echo\n`);
+  let pid = 0;
+  assertExit(await runSling(['exec', join('sub', 'a.sh')], { cwd: d, onSpawn: (p) => (pid = p) }), 0);
+  assert.ok(pid > 0);
+  assert.equal(readFileSync(join(d, 'one.txt'), 'utf8'), `/echo?p=${pid}`);
+  assert.equal(readFileSync(join(d, 'two.txt'), 'utf8'), `/echo?p=${pid}`);
+  assert.equal(readFileSync(join(d, 'three.txt'), 'utf8'), '/echo');
+  assert.equal(s.requests.at(-1)!.body.toString(), 'from the folder sling runs in');
+  assert.ok(!existsSync(join(d, 'sub', 'one.txt')));
 });
 
 test('-J -O does not overwrite an existing file; --fail-with-body --remove-on-error leaves no file', async (t) => {

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type http from 'node:http';
@@ -320,7 +320,7 @@ async function slowBigServer(t: import('node:test').TestContext, first: number, 
 
 /** Waits until `path` (or its temporary `path.PID.part`) holds at least `size` bytes (false after 10 s). */
 async function fileReaches(path: string, size: number): Promise<boolean> {
-  const { readdirSync, statSync } = await import('node:fs');
+  const { statSync } = await import('node:fs');
   const { basename, dirname } = await import('node:path');
   for (let i = 0; i < 1000; i++) {
     for (const name of readdirSync(dirname(path))) {
@@ -350,10 +350,14 @@ for (const kind of ['curl -o', '.http >>'] as const) {
         ? `curl -s -o ${out} ${srv.url}/big\ncurl -s --compressed -OJ --output-dir ${dir} ${srv.url}/gz\n`
         : `GET ${srv.url}/big\n\n>> ${out}\n\n###\nGET ${srv.url}/gz\n\n>>! ${dir}/named.bin\n`,
     );
-    const run = runSling(['exec', '--print=h', file]);
+    let pid = 0;
+    const run = runSling(['exec', '--print=h', file], { onSpawn: (p) => (pid = p) });
     // The first 3 MiB are in the file while the server still holds the rest back.
     const reached = await fileReaches(out, first);
+    // `>> file` writes `out.bin.PID.part` (sling's process id) until the body is whole; curl's -o the file itself.
+    const during = readdirSync(dir).sort();
     release();
+    assert.deepEqual(during, kind === 'curl -o' ? ['get.curl', 'out.bin'] : ['get.http', `out.bin.${pid}.part`]);
     const r = await run;
     assert.ok(reached, 'the file did not grow while the body was arriving');
     assert.equal(r.code, 0, r.stderr);
@@ -392,7 +396,7 @@ test('exec: a body cut short while saved with curl -o keeps the bytes that came 
   assert.equal(h.code, 6, h.stderr);
   assert.match(h.stderr, /cut short/);
   assert.equal(readFileSync(kept, 'utf8'), 'before');
-  assert.deepEqual((await import('node:fs')).readdirSync(dir).sort(), ['cut.bin', 'cut.curl', 'cut.http', 'kept.bin']);
+  assert.deepEqual(readdirSync(dir).sort(), ['cut.bin', 'cut.curl', 'cut.http', 'kept.bin']);
 });
 
 test('exec: a body a handler reads is held up to a limit (SLING_HELD_BODY_MB), then that request fails with one line, exit 1, and the next runs; gzip, chunked, sized', async (t) => {

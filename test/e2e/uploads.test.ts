@@ -14,9 +14,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { runSling, type RunResult } from '../helpers/cli.js';
-import { makeCerts, certsUnavailableReason } from '../helpers/servers.js';
+import { closedPort, makeCerts, certsUnavailableReason } from '../helpers/servers.js';
 import { assertNoStack, show } from '../helpers/assert.js';
 import { textLines } from '../../src/sources/curl/body.js';
 
@@ -213,6 +213,47 @@ test('main command, a large body on stdin: kept in a 0600 temporary file while i
   assert.equal(small.code, 0, show(small));
   assert.equal(s.seen[1]!.sha, sha(Buffer.from('hi')));
   assert.equal(spooled.length, 1);
+});
+
+test('a large body on stdin: its temporary file is removed however sling ends (a failure, Ctrl-C, a curl file)', async (t) => {
+  const d = dir(t);
+  const tmp = join(d, 'tmp');
+  mkdirSync(tmp);
+  const data = randomBytes(4 << 20);
+  const spooled = () => readdirSync(tmp).flatMap((sub) => readdirSync(join(tmp, sub)));
+  // A failure: nobody listens.
+  const url = `http://127.0.0.1:${await closedPort()}/x`;
+  const refused = await runSling(['PUT', url], { stdin: data, env: { TMPDIR: tmp } });
+  assert.equal(refused.code, 6, show(refused));
+  assert.deepEqual(readdirSync(tmp), [], 'removed after a failure');
+  // `curl -T -` in a curl file reads stdin into a temporary file too.
+  writeFileSync(join(d, 'up.sh'), `curl -s -T - ${url}\n`);
+  const curl = await runSling(['exec', 'up.sh'], { cwd: d, stdin: data, env: { TMPDIR: tmp } });
+  assert.notEqual(curl.code, 0, show(curl));
+  assert.deepEqual(readdirSync(tmp), [], 'removed after a curl file failed');
+  // Ctrl-C while the body goes to a server that never reads it.
+  let connected!: () => void;
+  const accepted = new Promise<void>((r) => (connected = r));
+  const sockets: Socket[] = [];
+  const server = createServer((socket) => {
+    sockets.push(socket);
+    socket.pause();
+    connected();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => {
+    for (const s of sockets) s.destroy();
+    server.close();
+  });
+  let pid = 0;
+  const run = runSling(['PUT', `http://127.0.0.1:${(server.address() as AddressInfo).port}/x`], { stdin: data, env: { TMPDIR: tmp }, onSpawn: (p) => (pid = p) });
+  await accepted;
+  const during = spooled();
+  process.kill(pid, 'SIGINT');
+  const interrupted = await run;
+  assert.equal(interrupted.code, 130, show(interrupted));
+  assert.equal(during.length, 1, 'the body was in a temporary file while it was sent');
+  assert.deepEqual(readdirSync(tmp), [], 'removed after Ctrl-C');
 });
 
 test('main command: a 307 and a digest challenge send the file again as it is then (read anew, not held)', async (t) => {

@@ -23,6 +23,8 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Another copy of dist/sling.js to run (another install). */
   script?: string;
+  /** Called with the child's process id once it is started (sling's own: `$$`, temporary names). */
+  onSpawn?: (pid: number) => void;
 }
 
 export interface RunResult {
@@ -57,6 +59,7 @@ export function runSling(args: string[], opts: RunOptions = {}): Promise<RunResu
       env: { ...baseEnv(), ...(opts.env ?? {}) },
       stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (child.pid !== undefined) opts.onSpawn?.(child.pid);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let timedOut = false;

@@ -14,6 +14,8 @@ writeFileSync(join(dir, 'data.yaml'), 'k: v\n');
 async function wire(args: string[], stdin: Buffer | null = null) {
   const spec = await buildRequest(resolveInvocation(args), {
     cwd: dir,
+    env: {},
+    pid: process.pid,
     readStdin: async () => stdin,
     askPassword: async () => {
       throw new Error('no terminal');

@@ -147,7 +147,7 @@ test('cmd.exe "Copy as cURL": carets, continuations, C runtime quoting', () => {
   const text = 'curl ^"https://example.com/api?a=1^&b=2^" ^\n  -H ^"accept: */*^" ^\n  --data-raw ^"^{^\\^"name^\\^":^\\^"Ada 50^%^\\^"^}^" ^\n  --compressed\n';
   assert.ok(looksLikeCmd(text));
   assert.ok(!looksLikeCmd("# bash\ncurl 'x' \\\n -H 'a: ^\"b'\n"));
-  const env = { lookup: (n: string) => (n === 'TOKEN' ? 'secret' : undefined), assign: () => {}, cwd: '/', home: '/', unset: () => {} };
+  const env = { lookup: (n: string) => (n === 'TOKEN' ? 'secret' : undefined), assign: () => {}, cwd: '/', home: '/', pid: 1, unset: () => {} };
   const calls = parseCmdScript(text, env);
   assert.equal(calls.length, 1);
   assert.deepEqual(calls[0]!.argv, ['https://example.com/api?a=1&b=2', '-H', 'accept: */*', '--data-raw', '{"name":"Ada 50%"}', '--compressed']);
@@ -156,7 +156,7 @@ test('cmd.exe "Copy as cURL": carets, continuations, C runtime quoting', () => {
 });
 
 test('cmd.exe: a long command is read in one pass (fuzz: 200 kB took 3 s, each character asked whether the command so far was blank)', () => {
-  const env = { lookup: () => undefined, assign: () => {}, cwd: '/', home: '/', unset: () => {} };
+  const env = { lookup: () => undefined, assign: () => {}, cwd: '/', home: '/', pid: 1, unset: () => {} };
   const text = `curl ^"http://h/${'a'.repeat(300_000)}^" ^\n  --compressed\n`;
   assert.ok(looksLikeCmd(text));
   const calls = quickly('long cmd.exe command', () => parseCmdScript(text, env));

@@ -19,6 +19,7 @@ function env(vars: Record<string, string> = {}): ShellEnv & { warned: string[] }
     assign: (n, v) => void map.set(n, v),
     cwd: '/tmp',
     home: '/home/u',
+    pid: 4242,
     unset: (n) => void warned.push(n),
     warned,
   };
@@ -98,6 +99,11 @@ test('parameters: $NAME, ${NAME}, defaults, splitting of unquoted expansions', (
     ['curl', '-H', 'Authorization: Bearer '],
   );
   assert.deepEqual(e.warned, ['TOKEN']);
+});
+
+test("special parameters: $$ is the ShellEnv's process id (sling's), $? and $# are 0, $0 is bash", () => {
+  assert.deepEqual(words('curl "http://h/$$" ${$} $? $# $0'), ['curl', 'http://h/4242', '4242', '0', '0', 'bash']);
+  assert.deepEqual(curlArgs('curl a/$$\ncurl b/$$'), [['a/4242'], ['b/4242']]);
 });
 
 test('commands: newlines, ;, &&, ||, continuations, comments, prompts of a shell session', () => {

@@ -259,6 +259,7 @@ test('fuzz: a command line of items builds a request or fails with a CliError; t
           const spec = await buildRequest(resolveInvocation(argv), {
             cwd: dir,
             env: {},
+            pid: process.pid,
             readStdin: async () => null,
             askPassword: async () => {
               throw new CliError('no terminal');
@@ -400,7 +401,7 @@ const HTTP_WORDS = [
   '?? status == 200\n', '?? header content-type includes json\n', '?? body $.a exists\n', 'run #r\n', 'run ./other.http\n', 'run ./x.http (@a=2)\n', 'import ./x.http\n', '/*', '*/', '{"a": 1}\n', 'query { a }\n', 'GRAPHQL ',
   'WS ws://h/\n', 'GRPC h:50051/S/M\n', '--boundary\n', 'Content-Disposition: form-data; name="f"\n', '<> ./resp.json\n', '#', '//', 'HTTP/1.1 200 OK\n',
 ];
-const SOURCE: Omit<SourceOptions, 'file'> = { dir, env: { HOME: dir }, warn: () => {}, debug: () => {} };
+const SOURCE: Omit<SourceOptions, 'file'> = { dir, cwd: dir, pid: process.pid, env: { HOME: dir }, warn: () => {}, debug: () => {} };
 const oneLine = (s: string) => s.replace(/[\r\n]+/g, ' ');
 
 /** Requests in the shape of a file (lines before, a request line, headers, a body), each part nasty: input that gets past the first line. */

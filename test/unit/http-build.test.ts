@@ -21,7 +21,7 @@ async function load(text: string, s: Setup = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'sling-http-build-'));
   for (const [name, content] of Object.entries(s.files ?? {})) writeFileSync(join(dir, name), content);
   const warnings: string[] = [];
-  const script = await parseHttpFile(text, { file: 't.http', dir, env: s.env ?? {}, envName: s.envName, warn: (m) => warnings.push(m), debug: () => {} });
+  const script = await parseHttpFile(text, { file: 't.http', dir, cwd: dir, pid: process.pid, env: s.env ?? {}, envName: s.envName, warn: (m) => warnings.push(m), debug: () => {} });
   const ctx = { offline: s.offline ?? false, cwd: dir, warn: (m: string) => warnings.push(m), debug: () => {} };
   return { dir, warnings, entries: script.entries, ctx };
 }

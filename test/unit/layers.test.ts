@@ -1,6 +1,7 @@
 // scripts/layers.mjs, the checker of ARCHITECTURE.md's layers: it passes on src/ and, on a small
 // tree of its own, names each broken rule (an import against the layers, a cycle, an import of
-// main.ts, a file in no layer, `process` outside the files allowed it).
+// main.ts, a file in no layer, `process` outside the files allowed it, in any spelling: the
+// global, globalThis.process, an import of 'process' or 'node:process').
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -32,6 +33,15 @@ test('each broken rule is named on a line of its own', (t) => {
     'main.ts': "export async function main() { return (await import('./commands/run.js')).run; }\n",
     'bin.ts': "import { main } from './main.js';\nvoid main(process.argv);\n",
     'stray.ts': "export const x = 'process.env';\n",
+    // Process-level by nature: clock.ts may.
+    'clock.ts': 'export const now = () => process.hrtime();\n',
+    // Once allowed, now not: SLING_NO_POLL comes with the environment the commands pass down.
+    'transport/poll.ts': 'export const off = () => process.env.SLING_NO_POLL;\n',
+    'transport/pid.ts': 'const { pid } = process;\nexport const id = () => pid;\n',
+    'transport/global.ts': "export const id = () => [globalThis.process.pid, globalThis['process']];\n",
+    'transport/env.ts': "import { env } from 'node:process';\nexport const e = async () => [env, await import('process')];\n",
+    // Not a use: a regular expression, an object's key, a string, a comment.
+    'output/words.ts': "export const re = /^(require|process|module)$/;\nexport const o = { process: 1, s: 'process.pid' };\n// process.exit(1)\n",
   };
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
@@ -48,6 +58,11 @@ test('each broken rule is named on a line of its own', (t) => {
     'layers: commands/run.ts imports main.ts: nothing but bin.ts may (main.ts is the dispatcher)',
     'layers: commands/run.ts (commands) imports main.ts (main): commands may import base, model, cli, request, sources, transport, output',
     'layers: stray.ts: in no layer (add it to a layer of scripts/layers.mjs and ARCHITECTURE.md)',
+    'layers: transport/poll.ts touches `process`: only bin.ts may (take what it needs from Io or an argument)',
+    'layers: transport/pid.ts touches `process`: only bin.ts may (take what it needs from Io or an argument)',
+    'layers: transport/global.ts touches `process`: only bin.ts may (take what it needs from Io or an argument)',
+    "layers: transport/env.ts imports 'node:process': only bin.ts may touch `process` (take what it needs from Io or an argument)",
+    "layers: transport/env.ts imports 'process': only bin.ts may touch `process` (take what it needs from Io or an argument)",
     'layers: import cycle of 2 files: output/a.ts -> output/b.ts -> output/a.ts',
     'layers: import cycle of 3 files: errors.ts -> model/spec.ts -> transport/send.ts -> errors.ts',
     'layers: import cycle of 2 files: commands/run.ts -> main.ts -> commands/run.ts',

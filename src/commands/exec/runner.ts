@@ -59,6 +59,8 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
   const script: Script = await parser(text, {
     file,
     dir: file === '-' ? io.cwd : dirname(resolve(io.cwd, file)),
+    cwd: io.cwd,
+    pid: io.pid,
     env: io.env,
     envName: ex.envName,
     envFile: ex.envFile,
@@ -221,7 +223,8 @@ class Run {
     // Ctrl-C: what stdout holds is written before the process exits.
     this.stopOnInterrupt = onInterrupt(() => this.interrupted());
     // --session: one store for the run; each request uses (and updates) the session of its host.
-    if (inv.session !== undefined) this.sessions = new (await import('../../request/session.js')).SessionStore(inv.session, this.io.env, this.io.cwd, inv.sessionReadOnly, (m) => this.rep.note(m));
+    if (inv.session !== undefined)
+      this.sessions = new (await import('../../request/session.js')).SessionStore(inv.session, this.io.env, this.io.cwd, this.io.pid, inv.sessionReadOnly, (m) => this.rep.note(m));
   }
 
   /** The request being sent or read: its printer and output, for Ctrl-C. */
@@ -472,7 +475,7 @@ class Run {
       if (files?.print || (!files && streamable && !skipBody && streamsBody(hop, spec.settings.keepEncoding))) {
         this.sending = undefined;
         bodyRead = true;
-        const stopHere = await this.streamResponse(entry, spec, hop, printer, sink, rc, files && new FileTee(files.files, !files.keepPartial), saving);
+        const stopHere = await this.streamResponse(entry, spec, hop, printer, sink, rc, files && new FileTee(files.files, !files.keepPartial, this.io.pid), saving);
         if (rc) this.report!.end(rc);
         return !stopHere;
       }
@@ -482,7 +485,7 @@ class Run {
       if (skipBody) hop.body.destroy();
       let body: Buffer;
       if (files) {
-        const tee = new FileTee(files.files, !files.keepPartial);
+        const tee = new FileTee(files.files, !files.keepPartial, this.io.pid);
         saving.files = tee.saved;
         let complete = false;
         try {

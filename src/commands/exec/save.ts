@@ -13,14 +13,17 @@ export class FileTee {
   /** Written under a temporary name, renamed over the path only once the body is complete. */
   private readonly parts = new Map<SavedFile, string>();
 
-  /** `whole`: a file is never left holding part of a body (curl's -o keeps what came, for -C -). */
-  constructor(targets: SaveTarget[], whole: boolean) {
+  /**
+   * `whole`: a file is never left holding part of a body (curl's -o keeps what came, for -C -): it
+   * is written as `PATH.PID.part` (`pid`: sling's process id) and renamed once complete.
+   */
+  constructor(targets: SaveTarget[], whole: boolean, pid: number) {
     for (const t of targets) {
       const saved: SavedFile = { path: t.path, bytes: 0 };
       this.saved.push(saved);
       let fd: number | undefined;
       try {
-        const part = whole && !t.append && !isDevice(t.path) ? `${t.path}.${process.pid}.part` : undefined;
+        const part = whole && !t.append && !isDevice(t.path) ? `${t.path}.${pid}.part` : undefined;
         fd = openSync(part ?? t.path, t.append ? 'a' : 'w');
         if (part) this.parts.set(saved, part);
         if (t.prefix?.length) writeAll(fd, t.prefix);

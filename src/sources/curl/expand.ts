@@ -18,6 +18,8 @@ export interface ShellEnv {
   inherited?(name: string): boolean;
   cwd: string;
   home: string;
+  /** `$$`: sling's process id (a curl file is run as one shell, sling). */
+  pid: number;
   /** Called once per unset variable that was expanded. */
   unset(name: string, offset: number): void;
 }
@@ -28,9 +30,9 @@ interface Segment {
   split: boolean;
 }
 
-function special(name: string): string | undefined {
+function special(name: string, env: ShellEnv): string | undefined {
   if (name === '?' || name === '#') return '0';
-  if (name === '$') return String(process.pid);
+  if (name === '$') return String(env.pid);
   if (name === '0') return 'bash';
   return undefined;
 }
@@ -50,7 +52,7 @@ function partSegments(part: Part, env: ShellEnv): Segment[] {
     case 'cmdsub':
       return [{ text: runSubstitution(part.list, env).replace(/\n+$/, ''), split: !part.quoted }];
     case 'var': {
-      const value = env.lookup(part.name) ?? special(part.name);
+      const value = env.lookup(part.name) ?? special(part.name, env);
       const isSet = value !== undefined;
       const nonEmpty = isSet && value !== '';
       const argText = () => (part.arg ? expandSingle(part.arg, env) : '');

@@ -28,7 +28,7 @@ export const parseCurlFile: SourceParser = async (text: string, opts: SourceOpti
 
 /** What a curl command inside a .http file needs besides (see sources/http/curl-entry.ts). */
 export interface CurlTextOptions {
-  /** The folder the commands run in (a curl file's: where sling runs; a .http file's: its own folder). */
+  /** The folder the commands run in, when not where sling runs (SourceOptions.cwd): a .http file's own folder. */
   cwd?: string;
   /**
    * Each argument as the shell gave it (bytes as a latin1 string), with its place in the text:
@@ -49,7 +49,7 @@ export function parseCurlText(text: string, opts: SourceOptions, extra: CurlText
     throw new UsageError(`${where(offset)}: ${message}`);
   };
 
-  const cwd = extra.cwd ?? process.cwd();
+  const cwd = extra.cwd ?? opts.cwd;
   const fileVars = new Map<string, string | undefined>();
   const envVars = opts.envName !== undefined || opts.envFile !== undefined ? loadEnvironment(opts.dir, opts.envName, opts.envFile, cwd).vars : new Map<string, string>();
   const warnedUnset = new Set<string>();
@@ -64,6 +64,7 @@ export function parseCurlText(text: string, opts: SourceOptions, extra: CurlText
     inherited: (name) => Object.hasOwn(opts.env, name),
     cwd,
     home: opts.env.HOME ?? homedir(),
+    pid: opts.pid,
     unset: (name, offset) => {
       if (warnedUnset.has(name)) return;
       warnedUnset.add(name);
