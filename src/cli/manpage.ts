@@ -16,7 +16,7 @@ const esc = (s: string) =>
 function optionEntry(o: OptionDef): string[] {
   const forms = [o.short ? `\\fB\\-${o.short}\\fR` : '', ...(o.aliases ?? []).map((a) => `\\fB\\-${a}\\fR`), `\\fB\\-\\-${esc(o.long)}\\fR`].filter(Boolean);
   const arg = o.kind === 'value' ? ` \\fI${esc(o.metavar ?? 'VALUE')}\\fR` : '';
-  return ['.TP', `${forms.join(', ')}${arg}`, `${esc(o.help)}${o.repeat ? ' (repeatable)' : ''}`];
+  return ['.TP', `${forms.join(', ')}${arg}`, `${esc(o.help)}${o.repeat && !o.help.includes('repeatable') ? ' (repeatable)' : ''}`];
 }
 
 function options(list: OptionDef[], lines: string[]): void {

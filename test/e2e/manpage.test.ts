@@ -28,6 +28,9 @@ test('man page: package.json "man" names dist/sling.1, the generator\'s output, 
   assert.match(text, /^\.TH SLING 1 /);
   for (const o of [...OPTIONS, ...EXEC_OPTIONS]) assert.ok(text.includes(`\\fB\\-\\-${o.long.replace(/-/g, '\\-')}\\fR`), `--${o.long} is not in the man page`);
   for (const s of OPTIONS.filter((o) => o.short)) assert.ok(text.includes(`\\fB\\-${s.short}\\fR`), `-${s.short} is not in the man page`);
+  // A flag whose help already says it is repeatable does not say it twice.
+  assert.doesNotMatch(text, /repeatable\).*\(repeatable\)/);
+  assert.match(text, /without DNS \(repeatable\)\n/);
 });
 
 test('man page: man -l renders it, groff has no warning', { skip: noMan }, () => {
