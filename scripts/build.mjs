@@ -10,21 +10,15 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 // The main command's path is one small entry plus one chunk of Node-built-ins-only code; what it
 // does not always need (exec and its parsers, downloads, sessions, formatters of other types) is
 // split into chunks that are loaded only when used, so start-up stays close to `node -e 0`.
+/** One source file bundled into a string (not written): the sandbox, the chunk loader, the man page generator. */
+async function bundleText(entry, format, minify = true) {
+  const minified = minify ? { minifySyntax: true, legalComments: 'none' } : {};
+  const result = await build({ entryPoints: [join(root, entry)], bundle: true, write: false, platform: 'node', target: 'node20', format, ...minified, logLevel: 'warning' });
+  return result.outputFiles[0].text;
+}
 // The script sandbox runs in a child process of its own (src/sources/http/script.ts): its code is
 // bundled first, as one CommonJS function, and goes into the script chunk as a string.
-const sandbox = (
-  await build({
-    entryPoints: [join(root, 'src/sources/http/sandbox.ts')],
-    bundle: true,
-    write: false,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    minifySyntax: true,
-    legalComments: 'none',
-    logLevel: 'warning',
-  })
-).outputFiles[0].text;
+const sandbox = await bundleText('src/sources/http/sandbox.ts', 'cjs');
 const defines = {
   SLING_VERSION: JSON.stringify(pkg.version),
   SLING_SANDBOX: JSON.stringify(`(function (require, module) {\n${sandbox}\n})`),
@@ -52,19 +46,7 @@ const dist = join(root, 'dist');
 // Each entry file loads its chunks itself (src/entry/loader.ts: no module resolution per require,
 // V8's code cache for every chunk): the loader goes at the top of the entry, and the entry's
 // `require("./chunks/X.js")` become `load("X.js")`.
-const loader = (
-  await build({
-    entryPoints: [join(root, 'src/entry/loader.ts')],
-    bundle: true,
-    write: false,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    minifySyntax: true,
-    legalComments: 'none',
-    logLevel: 'warning',
-  })
-).outputFiles[0].text;
+const loader = await bundleText('src/entry/loader.ts', 'cjs');
 const withLoader = (code) => {
   let n = 0;
   const body = code.replace(/require\("\.\/chunks\/([\w.-]+\.js)"\)/g, (_, name) => (n++, `sling_load(${JSON.stringify(name)})`));
@@ -109,17 +91,7 @@ writeFileSync(
 for (const out of ['sling.js', 'slings.js']) chmodSync(join(dist, out), 0o755);
 // The man page (package.json "man"): made from the option table at each build, so it cannot drift
 // from the flags sling takes (src/cli/manpage.ts, run here once as a bundled module).
-const manModule = (
-  await build({
-    entryPoints: [join(root, 'src/cli/manpage.ts')],
-    bundle: true,
-    write: false,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    logLevel: 'warning',
-  })
-).outputFiles[0].text;
+const manModule = await bundleText('src/cli/manpage.ts', 'esm', false);
 const { manPage } = await import(`data:text/javascript;base64,${Buffer.from(manModule).toString('base64')}`);
 writeFileSync(join(dist, 'sling.1'), manPage(pkg.version));
 
