@@ -3,32 +3,15 @@
 // sequences from the network neutralised.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { SLING_PATH, baseEnv } from '../helpers/cli.js';
+import { q, runOnTty as runTty, ttySkipReason } from '../helpers/tty.js';
 import { httpServer, rawServer } from '../helpers/assert.js';
 
-const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
-const skipReason = hasScript ? undefined : 'util-linux `script` not found: cannot make a pseudo-terminal';
+const skipReason = ttySkipReason;
 
-const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-
-function runOnTty(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
-  const cmd = [process.execPath, SLING_PATH, ...args].map(q).join(' ');
-  const fullEnv: Record<string, string> = { ...baseEnv(), TERM: 'xterm-256color', ...env };
-  if (!('NO_COLOR' in env)) delete fullEnv.NO_COLOR;
-  return new Promise((resolve) => {
-    // -e: return the child's exit code; -q: no "Script started" banner.
-    const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: fullEnv, stdio: ['pipe', 'pipe', 'pipe'] });
-    child.stdin.end();
-    const chunks: Buffer[] = [];
-    child.stdout.on('data', (c: Buffer) => chunks.push(c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out: Buffer.concat(chunks).toString('utf8') });
-    });
-  });
-}
+/** sling on a pseudo-terminal, colours on (no NO_COLOR) and the terminal's \r\n kept. */
+const runOnTty = (args: string[], env: Record<string, string> = {}) => runTty(args, env, { colour: true, keepCrLf: true });
 
 test('on a terminal JSON is indented and coloured', { skip: skipReason }, async (t) => {
   const s = await httpServer(t, (_req, res) => {

@@ -4,12 +4,21 @@ import { SLING_PATH, baseEnv } from './cli.js';
 
 export const ttySkipReason = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0 ? undefined : 'util-linux `script` not found: cannot make a pseudo-terminal';
 
-const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+/** A word quoted for sh. */
+export const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-/** What a terminal showed (\r\n as \n), and the exit code. NO_COLOR unless env says otherwise. */
-export function runOnTty(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
+export interface TtyOptions {
+  /** Leave NO_COLOR out of the environment (unless env sets it): colours as a terminal shows them. */
+  colour?: boolean;
+  /** Keep the terminal's \r\n line ends as they came. */
+  keepCrLf?: boolean;
+}
+
+/** What a terminal showed (\r\n as \n unless keepCrLf), and the exit code. NO_COLOR unless env or `colour` says otherwise. */
+export function runOnTty(args: string[], env: Record<string, string> = {}, opts: TtyOptions = {}): Promise<{ code: number | null; out: string }> {
   const cmd = [process.execPath, SLING_PATH, ...args].map(q).join(' ');
   const fullEnv: Record<string, string> = { ...baseEnv(), TERM: 'xterm-256color', ...env };
+  if (opts.colour && !('NO_COLOR' in env)) delete fullEnv.NO_COLOR;
   return new Promise((resolve) => {
     // -e: return the child's exit code; -q: no "Script started" banner.
     const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: fullEnv, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -19,7 +28,8 @@ export function runOnTty(args: string[], env: Record<string, string> = {}): Prom
     const timer = setTimeout(() => child.kill('SIGKILL'), 15000);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, out: Buffer.concat(chunks).toString('utf8').replace(/\r\n/g, '\n') });
+      const out = Buffer.concat(chunks).toString('utf8');
+      resolve({ code, out: opts.keepCrLf ? out : out.replace(/\r\n/g, '\n') });
     });
   });
 }
