@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import http2 from 'node:http2';
 import https from 'node:https';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
@@ -172,6 +172,19 @@ test('--unix-socket sends to the socket; the URL gives the Host header', async (
   assertExit(r, 0);
   assert.equal(r.stdout.trim(), 'ok');
   assert.deepEqual([seen[0]!.line, seen[0]!.host], ['GET /containers HTTP/1.1', 'api.local']);
+});
+
+test('--unix-socket: a missing socket, a file that is no socket and a socket nobody listens on are one line each, exit 6', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-sock-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const missing = join(dir, 'missing.sock');
+  const r1 = await runSling(['--unix-socket', missing, 'http://api.local/x']);
+  assertError(r1, 6, `sling: error: cannot connect to Unix socket ${missing} (for api.local:80): no such file`);
+  const file = join(dir, 'plain.txt');
+  writeFileSync(file, 'x');
+  const r2 = await runSling(['--unix-socket', file, 'http://api.local/x']);
+  assertError(r2, 6, `cannot connect to Unix socket ${file} (for api.local:80): nothing is listening on it`);
+  assert.equal(r2.stderr.split('\n').filter(Boolean).length, 1, r2.stderr);
 });
 
 test('-4 resolves to IPv4 (the remote address in --print=p); -4 with -6 is a usage error', async (t) => {
