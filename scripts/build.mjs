@@ -1,7 +1,7 @@
 // Builds the CLI into dist/ (fast startup: entry files and chunks, Node built-ins only),
 // and with --tests also transpiles src/ and test/ file by file into build/ for `node --test`.
 import { build, transform } from 'esbuild';
-import { chmodSync, readdirSync, rmSync, statSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, readdirSync, rmSync, statSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -10,18 +10,14 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 // The main command's path is one small entry plus one chunk of Node-built-ins-only code; what it
 // does not always need (exec and its parsers, downloads, sessions, formatters of other types) is
 // split into chunks that are loaded only when used, so start-up stays close to `node -e 0`.
-/** One source file bundled into a string (not written): the sandbox, the chunk loader, the man page generator. */
+/** One source file bundled into a string (not written): the chunk loader, the man page generator. */
 async function bundleText(entry, format, minify = true) {
   const minified = minify ? { minifySyntax: true, legalComments: 'none' } : {};
   const result = await build({ entryPoints: [join(root, entry)], bundle: true, write: false, platform: 'node', target: 'node20', format, ...minified, logLevel: 'warning' });
   return result.outputFiles[0].text;
 }
-// The script sandbox runs in a child process of its own (src/sources/http/script.ts): its code is
-// bundled first, as one CommonJS function, and goes into the script chunk as a string.
-const sandbox = await bundleText('src/sources/http/sandbox.ts', 'cjs');
 const defines = {
   SLING_VERSION: JSON.stringify(pkg.version),
-  SLING_SANDBOX: JSON.stringify(`(function (require, module) {\n${sandbox}\n})`),
 };
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 await build({
@@ -68,6 +64,9 @@ for (const file of outputs) {
   const entry = !file.includes(`${join('dist', 'chunks')}`);
   writeFileSync(file, entry ? '#!/usr/bin/env node\n' + withLoader(code) : code);
 }
+// The script engine (QuickJS as WebAssembly, src/sources/http/quickjs.ts): its glue code, bundled
+// into a chunk, reads the .wasm file beside itself (`__dirname`), so the file goes into chunks/.
+copyFileSync(join(root, 'node_modules', '@jitl', 'quickjs-wasmfile-release-sync', 'dist', 'emscripten-module.wasm'), join(dist, 'chunks', 'emscripten-module.wasm'));
 // The package is "type": "module"; dist/ holds CommonJS.
 writeFileSync(join(dist, 'package.json'), '{ "type": "commonjs" }\n');
 // Legal comments are left out of the bundle: the licences of the packages bundled in travel beside it.
@@ -81,12 +80,15 @@ const zlibNotice = pakoHead
   .map((line) => line.replace(/^\/\/ ?/, ''))
   .join('\n');
 // @faker-js/faker: its English locale, in a chunk of its own (loaded only for JetBrains Faker variables).
+// quickjs-emscripten: its licence file carries QuickJS's own (Fabrice Bellard, Charlie Gordon) too.
+const quickjsLicense = readFileSync(join(root, 'node_modules', '@jitl', 'quickjs-wasmfile-release-sync', 'LICENSE'), 'utf8').trim();
 const fakerLicense = readFileSync(join(root, 'node_modules', '@faker-js', 'faker', 'LICENSE'), 'utf8').trim();
 writeFileSync(
   join(dist, 'THIRD-PARTY-LICENSES.txt'),
   `pako (bundled in dist/chunks/, for --compress)\n\n${readFileSync(join(pakoDir, 'LICENSE'), 'utf8').trim()}\n\n` +
     `pako's lib/zlib/ files:\n\n${zlibNotice.trim()}\n\n` +
-    `@faker-js/faker (its English locale bundled in dist/chunks/faker-*.js, for the JetBrains Faker variables of sling exec)\n\n${fakerLicense}\n`,
+    `@faker-js/faker (its English locale bundled in dist/chunks/faker-*.js, for the JetBrains Faker variables of sling exec)\n\n${fakerLicense}\n\n` +
+    `quickjs-emscripten, quickjs-emscripten-core and @jitl/quickjs-wasmfile-release-sync (bundled in dist/chunks/, with QuickJS as dist/chunks/emscripten-module.wasm: the engine of .http scripts)\n\n${quickjsLicense}\n`,
 );
 for (const out of ['sling.js', 'slings.js']) chmodSync(join(dist, out), 0o755);
 // The man page (package.json "man"): made from the option table at each build, so it cannot drift

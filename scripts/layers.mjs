@@ -39,7 +39,6 @@ const LAYERS = [
 // the options the commands pass down, and has what must happen at exit done by interrupt.ts's hooks.
 const PROCESS = new Set([
   'entry/loader.ts', // the chunk loader runs before bin.ts (the compile cache's folder, its exit hook)
-  'sources/http/sandbox.ts', // runs in the script child process, its own program
   'sources/http/script.ts', // starts that child process (Node's own path, the environment it gets)
   'clock.ts', // the monotonic clock (process.hrtime; performance.now would load perf_hooks at start-up)
 ]);
@@ -81,6 +80,8 @@ for (const path of files) {
   for (const m of text.matchAll(IMPORT)) {
     const spec = m[2] ?? m[3];
     if (!spec.startsWith('.')) continue;
+    // A package's file by its path (quickjs.ts loads the engine's CommonJS glue that way): no file of src/.
+    if (spec.includes('/node_modules/')) continue;
     let target = resolve(dirname(path), spec).replace(/\.js$/, '.ts');
     if (!existsSync(target)) {
       if (existsSync(target + '.ts')) target += '.ts';

@@ -1,22 +1,23 @@
-import vm from 'node:vm';
+import { LIB_SOURCE } from './sandbox-lib.js';
 
 /**
- * The script process's side of httpyac's JavaScript (httpyac-js.ts asks, sandbox.ts passes the
- * message on): `{{ ... }}` script blocks and `{{ expression }}` placeholders, run the way httpyac
- * runs them, with the names it documents, in a node:vm context of their own (apart from the
- * JetBrains one) with nothing of this process in it:
+ * The engine's side of httpyac's JavaScript (httpyac-js.ts asks, script.ts runs it):
+ * `{{ ... }}` script blocks and `{{ expression }}` placeholders, run the way httpyac runs them,
+ * with the names it documents, in a realm of their own (apart from the JetBrains one):
  * - every variable the code names is a global of the code (httpyac puts all variables on the
  *   script's scope with `with`): values come in as JSON;
  * - `exports.x = ...` makes a variable for later requests (a promise is waited for);
  *   `$global.x = ...` a value kept for the whole run; both go back as JSON;
  * - `response` (statusCode, headers, body, parsedBody, ...) and `request`, as data;
  * - `test(name, fn)` runs fn at once and records the outcome; `console.*` are the script's log lines.
- * `sleep(ms)` waits (the process blocks; the time limit counts it). No `require`, `process`, timers,
- * file system or network; `httpFile` is its name only.
+ * `sleep(ms)` waits (sling waits, within the scripts' time limit). No `process`, timers, file
+ * system or network; `require` only for the pure modules of sandbox-lib.ts; `httpFile` is its name only.
  */
 const BOOTSTRAP = String.raw`(function (bridge) {
   'use strict';
   let state;
+  // The code's first line is line 3 of what the engine compiles (after the wrapper's two): the file's line is that plus offset.
+  let offset = 0;
   const json = (v) => { try { return JSON.stringify(v); } catch (e) { return undefined; } };
   const text = (v) => (typeof v === 'string' ? v : v === undefined ? 'undefined' : (typeof v === 'object' && v !== null ? (json(v) ?? String(v)) : String(v)));
   const message = (e) => {
@@ -25,7 +26,7 @@ const BOOTSTRAP = String.raw`(function (bridge) {
   };
   const log = (...args) => { state.logs.push(args.map(text).join(' ')); };
   // httpyac's sleep(ms): this process waits (the sandbox has no timers), within the scripts' time limit.
-  const sleep = (ms) => { bridge.wait(Number(ms)); return Promise.resolve(); };
+  const sleep = (ms) => { bridge.wait(String(Number(ms))); return Promise.resolve(); };
   const isPromise = (v) => v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function';
   function test(name, fn) {
     const t = [String(name), null];
@@ -43,11 +44,12 @@ const BOOTSTRAP = String.raw`(function (bridge) {
   const where = (e) => {
     const stack = e && typeof e === 'object' && typeof e.stack === 'string' ? e.stack : '';
     const m = /sling-script:(.*?):(\d+):\d+/.exec(stack);
-    return m ? ' (at ' + m[1] + ':' + m[2] + ')' : '';
+    return m ? ' (at ' + m[1] + ':' + (Number(m[2]) + offset) + ')' : '';
   };
   return {
-    begin(payload) {
-      const p = JSON.parse(payload);
+    prepare(payload, at) { state = { pending: payload }; offset = Number(at) || 0; },
+    begin() {
+      const p = JSON.parse(state.pending);
       state = { logs: [], tests: [], exports: {}, done: false };
       const scope = Object.create(null);
       for (const k of Object.keys(p.names)) scope[k] = p.names[k];
@@ -64,7 +66,7 @@ const BOOTSTRAP = String.raw`(function (bridge) {
     done() { state.done = true; },
     fail(e) {
       state.done = true;
-      let t = message(e);
+      let t = message(e).replace(/^'([\w$]+)' is not defined$/, '$1 is not defined');
       if (/^(require|process|module|fetch|Buffer|setTimeout|__dirname|__filename|httpRegion|\$httpyac|\$context|\$requestClient) is not defined$/.test(t)) {
         t += ': httpyac scripts run in a sandbox (variables, exports, $global, request, response, test, console), without modules, timers, files or network';
       }
@@ -86,13 +88,29 @@ const BOOTSTRAP = String.raw`(function (bridge) {
   };
 })`;
 
-interface Yac {
-  begin(payload: string): unknown;
-  result(): unknown;
-}
+/** The program that makes the httpyac realm: the library, the API, and `__yac` (prepare, begin, result, ...), which a script cannot replace. */
+export const HTTPYAC_SETUP = `(function (host) {
+  const flush = (function (host) {${LIB_SOURCE}})(host);
+  const yac = (${BOOTSTRAP})({ wait: (ms) => { host('wait', ms); } });
+  const result = yac.result;
+  yac.result = () => { flush(); return result(); };
+  const fixed = (name, value) => Object.defineProperty(globalThis, name, { value, writable: false, configurable: false, enumerable: false });
+  fixed('__yac', Object.freeze(yac));
+  fixed('__yac_prepare', (payload, at) => { yac.prepare(payload, at); });
+  fixed('__yac_result', () => yac.result());
+})(globalThis.__sling_host);
+delete globalThis.__sling_host;`;
 
-let context: vm.Context | undefined;
-let yac: Yac | undefined;
+/** The program that runs one script (`mode` 'script') or expression ('expr': its value is the export `$result`); the code starts on its line 3. */
+export function httpyacProgram(code: string, mode: string): string {
+  const body = mode === 'expr' ? `exports.$result = (${code}\n);` : code;
+  // Sloppy code, as httpyac's: `with` gives the variables as globals of the code.
+  return (
+    `(() => { const __y = __yac; const [__e, __s] = __y.begin();\n` +
+    `(async function (exports, __scope) { with (__scope) {\n${body}\n} }).call(undefined, __e, __s)` +
+    `.then(async () => { for (const k of Object.keys(__e)) if (__y.isPromise(__e[k])) __e[k] = await __e[k]; __y.done(); }, (e) => __y.fail(e)); })();`
+  );
+}
 
 export interface YacOutcome {
   logs: string[];
@@ -104,57 +122,7 @@ export interface YacOutcome {
   error?: string;
 }
 
-/** Runs one script (`mode` 'script') or expression ('expr': its value is the export `$result`). */
-export function runHttpyac(code: string, mode: string, filename: string, line: number, payload: string): YacOutcome {
-  if (!context) {
-    context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false }, microtaskMode: 'afterEvaluate' });
-    // The bridge stays in the bootstrap's closure: scripts see only the sandbox's own sleep().
-    const bridge = { wait: (ms: unknown) => wait(typeof ms === 'number' ? ms : 0) };
-    yac = (new vm.Script(BOOTSTRAP, { filename: 'sling-httpyac' }).runInContext(context) as (b: typeof bridge) => Yac)(bridge);
-    context.__yac = yac;
-  }
-  const body = mode === 'expr' ? `exports.$result = (${code}\n);` : code;
-  const failed = (error: string): YacOutcome => ({ logs: [], tests: [], exports: {}, global: '', error });
-  try {
-    context.__yac_in = payload;
-  } catch {
-    return failed('the script failed');
-  }
-  let script: vm.Script;
-  try {
-    // Sloppy code, as httpyac's: `with` gives the variables as globals of the code.
-    script = new vm.Script(
-      `(() => { const __y = __yac; const [__e, __s] = __y.begin(__yac_in); __yac_in = undefined;\n` +
-        `(async function (exports, __scope) { with (__scope) {\n${body}\n} }).call(undefined, __e, __s)` +
-        `.then(async () => { for (const k of Object.keys(__e)) if (__y.isPromise(__e[k])) __e[k] = await __e[k]; __y.done(); }, (e) => __y.fail(e)); })();`,
-      // The code's first line is `line` of the file (two lines of the wrapper come before it).
-      { filename: `sling-script:${filename}`, lineOffset: line - 3 },
-    );
-  } catch (e) {
-    const at = /sling-script:(.*?):(\d+)/.exec(String((e as Error).stack));
-    return failed(`syntax error: ${(e as Error).message}${at ? ` (at ${at[1]}:${at[2]})` : ''}`);
-  }
-  try {
-    script.runInContext(context);
-  } catch {
-    return failed('the script failed');
-  }
-  let out: unknown;
-  try {
-    out = yac!.result();
-  } catch {
-    out = undefined;
-  }
-  return checked(out);
-}
-
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
-/** Blocks this process for `ms` (sling ends it when a script passes its time limit). */
-function wait(ms: number) {
-  if (ms > 0 && Number.isFinite(ms)) Atomics.wait(sleeper, 0, 0, Math.min(ms, 60_000));
-}
-
-function checked(out: unknown): YacOutcome {
+export function checked(out: unknown): YacOutcome {
   const broken: YacOutcome = { logs: [], tests: [], exports: {}, global: '', error: 'the script broke the sandbox (its result is not readable)' };
   if (typeof out !== 'string') return broken;
   let r: Partial<Record<keyof YacOutcome, unknown>>;

@@ -1,39 +1,22 @@
-import { createHash, createHmac } from 'node:crypto';
-import { readSync, writeSync } from 'node:fs';
-import vm from 'node:vm';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { jsonPath } from './jsonpath.js';
+import { LIB_SOURCE } from './sandbox-lib.js';
 import { XML_SOURCE } from './sandbox-xml.js';
-import { runHttpyac } from './sandbox-httpyac.js';
 
 /**
- * The script process's side of JetBrains HTTP Client scripts (script.ts starts the process and
- * answers it). This module is bundled on its own (scripts/build.mjs) into a string that
- * script.ts hands to a child Node.js process; it runs there and nowhere else.
- *
- * The process is synchronous: it reads one message at a time from its standard input (blocking),
- * runs the script it names in a node:vm context with only the JetBrains API, and writes the result
- * on its standard output. Messages are lines of JSON, both ways:
- * - in: `["run", code, filename, line, payload]`, `["yac", code, filename, line, payload, mode]` (httpyac JavaScript, sandbox-httpyac.ts) or `["eval", expression, input]` (an httpyac
- *   assertion's expression), then `[value]` / `[]` (an answer to a call);
- * - out: `["c", op, args]` a question the script needs answered now (client.global.get, a variable):
- *   the process blocks until the answer line comes; `["d", op, args]` a change (client.global.set,
- *   a header) that needs no answer (sling applies it before reading the next line, so a later
- *   question sees it); `["w", text]` a warning; `["r", result]` the script's result.
- * End of input ends the process.
- *
- * The sandbox: the API objects are built inside the context by a bootstrap whose only link to this
- * process is a bridge object kept in a closure, and every value that crosses is a string (JSON for
- * structures), so this process's functions (and their constructors) are out of reach.
- *
- * The time limit is sling's: it ends this process when a script has not answered in 10 s (an
- * endless loop, an endless chain of promise jobs). node:vm's own `timeout` would keep the process,
- * but it starts a watchdog thread for each call, which cost 0.4 ms a script (measured: 1,000
- * scripts in 0.72 s with it, 0.2 s without).
+ * What runs inside the script engine for JetBrains HTTP Client scripts (quickjs.ts is the engine,
+ * script.ts drives it): the JetBrains API (`client`, `request`, `response`, `crypto`, `jsonPath`,
+ * `xpath`), built by sling's own JavaScript inside the engine, and the host side of the few
+ * operations that need Node (hashes, JSONPath, random bytes). Every value that crosses is a
+ * string (JSON for structures): `host(op, ...strings)` is the engine's only way out (script.ts
+ * answers it), and the script's result comes back as JSON text made inside, read here as data.
  */
 const BOOTSTRAP = String.raw`(function (bridge, xml) {
   'use strict';
   const store = Object.create(null);
   const EXIT = { exit: true };
+  // The script's first line is line 1 of what the engine compiles: this many lines of the file come before it.
+  let offset = 0;
   let state;
   let requestVars;
   // client.test bodies, run after the script (JetBrains: "All tests are executed after the response handler script").
@@ -218,6 +201,7 @@ const BOOTSTRAP = String.raw`(function (bridge, xml) {
     begin(payload) {
       const p = JSON.parse(payload);
       state = { tests: [], logs: [], exit: false };
+      offset = typeof p.offset === 'number' ? p.offset : 0;
       requestVars = Object.create(null);
       const rq = p.request;
       // request.url() and request.body() in response handlers; .getRaw() / .tryGetSubstituted() before the request.
@@ -274,8 +258,9 @@ const BOOTSTRAP = String.raw`(function (bridge, xml) {
       const stack = e && typeof e === 'object' && typeof e.stack === 'string' ? e.stack : '';
       // Where it was thrown: the .http file's line for an inline script, the script file's own for \`> ./h.js\`.
       const m = /sling-script:(.*?):(\d+):\d+/.exec(stack);
-      if (m) where = ' (at ' + m[1] + ':' + m[2] + ')';
-      let text = message(e);
+      if (m) where = ' (at ' + m[1] + ':' + (Number(m[2]) + offset) + ')';
+      // QuickJS quotes the name: 'x' is not defined.
+      let text = message(e).replace(/^'([\w$]+)' is not defined$/, '$1 is not defined');
       // What a Node.js script would use: name the sandbox rather than leave a bare ReferenceError.
       if (/^(require|process|module|fetch|XMLHttpRequest|Buffer|__dirname|__filename) is not defined$/.test(text)) {
         text += ': scripts run in a sandbox with the JetBrains API (client, request, response), without modules, files or network';
@@ -286,219 +271,67 @@ const BOOTSTRAP = String.raw`(function (bridge, xml) {
   };
 })`;
 
-interface Bootstrapped {
-  begin(payload: string): void;
-  result(): unknown;
-}
-
-type Message = [string, ...unknown[]];
-
-/** Lines from a file descriptor, read as they are needed, blocking. */
-class LineReader {
-  private rest: Buffer;
-  private readonly chunk = Buffer.allocUnsafe(1 << 16);
-
-  constructor(
-    private readonly fd: number,
-    rest: Buffer,
-  ) {
-    this.rest = rest;
-  }
-
-  /** The next line, or undefined at the end of the input. */
-  next(): string | undefined {
-    const at = this.rest.indexOf(10);
-    if (at !== -1) {
-      const line = this.rest.subarray(0, at).toString('utf8');
-      this.rest = this.rest.subarray(at + 1);
-      return line;
-    }
-    const parts = [this.rest];
-    for (;;) {
-      let n: number;
-      try {
-        n = readSync(this.fd, this.chunk, 0, this.chunk.length, null);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'EAGAIN') {
-          pause();
-          continue;
-        }
-        if ((e as NodeJS.ErrnoException).code === 'EOF') return undefined;
-        throw e;
-      }
-      if (n === 0) return undefined;
-      const end = this.chunk.subarray(0, n).indexOf(10);
-      if (end === -1) {
-        parts.push(Buffer.from(this.chunk.subarray(0, n)));
-        continue;
-      }
-      parts.push(this.chunk.subarray(0, end));
-      this.rest = Buffer.from(this.chunk.subarray(end + 1, n));
-      return Buffer.concat(parts).toString('utf8');
-    }
-  }
-}
-
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
-/** A millisecond's wait, for a descriptor that says "try again". */
-function pause() {
-  Atomics.wait(sleeper, 0, 0, 1);
-}
-
-function writeAll(fd: number, text: string) {
-  const data = Buffer.from(text, 'utf8');
-  let off = 0;
-  while (off < data.length) {
-    try {
-      off += writeSync(fd, data, off, data.length - off);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
-      pause();
-    }
-  }
-}
-
-/** Only strings cross from the sandbox: anything else (an object of the sandbox's realm) is dropped. */
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-
 /**
- * Serves scripts until the input ends. `rest`: what the loader read past its own line.
+ * The program that makes a realm for JetBrains scripts (script.ts runs it once per realm): the
+ * library every realm has (sandbox-lib.ts), the XML reader, the API, and three entry points that
+ * a script cannot replace: `__sling_begin(payload)` (the request and response of the script about
+ * to run, as JSON), `__sling_run(fn)` (the script, as a function: its errors and its tests) and
+ * `__sling_result()` (the result as JSON text).
  */
-export function serve(rest: Buffer): void {
-  const input = new LineReader(0, rest);
-  const send = (m: Message) => writeAll(1, JSON.stringify(m) + '\n');
-  const call = (op: string, ...args: unknown[]): string | undefined => {
-    send(['c', op, args]);
-    const line = input.next();
-    if (line === undefined) process.exit(0);
-    const answer = JSON.parse(line) as [string?];
-    return typeof answer[0] === 'string' ? answer[0] : undefined;
-  };
-  const tell = (op: string, ...args: unknown[]) => send(['d', op, args]);
-
-  // The context's own promise jobs run right after each script, before its result is read: an
-  // endless `await` loop is stopped like an endless `for` loop (with Node's shared queue, sling's
-  // own work would have gone on under it).
-  const context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false }, microtaskMode: 'afterEvaluate' });
-  // A promise a script rejects and leaves alone (`Promise.reject(1)`) would end the process the way
-  // Node ends one on an unhandled rejection: it is a script error, said as a warning (before the
-  // script's result: the result is sent once Node has looked for such promises).
-  process.on('unhandledRejection', (reason) => {
-    // An Error made inside the sandbox is not this realm's Error: read its message as a plain property.
-    let text: string;
-    try {
-      const message = reason !== null && typeof reason === 'object' ? (reason as { message?: unknown }).message : undefined;
-      text = typeof message === 'string' ? message : String(reason);
-    } catch {
-      text = 'a value that cannot be shown';
-    }
-    send(['w', `a script left a rejected promise that nothing handled: ${text}`]);
-  });
+export const JETBRAINS_SETUP = `(function (host) {
+  const flush = (function (host) {${LIB_SOURCE}})(host);
   const bridge = {
-    setGlobal: (n: unknown, t: unknown) => tell('setGlobal', str(n), str(t)),
-    getGlobal: (n: unknown) => call('getGlobal', str(n)),
-    globalsEmpty: () => call('globalsEmpty') === 'true',
-    clearGlobal: (n: unknown) => tell('clearGlobal', str(n)),
-    clearAll: () => tell('clearAll'),
-    env: (n: unknown) => call('env', str(n)),
-    fileVar: (n: unknown) => call('fileVar', str(n)),
-    lookup: (n: unknown) => call('lookup', str(n)),
-    setRequestVar: (n: unknown, t: unknown, j: unknown) => tell('setRequestVar', str(n), str(t), str(j)),
-    requestVarJson: (n: unknown) => call('requestVarJson', str(n)),
-    setGlobalHeader: (n: unknown, v: unknown) => tell('setGlobalHeader', str(n), str(v)),
-    clearGlobalHeader: (n: unknown) => tell('clearGlobalHeader', str(n)),
-    digest: (alg: unknown, secret: unknown, pieces: unknown, name: unknown) => JSON.stringify(digest(str(alg) ?? '', str(secret) ?? 'null', str(pieces) ?? '[]', str(name) ?? 'crypto')),
-    jsonPath: (doc: unknown, path: unknown) => {
-      try {
-        return JSON.stringify(jsonPath(JSON.parse(str(doc) ?? 'null'), str(path) ?? ''));
-      } catch {
-        return undefined;
-      }
-    },
+    setGlobal: (n, t) => { host('setGlobal', n, t); },
+    getGlobal: (n) => host('getGlobal', n),
+    globalsEmpty: () => host('globalsEmpty') === 'true',
+    clearGlobal: (n) => { host('clearGlobal', n); },
+    clearAll: () => { host('clearAll'); },
+    env: (n) => host('env', n),
+    fileVar: (n) => host('fileVar', n),
+    lookup: (n) => host('lookup', n),
+    setRequestVar: (n, t, j) => { host('setRequestVar', n, t, j); },
+    requestVarJson: (n) => host('requestVarJson', n),
+    setGlobalHeader: (n, v) => { host('setGlobalHeader', n, v); },
+    clearGlobalHeader: (n) => { host('clearGlobalHeader', n); },
+    digest: (alg, secret, pieces, name) => host('digest', alg, secret, pieces, name),
+    jsonPath: (doc, path) => host('jsonPath', doc, path),
   };
-  const xml = (new vm.Script(XML_SOURCE, { filename: 'sling-xml' }).runInContext(context) as () => unknown)();
-  const boot = new vm.Script(BOOTSTRAP, { filename: 'sling-bootstrap' }).runInContext(context) as (b: typeof bridge, x: unknown) => Bootstrapped;
-  const sling = boot(bridge, xml);
-  context.__sling = sling;
-  new vm.Script('globalThis.__sling_run = (f) => { try { f(); } catch (e) { __sling.fail(e); } __sling.runTests(); };').runInContext(context);
+  const xml = (${XML_SOURCE})();
+  const sling = (${BOOTSTRAP})(bridge, xml);
+  const fixed = (name, value) => Object.defineProperty(globalThis, name, { value, writable: false, configurable: false, enumerable: false });
+  fixed('__sling_begin', (payload) => { sling.begin(payload); });
+  fixed('__sling_run', (f) => { try { f(); } catch (e) { sling.fail(e); } sling.runTests(); });
+  fixed('__sling_result', () => { flush(); return sling.result(); });
+})(globalThis.__sling_host);
+delete globalThis.__sling_host;`;
 
-  const run = (code: string, filename: string, line: number, payload: string): unknown => {
-    sling.begin(payload);
-    let script: vm.Script;
+/** A host operation of the JetBrains realm that needs Node: a digest of the crypto API, or JSONPath. */
+export function jetbrainsHelper(op: string, a: (string | undefined)[]): string | undefined {
+  if (op === 'digest') return JSON.stringify(digest(a[0] ?? '', a[1] ?? 'null', a[2] ?? '[]', a[3] ?? 'crypto'));
+  if (op === 'jsonPath') {
     try {
-      script = new vm.Script(`__sling_run(function () {${code}\n});`, { filename: `sling-script:${filename}`, lineOffset: line - 1 });
-    } catch (e) {
-      // Where: the script file's line (`> ./h.js`), the .http file's for an inline script.
-      const at = /sling-script:(.*?):(\d+)/.exec(String((e as Error).stack));
-      return { tests: [], logs: [], exit: false, error: `syntax error: ${(e as Error).message}${at ? ` (at ${at[1]}:${at[2]})` : ''}` };
-    }
-    try {
-      script.runInContext(context);
+      return JSON.stringify(jsonPath(JSON.parse(a[0] ?? 'null'), a[1] ?? ''));
     } catch {
-      // Only a stack overflow gets here: everything else is caught inside.
-      return { tests: [], logs: [], exit: false, error: 'the script failed' };
+      return undefined;
     }
-    const out = sling.result();
-    return checked(out);
-  };
-
-  const next = () => {
-    const line = input.next();
-    if (line === undefined) process.exit(0);
-    const message = JSON.parse(line) as [string, ...unknown[]];
-    let result: unknown;
-    if (message[0] === 'eval') {
-      result = evaluate(String(message[1]), String(message[2]));
-    } else if (message[0] === 'yac') {
-      // httpyac's JavaScript (sandbox-httpyac.ts): ['yac', code, filename, line, payload, mode].
-      const [, code, filename, at, payload, mode] = message as [string, string, string, number, string, string?];
-      try {
-        result = runHttpyac(code, mode ?? 'script', filename, at, payload);
-      } catch {
-        result = { logs: [], tests: [], exports: {}, global: '', error: 'the script failed' };
-      }
-    } else {
-      const [, code, filename, at, payload] = message as [string, string, string, number, string];
-      try {
-        result = run(code, filename, at, payload);
-      } catch {
-        result = { tests: [], logs: [], exit: false, error: 'the script failed' };
-      }
-    }
-    // The result goes out on the next turn, once Node has reported the promises left rejected.
-    setImmediate(() => {
-      send(['r', result]);
-      setImmediate(next);
-    });
-  };
-  setImmediate(next);
+  }
+  return undefined;
 }
 
-const EXPRESSION_MS = 1000;
-
-/**
- * An httpyac assertion's expression (`?? js response.parsedBody.id`): in a fresh context of its own
- * (no prototype to climb out of, no code from strings) holding `response`, a JSON copy; 1 s at most.
- * Its value comes back as JSON.
- */
-function evaluate(expression: string, input: string): { json?: string; error?: string } {
-  const context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false } });
-  context.__in = input;
-  const code = `(() => { const response = JSON.parse(__in); delete globalThis.__in; const v = (${expression}\n); return v === undefined ? undefined : JSON.stringify(v); })()`;
-  try {
-    const out = vm.runInContext(code, context, { timeout: EXPRESSION_MS, filename: 'assertion' }) as unknown;
-    return typeof out === 'string' ? { json: out } : {};
-  } catch (e) {
-    if ((e as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') return { error: `the expression ran longer than ${EXPRESSION_MS} ms` };
-    let why: string;
-    try {
-      const m = e !== null && typeof e === 'object' ? (e as { message?: unknown }).message : undefined;
-      why = typeof m === 'string' ? m : String(e);
-    } catch {
-      why = 'an error that cannot be shown';
-    }
-    return { error: `the expression failed: ${why}` };
+/** The library's host operations (sandbox-lib.ts): a hash or HMAC of hex bytes, random bytes. Hex text both ways. */
+export function libraryHelper(op: string, a: (string | undefined)[]): string | undefined {
+  if (op === 'hash') {
+    const [alg = '', key, data = ''] = a;
+    if (!['md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512'].includes(alg) || !/^(?:[0-9a-f]{2})*$/.test(data)) return undefined;
+    if (key !== undefined && !/^(?:[0-9a-f]{2})*$/.test(key)) return undefined;
+    const h = key === undefined ? createHash(alg) : createHmac(alg, Buffer.from(key, 'hex'));
+    return h.update(Buffer.from(data, 'hex')).digest('hex');
   }
+  if (op === 'random') {
+    const n = Number(a[0]);
+    return Number.isInteger(n) && n >= 0 && n <= 65536 ? randomBytes(n).toString('hex') : undefined;
+  }
+  return undefined;
 }
 
 type Piece = [kind: string, data: string, how?: string];
@@ -544,7 +377,7 @@ function digest(alg: string, secretJson: string, piecesJson: string, name: strin
 }
 
 /** The sandbox's result (JSON made inside it, where a script may have replaced JSON.stringify), read back as data. */
-function checked(out: unknown): unknown {
+export function checked(out: unknown): unknown {
   const broken = { tests: [], logs: [], exit: false, error: 'the script broke the sandbox (its result is not readable)' };
   if (typeof out !== 'string') return broken;
   let r: { tests?: unknown; logs?: unknown; exit?: unknown; error?: unknown };

@@ -1,26 +1,24 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { oneLine } from '../../errors.js';
+import { Engine, type Fault, loadEngine, type Outcome, type Realm } from './quickjs.js';
+import { checked, JETBRAINS_SETUP, jetbrainsHelper, libraryHelper } from './sandbox.js';
+import { checked as checkedYac, HTTPYAC_SETUP, httpyacProgram } from './sandbox-httpyac.js';
+import { LIB_SOURCE } from './sandbox-lib.js';
 
 /**
  * JetBrains HTTP Client scripts (`< {% %}` pre-request scripts, `> {% %}` response handlers),
- * run in one node:vm context per run with only the JetBrains API: `client`, `request`, `response`,
- * `jsonPath()` (and `console.log` as `client.log`). No `require`, `process`, timers, file system
- * or network. Loaded only when a file has scripts.
+ * httpyac's JavaScript (`{{ }}` blocks, `{{ expression }}` placeholders) and httpyac's `?? js`
+ * assertions, run in QuickJS (quickjs.ts): a JavaScript engine of its own, compiled to
+ * WebAssembly, with no host objects in it at all. Code from a file can reach nothing of sling's
+ * process, Node, the file system, programs, modules or the environment, even if it finds a way
+ * around the API it is given: there is nothing on the other side but the one host function of its
+ * realm, whose every operation is listed in `call` below and takes and gives strings.
  *
- * The context lives in a child Node.js process of its own (sandbox.ts, started with the first
- * script of a run and kept for the rest of it), with a heap of SCRIPT_MEMORY_MB: a script that
- * takes all the memory it can ends that process, not sling. That script fails (its request is
- * reported, the requests before it keep their output), and the next script starts a new process;
- * what sling keeps (client.global values, as text) is still there. A worker thread's
- * resourceLimits would be cheaper, but a single allocation of more than 16 MB past the limit
- * (`new Array(1e7).fill(1.5)`) ends the whole process on Node 20 to 24 (V8's "Reached heap limit"),
- * where a child process's --max-old-space-size ends the child only.
- *
- * Nothing of either process's realm is handed to scripts: the API objects are built inside the
- * context by a bootstrap whose only link out is a bridge object kept in a closure, and every value
- * that crosses is a string (JSON for structures). Each script runs with a time limit (10 s): sling
- * ends the process when a script has not answered by then (the next one starts another; values a
- * script set with client.global come back as text there, as `{{name}}` gives them).
+ * Three realms per run, made when first needed: the JetBrains API (sandbox.ts), httpyac's
+ * (sandbox-httpyac.ts), and one for assertion expressions. Each script has 10 s (an expression 1 s)
+ * and the engine a heap of SCRIPT_MEMORY_MB: past either, that script fails (its request is
+ * reported, the requests before it keep their output) and the engine is made anew for the next
+ * one; what sling keeps (client.global values, as text) is still there. Loaded only when a file
+ * has scripts.
  */
 export interface ScriptHooks {
   setGlobal(name: string, text: string): void;
@@ -71,39 +69,6 @@ export interface ScriptResult {
   error?: string;
 }
 
-/** The sandbox's code (sandbox.ts, bundled by scripts/build.mjs). */
-declare const SLING_SANDBOX: string;
-
-const TIMEOUT_MS = 10_000;
-/** The script process's heap, in MB (SLING_SCRIPT_MEMORY_MB changes it). */
-export const SCRIPT_MEMORY_MB = 256;
-
-/**
- * What the child runs (`node -e`): it reads its first line, the sandbox's code as a JSON string,
- * and runs it with what it read past that line.
- */
-const LOADER =
-  "const fs=require('node:fs');const c=Buffer.alloc(65536);let b=Buffer.alloc(0),i;" +
-  'while((i=b.indexOf(10))<0){let n;try{n=fs.readSync(0,c,0,c.length,null)}catch(e){if(e.code!=="EAGAIN")throw e;Atomics.wait(new Int32Array(new SharedArrayBuffer(4)),0,0,1);continue}if(!n)process.exit(0);b=Buffer.concat([b,c.subarray(0,n)])}' +
-  "const m={exports:{}};require('node:vm').runInThisContext(JSON.parse(b.subarray(0,i).toString()),{filename:'sling-sandbox'})(require,m);m.exports.serve(b.subarray(i+1));";
-
-interface Running {
-  hooks: ScriptHooks;
-  /** The result when the process ends first. */
-  fail: (why: string) => unknown;
-  done: (r: unknown) => void;
-}
-
-/** The script process of a run: started with the first script, started again after it died. */
-interface Child {
-  proc: ChildProcess;
-  /** The end of its standard error (what V8 says when the heap runs out). */
-  stderr: string;
-  running?: Running;
-  /** Ended by sling (the time limit), not by itself. */
-  killed?: boolean;
-}
-
 /** JetBrains' script API that sling does not run. */
 const UNSUPPORTED: [RegExp, string][] = [[/\bonEachMessage\b/g, 'response.body.onEachMessage (WebSocket and gRPC streams, which sling does not run)']];
 
@@ -124,6 +89,11 @@ export interface HttpyacOutcome {
   error?: string;
 }
 
+const TIMEOUT_MS = 10_000;
+const EXPRESSION_MS = 1000;
+/** The engine's heap, in MB (SLING_SCRIPT_MEMORY_MB changes it). */
+export const SCRIPT_MEMORY_MB = 256;
+
 /** An expression asks nothing (nor do httpyac's scripts: every value they see comes with them). */
 const NO_HOOKS: ScriptHooks = {
   setGlobal() {},
@@ -141,16 +111,74 @@ const NO_HOOKS: ScriptHooks = {
 };
 
 const failed = (error: string): ScriptResult => ({ tests: [], logs: [], exit: false, error });
+const failedYac = (error: string): HttpyacOutcome => ({ logs: [], tests: [], exports: {}, global: '', error });
+
+/** The realm with only the library (sandbox-lib.ts), where assertion expressions run; `__expr_set(input)` hands the next one its response. */
+const EXPRESSION_SETUP = `(function (host) {
+  (function (host) {${LIB_SOURCE}})(host);
+  let input = 'null';
+  Object.defineProperty(globalThis, '__expr_set', { value: (t) => { input = t; }, writable: false, configurable: false });
+  Object.defineProperty(globalThis, '__expr_take', { value: () => { const t = input; input = 'null'; return t; }, writable: false, configurable: false });
+})(globalThis.__sling_host);
+delete globalThis.__sling_host;`;
+
+/** Where a syntax error is: the line of the file, from the engine's `sling-script:FILE:LINE` plus the lines before the code. */
+function syntaxError(o: Outcome, offset: number): string {
+  const e = o.error!;
+  const at = /sling-script:(.*?):(\d+)/.exec(e.stack);
+  return `syntax error: ${e.message}${at ? ` (at ${at[1]}:${Number(at[2]) + offset})` : ''}`;
+}
+
+/** A plain error's text: QuickJS quotes an unknown name ('x' is not defined), Node does not. */
+const engineMessage = (m: string) => m.replace(/^'([\w$]+)' is not defined$/, '$1 is not defined');
 
 export class ScriptHost {
-  private child?: Child;
+  private engine?: Engine;
+  private jetbrains?: Realm;
+  private httpyac?: Realm;
+  private expressions?: Realm;
+  /** The hooks of the script running now. */
+  private hooks: ScriptHooks = NO_HOOKS;
   private queue: Promise<unknown> = Promise.resolve();
+  /** When the script running now must end (a wait inside it counts). */
+  private until = 0;
+
+  constructor(
+    /** SLING_SCRIPT_MEMORY_MB. */
+    private readonly memoryText: string | undefined = process.env.SLING_SCRIPT_MEMORY_MB,
+    private readonly warn: (text: string) => void = (text) => {
+      process.stderr.write(`sling: warning: ${oneLine(text)}\n`);
+    },
+  ) {}
 
   /** One script at a time, in the order asked. */
   run(code: string, filename: string, line: number, hooks: ScriptHooks, request: ScriptRequest, response?: ScriptResponse): Promise<ScriptResult> {
-    const result = this.queue.then(() => this.runNow(code, filename, line, hooks, request, response));
-    this.queue = result.catch(() => undefined);
-    return result;
+    return this.serial(async () => {
+      let engine: Engine;
+      try {
+        engine = await this.ready();
+        this.jetbrains ??= engine.realm(this.call, [JETBRAINS_SETUP]);
+      } catch (e) {
+        return failed((e as Error).message);
+      }
+      const realm = this.jetbrains;
+      this.hooks = hooks;
+      this.until = Date.now() + TIMEOUT_MS;
+      try {
+        const offset = line - 1;
+        const begun = realm.call('__sling_begin', [JSON.stringify({ request, response, offset })], this.left());
+        if (begun.fault || begun.error) return failed(this.faultText(begun, 'the script failed'));
+        const ran = realm.eval(`__sling_run(function () {${code}\n});`, `sling-script:${filename}`, this.left());
+        if (ran.fault) return failed(this.faultText(ran, ''));
+        if (ran.error) return failed(ran.error.name === 'SyntaxError' ? syntaxError(ran, offset) : `the script failed: ${engineMessage(ran.error.message)}`);
+        const out = realm.call('__sling_result', [], this.left());
+        if (out.fault) return failed(this.faultText(out, ''));
+        return this.outOfMemory(checked(out.value) as ScriptResult);
+      } finally {
+        this.hooks = NO_HOOKS;
+        this.settle();
+      }
+    });
   }
 
   /**
@@ -166,153 +194,150 @@ export class ScriptHost {
     return out;
   }
 
-  /** Starts the process ahead of the first script (a file with scripts), so that it boots while requests go out. */
+  /** Loads the engine ahead of the first script (a file with scripts), while requests go out. */
   warm(): void {
-    try {
-      this.start();
-    } catch {
-      // said by the script that needs it
-    }
+    this.ready().catch(() => undefined);
   }
 
   /**
    * An httpyac assertion's expression (assert-run.ts, expressionOf) over `input`, the response as
-   * JSON: its value as JSON, or why not. In the script process, for its memory limit.
+   * JSON: its value as JSON, or why not. In a realm holding nothing but `response`, 1 s at most.
    */
   evaluate(code: string, input: string): Promise<{ json?: string; error?: string }> {
-    const result = this.queue.then(() =>
-      this.exchange(['eval', code, input], NO_HOOKS, (why) => ({ error: why })).then((r) => {
-        const v = r as { json?: unknown; error?: unknown };
-        return typeof v.error === 'string' ? { error: v.error } : typeof v.json === 'string' ? { json: v.json } : {};
-      }),
-    );
-    this.queue = result.catch(() => undefined);
-    return result;
+    return this.serial(async () => {
+      let engine: Engine;
+      try {
+        engine = await this.ready();
+        this.expressions ??= engine.realm(this.call, [EXPRESSION_SETUP]);
+      } catch (e) {
+        return { error: (e as Error).message };
+      }
+      const realm = this.expressions;
+      this.until = Date.now() + EXPRESSION_MS;
+      try {
+        const set = realm.call('__expr_set', [input], this.left());
+        if (set.fault || set.error) return { error: this.faultText(set, 'the expression failed') };
+        const program = `(() => { const response = JSON.parse(__expr_take()); const v = (${code}\n); return v === undefined ? undefined : JSON.stringify(v); })()`;
+        const o = realm.eval(program, 'assertion', this.left());
+        if (o.fault === 'time') return { error: `the expression ran longer than ${EXPRESSION_MS} ms` };
+        if (o.fault) return { error: this.faultText(o, '') };
+        if (o.error) return { error: `the expression failed: ${engineMessage(o.error.message)}` };
+        return o.value === undefined ? {} : { json: o.value };
+      } finally {
+        this.settle();
+      }
+    });
   }
 
   /** httpyac's JavaScript (httpyac-js.ts): a `{{ }}` block or a `{{ expression }}` with the named JSON values in `payload`. */
   runHttpyac(code: string, mode: 'script' | 'expr', filename: string, line: number, payload: string): Promise<HttpyacOutcome> {
-    const failedYac = (error: string): HttpyacOutcome => ({ logs: [], tests: [], exports: {}, global: '', error });
-    const result = this.queue.then(() => this.exchange(['yac', code, filename, line, payload, mode], NO_HOOKS, failedYac) as Promise<HttpyacOutcome>);
+    return this.serial(async () => {
+      let engine: Engine;
+      try {
+        engine = await this.ready();
+        this.httpyac ??= engine.realm(this.call, [HTTPYAC_SETUP]);
+      } catch (e) {
+        return failedYac((e as Error).message);
+      }
+      const realm = this.httpyac;
+      this.until = Date.now() + TIMEOUT_MS;
+      // The code's first line is line 3 of the program (httpyacProgram).
+      const offset = line - 3;
+      try {
+        const prepared = realm.call('__yac_prepare', [payload, String(offset)], this.left());
+        if (prepared.fault || prepared.error) return failedYac(this.faultText(prepared, 'the script failed'));
+        const ran = realm.eval(httpyacProgram(code, mode), `sling-script:${filename}`, this.left());
+        if (ran.fault) return failedYac(this.faultText(ran, ''));
+        if (ran.error) return failedYac(ran.error.name === 'SyntaxError' ? syntaxError(ran, offset) : `the script failed: ${engineMessage(ran.error.message)}`);
+        const out = realm.call('__yac_result', [], this.left());
+        if (out.fault) return failedYac(this.faultText(out, ''));
+        return this.outOfMemory(checkedYac(out.value));
+      } finally {
+        this.settle();
+      }
+    });
+  }
+
+  /**
+   * A script that caught the engine's "out of memory" (a try around the allocation, or the API's
+   * own catch around the script) still failed for that reason: said as the limit, and the engine
+   * is made anew for the next script.
+   */
+  private outOfMemory<T extends { error?: string }>(r: T): T {
+    if (r.error === undefined || !/^out of memory(?: \(at [^)]*\))?$/.test(r.error)) return r;
+    this.engine?.fault('memory');
+    return { ...r, error: this.faultText({ fault: 'memory' }, '') };
+  }
+
+  private serial<T>(step: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(step);
     this.queue = result.catch(() => undefined);
     return result;
   }
 
-  private runNow(code: string, filename: string, line: number, hooks: ScriptHooks, request: ScriptRequest, response?: ScriptResponse): Promise<ScriptResult> {
-    return this.exchange(['run', code, filename, line, JSON.stringify({ request, response })], hooks, failed) as Promise<ScriptResult>;
+  /** The engine, made anew after a fault ended the last one. */
+  private async ready(): Promise<Engine> {
+    if (this.engine?.alive) return this.engine;
+    this.settle();
+    const memory = scriptMemory(this.memoryText);
+    const module = await loadEngine();
+    this.engine = new Engine(module, memory);
+    return this.engine;
   }
 
-  /** Sends one message and waits for its result, answering the questions the script asks on the way. */
-  private exchange(message: unknown[], hooks: ScriptHooks, fail: (why: string) => unknown): Promise<unknown> {
-    let child: Child;
-    try {
-      child = this.start();
-    } catch (e) {
-      return Promise.resolve(fail((e as Error).message));
-    }
-    return new Promise<unknown>((resolve) => {
-      const timer = setTimeout(() => {
-        child.killed = true;
-        child.proc.kill('SIGKILL');
-      }, TIMEOUT_MS);
-      // Running, the process keeps sling waiting for it (its end too, until its pipes are read out).
-      hold(child.proc, true);
-      child.running = {
-        hooks,
-        fail,
-        done: (r) => {
-          clearTimeout(timer);
-          child.running = undefined;
-          hold(child.proc, false);
-          resolve(r);
-        },
-      };
-      child.proc.stdin!.write(JSON.stringify(message) + '\n');
-    });
+  /** After a run: when a limit or a failure ended the engine, its realms go with it (the next script makes new ones). */
+  private settle() {
+    if (!this.engine || this.engine.alive) return;
+    for (const realm of [this.jetbrains, this.httpyac, this.expressions]) realm?.dispose();
+    this.jetbrains = this.httpyac = this.expressions = undefined;
+    this.engine.dispose();
+    this.engine = undefined;
   }
 
-  private start(): Child {
-    if (this.child) return this.child;
-    const memory = scriptMemory();
-    // Nothing of sling's environment is needed there; NODE_OPTIONS (a --require, another heap size) is left out.
-    const env = { ...process.env };
-    delete env.NODE_OPTIONS;
-    const proc = spawn(process.execPath, [`--max-old-space-size=${memory}`, '-e', LOADER], { stdio: ['pipe', 'pipe', 'pipe'], env, windowsHide: true });
-    const child: Child = { proc, stderr: '' };
-    this.child = child;
-    // The process keeps sling running only while a script runs.
-    hold(proc, false);
-    proc.stdin!.on('error', () => {
-      // the process is gone: its exit says why
-    });
-    proc.stderr!.setEncoding('utf8');
-    proc.stderr!.on('data', (text: string) => {
-      child.stderr = (child.stderr + text).slice(-4096);
-    });
-    let pending: Buffer[] = [];
-    proc.stdout!.on('data', (chunk: Buffer) => {
-      let from = 0;
-      for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, from)) {
-        const piece = chunk.subarray(from, at);
-        const line = pending.length ? Buffer.concat([...pending, piece]).toString('utf8') : piece.toString('utf8');
-        pending = [];
-        from = at + 1;
-        this.message(child, line);
-      }
-      if (from < chunk.length) pending.push(chunk.subarray(from));
-    });
-    const ended = (why: string) => {
-      if (this.child === child) this.child = undefined;
-      if (child.running) child.running.done(child.running.fail(why));
+  private left(): number {
+    return Math.max(1, this.until - Date.now());
+  }
+
+  private faultText(o: Outcome, prefix: string): string {
+    const texts: Record<Fault, string> = {
+      time: `the script ran longer than ${TIMEOUT_MS / 1000} s`,
+      memory: `the script used more than ${this.engine?.memoryMb ?? SCRIPT_MEMORY_MB} MB of memory (SLING_SCRIPT_MEMORY_MB)`,
+      host: 'the script engine failed while running the script (it is started again for the next one)',
     };
-    proc.on('error', (e) => ended(`cannot start the script process: ${(e as Error).message}`));
-    // 'close', not 'exit': what V8 wrote on its way out is read by then.
-    proc.on('close', (code, signal) => {
-      if (child.killed) return ended(`the script ran longer than ${TIMEOUT_MS / 1000} s`);
-      if (/heap out of memory|Reached heap limit|Allocation failed/i.test(child.stderr)) {
-        return ended(`the script used more than ${memory} MB of memory (SLING_SCRIPT_MEMORY_MB)`);
+    if (o.fault) return texts[o.fault];
+    return `${prefix}: ${engineMessage(o.error?.message ?? 'unknown error')}`;
+  }
+
+  /** The one way out of every realm: each operation a script may ask for, strings in and out. */
+  private readonly call = (op: string, args: (string | undefined)[]): string | undefined => {
+    switch (op) {
+      case 'warn':
+        if (args[0] !== undefined) this.warn(args[0]);
+        return undefined;
+      case 'wait':
+        wait(Math.min(Number(args[0]), this.until - Date.now()));
+        return undefined;
+      case 'hash':
+      case 'random':
+        return libraryHelper(op, args);
+      case 'digest':
+      case 'jsonPath':
+        return jetbrainsHelper(op, args);
+      default: {
+        const answer = hook(this.hooks, op, args);
+        return answer === undefined ? undefined : String(answer);
       }
-      const last = child.stderr.trim().split('\n').pop();
-      ended(`the script process ended unexpectedly (${signal ? `signal ${signal}` : `exit code ${code}`})${last ? `: ${oneLine(last)}` : ''}`);
-    });
-    proc.stdin!.write(JSON.stringify(SLING_SANDBOX) + '\n');
-    return child;
-  }
-
-  private message(child: Child, line: string) {
-    let m: [string, ...unknown[]];
-    try {
-      m = JSON.parse(line) as typeof m;
-    } catch {
-      return;
     }
-    const running = child.running;
-    if (m[0] === 'w') {
-      process.stderr.write(`sling: warning: ${oneLine(String(m[1]))}\n`);
-      return;
-    }
-    if (!running) return;
-    if (m[0] === 'r') return running.done(m[1]);
-    const args = (Array.isArray(m[2]) ? m[2] : []).map((a) => (typeof a === 'string' ? a : undefined));
-    let answer: string | boolean | undefined;
-    try {
-      answer = hook(running.hooks, String(m[1]), args);
-    } catch {
-      answer = undefined;
-    }
-    if (m[0] === 'c') child.proc.stdin!.write(answer === undefined ? '[]\n' : JSON.stringify([String(answer)]) + '\n');
-  }
+  };
 }
 
-/** Whether the process (and its pipes) keep sling running. */
-function hold(proc: ChildProcess, on: boolean) {
-  for (const h of [proc, proc.stdout, proc.stderr] as unknown as { ref?: () => void; unref?: () => void }[]) {
-    if (on) h.ref?.();
-    else h.unref?.();
-  }
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+/** httpyac's sleep(ms): sling waits, within the script's time limit. */
+function wait(ms: number) {
+  if (ms > 0 && Number.isFinite(ms)) Atomics.wait(sleeper, 0, 0, Math.min(ms, 60_000));
 }
 
-/** A question or a change of the script process, by the hook's name. */
+/** A question or a change a script asks of sling, by the hook's name. */
 function hook(h: ScriptHooks, op: string, a: (string | undefined)[]): string | boolean | undefined {
   const [x = '', y = '', z] = a;
   switch (op) {
@@ -352,8 +377,7 @@ function hook(h: ScriptHooks, op: string, a: (string | undefined)[]): string | b
 }
 
 /** SLING_SCRIPT_MEMORY_MB, else 256. */
-function scriptMemory(): number {
-  const text = process.env.SLING_SCRIPT_MEMORY_MB;
+function scriptMemory(text: string | undefined): number {
   if (text === undefined || text === '') return SCRIPT_MEMORY_MB;
   if (!/^\d+$/.test(text) || Number(text) < 16) throw new Error(`SLING_SCRIPT_MEMORY_MB must be a whole number of megabytes, 16 or more, not '${oneLine(text)}'`);
   return Number(text);
