@@ -284,7 +284,6 @@ function withTarget(o: Origin, rest: string, pathAsIs: boolean, asWritten: boole
 /** The origin (scheme, host, port) of a URL, for cross-origin checks on redirects. */
 export const originOf = (u: ParsedUrl) => `${u.scheme}://${u.hostname}:${u.port}`;
 
-/** `host:port` with the port always there and an IPv6 address in brackets (`[::1]:8080`): for connections and messages. */
 /**
  * A URL as written, with the password of its userinfo shown as `***` (`http://ada:***@host/`),
  * for --debug output; HTTPie's shorthand without a scheme (`ada:pw@host`) too. The userinfo ends
@@ -298,6 +297,7 @@ export function maskedPassword(text: string): string {
   return `${m[1] ?? ''}${m[2]!.slice(0, colon)}:***@${text.slice(m[0].length)}`;
 }
 
+/** `host:port` with the port always there and an IPv6 address in brackets (`[::1]:8080`): for connections and messages. */
 export function hostAndPort(u: Pick<ParsedUrl, 'hostname' | 'port'>): string {
   return `${u.hostname.includes(':') ? `[${u.hostname}]` : u.hostname}:${u.port}`;
 }
