@@ -5,14 +5,21 @@ import { CliError, UsageError } from './errors.js';
 import { ExitCode } from './exit.js';
 import { VERSION } from './version.js';
 import { Reporter, type Io } from './io.js';
+import { isCredentialHeader, maskedCredential } from './model/headers.js';
+import { maskedPassword } from './model/url.js';
 
-/** Masks credentials before anything is shown in --debug output. */
+/**
+ * Masks credentials before anything is shown in --debug output (docs/usage.md promises it): -a's
+ * password (all of a token), the key's passphrase, Authorization, Proxy-Authorization and Cookie
+ * items (as the printed request masks them), and the password of the URL and of the proxies.
+ */
 function maskedInvocation(inv: Invocation): string {
   const copy: Record<string, unknown> = { ...inv };
   if (inv.auth) copy.auth = inv.authType === 'bearer' ? '***' : inv.auth.replace(/:.*/s, ':***');
   if (inv.certKeyPass) copy.certKeyPass = '***';
-  copy.items = inv.items.map((i) => (/^authorization$/i.test(i.key) ? `${i.key}${i.sep}***` : i.orig));
-  copy.proxies = Object.fromEntries(Object.entries(inv.proxies).map(([k, v]) => [k, v.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')]));
+  if (inv.url !== undefined) copy.url = maskedPassword(inv.url);
+  copy.items = inv.items.map((i) => (isCredentialHeader(i.key) && i.value !== '' ? `${i.key}${i.sep}${maskedCredential(i.value)}` : i.orig));
+  copy.proxies = Object.fromEntries(Object.entries(inv.proxies).map(([k, v]) => [k, maskedPassword(v)]));
   return JSON.stringify(copy);
 }
 

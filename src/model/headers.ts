@@ -25,3 +25,14 @@ export function headerInPairs(pairs: readonly (readonly [string, string])[], nam
   }
   return found;
 }
+
+/** Headers whose values are credentials: --debug output (which ends up in bug reports) masks them. */
+export function isCredentialHeader(name: string): boolean {
+  return /^(authorization|proxy-authorization|cookie)$/i.test(name);
+}
+
+/** A credential header's value as --debug shows it: `Basic ***`, `Bearer ***`, `Digest ***`, else `***`. */
+export function maskedCredential(value: string): string {
+  const scheme = /^(basic|bearer|digest)\s/i.exec(value);
+  return `${scheme ? value.slice(0, scheme[0].length) : ''}***`;
+}

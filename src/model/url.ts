@@ -284,6 +284,19 @@ function withTarget(o: Origin, rest: string, pathAsIs: boolean, asWritten: boole
 /** The origin (scheme, host, port) of a URL, for cross-origin checks on redirects. */
 export const originOf = (u: ParsedUrl) => `${u.scheme}://${u.hostname}:${u.port}`;
 
+/**
+ * A URL as written, with the password of its userinfo shown as `***` (`http://ada:***@host/`),
+ * for --debug output; HTTPie's shorthand without a scheme (`ada:pw@host`) too. The userinfo ends
+ * at the last `@` before the path, as URL parsers take it.
+ */
+export function maskedPassword(text: string): string {
+  const m = /^([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)?([^/?#]*)@/.exec(text);
+  if (!m) return text;
+  const colon = m[2]!.indexOf(':');
+  if (colon === -1) return text;
+  return `${m[1] ?? ''}${m[2]!.slice(0, colon)}:***@${text.slice(m[0].length)}`;
+}
+
 /** `host:port` with the port always there and an IPv6 address in brackets (`[::1]:8080`): for connections and messages. */
 export function hostAndPort(u: Pick<ParsedUrl, 'hostname' | 'port'>): string {
   return `${u.hostname.includes(':') ? `[${u.hostname}]` : u.hostname}:${u.port}`;

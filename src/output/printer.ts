@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { PreparedRequest } from '../model/prepare.js';
 import { bodyChunks, isStreamed, type StreamedBody } from '../model/upload.js';
 import type { ResponseHead, HopInfo } from '../model/exchange.js';
-import { headerIn, headerInPairs } from '../model/headers.js';
+import { headerIn, headerInPairs, isCredentialHeader, maskedCredential } from '../model/headers.js';
 import { colourJson, formatJson, formatJsonBytes, looksLikeJson, NotFormatted } from './json-format.js';
 import { bodyKind, highlightCss, highlightForm, highlightJs, highlightMarkup, indentXml } from './highlight.js';
 import type { OutputPlan } from './plan.js';
@@ -138,13 +138,7 @@ export class Printer {
     const p = plan.palette;
     if (plan.requestHeaders) {
       const start = `${this.text(req.method, p.method)} ${this.text(req.target, p.url)} ${this.text(`HTTP/${req.version ?? '1.1'}`, p.version)}`;
-      const headers = plan.maskCredentials
-        ? req.headers.map(([n, v]): [string, string] =>
-            /^(authorization|proxy-authorization|cookie)$/i.test(n)
-              ? [n, v.replace(/^(\S+\s+)?.*$/s, (_m, scheme: string | undefined) => `${scheme && /^(basic|bearer|digest)\s/i.test(scheme) ? scheme : ''}***`)]
-              : [n, v],
-          )
-        : req.headers;
+      const headers = plan.maskCredentials ? req.headers.map(([n, v]): [string, string] => (isCredentialHeader(n) ? [n, maskedCredential(v)] : [n, v])) : req.headers;
       this.put(this.headLines(start, headers));
       this.last = 'head';
     }

@@ -2,6 +2,7 @@ import { originText } from '../model/url.js';
 import type { PreparedRequest } from '../model/prepare.js';
 import type { RequestSpec } from '../model/spec.js';
 import { wholeBody } from '../model/upload.js';
+import { BIDI } from '../sanitize.js';
 
 /**
  * A request as the curl command line that sends the same bytes (`sling --curl`, `sling exec --to
@@ -14,14 +15,23 @@ import { wholeBody } from '../model/upload.js';
 
 const SAFE = /^[A-Za-z0-9_/:=@%+,.^-]+$/;
 
-/** A word for bash: as it is, in '...', or in $'...' when it holds control characters. */
+/** What a word can only hold in $'...': C0 and C1 controls, DEL, and bidirectional controls (sanitize.ts). */
+const ESCAPED = new RegExp(`[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f${BIDI}]`);
+const ESCAPED_CHAR = new RegExp(`^[\\x80-\\x9f${BIDI}]$`);
+
+/**
+ * A word for bash: as it is, in '...', or in $'...' when it holds control characters. C1 and
+ * bidirectional controls are written as the \xHH of their UTF-8 bytes, which bash turns back into
+ * the same bytes: the command is the same, and neither a terminal showing it nor an editor opening
+ * the script is driven or reordered by them.
+ */
 export function shellWord(s: string): string {
   if (s !== '' && SAFE.test(s)) return s;
-  if (/[\x00-\x08\x0b-\x1f\x7f]|\r/.test(s)) return ansiC(Buffer.from(s, 'utf8'));
+  if (ESCAPED.test(s)) return ansiC(Buffer.from(s, 'utf8'));
   return "'" + s.replace(/'/g, "'\\''") + "'";
 }
 
-/** $'...' for bytes: printable ASCII as it is, UTF-8 text kept, everything else as \xHH. */
+/** $'...' for bytes: printable ASCII as it is, UTF-8 text kept but for C1 and bidirectional controls, everything else as \xHH. */
 function ansiC(bytes: Buffer): string {
   const text = bytes.toString('utf8');
   const exact = Buffer.from(text, 'utf8').equals(bytes);
@@ -34,6 +44,7 @@ function ansiC(bytes: Buffer): string {
       else if (ch === '\r') out += '\\r';
       else if (ch === '\t') out += '\\t';
       else if (c < 0x20 || c === 0x7f) out += '\\x' + c.toString(16).padStart(2, '0');
+      else if (ESCAPED_CHAR.test(ch)) for (const b of Buffer.from(ch, 'utf8')) out += '\\x' + b.toString(16).padStart(2, '0');
       else out += ch;
     }
   } else {

@@ -36,9 +36,21 @@ const givenPath = (path: string, cwd: string) => (isAbsolute(path) ? path : reso
 export function sessionPath(nameOrPath: string, url: ParsedUrl, env: NodeJS.ProcessEnv, cwd: string): string {
   if (isPath(nameOrPath)) return givenPath(nameOrPath, cwd);
   if (!/^[\w.-]+$/.test(nameOrPath)) throw new UsageError(`--session '${nameOrPath}': a session name may use letters, digits, '_', '-' and '.' (or give a path)`);
+  return join(configDir(env), 'sessions', sessionFolder(url), `${nameOrPath}.json`);
+}
+
+/**
+ * The folder of a host's named sessions, in the sessions folder: the host name with anything but
+ * ASCII letters, digits, `_`, `-` and `.` as `_` (so no `/`, `\`, control character or `:`), then
+ * `_PORT` unless it is the scheme's default (`localhost_3000`, `example.org`). A host of dots only,
+ * or none (`http://../`), would name the folder above or the sessions folder itself: its dots are
+ * `_` too (`__`), so a session never leaves its folder.
+ */
+export function sessionFolder(url: ParsedUrl): string {
   const defaultPort = url.scheme === 'https' ? 443 : 80;
-  const host = url.hostname.replace(/[^\w.-]/g, '_') + (url.port !== defaultPort ? `_${url.port}` : '');
-  return join(configDir(env), 'sessions', host, `${nameOrPath}.json`);
+  let host = url.hostname.replace(/[^\w.-]/g, '_');
+  if (/^\.*$/.test(host)) host = '_'.repeat(Math.max(1, host.length));
+  return host + (url.port !== defaultPort ? `_${url.port}` : '');
 }
 
 export class SessionStore {

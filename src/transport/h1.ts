@@ -6,6 +6,7 @@ import type { PreparedRequest } from '../model/prepare.js';
 import type { RequestSettings } from '../model/spec.js';
 import { isStreamed } from '../model/upload.js';
 import { contentLength, MAX_INTERIM, maxHeadersError, notHttp1, parseResponseHead, tooManyInterim, unaskedSwitch } from './head.js';
+import { checkHead } from './wire.js';
 
 /**
  * The HTTP/1.1 codec of the raw lanes (raw.ts for downloads, keepalive.ts for `sling exec` and
@@ -32,9 +33,12 @@ export function sendsChunked(headers: HeaderLines): boolean {
  * body framed in chunks when the request says `Transfer-Encoding: chunked`. `curlFraming`: curl's
  * `-H 'Name;'` goes out as `Name:` with nothing after the colon. `keepAlive`: a `Connection:
  * keep-alive` line when the request has no Connection line (node:http adds one). A streamed body
- * (upload.ts) is not in the bytes: the caller writes it after them (writeStreamed).
+ * (upload.ts) is not in the bytes: the caller writes it after them (writeStreamed). A CR, LF or NUL
+ * in the method, the target or a header is thrown (wire.ts) and no byte is made: the lanes check
+ * the same before they connect, so this only holds the line.
  */
 export function requestBytes(request: PreparedRequest, headers: HeaderLines, target: string, curlFraming: boolean, keepAlive: boolean): Buffer {
+  checkHead(request.method, target, headers);
   let text = `${request.method} ${target} HTTP/${request.version ?? '1.1'}\r\n`;
   let connection = false;
   let chunked = false;

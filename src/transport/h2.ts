@@ -13,6 +13,7 @@ import type { HopInfo, Timings } from '../model/exchange.js';
 import { headerInPairs } from '../model/headers.js';
 import { now } from '../clock.js';
 import { isStreamed, writeStreamed } from '../model/upload.js';
+import { checkHead } from './wire.js';
 
 /**
  * HTTP/2 (node:http2): with `alpn`, h2 is offered over TLS next to http/1.1 and used when the
@@ -89,6 +90,9 @@ async function connectSocket(url: ParsedUrl, settings: RequestSettings, tlsOpts:
 }
 
 export async function sendH2(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, tlsOpts: object): Promise<Hop | null> {
+  // Before a session is opened: HTTP/2 frames headers with lengths, but a server that turns them
+  // back into HTTP/1.1 lines (a gateway) would split them as HTTP/1.1 does (RFC 9113, 8.2.1).
+  checkHead(request.method, request.target, request.headers);
   const timings: Timings = { start: now() };
   const where = hostAndPort(url);
   const s = await session(url, settings, tlsOpts, timings, where);

@@ -18,6 +18,7 @@ import { now } from '../clock.js';
 import { isStreamed, writeStreamed } from '../model/upload.js';
 import { setArriving } from './inflight.js';
 import { awaitAnswer } from './poll.js';
+import { checkHead, headProblem } from './wire.js';
 
 /**
  * The `sling exec` lane: a minimal HTTP/1.1 client on kept-alive sockets (one pool per run), over
@@ -219,6 +220,9 @@ interface Framing {
  * function: the common case (plain HTTP, a reused connection) is one write and one promise.
  */
 export function sendKeepAlive(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, opts: LaneOptions): Promise<Hop> {
+  // Before a connection is taken or made: a head that cannot go on the wire is refused whole (wire.ts).
+  const bad = headProblem(request.method, request.target, request.headers);
+  if (bad) return Promise.reject(bad);
   if (opts.proxy || url.scheme !== 'http' || settings.http2 || connectionKey(settings)) return sendRouted(url, request, settings, opts);
   const where = hostAndPort(url);
   const timings: Timings = { start: now() };
@@ -254,7 +258,10 @@ async function sendRouted(url: ParsedUrl, request: PreparedRequest, settings: Re
   const route = routeFor(url, settings, proxy, where);
   let framing: Framing = { headers: request.headers, target: request.target, h2c: false };
   // Plain HTTP through a proxy: the absolute URL goes on the request line.
-  if (route.kind === 'proxy') framing = { headers: proxyHeaders(request.headers, proxy!, settings.curlFraming === true), target: `http://${url.hostHeader}${request.target}`, h2c: false };
+  if (route.kind === 'proxy') {
+    framing = { headers: proxyHeaders(request.headers, proxy!, settings.curlFraming === true), target: `http://${url.hostHeader}${request.target}`, h2c: false };
+    checkHead(request.method, framing.target, framing.headers);
+  }
   // curl's --http2 on http:// (direct): an HTTP/1.1 request that offers an upgrade to h2c.
   else if (settings.http2 === 'alpn' && url.scheme === 'http' && !settings.unixSocket && !settings.noH2cUpgrade) framing = { ...framing, headers: h2cOfferHeaders(request.headers), h2c: true };
   const info: HopInfo = { reused: false, timings: { start: now() }, proxy: proxy?.display };

@@ -9,6 +9,7 @@ import { mapNetworkError } from './errors.js';
 import { socketTarget } from './connect.js';
 import { BodyReader, HeadReader, requestBytes, sendsChunked, writeRequest } from './h1.js';
 import { incompleteHead } from './head.js';
+import { checkHead } from './wire.js';
 import type { Hop } from './send.js';
 import type { HopInfo, Timings } from '../model/exchange.js';
 import { now } from '../clock.js';
@@ -27,6 +28,8 @@ const READ_BUFFER = 1 << 20;
 type Consumer = (chunk: Buffer) => void;
 
 export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings): Promise<Hop> {
+  // Before connecting: a head that cannot go on the wire opens no connection (requestBytes holds the line too).
+  checkHead(request.method, request.target, request.headers);
   const net = await import('node:net');
   const timings: Timings = { start: now() };
   const where = hostAndPort(url);

@@ -14,6 +14,7 @@ import { now } from '../clock.js';
 import { CliError } from '../errors.js';
 import { isStreamed, writeStreamed } from '../model/upload.js';
 import type { HopInfo, ResponseHead, Timings } from '../model/exchange.js';
+import { checkHead } from './wire.js';
 
 export interface Hop {
   url: ParsedUrl;
@@ -78,6 +79,8 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
   const proxy = proxyTarget(pickProxy(url, settings.proxies, settings.proxyEnv ?? opts.env));
   let lines: readonly (readonly [string, string])[] = request.headers;
   if (proxy && url.scheme === 'http') lines = proxyHeaders(lines, proxy, false);
+  // node:http refuses some of these itself, in words of its own; this says which, before anything connects.
+  checkHead(request.method, request.target, lines);
   const headers: string[] = [];
   // Header values go out as UTF-8 bytes (as HTTPie sends them); Node writes strings as latin1.
   for (const [n, v] of lines) headers.push(n, /[^\x00-\x7f]/.test(v) ? Buffer.from(v, 'utf8').toString('latin1') : v);

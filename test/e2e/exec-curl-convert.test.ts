@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runSling } from '../helpers/cli.js';
 import { curlMissing, diffRequests, startCurlCapture, type RawRequest } from '../helpers/curl-capture.js';
+import { runOnTty, ttySkipReason } from '../helpers/tty.js';
 
 const home = mkdtempSync(join(tmpdir(), 'sling-curl-home-'));
 const noCurl = curlMissing();
@@ -241,4 +242,60 @@ test('time limits survive conversion: # @timeout / # @connection-timeout to curl
   assert.match(http.stderr, /-m 7 limits the whole transfer, which no \.http directive does: written as # @timeout/);
   const back = await runSling(['exec', '--to', 'curl', 'c.sh'], { cwd: dir, env: { HOME: home } });
   assert.match(back.stdout, /--connect-timeout 2 \\\n {2}-m 7\n/);
+});
+
+/** A .http request whose URL, header and body hold a bidirectional control (U+202E) and a C1 control (U+009B, CSI). */
+function hostileHttp(url: string): string {
+  return `GET ${url}/a\u202eb?x=\u009b\nX-A: evil\u202etxt.exe \u009b31m\nContent-Type: text/plain\n\nbody\u202e\u009b\n`;
+}
+const RAW_CONTROLS = /[\u0080-\u009f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/;
+
+test('exec --to curl|http on a terminal shows bidirectional and C1 controls from the file as escapes, as --offline does', { skip: ttySkipReason }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-conv-tty-'));
+  writeFileSync(join(dir, 'c.http'), hostileHttp('http://127.0.0.1:9'));
+  for (const to of ['curl', 'http']) {
+    const r = await runOnTty(['exec', '--to', to, join(dir, 'c.http')]);
+    assert.equal(r.code, 0, r.out);
+    assert.doesNotMatch(r.out, RAW_CONTROLS, `--to ${to} on a terminal: ${JSON.stringify(r.out)}`);
+    assert.match(r.out, to === 'curl' ? /-H \$'X-A: evil\\xe2\\x80\\xaetxt\.exe \\xc2\\x9b31m'/ : /^X-A: evil\\u202etxt\.exe \\x9b31m$/m, r.out);
+    assert.match(r.out, /a\\u202eb\?x=\\x9b \(line 1\)/, 'the title comment');
+  }
+  // The same file under --offline: the printer's escapes.
+  const offline = await runOnTty(['exec', '--offline', join(dir, 'c.http')]);
+  assert.match(offline.out, /^X-A: evil\\u202etxt\.exe \\x9b31m$/m, offline.out);
+});
+
+test('exec --to curl piped writes those controls in bash`s own escapes and sends the same bytes; --to http piped keeps them as the file had them', async (t) => {
+  const srv = await startCurlCapture();
+  t.after(() => srv.close());
+  const dir = mkdtempSync(join(tmpdir(), 'sling-conv-pipe-'));
+  writeFileSync(join(dir, 'c.http'), hostileHttp(srv.url));
+  // A .http request says `Connection: keep-alive` as node:http would; a curl command does not, as curl.
+  const run = async (file: string): Promise<RawRequest[]> => {
+    const r = await runSling(['exec', file], { cwd: dir, env: { HOME: home } });
+    assert.equal(r.code, 0, r.stderr);
+    return srv.requests.splice(0).map((q) => ({ ...q, headers: q.headers.filter(([n]) => n.toLowerCase() !== 'connection') }));
+  };
+  const original = await run('c.http');
+  assert.equal(original.length, 1);
+  assert.ok(original[0]!.headers.some(([n, v]) => n === 'X-A' && v === Buffer.from('evil\u202etxt.exe \u009b31m', 'utf8').toString('latin1')));
+
+  const toCurl = await runSling(['exec', '--to', 'curl', 'c.http'], { cwd: dir });
+  assert.equal(toCurl.code, 0, toCurl.stderr);
+  assert.doesNotMatch(toCurl.stdout, RAW_CONTROLS, toCurl.stdout);
+  assert.match(toCurl.stdout, /--data-raw \$'body\\xe2\\x80\\xae\\xc2\\x9b'/);
+  writeFileSync(join(dir, 'c.sh'), toCurl.stdout);
+  assert.deepEqual(diffRequests(original, await run('c.sh')), []);
+  if (!noCurl) {
+    assert.equal(await bash(dir, 'c.sh'), 0);
+    const byCurl = srv.requests.splice(0).map((q) => ({ ...q, headers: q.headers.filter(([n]) => n.toLowerCase() !== 'connection') }));
+    assert.deepEqual(diffRequests(original, byCurl), [], `curl running:\n${toCurl.stdout}`);
+  }
+
+  const toHttp = await runSling(['exec', '--to', 'http', 'c.http'], { cwd: dir });
+  assert.equal(toHttp.code, 0, toHttp.stderr);
+  assert.match(toHttp.stdout, /^X-A: evil\u202etxt\.exe \u009b31m$/m, 'piped: the text as the file had it');
+  assert.match(toHttp.stdout, /^### GET .*a\\u202eb\?x=\\x9b \(line 1\)$/m, 'the title comment shows them escaped');
+  writeFileSync(join(dir, 'back.http'), toHttp.stdout);
+  assert.deepEqual(diffRequests(original, await run('back.http')), []);
 });

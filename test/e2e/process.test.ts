@@ -30,6 +30,37 @@ test('--debug shows the exchange, timings and hops on stderr, with credentials m
   assert.match(r.stderr, /ada:\*\*\*/);
 });
 
+test('--debug masks every credential on the invocation line: the URL password, Authorization, Proxy-Authorization and Cookie items, -a, proxy passwords', async () => {
+  const secrets = ['PASSurl', 'xyzcookie', 'abcproxyauth', 'tokauth', 'pwproxy', 'secretdash'];
+  const r = await runSling([
+    '--debug',
+    '--offline',
+    '--proxy',
+    'http:http://pu:pwproxy@127.0.0.1:3',
+    '-a',
+    'bob:secretdash',
+    'http://ada:PASSurl@127.0.0.1:9/p',
+    'Cookie:sid=xyzcookie',
+    'Proxy-Authorization:Basic abcproxyauth',
+    'authorization:Bearer tokauth',
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const line = r.stderr.split('\n').find((l) => l.startsWith('sling: debug: invocation '));
+  assert.ok(line, r.stderr);
+  for (const s of secrets) assert.ok(!line.includes(s), `${s} shown on the invocation line: ${line}`);
+  for (const s of secrets) assert.ok(!r.stdout.includes(s), `${s} shown in the printed request: ${r.stdout}`);
+  const inv = JSON.parse(line.slice('sling: debug: invocation '.length));
+  assert.equal(inv.url, 'http://ada:***@127.0.0.1:9/p');
+  assert.deepEqual(inv.items, ['Cookie:***', 'Proxy-Authorization:Basic ***', 'authorization:Bearer ***']);
+  assert.equal(inv.auth, 'bob:***');
+  assert.deepEqual(inv.proxies, { http: 'http://pu:***@127.0.0.1:3' });
+  // HTTPie's shorthand without a scheme, and a bearer token given with -a: all of it.
+  const short = await runSling(['--debug', '--offline', '-A', 'bearer', '-a', 'tok3n', 'ada:PASSshort@localhost:9/']);
+  assert.equal(short.code, 0, short.stderr);
+  assert.ok(!short.stderr.includes('PASSshort') && !short.stderr.includes('tok3n'), short.stderr);
+  assert.match(short.stderr, /"url":"ada:\*\*\*@localhost:9\/"/);
+});
+
 test('--debug prints a stack trace for an error, without --debug there is none', async () => {
   const plain = await runSling(['http://127.0.0.1:1/', '--timeout', 'abc']);
   assert.equal(plain.code, 1);

@@ -519,3 +519,20 @@ test('a session written by HTTPie is read (a note, once), and HTTPie reads the f
   const quiet = await runSling(['-q', '--session-read-only', oldPath, `${s.url}/q`], { env: box.env });
   assert.equal(quiet.stderr, '');
 });
+
+test('a session named for a host of dots (http://../, http://./) stays in the sessions folder; other hosts keep their folder names', async () => {
+  const box = sandbox();
+  for (const url of ['http://../', 'http://./', 'http://localhost:3000/', 'https://example.org/']) {
+    const r = await runSling(['--offline', '--session', 'NAME', url, 'X-Team:blue'], { env: box.env });
+    assert.equal(r.code, 0, r.stderr);
+  }
+  // Nothing beside the sessions folder, nothing directly in it.
+  assert.deepEqual(readdirSync(box.config), ['sessions']);
+  const sessions = join(box.config, 'sessions');
+  assert.deepEqual(readdirSync(sessions).sort(), ['_', '__', 'example.org', 'localhost_3000']);
+  for (const folder of readdirSync(sessions)) assert.deepEqual(readdirSync(join(sessions, folder)), ['NAME.json'], folder);
+  // The session of '..' is read back: its header is sent again.
+  const again = await runSling(['--offline', '--session', 'NAME', 'http://../'], { env: box.env });
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /^X-Team: blue$/m);
+});

@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { CliError } from '../../src/errors.js';
 import { BodyReader, HeadReader, requestBytes } from '../../src/transport/h1.js';
+import { headProblem } from '../../src/transport/wire.js';
 import type { PreparedRequest } from '../../src/model/prepare.js';
 import type { RequestSettings } from '../../src/model/spec.js';
 
@@ -72,4 +75,45 @@ test('request bytes: UTF-8 values, chunk framing of a buffered body, the Connect
     ),
     'POST /p HTTP/1.1\r\nEmpty: \r\nconnection: close\r\n\r\nabc',
   );
+});
+
+/** A string of any UTF-16 code units, with CR, LF and NUL among the likely ones, and tokens like real methods and names. */
+const anyText = fc.oneof(
+  fc.string({ unit: fc.oneof(fc.constantFrom('\r', '\n', '\0', ' ', ':', 'a', 'é'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), maxLength: 24 }),
+  fc.constantFrom('GET', 'POST', '/p?q=1', 'Authorization', 'Bearer AT', ''),
+);
+const BREAKS = /[\r\n\0]/;
+
+test('request bytes: no method, target, header name or value with CR, LF or NUL ever makes a byte; without them, one line each', () => {
+  fc.assert(
+    fc.property(anyText, anyText, fc.array(fc.tuple(anyText, anyText), { maxLength: 5 }), (method, target, headers) => {
+      const request = { method, target, headers, body: Buffer.alloc(0) } as unknown as PreparedRequest;
+      const bad = BREAKS.test(method) || BREAKS.test(target) || headers.some(([n, v]) => BREAKS.test(n) || BREAKS.test(v));
+      // The check every lane makes (send.ts, h2.ts, keepalive.ts, raw.ts) says the same as the bytes do.
+      assert.equal(headProblem(method, target, headers) !== undefined, bad);
+      let bytes: Buffer | undefined;
+      try {
+        bytes = requestBytes(request, headers, target, false, false);
+      } catch (e) {
+        assert.ok(bad, `refused a clean head: ${(e as Error).message}`);
+        assert.ok(e instanceof CliError && e.exitCode === 1, String(e));
+        assert.doesNotMatch(e.message, /[\r\n\0]/, 'the message is one line');
+        return;
+      }
+      assert.ok(!bad, 'bytes were made of a head with CR, LF or NUL');
+      // Request line, one line per header, the blank line: nothing split, nothing joined.
+      assert.equal(bytes.toString('latin1').split('\r\n').length, 1 + headers.length + 2);
+    }),
+    { seed: 26, numRuns: 2000 },
+  );
+});
+
+test('request bytes: the refusal names the header (never its value), the method or the target', () => {
+  const request = (method: string, target: string) => ({ method, target, headers: [], body: Buffer.alloc(0) }) as unknown as PreparedRequest;
+  assert.throws(() => requestBytes(request('GET', '/'), [['Authorization', 'Bearer AT\r\nX-Injected: yes']], '/', false, true), {
+    message: "the value of the header 'Authorization' holds a line break (CR) at character 10, which would end the header early: the request was not sent",
+  });
+  assert.throws(() => requestBytes(request('GET', '/'), [['X-A\nB', '1']], '/', false, true), /^UsageError: the header name 'X-A\\nB' holds a line break \(LF\)/);
+  assert.throws(() => requestBytes(request('GET\r\nX: 1', '/'), [], '/', false, true), /the method 'GET\\r\\nX: 1' holds a line break \(CR\), which would split the request line/);
+  assert.throws(() => requestBytes(request('GET', '/a\0b'), [], '/a\0b', false, true), /the request target '\/a\\x00b' holds a NUL character/);
 });

@@ -3,12 +3,18 @@ import { curlCommand } from '../../output/to-curl.js';
 import { httpRequest } from '../../sources/http/to-http.js';
 import type { RequestSpec } from '../../model/spec.js';
 import { wouldSend } from '../deliver.js';
+import { neutralise } from '../../sanitize.js';
 import type { ExecContext, ExecEntry } from '../../model/exec.js';
 
 /**
  * `sling exec --to curl|http FILE`: builds every request of the file as --offline would (nothing is
  * sent, variables resolved) and writes it in the other format: a bash file of curl commands, or a
  * .http file. Requests that need an earlier response (.http references) are built from what is known.
+ * Control characters: the curl form writes C0, C1 and bidirectional controls in bash's own $'\xHH'
+ * (to-curl.ts), so the script sends the same bytes and holds none of them raw; the comment above
+ * each request shows them as visible escapes (sanitize.ts); a .http file has no escapes of its own,
+ * so its text keeps them when piped (the same request) and shows them escaped on a terminal (the
+ * caller's `write`), as --offline and the printer do.
  */
 export async function convertEntries(
   entries: ExecEntry[],
@@ -37,10 +43,12 @@ export async function convertEntries(
       const prepared = await wouldSend(spec);
       const name = entry.name ?? entry.shownName;
       const where = `${name ? name + ': ' : ''}${entry.label} (${entry.file ? entry.file + ' ' : ''}line ${entry.line})`;
+      // The comment naming the request: one line, its control characters visible however it is read later.
+      const title = neutralise(where.replace(/\r?\n/g, ' '));
       if (to === 'curl') {
-        await write(`\n# ${where.replace(/\n/g, ' ')}\n${curlCommand(spec, prepared)}\n`);
+        await write(`\n# ${title}\n${curlCommand(spec, prepared)}\n`);
       } else {
-        const { text, problems } = httpRequest(spec, prepared, where.replace(/\n/g, ' '));
+        const { text, problems } = httpRequest(spec, prepared, title);
         for (const p of problems) ctx.warn(`${where}: ${p}`);
         await write((first ? '' : '\n') + text);
       }

@@ -81,7 +81,8 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
       entries,
       ex.to,
       ctx,
-      (text) => out.write(text),
+      // On a terminal, control characters shown as the rest of sling shows them (sanitize.ts); piped, the text as written.
+      (text) => out.write(io.stdout.isTTY ? neutralise(text) : text),
       (s) => applyFlags(s, inv),
       (e, entry) => {
         const where = entry.file ?? shown;
