@@ -43,7 +43,7 @@ export function sessionPath(nameOrPath: string, url: ParsedUrl, env: NodeJS.Proc
 
 export class SessionStore {
   /** One jar for every session file the run touches; each file keeps the cookies of its host. */
-  readonly jar = new CookieJar();
+  readonly jar: CookieJar;
   private readonly files = new Map<string, SessionFile>();
   private readonly loaded = new Map<string, unknown>();
 
@@ -56,7 +56,10 @@ export class SessionStore {
     readonly readOnly: boolean,
     /** Says once per file that it is an HTTPie session (a note on stderr). */
     private readonly note?: (message: string) => void,
+    /** A bound of the cookie jar reached (said once). */
+    warn?: (message: string) => void,
   ) {
+    this.jar = new CookieJar({ warn });
     // A name that can never be a file: one error before anything is sent (not one per request).
     if (!isPath(nameOrPath) && !/^[\w.-]+$/.test(nameOrPath))
       throw new UsageError(`--session${readOnly ? '-read-only' : ''} '${nameOrPath}': a session name may use letters, digits, '_', '-' and '.' (or give a path)`);
@@ -102,7 +105,7 @@ export class SessionStore {
       file.headers = data.headers;
       file.auth = data.auth;
       file.otherAuth = data.otherAuth;
-      for (const c of data.cookies) this.jar.add({ ...c, created: 0 });
+      for (const c of data.cookies) this.jar.add(c);
     }
     this.files.set(path, file);
     return file;
