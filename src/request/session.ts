@@ -136,11 +136,17 @@ export class SessionStore {
       file.auth = auth;
       file.otherAuth = undefined;
     }
-    // `Cookie: a=1; b=2` items become session cookies of this host, as in HTTPie.
+    // `Cookie: a=1; b=2` items become session cookies of this host, as in HTTPie. The user's own:
+    // not a server's Set-Cookie, so no rule of those (a `__Host-` prefix) stands in the way.
     for (const header of cookieItems) {
       for (const pair of header.split(';')) {
         const eq = pair.indexOf('=');
-        if (eq > 0) this.jar.setCookie(`${pair.slice(0, eq).trim()}=${pair.slice(eq + 1).trim()}; Path=/`, url);
+        const name = pair.slice(0, Math.max(eq, 0)).trim();
+        const value = pair
+          .slice(eq + 1)
+          .trim()
+          .replace(/^"(.*)"$/, '$1');
+        if (name) this.jar.add({ name, value, domain: url.hostname.toLowerCase(), hostOnly: true, path: '/', secure: false, httpOnly: false });
       }
     }
   }

@@ -519,3 +519,19 @@ test('a session written by HTTPie is read (a note, once), and HTTPie reads the f
   const quiet = await runSling(['-q', '--session-read-only', oldPath, `${s.url}/q`], { env: box.env });
   assert.equal(quiet.stderr, '');
 });
+
+test("Cookie: items with --session are sent and kept as the user wrote them, a __Host- name too (the prefix rules are for servers' Set-Cookie)", async (t) => {
+  const s = await httpServer(t, okText);
+  const box = sandbox();
+  const r = await runSling(['--session', './s.json', `${s.url}/x`, 'Cookie:__Host-id=1; b="2"'], { env: box.env, cwd: box.home });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(header(s.requests[0]!, 'cookie'), '__Host-id=1; b=2');
+  const saved = JSON.parse(readFileSync(join(box.home, 's.json'), 'utf8')).cookies;
+  assert.deepEqual(
+    saved.map((c: { name: string; value: string; domain: string; path: string }) => [c.name, c.value, c.domain, c.path]),
+    [
+      ['__Host-id', '1', '127.0.0.1', '/'],
+      ['b', '2', '127.0.0.1', '/'],
+    ],
+  );
+});
