@@ -83,12 +83,17 @@ const zlibNotice = pakoHead
 // quickjs-emscripten: its licence file carries QuickJS's own (Fabrice Bellard, Charlie Gordon) too.
 const quickjsLicense = readFileSync(join(root, 'node_modules', '@jitl', 'quickjs-wasmfile-release-sync', 'LICENSE'), 'utf8').trim();
 const fakerLicense = readFileSync(join(root, 'node_modules', '@faker-js', 'faker', 'LICENSE'), 'utf8').trim();
+// tldts and tldts-core: the Public Suffix List, in dist/chunks/public-suffix-*.js (loaded only to store a cookie).
+const tldtsLicense = readFileSync(join(root, 'node_modules', 'tldts', 'LICENSE'), 'utf8').trim();
+const tldtsCoreLicense = readFileSync(join(root, 'node_modules', 'tldts-core', 'LICENSE'), 'utf8').trim();
 writeFileSync(
   join(dist, 'THIRD-PARTY-LICENSES.txt'),
   `pako (bundled in dist/chunks/, for --compress)\n\n${readFileSync(join(pakoDir, 'LICENSE'), 'utf8').trim()}\n\n` +
     `pako's lib/zlib/ files:\n\n${zlibNotice.trim()}\n\n` +
     `@faker-js/faker (its English locale bundled in dist/chunks/faker-*.js, for the JetBrains Faker variables of sling exec)\n\n${fakerLicense}\n\n` +
-    `quickjs-emscripten, quickjs-emscripten-core and @jitl/quickjs-wasmfile-release-sync (bundled in dist/chunks/, with QuickJS as dist/chunks/emscripten-module.wasm: the engine of .http scripts)\n\n${quickjsLicense}\n`,
+    `quickjs-emscripten, quickjs-emscripten-core and @jitl/quickjs-wasmfile-release-sync (bundled in dist/chunks/, with QuickJS as dist/chunks/emscripten-module.wasm: the engine of .http scripts)\n\n${quickjsLicense}\n\n` +
+    `tldts and tldts-core (bundled in dist/chunks/public-suffix-*.js, the Public Suffix List the cookie jar checks Domain attributes against)\n\ntldts:\n\n${tldtsLicense}\n\ntldts-core:\n\n${tldtsCoreLicense}\n\n` +
+    `The Public Suffix List that tldts holds (its rules, as data) is under the Mozilla Public License, v. 2.0 (https://mozilla.org/MPL/2.0/); its source form: https://publicsuffix.org/list/public_suffix_list.dat\n`,
 );
 for (const out of ['sling.js', 'slings.js']) chmodSync(join(dist, out), 0o755);
 // The man page (package.json "man"): made from the option table at each build, so it cannot drift

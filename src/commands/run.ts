@@ -18,6 +18,7 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
     readStdin: () => readStdinBody(io, reporter),
     askPassword: (user, where) => askPassword(io, user, where),
     note: (m) => reporter.note(m),
+    warn: (m) => reporter.warn(m),
   };
   const spec = await buildRequest(inv, ctx);
   // A download prints on stderr (stdout may be the file, with -o -), so stderr decides on colours.

@@ -33,6 +33,8 @@ export interface BuildContext {
   session?: import('./session.js').SessionStore;
   /** A note on stderr (an HTTPie session file read). */
   note?: (message: string) => void;
+  /** A warning on stderr (a bound of the session's cookie jar reached). */
+  warn?: (message: string) => void;
 }
 
 const DATA_KINDS = new Set(['data', 'data-file', 'json', 'json-file']);
@@ -304,7 +306,7 @@ export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<
 
   if (inv.session !== undefined) {
     const { SessionStore } = await import('./session.js');
-    const store = new SessionStore(inv.session, ctx.env, cwd, ctx.pid, inv.sessionReadOnly, ctx.note);
+    const store = new SessionStore(inv.session, ctx.env, cwd, ctx.pid, inv.sessionReadOnly, ctx.note, ctx.warn);
     const explicit = new Set(userHeaders.map(([n]) => n.toLowerCase()));
     const applied = store.apply(spec, explicit, auth !== undefined || hasAuthItem);
     spec = applied.spec;

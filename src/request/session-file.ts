@@ -42,9 +42,11 @@ function expect(ok: boolean, where: string, v: unknown, wanted: string): void {
 }
 
 /** An optional attribute: absent, null, or of this type. */
-function optional(o: Record<string, unknown>, key: string, type: 'string' | 'number' | 'boolean', where: string): void {
+function optional(o: Record<string, unknown>, key: string, type: 'string' | 'number' | 'boolean', where: string | (() => string)): void {
   const v = o[key];
-  expect(v === undefined || v === null || typeof v === type, `${where}.${JSON.stringify(key)}`, v, `${type === 'number' ? 'a number' : `a ${type}`} or null`);
+  // The message only when it is needed: a session may hold thousands of cookies.
+  if (v === undefined || v === null || typeof v === type) return;
+  expect(false, `${typeof where === 'string' ? where : where()}.${JSON.stringify(key)}`, v, `${type === 'number' ? 'a number' : `a ${type}`} or null`);
 }
 
 function readHeaders(v: unknown): Header[] {
@@ -70,23 +72,25 @@ function readHeaders(v: unknown): Header[] {
  */
 function readCookies(v: unknown, host: string): SessionData['cookies'] {
   if (v === null || v === undefined) return [];
-  let list: [string, unknown][];
-  if (isObject(v)) list = Object.entries(v).map(([name, c]) => [`"cookies".${JSON.stringify(name)}`, isObject(c) ? { name, ...c } : c]);
+  let list: [string | number, unknown][];
+  if (isObject(v)) list = Object.entries(v).map(([name, c]) => [name, isObject(c) ? { name, ...c } : c]);
   else {
     expect(Array.isArray(v), '"cookies"', v, 'a list or an object of cookies');
-    list = (v as unknown[]).map((c, i) => [`"cookies"[${i}]`, c]);
+    list = (v as unknown[]).map((c, i) => [i, c]);
   }
-  return list.map(([where, c]) => {
-    expect(isObject(c), where, c, 'an object');
+  return list.map(([at, c]) => {
+    // Where a cookie is, made only for a message.
+    const where = () => (typeof at === 'number' ? `"cookies"[${at}]` : `"cookies".${JSON.stringify(at)}`);
+    if (!isObject(c)) expect(false, where(), c, 'an object');
     const o = c as Record<string, unknown>;
-    expect(typeof o.name === 'string', `${where}."name"`, o.name, 'a string');
+    if (typeof o.name !== 'string') expect(false, `${where()}."name"`, o.name, 'a string');
     // A cookie without a value (`Set-Cookie: flag`) may be saved as null.
     optional(o, 'value', 'string', where);
     optional(o, 'domain', 'string', where);
     optional(o, 'path', 'string', where);
     optional(o, 'expires', 'number', where);
     for (const flag of ['secure', 'httpOnly', 'hostOnly']) optional(o, flag, 'boolean', where);
-    expect(o.rest === undefined || o.rest === null || isObject(o.rest), `${where}."rest"`, o.rest, 'an object or null');
+    if (!(o.rest === undefined || o.rest === null || isObject(o.rest))) expect(false, `${where()}."rest"`, o.rest, 'an object or null');
     const domain = (o.domain as string | null | undefined) || '';
     return {
       name: o.name as string,

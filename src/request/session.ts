@@ -55,7 +55,7 @@ export function sessionFolder(url: ParsedUrl): string {
 
 export class SessionStore {
   /** One jar for every session file the run touches; each file keeps the cookies of its host. */
-  readonly jar = new CookieJar();
+  readonly jar: CookieJar;
   private readonly files = new Map<string, SessionFile>();
   private readonly loaded = new Map<string, unknown>();
 
@@ -68,7 +68,10 @@ export class SessionStore {
     readonly readOnly: boolean,
     /** Says once per file that it is an HTTPie session (a note on stderr). */
     private readonly note?: (message: string) => void,
+    /** A bound of the cookie jar reached (said once). */
+    warn?: (message: string) => void,
   ) {
+    this.jar = new CookieJar({ warn });
     // A name that can never be a file: one error before anything is sent (not one per request).
     if (!isPath(nameOrPath) && !/^[\w.-]+$/.test(nameOrPath))
       throw new UsageError(`--session${readOnly ? '-read-only' : ''} '${nameOrPath}': a session name may use letters, digits, '_', '-' and '.' (or give a path)`);
@@ -114,7 +117,7 @@ export class SessionStore {
       file.headers = data.headers;
       file.auth = data.auth;
       file.otherAuth = data.otherAuth;
-      for (const c of data.cookies) this.jar.add({ ...c, created: 0 });
+      for (const c of data.cookies) this.jar.add(c);
     }
     this.files.set(path, file);
     return file;
@@ -145,11 +148,17 @@ export class SessionStore {
       file.auth = auth;
       file.otherAuth = undefined;
     }
-    // `Cookie: a=1; b=2` items become session cookies of this host, as in HTTPie.
+    // `Cookie: a=1; b=2` items become session cookies of this host, as in HTTPie. The user's own:
+    // not a server's Set-Cookie, so no rule of those (a `__Host-` prefix) stands in the way.
     for (const header of cookieItems) {
       for (const pair of header.split(';')) {
         const eq = pair.indexOf('=');
-        if (eq > 0) this.jar.setCookie(`${pair.slice(0, eq).trim()}=${pair.slice(eq + 1).trim()}; Path=/`, url);
+        const name = pair.slice(0, Math.max(eq, 0)).trim();
+        const value = pair
+          .slice(eq + 1)
+          .trim()
+          .replace(/^"(.*)"$/, '$1');
+        if (name) this.jar.add({ name, value, domain: url.hostname.toLowerCase(), hostOnly: true, path: '/', secure: false, httpOnly: false });
       }
     }
   }

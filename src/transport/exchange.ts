@@ -7,7 +7,7 @@ import { HOP_BODY_LIMIT, readHopBody } from './body.js';
 import { headerIn } from '../model/headers.js';
 import { closeAgents, sendOnce, type Hop } from './send.js';
 import type { ResponseHead } from '../model/exchange.js';
-import { withJarCookies } from '../model/cookies.js';
+import { loadPublicSuffixes, publicSuffixesLoaded, withJarCookies } from '../model/cookies.js';
 import { digestAuthorization, parseDigestChallenge } from './digest.js';
 import { pickProxy } from './proxy.js';
 import { sendRaw } from './raw.js';
@@ -176,6 +176,8 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
     if (opts.debug) opts.debug(`${prepared.method} ${formatUrl(spec.url, '')} → ${hop.response.status} (${hop.info.reused ? 'reused connection' : 'new connection'})`);
     if (jar) {
       const raw = hop.response.rawHeaders;
+      // The Public Suffix List is loaded by the first answer that sets a cookie (not at start-up).
+      if (!publicSuffixesLoaded() && headerIn(raw, 'set-cookie') !== undefined) await loadPublicSuffixes();
       for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'set-cookie') jar.setCookie(raw[i + 1]!, spec.url);
     }
     // Digest: answer the server's challenge once, on the same origin only (never after a hop to another one).

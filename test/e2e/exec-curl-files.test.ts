@@ -195,6 +195,30 @@ test('-b NAME=VALUE goes with every hop of -L, to another host too, as curl send
   );
 });
 
+test('-H Cookie and -H Authorization stay behind on a -L hop to another host, unless --location-trusted, as in curl', async (t) => {
+  const s = await httpServer(t, (q, res) => {
+    if (q.url!.startsWith('/start')) {
+      res.writeHead(302, { Location: `http://localhost:${s.port}/next` });
+      res.end();
+    } else res.end('ok');
+  });
+  const d = dir();
+  writeFileSync(
+    join(d, 'h.sh'),
+    `curl -s -L -H 'Cookie: k=v' -H 'Authorization: Bearer t' ${s.url}/start\ncurl -s -L --location-trusted -H 'Cookie: k=v' -H 'Authorization: Bearer t' ${s.url}/start-trusted\n`,
+  );
+  assertExit(await runSling(['exec', 'h.sh'], { cwd: d }), 0);
+  assert.deepEqual(
+    s.requests.map((q) => [q.url, header(q, 'cookie') ?? '-', header(q, 'authorization') ?? '-']),
+    [
+      ['/start', 'k=v', 'Bearer t'],
+      ['/next', '-', '-'],
+      ['/start-trusted', 'k=v', 'Bearer t'],
+      ['/next', 'k=v', 'Bearer t'],
+    ],
+  );
+});
+
 test("-c - writes the cookie jar to the command's output (here a file); -c to a folder that does not exist is an error line", async (t) => {
   const s = await httpServer(t, (_q, res) => {
     res.writeHead(200, { 'Set-Cookie': 'sid=abc; Path=/' });

@@ -536,3 +536,19 @@ test('a session named for a host of dots (http://../, http://./) stays in the se
   assert.equal(again.code, 0, again.stderr);
   assert.match(again.stdout, /^X-Team: blue$/m);
 });
+
+test("Cookie: items with --session are sent and kept as the user wrote them, a __Host- name too (the prefix rules are for servers' Set-Cookie)", async (t) => {
+  const s = await httpServer(t, okText);
+  const box = sandbox();
+  const r = await runSling(['--session', './s.json', `${s.url}/x`, 'Cookie:__Host-id=1; b="2"'], { env: box.env, cwd: box.home });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(header(s.requests[0]!, 'cookie'), '__Host-id=1; b=2');
+  const saved = JSON.parse(readFileSync(join(box.home, 's.json'), 'utf8')).cookies;
+  assert.deepEqual(
+    saved.map((c: { name: string; value: string; domain: string; path: string }) => [c.name, c.value, c.domain, c.path]),
+    [
+      ['__Host-id', '1', '127.0.0.1', '/'],
+      ['b', '2', '127.0.0.1', '/'],
+    ],
+  );
+});

@@ -4,10 +4,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SLING_PATH, baseEnv } from '../helpers/cli.js';
+import { SLING_PATH, baseEnv, runSling } from '../helpers/cli.js';
+import { httpServer } from '../helpers/assert.js';
 
 const HEAVY = ['net', 'http', 'https', 'tls', 'http2', 'zlib', 'stream', 'child_process'];
 
@@ -38,3 +39,29 @@ for (const args of [['--offline', 'POST', 'example.org', 'a=1'], ['--offline', '
     );
   });
 }
+
+/** The chunks of dist/ a run loaded (the compile cache the chunk loader writes names each one). */
+async function chunksLoaded(args: string[], cwd: string): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-chunks-'));
+  try {
+    const r = await runSling(args, { env: { SLING_CACHE_DIR: dir }, cwd });
+    assert.equal(r.code, 0, r.stderr);
+    const [folder] = readdirSync(join(dir, 'v8'));
+    return readdirSync(join(dir, 'v8', folder!)).map((f) => f.replace(/-[A-Z0-9]+\.js\.v8$/, ''));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('the Public Suffix List is loaded only by a run that stores a cookie, not by a request or a session without one', async (t) => {
+  const s = await httpServer(t, (req, res) => {
+    if (req.url === '/set') res.setHeader('Set-Cookie', 'a=1');
+    res.end('ok');
+  });
+  const cwd = mkdtempSync(join(tmpdir(), 'sling-psl-'));
+  t.after(() => rmSync(cwd, { recursive: true, force: true }));
+  assert.ok(!(await chunksLoaded([`${s.url}/`], cwd)).includes('public-suffix'));
+  assert.ok(!(await chunksLoaded(['--session', './s.json', `${s.url}/`], cwd)).includes('public-suffix'));
+  const withCookie = await chunksLoaded(['--session', './s.json', `${s.url}/set`], cwd);
+  assert.ok(withCookie.includes('session') && withCookie.includes('public-suffix'), withCookie.join(' '));
+});

@@ -47,7 +47,7 @@ import { formatJsonBytes, NotFormatted } from '../../src/output/json-format.js';
 import { MONO, paletteFor } from '../../src/output/palette.js';
 import { BIDI } from '../../src/sanitize.js';
 import { contentLength, parseResponseHead } from '../../src/transport/head.js';
-import { CookieJar, domainMatches } from '../../src/model/cookies.js';
+import { CookieJar, domainMatches, isPublicSuffix, loadPublicSuffixes } from '../../src/model/cookies.js';
 import { chooseFileName, nameFromContentDisposition, sanitizeFileName } from '../../src/transport/filename.js';
 import type { SourceOptions } from '../../src/model/exec.js';
 
@@ -615,7 +615,8 @@ test('fuzz: response heads parse into names and values from the text, or fail wi
 
 // ---- cookies -----------------------------------------------------------------------------------
 
-test('fuzz: Set-Cookie values are stored for their host or rejected, never thrown; the jar writes and reads its file', () => {
+test('fuzz: Set-Cookie values are stored for their host or rejected, never thrown; the jar writes and reads its file', async () => {
+  await loadPublicSuffixes();
   // biome-ignore format: a word list reads better on a few long lines
   const COOKIE_WORDS = ['a=b', 'n=v', '=', ';', '; ', '; Domain=', 'example.org', '.example.org', 'sub.example.org', 'org', 'other.org', '127.0.0.1', '; Path=', '/', '/a', '; Max-Age=', '0', '-1', '9'.repeat(400), '99999999999', '; Expires=', 'Wed, 21 Oct 2015 07:28:00 GMT', 'Fri, 31 Dec 9999 23:59:59 GMT', '; Secure', '; HttpOnly', '; SameSite=Lax', '"x"', '__Host-', '\t', '#HttpOnly_', 'TRUE', 'FALSE'];
   const urls: ParsedUrl[] = ['http://example.org/a/b', 'https://sub.example.org/', 'http://127.0.0.1:8080/x', 'http://[::1]/', 'https://localhost/p/q/'].map((u) => parseUrl(u));
@@ -631,6 +632,7 @@ test('fuzz: Set-Cookie values are stored for their host or rejected, never throw
           if (!cookie) continue;
           assert.ok(cookie.name !== '' && header.includes(cookie.name) && header.includes(cookie.value), JSON.stringify(cookie));
           assert.ok(domainMatches(url.hostname, cookie.domain), `${cookie.domain} for ${url.hostname}`);
+          assert.ok(cookie.hostOnly || /^[\d.]+$/.test(cookie.domain) || !isPublicSuffix(cookie.domain), `a cookie for the public suffix ${cookie.domain}`);
           assert.doesNotMatch(cookie.name + cookie.value, /[\x00-\x08\x0a-\x1f\x7f]/, 'a control character goes back in the Cookie header');
         }
         const sent = run(() => jar.cookieHeader(url, 1_700_000_000_000));

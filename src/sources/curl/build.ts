@@ -4,7 +4,7 @@ import { UsageError } from '../../errors.js';
 import { USER_AGENT } from '../../version.js';
 import type { Header, RequestSettings, RequestSpec, TlsVersion } from '../../model/spec.js';
 import type { ParsedUrl } from '../../model/url.js';
-import { CookieJar } from '../../model/cookies.js';
+import { CookieJar, type CookieLimit } from '../../model/cookies.js';
 import type { ResponseHead } from '../../model/exchange.js';
 import { CurlBodyError, dataBody, encodeMultipart, formPart, joinData, newBoundary, urlencodePiece, type FileAccess } from './body.js';
 import { isStreamed, StreamedBody, type WireBody } from '../../model/upload.js';
@@ -46,6 +46,8 @@ export interface CommandRuntime {
   /** NAME=value in front of curl and the environment (for proxies). */
   env: NodeJS.ProcessEnv;
   warn(message: string): void;
+  /** A bound of the cookie jar reached (said once a run). */
+  cookieWarn?(message: string, limit: CookieLimit): void;
   source: { file: string; line: number };
 }
 
@@ -140,7 +142,7 @@ export class CommandBuilder {
     // The cookie engine is per curl process: -b FILE or -c turns it on for every transfer.
     const engine = this.transfers.some((t) => t.op.cookieFiles.length || t.op.cookieJar !== undefined);
     if (engine) {
-      this.jar = new CookieJar();
+      this.jar = new CookieJar({ warn: this.rt.cookieWarn });
       for (const t of this.transfers) {
         for (const f of t.op.cookieFiles) {
           if (f === '') continue;

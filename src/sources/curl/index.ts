@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { fileProblem, UsageError } from '../../errors.js';
 import type { AfterResult, BodyFiles, ExecContext, ExecEntry, Script, SourceOptions, SourceParser } from '../../model/exec.js';
 import { now } from '../../clock.js';
+import { loadPublicSuffixes } from '../../model/cookies.js';
 import { loadEnvironment } from '../http/env.js';
 import { CurlArgError, parseCurlArgs, type Operation } from './args.js';
 import { CurlBuildError, CommandBuilder, planTransfers, storeResponseCookies, type Transfer } from './build.js';
@@ -82,7 +83,7 @@ export function parseCurlText(text: string, opts: SourceOptions, extra: CurlText
   }
 
   const curlrc = readCurlrc(opts.env);
-  const state: RunState = { status: 0, stopped: false };
+  const state: RunState = { status: 0, stopped: false, cookieLimits: new Set() };
   let stdinCache: string | undefined;
   /** The process's standard input, read once: its bytes, or past 1 MiB a temporary file (upload.ts). */
   let spooled: Buffer | FileBody | undefined;
@@ -179,6 +180,8 @@ interface RunState {
   status: number;
   /** `set -e` and a command failed: nothing more runs. */
   stopped: boolean;
+  /** The bounds of the cookie jars (one a command) already warned about: each is said once a run. */
+  cookieLimits: Set<string>;
 }
 
 const runs = (c: Condition, status: number) => c === 'always' || (c === 'ok' ? status === 0 : status !== 0);
@@ -274,8 +277,15 @@ function makeEntry(
         stdinLarge,
         env: commandEnv(call, opts.env),
         warn: (m) => ctx.warn(`${at}: ${m}`),
+        cookieWarn: (m, limit) => {
+          if (state.cookieLimits.has(limit)) return;
+          state.cookieLimits.add(limit);
+          ctx.warn(`${at}: ${m}`);
+        },
         source: { file: opts.file, line },
       });
+      // The cookie engine (-b FILE, -c) checks Domain attributes against the Public Suffix List.
+      if (ops.some((o) => o.cookieFiles.length || o.cookieJar !== undefined)) await loadPublicSuffixes();
       try {
         return builder.build();
       } catch (e) {

@@ -27,7 +27,7 @@ export const parseHttpFile: SourceParser = async (text: string, opts: SourceOpti
   const root = parseFile(text, display, opts.dir);
   const env = loadEnvironment(opts.dir, opts.envName, opts.envFile, opts.cwd);
   if (env.files.length) opts.debug(`environment ${env.name ?? '(none)'} from ${env.files.join(', ')}: ${[...env.vars.keys()].join(', ') || 'no variables'}`);
-  const rt = new Runtime(opts, env, new CookieJar(), opts.dir);
+  const rt = new Runtime(opts, env, new CookieJar({ warn: (m) => opts.warn(m) }), opts.dir);
   if (env.auth.size || [...env.vars.values()].some((v) => v.includes('$auth.'))) {
     dynamicUse.auth = true;
     rt.auth = new AuthTokens(env);
