@@ -43,8 +43,12 @@ export interface ExecContext {
   cwd: string;
   /** The main command's network flags (--verify, --proxy, --timeout, --cert) applied to a request a source sends itself (an OAuth token request). */
   network?(spec: RequestSpec): RequestSpec;
-  /** Sends a request a source makes itself (an OAuth token request): redirects as the spec says, the body read and decoded. The commands layer supplies it (sources do not import transport/). */
-  send?(spec: RequestSpec, env: NodeJS.ProcessEnv): Promise<{ status: number; body: Buffer }>;
+  /**
+   * Sends a request a source makes itself (an OAuth token request): redirects as the spec says, the
+   * body read and decoded, at most `limit` bytes of it (a longer body fails the request, its
+   * connection closed). The commands layer supplies it (sources do not import transport/).
+   */
+  send?(spec: RequestSpec, env: NodeJS.ProcessEnv, limit: number): Promise<{ status: number; body: Buffer }>;
 }
 
 /** One finished exchange, body read and decoded, for after-hooks. */
