@@ -2,6 +2,7 @@ import type { PreparedRequest } from './prepare.js';
 import type { RequestSpec } from './spec.js';
 import type { ParsedUrl } from './url.js';
 import type { HopInfo, ResponseHead } from './exchange.js';
+import type { Creation } from '../files.js';
 
 /**
  * What a front end for `sling exec` (a .http file, a file of curl commands) hands the runner: a list
@@ -66,8 +67,11 @@ export interface Completed {
 /** A file a response body is written to as it arrives. */
 export interface SaveTarget {
   path: string;
-  /** Added to the end of the file (curl's -C); else the file is made or emptied. */
-  append?: boolean;
+  /**
+   * How the file is opened (files.ts openToWrite, never through a link): `replace` (the default) makes
+   * or empties it, `new` writes over nothing (.http `>>`, curl's -J), `append` adds to its end (curl's -C).
+   */
+  how?: Creation;
   /** Bytes written before the body (curl's -i heads). */
   prefix?: Buffer;
 }
