@@ -122,6 +122,7 @@ const FILE_PROBLEMS: Record<string, string> = {
   EROFS: 'the file system is read-only',
   EEXIST: 'it exists',
   ENOTREG: 'it is not a regular file (a pipe, a socket)',
+  ESYMLINK: 'it is a symbolic link, which sling neither writes through nor replaces',
 };
 
 /** A failed file operation in words ("permission denied"), without Node's `ENOENT: ..., mkdir '/x'` detail. */

@@ -1,4 +1,4 @@
-import { mkdirSync, statSync } from 'node:fs';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /** An existing folder (false for a file, a missing path or one that cannot be read). */
@@ -38,4 +38,70 @@ export function makeDirs(path: string, mode?: number): string | undefined {
     }
   }
   return missing[missing.length - 1];
+}
+
+/**
+ * How a file whose name a .http or curl file, or a server, chose is opened: `new` makes it and
+ * writes over nothing (a file, a folder or a link there, a link to nowhere too, is EEXIST);
+ * `replace` empties a regular file there or makes one; `append` adds to one or makes one.
+ */
+export type Creation = 'new' | 'replace' | 'append';
+
+/**
+ * Opens such a file to write, never through a symbolic link (O_NOFOLLOW, and O_EXCL for `new`): a
+ * link in its place, to a file or to nowhere, is neither followed nor replaced; `replace` and
+ * `append` refuse it with the code ESYMLINK (fileProblem: "it is a symbolic link, ..."), `new`
+ * with EEXIST. Only the last part of the path is checked: its folders are the path's own (`out/`,
+ * `..`), as a name the file wrote. Names in /dev and /proc are the system's (`/dev/stderr` is a link by
+ * nature, and no repository puts one there): opened as they are.
+ */
+export function openToWrite(path: string, how: Creation, mode = 0o666): number {
+  const { O_WRONLY, O_CREAT, O_EXCL, O_TRUNC, O_APPEND } = constants;
+  // Windows has no O_NOFOLLOW (0): O_EXCL still keeps `new` off anything that is there.
+  const noFollow = systemName(path) ? 0 : (constants.O_NOFOLLOW ?? 0);
+  const flags = O_WRONLY | O_CREAT | noFollow | (how === 'new' ? O_EXCL : how === 'replace' ? O_TRUNC : O_APPEND);
+  try {
+    return openSync(path, flags, mode);
+  } catch (e) {
+    // ELOOP is also a loop of links among the folders: a link in the file's own place is said as such.
+    if ((e as NodeJS.ErrnoException).code === 'ELOOP' && isLink(path)) {
+      throw Object.assign(new Error(`ESYMLINK: a symbolic link, not written through, open '${path}'`), { code: 'ESYMLINK', path });
+    }
+    throw e;
+  }
+}
+
+/** openToWrite, the whole of `data` written, closed. */
+export function writeToFile(path: string, data: Buffer, how: Creation): void {
+  const fd = openToWrite(path, how);
+  try {
+    let at = 0;
+    while (at < data.length) at += writeSync(fd, data, at, data.length - at);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Something is at `path`, a link to nowhere too (existsSync follows a link: false for a dangling one). */
+export function occupied(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `path` is a symbolic link (to anything, or to nowhere). */
+export function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/** A name of the system's own (/dev/null, /dev/stderr, /proc/self/fd/2), where links are what they are meant to be. */
+export function systemName(path: string): boolean {
+  return path.startsWith('/dev/') || path.startsWith('/proc/');
 }

@@ -2,6 +2,7 @@ import type { PreparedRequest } from './prepare.js';
 import type { RequestSpec } from './spec.js';
 import type { ParsedUrl } from './url.js';
 import type { HopInfo, ResponseHead } from './exchange.js';
+import type { Creation } from '../files.js';
 
 /**
  * What a front end for `sling exec` (a .http file, a file of curl commands) hands the runner: a list
@@ -43,8 +44,12 @@ export interface ExecContext {
   cwd: string;
   /** The main command's network flags (--verify, --proxy, --timeout, --cert) applied to a request a source sends itself (an OAuth token request). */
   network?(spec: RequestSpec): RequestSpec;
-  /** Sends a request a source makes itself (an OAuth token request): redirects as the spec says, the body read and decoded. The commands layer supplies it (sources do not import transport/). */
-  send?(spec: RequestSpec, env: NodeJS.ProcessEnv): Promise<{ status: number; body: Buffer }>;
+  /**
+   * Sends a request a source makes itself (an OAuth token request): redirects as the spec says, the
+   * body read and decoded, at most `limit` bytes of it (a longer body fails the request, its
+   * connection closed). The commands layer supplies it (sources do not import transport/).
+   */
+  send?(spec: RequestSpec, env: NodeJS.ProcessEnv, limit: number): Promise<{ status: number; body: Buffer }>;
 }
 
 /** One finished exchange, body read and decoded, for after-hooks. */
@@ -62,8 +67,11 @@ export interface Completed {
 /** A file a response body is written to as it arrives. */
 export interface SaveTarget {
   path: string;
-  /** Added to the end of the file (curl's -C); else the file is made or emptied. */
-  append?: boolean;
+  /**
+   * How the file is opened (files.ts openToWrite, never through a link): `replace` (the default) makes
+   * or empties it, `new` writes over nothing (.http `>>`, curl's -J), `append` adds to its end (curl's -C).
+   */
+  how?: Creation;
   /** Bytes written before the body (curl's -i heads). */
   prefix?: Buffer;
 }

@@ -1,4 +1,4 @@
-import { openSync } from 'node:fs';
+import { openToWrite } from '../files.js';
 import { join } from 'node:path';
 import { BIDI } from '../sanitize.js';
 
@@ -124,8 +124,9 @@ export function chooseFileName(contentDisposition: string | undefined, urlPath: 
 
 /**
  * Creates `name.ext`, or `name-1.ext`, `name-2.ext`, ... in `dir`: the first name nothing holds.
- * Each is created exclusively (O_EXCL), so a file, a folder or a link there, even a link to nowhere,
- * or one that appears meanwhile, is never written through or over: the next number is tried.
+ * Each is created exclusively (O_EXCL, O_NOFOLLOW: openToWrite's `new`), so a file, a folder or a
+ * link there, even a link to nowhere, or one that appears meanwhile, is never written through or
+ * over: the next number is tried.
  */
 export function openUnique(dir: string, name: string): { name: string; fd: number } {
   const dot = name.lastIndexOf('.');
@@ -140,7 +141,7 @@ export function openUnique(dir: string, name: string): { name: string; fd: numbe
       candidate = `${base}-${i}${ext}`;
     }
     try {
-      return { name: candidate, fd: openSync(join(dir, candidate), 'wx') };
+      return { name: candidate, fd: openToWrite(join(dir, candidate), 'new') };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw Object.assign(e as Error, { fileName: candidate });
     }

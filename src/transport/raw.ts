@@ -105,10 +105,18 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
           socket.resume();
         });
       // A stream view for the generic path (redirect bodies, decoding); the fast path calls attach.
+      // Destroyed before its end (a redirect's body past what is read of it), it closes the
+      // connection: else the socket went on reading a body nobody wanted, and the process waited for it.
       let stream: Readable | undefined;
       const lazyStream = () => {
         if (stream) return stream;
-        stream = new Readable({ read() {} });
+        stream = new Readable({
+          read() {},
+          destroy(err, done) {
+            end();
+            done(err);
+          },
+        });
         attach((chunk) => stream!.push(Buffer.from(chunk))).then(
           () => stream!.push(null),
           (e) => stream!.destroy(e),

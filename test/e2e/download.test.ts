@@ -596,3 +596,32 @@ test('download over HTTPS: a body that stalls after the head names the bytes tha
   assertError(r, 2, /stopped sending the response body for longer than 0\.5s \(--timeout\) after 10 bytes; '.*s\.txt' keeps 10 bytes$/m);
   assert.equal(readFileSync(join(dir, 's.txt'), 'utf8'), 'hello\npart');
 });
+
+test("-d -o FILE through a redirect whose body never ends: the target is saved, exit 0, and the redirect's connection is closed (not read on)", async (t) => {
+  let served = 0;
+  let redirectClosed: () => void;
+  const closed = new Promise<void>((resolve) => (redirectClosed = resolve));
+  const srv = await httpServer(t, (req: IncomingMessage, res: ServerResponse) => {
+    if (req.url === '/target') return void res.end('the target\n');
+    res.writeHead(302, { Location: '/target', 'Content-Type': 'application/octet-stream' });
+    // Endless: chunks for as long as the client reads (stops when the socket goes).
+    const chunk = Buffer.alloc(64 << 10, 'x');
+    const pump = () => {
+      while (!res.destroyed && res.write(chunk)) served += chunk.length;
+      if (!res.destroyed) res.once('drain', pump);
+    };
+    res.on('close', () => {
+      res.removeAllListeners('drain');
+      redirectClosed();
+    });
+    pump();
+  });
+  const dir = tmp();
+  const r = await runSling(['-d', '-o', 'out.bin', `${srv.url}/r`], { cwd: dir, timeoutMs: 20000 });
+  assert.equal(r.timedOut, false, `sling did not end: ${r.stderr}`);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(readFileSync(join(dir, 'out.bin'), 'utf8'), 'the target\n');
+  assert.match(r.stderr, /the body of the 302 answer from 127\.0\.0\.1:\d+ is over 1 MiB: the rest is not read/);
+  await closed;
+  assert.ok(served < 64 << 20, `${served} bytes of the redirect's body were served`);
+});

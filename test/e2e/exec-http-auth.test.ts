@@ -240,3 +240,89 @@ test('exec http: Faker is loaded only by a run that uses it (its own chunk, not 
   assert.match(text, /fakerModule \?\?= await Promise\.resolve\(\)\.then\(\(\) => __toESM\(require\("\.\/faker-/);
   assert.ok(!readFileSync(join(REPO_ROOT, 'dist', 'sling.js'), 'utf8').includes(faker));
 });
+
+test('exec http: $auth.token, a token request follows no redirect, even under --follow: a 307 or 308 to another origin is that request failing, nothing is posted there', async (t) => {
+  const elsewhere = await httpServer(t, (_req, res) => res.end(JSON.stringify({ access_token: 'STOLEN' })));
+  for (const status of [307, 308]) {
+    const tokens = await httpServer(t, (_req, res) => {
+      res.writeHead(status, { Location: `${elsewhere.url}/token`, 'Content-Type': 'text/plain' });
+      res.end('moved\n');
+    });
+    const { srv, api } = await servers(t, [{ body: {} }]);
+    const dir = workdir({
+      'http-client.env.json': JSON.stringify({
+        dev: {
+          base: srv.url,
+          Security: {
+            Auth: {
+              a: {
+                Type: 'OAuth2',
+                'Grant Type': 'Password',
+                'Client ID': 'c',
+                'Client Credentials': 'in body',
+                'Client Secret': 'sec',
+                Username: 'ada',
+                Password: 'pw',
+                'Token URL': `${tokens.url}/token`,
+              },
+            },
+          },
+        },
+      }),
+      'api.http': 'GET {{base}}/x\nAuthorization: Bearer {{$auth.token("a")}}\n\n###\nGET {{base}}/after\n',
+    });
+    for (const flags of [['--follow'], []]) {
+      const r = await runSling(['exec', ...flags, '--env', 'dev', 'api.http'], { cwd: dir });
+      assertError(r, 1, `api.http:1: Security.Auth "a": the token request (password) to ${tokens.url}/token answered HTTP ${status}, a redirect, which a token request does not follow`);
+      assert.equal(
+        r.stderr
+          .trim()
+          .split('\n')
+          .filter((l) => l.startsWith('sling: error: ')).length,
+        1,
+        `one line${show(r)}`,
+      );
+      assert.equal(elsewhere.requests.length, 0, `nothing is sent to the origin the redirect names (${status} ${flags.join(' ')})${show(r)}`);
+    }
+    assert.equal(tokens.requests.length, 2, 'one token request per run');
+    assert.deepEqual(
+      api().map((q) => q.url),
+      ['/after', '/after'],
+      'the request that needs no token runs',
+    );
+  }
+});
+
+test('exec http: $auth.token, a token response over 1 MiB fails its token request in one line, its connection closed, and the run goes on with the next requests', async (t) => {
+  let served = 0;
+  const tokens = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    // Endless: chunks for as long as the client reads.
+    const chunk = Buffer.alloc(64 << 10, ' ');
+    res.write('{"access_token": "T", "pad": "');
+    const pump = () => {
+      while (!res.destroyed && res.write(chunk)) served += chunk.length;
+      if (!res.destroyed) res.once('drain', pump);
+    };
+    res.on('close', () => res.removeAllListeners('drain'));
+    pump();
+  });
+  const { srv, api } = await servers(t, [{ body: {} }]);
+  const dir = workdir({
+    'http-client.env.json': JSON.stringify({
+      dev: { base: srv.url, Security: { Auth: { a: { Type: 'OAuth2', 'Grant Type': 'Client Credentials', 'Client ID': 'c', 'Token URL': `${tokens.url}/token` } } } },
+    }),
+    'api.http': 'GET {{base}}/x\nAuthorization: Bearer {{$auth.token("a")}}\n\n###\nGET {{base}}/after\n\n###\nGET {{base}}/y\nX-T: {{$auth.token("a")}}\n\n###\nGET {{base}}/last\n',
+  });
+  const r = await runSling(['exec', '--env', 'dev', 'api.http'], { cwd: dir, timeoutMs: 30000 });
+  assertError(r, 1, `api.http:1: Security.Auth "a": the token request to ${tokens.url}/token failed: the answer (HTTP 200) is over 1 MiB: the rest is not read`);
+  assert.match(r.stderr, /api\.http:8: Security\.Auth "a": the token request .* is over 1 MiB/, `the next request that needs it fails the same way, without asking again${show(r)}`);
+  assert.doesNotMatch(r.stderr, /unexpected/, show(r));
+  assert.equal(tokens.requests.length, 1, 'a token that could not be had is not asked for again');
+  assert.deepEqual(
+    api().map((q) => q.url),
+    ['/after', '/last'],
+    `the requests that need no token run${show(r)}`,
+  );
+  assert.ok(served < 64 << 20, `${served} bytes served: the connection was closed, not read on`);
+});

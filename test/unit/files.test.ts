@@ -1,10 +1,10 @@
 // src/files.ts: makeDirs (mkdir -p without Node 20's endless loop) and isDirectory.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isDirectory, makeDirs } from '../../src/files.js';
+import { isDirectory, makeDirs, occupied, openToWrite, writeToFile } from '../../src/files.js';
 
 test('makeDirs makes the missing folders and returns the first it made (undefined when none was missing)', () => {
   const base = mkdtempSync(join(tmpdir(), 'sling-files-'));
@@ -22,4 +22,29 @@ test('makeDirs fails at once where a folder cannot be made: a file in the way, a
   assert.equal(isDirectory(join(base, 'f')), false);
   // Node 20's mkdirSync(..., { recursive: true }) never returns here.
   if (existsSync('/proc/self')) assert.throws(() => makeDirs('/proc/sling-nothere/x'), { code: 'ENOENT' });
+});
+
+test('openToWrite never goes through a symbolic link: `new` takes no name that is there (a dangling link included), `replace` and `append` refuse a link and keep to regular files', {
+  skip: process.platform === 'win32' ? 'symbolic links need privileges on Windows' : undefined,
+}, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-open-'));
+  const target = join(dir, 'target');
+  symlinkSync(target, join(dir, 'dangling'));
+  writeFileSync(join(dir, 'real'), 'mine');
+  symlinkSync(join(dir, 'real'), join(dir, 'live'));
+  writeFileSync(join(dir, 'plain'), 'old');
+  assert.equal(existsSync(join(dir, 'dangling')), false, 'existsSync misses a dangling link');
+  assert.equal(occupied(join(dir, 'dangling')), true, 'occupied sees it');
+  for (const name of ['dangling', 'live', 'plain']) assert.throws(() => openToWrite(join(dir, name), 'new'), { code: 'EEXIST' }, name);
+  for (const how of ['replace', 'append'] as const) {
+    for (const name of ['dangling', 'live']) assert.throws(() => writeToFile(join(dir, name), Buffer.from('x'), how), { code: 'ESYMLINK' }, `${how} ${name}`);
+  }
+  assert.equal(existsSync(target), false, "the dangling link's target was not made");
+  assert.equal(readFileSync(join(dir, 'real'), 'utf8'), 'mine');
+  assert.ok(lstatSync(join(dir, 'dangling')).isSymbolicLink() && lstatSync(join(dir, 'live')).isSymbolicLink(), 'the links are left as links');
+  writeToFile(join(dir, 'plain'), Buffer.from('new'), 'replace');
+  writeToFile(join(dir, 'plain'), Buffer.from('+'), 'append');
+  assert.equal(readFileSync(join(dir, 'plain'), 'utf8'), 'new+');
+  closeSync(openToWrite(join(dir, 'fresh'), 'new'));
+  assert.equal(statSync(join(dir, 'fresh')).size, 0);
 });

@@ -725,12 +725,17 @@ function hasKeys(o: object): boolean {
 
 const DEFAULT_HEADERS = new Set(['user-agent', 'accept-encoding', 'accept', 'connection']);
 
-/** A request a source sends itself (an OAuth token request of a .http file), its body read whole. */
-async function sendOwn(spec: RequestSpec, env: NodeJS.ProcessEnv): Promise<{ status: number; body: Buffer }> {
+/** A request a source sends itself (an OAuth token request of a .http file), its body read whole up to `limit` bytes. */
+async function sendOwn(spec: RequestSpec, env: NodeJS.ProcessEnv, limit: number): Promise<{ status: number; body: Buffer }> {
   const { exchange, readBody } = await loadTransport();
   const hop = await exchange(spec, { env });
-  return { status: hop.response.status, body: await readBody(hop) };
+  // Past the limit the connection is closed rather than read on (an endless answer took 2 GB and the run).
+  const body = await readBody(hop, false, limit, true);
+  if (hop.info.bodyCut) throw new CliError(`the answer (HTTP ${hop.response.status}) is over ${formatLimit(limit)}: the rest is not read`);
+  return { status: hop.response.status, body };
 }
+
+const formatLimit = (bytes: number) => (bytes % 1048576 === 0 ? `${bytes / 1048576} MiB` : `${bytes} bytes`);
 
 /** The main command's network flags apply to every request of the file (when given). */
 function applyFlags(spec: RequestSpec, inv: Invocation): RequestSpec {

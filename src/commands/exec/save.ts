@@ -1,31 +1,35 @@
-import { closeSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { fileProblem } from '../../errors.js';
+import { isLink, occupied, openToWrite } from '../../files.js';
 import type { SavedFile, SaveTarget } from '../../model/exec.js';
 
 /**
  * Writes a response body to its files as it arrives (curl's -o, a .http `>> file`), so a body of
  * any size takes no more memory than a chunk. A file that cannot be opened or written is given
  * up with its reason; the others go on (the run reports it, as it reports a file it could not write whole).
+ * Files are opened as their target says (files.ts openToWrite): never through a symbolic link.
  */
 export class FileTee {
   private readonly open: { fd: number; saved: SavedFile }[] = [];
   readonly saved: SavedFile[] = [];
-  /** Written under a temporary name, renamed over the path only once the body is complete. */
-  private readonly parts = new Map<SavedFile, string>();
+  /** Written under a temporary name, put at the path only once the body is complete; `fresh`: a `new` file, put where nothing is. */
+  private readonly parts = new Map<SavedFile, { part: string; fresh: boolean }>();
 
   /**
    * `whole`: a file is never left holding part of a body (curl's -o keeps what came, for -C -): it
-   * is written as `PATH.PID.part` (`pid`: sling's process id) and renamed once complete.
+   * is written as `PATH.PID.part` (`pid`: sling's process id) and renamed once complete (a `new`
+   * file: linked, which fails where anything is, so that nothing made there meanwhile is replaced).
    */
   constructor(targets: SaveTarget[], whole: boolean, pid: number) {
     for (const t of targets) {
       const saved: SavedFile = { path: t.path, bytes: 0 };
       this.saved.push(saved);
+      const how = t.how ?? 'replace';
       let fd: number | undefined;
       try {
-        const part = whole && !t.append && !isDevice(t.path) ? `${t.path}.${pid}.part` : undefined;
-        fd = openSync(part ?? t.path, t.append ? 'a' : 'w');
-        if (part) this.parts.set(saved, part);
+        const part = whole && how !== 'append' && !isDevice(t.path) ? `${t.path}.${pid}.part` : undefined;
+        fd = openToWrite(part ?? t.path, part ? 'replace' : how);
+        if (part) this.parts.set(saved, { part, fresh: how === 'new' });
         if (t.prefix?.length) writeAll(fd, t.prefix);
         this.open.push({ fd, saved });
       } catch (e) {
@@ -53,16 +57,37 @@ export class FileTee {
   close(complete: boolean): SavedFile[] {
     for (const f of this.open) closeQuietly(f.fd);
     this.open.length = 0;
-    for (const [saved, part] of this.parts) {
+    for (const [saved, { part, fresh }] of this.parts) {
       try {
-        if (complete && saved.problem === undefined) renameSync(part, saved.path);
-        else unlinkSync(part);
+        if (complete && saved.problem === undefined) {
+          if (fresh) putNew(part, saved.path);
+          // The rename would replace a link put there meanwhile: refused, as writing through it is.
+          else if (isLink(saved.path)) throw Object.assign(new Error('a symbolic link'), { code: 'ESYMLINK' });
+          else renameSync(part, saved.path);
+        }
       } catch (e) {
         saved.problem ??= fileProblem(e);
       }
+      removeQuietly(part);
     }
     this.parts.clear();
     return this.saved;
+  }
+}
+
+/**
+ * The complete `part` at `path`, where nothing may be: a hard link fails (EEXIST) on anything there,
+ * a link to nowhere too, where a rename would replace it. On a file system without hard links: a
+ * rename where nothing is found.
+ */
+function putNew(part: string, path: string) {
+  try {
+    linkSync(part, path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EMLINK') throw e;
+    if (occupied(path)) throw Object.assign(new Error('it exists'), { code: 'EEXIST' });
+    renameSync(part, path);
   }
 }
 
@@ -85,5 +110,13 @@ function closeQuietly(fd: number) {
     closeSync(fd);
   } catch {
     // closing after a failed write: nothing more to say
+  }
+}
+
+function removeQuietly(path: string) {
+  try {
+    unlinkSync(path);
+  } catch {
+    // gone already
   }
 }

@@ -1,4 +1,5 @@
-import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, readFileSync, statSync } from 'node:fs';
+import { openToWrite, writeToFile } from '../../files.js';
 import { largeFile } from '../../model/upload.js';
 import { isatty } from 'node:tty';
 import { spoolStdinSync } from '../stdin.js';
@@ -230,8 +231,8 @@ function makeEntry(
       const out = call.stdout;
       if (out?.kind === 'file' && !ctx.offline) {
         try {
-          if (out.append) appendFileSync(out.path, '');
-          else writeFileSync(out.path, '');
+          // Never through a link in the file's place (files.ts openToWrite), which bash would follow.
+          closeSync(openToWrite(out.path, out.append ? 'append' : 'replace'));
           stdoutStarted.value = true;
         } catch (e) {
           throw new UsageError(`${at}: cannot open '${out.path}' for the command's output: ${fileProblem(e)}; the command is not run (as in bash)`);
@@ -307,7 +308,7 @@ function makeEntry(
       const plan = planBody(run.transfer, run.url, answer, call.cwd);
       if (plan.outFile === undefined) return undefined;
       run.bodyPlan = plan;
-      return { files: plan.path === undefined ? [] : [{ path: plan.path, append: plan.append, prefix: plan.prefix }], print: false, keepPartial: true };
+      return { files: plan.path === undefined ? [] : [{ path: plan.path, how: plan.how, prefix: plan.prefix }], print: false, keepPartial: true };
     },
     async after(done, ctx): Promise<AfterResult> {
       const run = builder?.runs.get(done.spec.source!);
@@ -351,14 +352,14 @@ function makeEntry(
           const out = call.stdout;
           if (out?.kind === 'file') {
             try {
-              appendFileSync(out.path, text);
+              writeToFile(out.path, Buffer.from(text), 'append');
             } catch (e) {
               (result.errors ??= []).push(`${at}: cannot write '${out.path}': ${fileProblem(e)}`);
             }
           } else if (out?.kind !== 'discard') result.log = [...(result.log ?? []), ...text.replace(/\n$/, '').split('\n')];
         } else {
           try {
-            writeFileSync(resolve(call.cwd, jarOp.cookieJar!), text);
+            writeToFile(resolve(call.cwd, jarOp.cookieJar!), Buffer.from(text), 'replace');
           } catch (e) {
             (result.errors ??= []).push(`${at}: -c: cannot write the cookie jar '${jarOp.cookieJar}': ${fileProblem(e)}`);
             result.exitCode ??= 1;

@@ -1,5 +1,5 @@
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { makeDirs } from '../../files.js';
+import { readFileSync } from 'node:fs';
+import { makeDirs, occupied, writeToFile, type Creation } from '../../files.js';
 import { dirname, resolve } from 'node:path';
 import { exitCodeForStatus } from '../../exit.js';
 import type { AfterResult, Completed } from '../../model/exec.js';
@@ -85,7 +85,7 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
     const etag = headerIn(c.response.rawHeaders, 'etag');
     try {
       // Without an ETag, curl still makes the file, empty.
-      writeFileSync(resolve(ctx.cwd, op.etagSave), etag !== undefined ? etag + '\n' : '');
+      writeToFile(resolve(ctx.cwd, op.etagSave), Buffer.from(etag !== undefined ? etag + '\n' : '', 'latin1'), 'replace');
     } catch (e) {
       fail(`--etag-save: cannot write '${op.etagSave}': ${fileProblem(e)}`);
     }
@@ -101,8 +101,11 @@ export interface BodyPlan {
   outFile?: string;
   /** The file to write, when the body is written to one. */
   path?: string;
-  /** -C with a 206: added to the end of the partial file. */
-  append: boolean;
+  /**
+   * How the file is opened, never through a link (files.ts openToWrite): `append` for -C with a 206,
+   * `new` for a -J name or one --no-clobber chose (nothing there is written over), else `replace`.
+   */
+  how: Creation;
   /** -i's heads, before the body. */
   prefix: Buffer;
   /** -f on an HTTP error: only -i's heads are written. */
@@ -139,26 +142,29 @@ export function planBody(t: Transfer, url: CurlUrl, c: Omit<Completed, 'body'>, 
   const writeBody = (!headOnly || prefix.length > 0) && !(failed && op.removeOnError);
   // -C: the request asked for a range.
   const ranged = op.continueAt !== undefined && headerInPairs(c.request.headers, 'range') !== undefined;
-  const plan: BodyPlan = { outFile, append: false, prefix, headOnly, writeBody, problems };
+  const plan: BodyPlan = { outFile, how: 'replace', prefix, headOnly, writeBody, problems };
   if (outFile !== undefined && writeBody && outFile !== '/dev/null') {
     let path = resolve(cwd, op.outputDir ? resolve(cwd, op.outputDir, outFile) : outFile);
-    if (op.noClobber && existsSync(path)) {
+    // Taken: a file, a folder, or a link there, even one to nowhere (which existsSync misses).
+    if (op.noClobber && occupied(path)) {
       let n = 1;
-      while (existsSync(`${path}.${n}`) && n < 100) n++;
+      while (occupied(`${path}.${n}`) && n < 100) n++;
       path = `${path}.${n}`;
     }
     if (ranged && status === 416) {
       // The file is complete already (curl: nothing to resume): left as it is.
     } else if (ranged && status >= 200 && status < 300 && status !== 206) {
       problems.push([`the server ignored the range request (HTTP ${status}): cannot resume (curl: "HTTP server doesn't seem to support byte ranges"); '${outFile}' is left as it was`, 33]);
-    } else if (nameFromHeader && !op.noClobber && existsSync(path)) {
+    } else if (nameFromHeader && !op.noClobber && occupied(path)) {
       problems.push([`-J: '${outFile}' exists and is not overwritten (curl: "File exists")`, 23]);
     } else {
       try {
         // curl makes missing folders only with --create-dirs (--output-dir alone fails: "Failed to open").
         if (op.createDirs) makeDirs(dirname(path));
         plan.path = path;
-        plan.append = ranged && status === 206;
+        // A name the server chose (-J), or --no-clobber's, is made, never written over, whatever appears there meanwhile.
+        if (ranged && status === 206) plan.how = 'append';
+        else if (nameFromHeader || op.noClobber) plan.how = 'new';
       } catch (e) {
         problems.push([`cannot write '${outFile}': ${fileProblem(e)}`, 23]);
       }
@@ -183,16 +189,15 @@ function storeBody(
   for (const [message, code] of plan.problems) fail(message, code);
   const bodyBytes = plan.headOnly ? plan.prefix : Buffer.concat([plan.prefix, c.body]);
   if (plan.path !== undefined) {
-    const problem = c.saved ? c.saved.find((f) => f.path === plan.path)?.problem : writeFile(plan.path, bodyBytes, plan.append);
+    const problem = c.saved ? c.saved.find((f) => f.path === plan.path)?.problem : writeFile(plan.path, bodyBytes, plan.how);
     if (problem) fail(`cannot write '${plan.outFile}': ${problem}`);
   }
   return { outFile: plan.outFile, bodyBytes, writeBody: plan.writeBody };
 }
 
-function writeFile(path: string, data: Buffer, append: boolean): string | undefined {
+function writeFile(path: string, data: Buffer, how: Creation): string | undefined {
   try {
-    if (append) appendFileSync(path, data);
-    else writeFileSync(path, data);
+    writeToFile(path, data, how);
     return undefined;
   } catch (e) {
     return fileProblem(e);
@@ -211,7 +216,7 @@ function dumpHeader(op: Operation, c: Completed, ctx: OutputContext, result: Aft
   if (target !== '/dev/null') {
     try {
       if (op.createDirs) makeDirs(dirname(resolve(ctx.cwd, target)));
-      writeFileSync(resolve(ctx.cwd, target), text, 'latin1');
+      writeToFile(resolve(ctx.cwd, target), Buffer.from(text, 'latin1'), 'replace');
     } catch (e) {
       fail(`-D: cannot write '${target}': ${fileProblem(e)}`);
     }
@@ -282,8 +287,7 @@ export function isStdout(name: string): boolean {
 function writeStdout(ctx: OutputContext, data: Buffer) {
   if (ctx.stdout?.kind !== 'file') return;
   try {
-    if (!ctx.stdoutStarted.value && !ctx.stdout.append) writeFileSync(ctx.stdout.path, data);
-    else appendFileSync(ctx.stdout.path, data);
+    writeToFile(ctx.stdout.path, data, !ctx.stdoutStarted.value && !ctx.stdout.append ? 'replace' : 'append');
     ctx.stdoutStarted.value = true;
   } catch (e) {
     ctx.warn(`cannot write '${ctx.stdout.path}': ${fileProblem(e)}`);

@@ -26,6 +26,9 @@ interface Token {
   expiresAt?: number;
 }
 
+/** The most of a token response that is read: a token is a few kB; a larger answer fails the token request. */
+const TOKEN_BODY_LIMIT = 1 << 20;
+
 const BROWSER_GRANTS: Record<string, string> = {
   authorizationcode: 'Authorization Code',
   implicit: 'Implicit',
@@ -173,12 +176,15 @@ export class AuthTokens {
       settings: { follow: false, maxRedirects: 30, tls: { verify: true }, proxies: {}, compress: 0, chunked: false },
     };
     spec = ctx.network ? ctx.network(spec) : spec;
+    // The network flags may say --follow: a token request follows no redirect all the same (a 307 or
+    // 308 to another origin would post the password and the client secret there again).
+    if (spec.settings.follow) spec = { ...spec, settings: { ...spec.settings, follow: false } };
     const what = params[0]![1];
     let status: number;
     let text: string;
     try {
       if (!ctx.send) throw new CliError('this run sends no requests of its own');
-      const answer = await ctx.send(spec, processEnv);
+      const answer = await ctx.send(spec, processEnv, TOKEN_BODY_LIMIT);
       status = answer.status;
       text = answer.body.toString('utf8');
     } catch (e) {
@@ -196,7 +202,14 @@ export class AuthTokens {
       // A refresh token the server no longer takes: a new token with the configured grant.
       if (old?.refresh !== undefined && status >= 400 && status < 500) return this.acquire(id, undefined, res, ctx, processEnv);
       const error = json && typeof json.error === 'string' ? `: ${json.error}${typeof json.error_description === 'string' ? ` (${json.error_description})` : ''}` : '';
-      const why = status < 200 || status > 299 ? `answered HTTP ${status}${error}` : json ? 'answered without an access_token' : 'answered with a body that is not JSON';
+      const why =
+        status >= 300 && status < 400
+          ? `answered HTTP ${status}, a redirect, which a token request does not follow`
+          : status < 200 || status > 299
+            ? `answered HTTP ${status}${error}`
+            : json
+              ? 'answered without an access_token'
+              : 'answered with a body that is not JSON';
       throw fail(`the token request (${what}) to ${tokenUrl} ${why}`);
     }
     const expires = Number(json.expires_in);

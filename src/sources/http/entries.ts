@@ -1,6 +1,6 @@
 import { MAX_TIMER_MS } from '../../clock.js';
-import { isDirectory, makeDirs } from '../../files.js';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { isDirectory, makeDirs, occupied, systemName, writeToFile, type Creation } from '../../files.js';
+import { lstatSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, resolve as resolvePath } from 'node:path';
 import { fileProblem, UsageError } from '../../errors.js';
 import type { AfterResult, BodyFiles, Completed, ExecContext, ExecEntry } from '../../model/exec.js';
@@ -121,6 +121,8 @@ interface Pending {
 interface OutputTarget {
   line: number;
   path?: string;
+  /** `new` for `>>` (a name nothing holds), `replace` for `>>!` and a device. */
+  how?: Creation;
   /** The path as written, for the message. */
   shown: string;
   problem?: string;
@@ -474,8 +476,9 @@ class HttpEntry implements ExecEntry {
     const p = this.pendingOf(answer.spec);
     if (!p || p.logs.length) return undefined;
     p.targets = this.outputTargets(p, answer);
-    const paths = new Set(p.targets.flatMap((t) => (t.path === undefined ? [] : [t.path])));
-    return { files: [...paths].map((path) => ({ path })), print: true, keepPartial: false };
+    const paths = new Map<string, Creation | undefined>();
+    for (const t of p.targets) if (t.path !== undefined && !paths.has(t.path)) paths.set(t.path, t.how);
+    return { files: [...paths].map(([path, how]) => ({ path, how })), print: true, keepPartial: false };
   }
 
   /** The file each `>> file` line writes (a new `name-1.ext` beside one that exists, unless `>>!`). */
@@ -490,7 +493,7 @@ class HttpEntry implements ExecEntry {
         let full = resolvePath(file.dir, resolved);
         // A folder (`>> out/`, or one that exists): a file in it named as JetBrains names its response history.
         if (/[/\\]$/.test(resolved) || isDirectory(full)) full = resolvePath(full, historyName(answer));
-        target.path = outputPath(full, out.overwrite, taken);
+        ({ path: target.path, how: target.how } = outputPath(full, out.overwrite, taken));
         taken.add(target.path);
       } catch (e) {
         target.problem = (e as NodeJS.ErrnoException).code ? fileProblem(e) : (e as Error).message;
@@ -597,7 +600,7 @@ class HttpEntry implements ExecEntry {
         if (done.saved) problem = done.saved.find((f) => f.path === t.path)?.problem;
         else {
           try {
-            writeFileSync(t.path, done.body);
+            writeToFile(t.path, done.body, t.how ?? 'replace');
           } catch (e) {
             problem = fileProblem(e);
           }
@@ -679,25 +682,30 @@ function historyName(done: Omit<Completed, 'body'>): string {
 /**
  * The file a `>> file` line writes: an existing file is kept and `name-1.ext` written instead;
  * `>>! file` overwrites. Missing folders are made. `taken`: names this response writes already.
+ * A symbolic link in the file's place (one a repository holds, even one to nowhere) is never
+ * written through nor replaced: `>>` takes the next name, `>>!` is refused.
  */
-function outputPath(path: string, overwrite: boolean, taken: Set<string>): string {
+function outputPath(path: string, overwrite: boolean, taken: Set<string>): { path: string; how: Creation } {
   makeDirs(dirname(path));
   let st: import('node:fs').Stats | undefined;
   try {
-    st = statSync(path);
+    // /dev/stderr is a link to the device it names.
+    st = systemName(path) ? statSync(path) : lstatSync(path);
   } catch {
     // a new file
   }
-  if (st && !st.isFile()) {
+  if (st?.isSymbolicLink()) {
+    if (overwrite) throw Object.assign(new Error('a symbolic link'), { code: 'ESYMLINK' });
+  } else if (st && !st.isFile()) {
     // `>> /dev/null`: the device takes it (no `/dev/null-1` beside it). A named pipe or a socket
     // would wait for a reader, with Ctrl-C unable to stop the blocked thread: refused.
-    if (st.isCharacterDevice()) return path;
+    if (st.isCharacterDevice()) return { path, how: 'replace' };
     throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
   }
-  if (overwrite) return path;
+  if (overwrite) return { path, how: 'replace' };
   let target = path;
   const ext = extname(path);
   const stem = path.slice(0, path.length - ext.length);
-  for (let n = 1; taken.has(target) || existsSync(target); n++) target = `${stem}-${n}${ext}`;
-  return target;
+  for (let n = 1; taken.has(target) || occupied(target); n++) target = `${stem}-${n}${ext}`;
+  return { path: target, how: 'new' };
 }
