@@ -1,4 +1,5 @@
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
+import { FileTooLargeError, readLimited, SETTINGS_FILE_LIMIT } from '../../files.js';
 import { makeDirs } from '../../files.js';
 import { dirname, resolve } from 'node:path';
 import { exitCodeForStatus } from '../../exit.js';
@@ -256,8 +257,9 @@ function effectiveName(op: Operation, outFile: string | undefined): string | und
 function writeOutFormat(format: string, ctx: OutputContext): string {
   if (!format.startsWith('@')) return format;
   try {
-    return readFileSync(resolve(ctx.cwd, format.slice(1)), 'latin1');
-  } catch {
+    return readLimited(resolve(ctx.cwd, format.slice(1)), SETTINGS_FILE_LIMIT, format.slice(1), 'a -w format file').toString('latin1');
+  } catch (e) {
+    if (e instanceof FileTooLargeError) throw e;
     ctx.warn(`-w: cannot read the format file '${format.slice(1)}'`);
     return '';
   }

@@ -1,6 +1,6 @@
 import { MAX_TIMER_MS } from '../../clock.js';
-import { isDirectory, makeDirs } from '../../files.js';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { FileTooLargeError, isDirectory, makeDirs, readLimited, SETTINGS_FILE_LIMIT } from '../../files.js';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, extname, resolve as resolvePath } from 'node:path';
 import { fileProblem, UsageError } from '../../errors.js';
 import type { AfterResult, BodyFiles, Completed, ExecContext, ExecEntry } from '../../model/exec.js';
@@ -185,8 +185,9 @@ class HttpEntry implements ExecEntry {
       const path = p.res.resolve(s.path);
       const full = resolvePath(file.dir, path);
       try {
-        code = readFileSync(full, 'utf8');
+        code = readLimited(full, SETTINGS_FILE_LIMIT, path, 'a script file').toString('utf8');
       } catch (e) {
+        if (e instanceof FileTooLargeError) return { tests: [], logs: [], exit: false, error: e.message };
         return { tests: [], logs: [], exit: false, error: `cannot read the script '${path}': ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}` };
       }
       filename = path;
