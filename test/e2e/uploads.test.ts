@@ -11,25 +11,11 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import http2 from 'node:http2';
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  constants as fsConstants,
-  createWriteStream,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  truncateSync,
-  writeFileSync,
-} from 'node:fs';
+import { closeSync, constants as fsConstants, createWriteStream, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
-import { runSling, type RunResult } from '../helpers/cli.js';
+import { canMeasurePeak, runSling, type RunResult } from '../helpers/cli.js';
 import { closedPort, makeCerts, certsUnavailableReason } from '../helpers/servers.js';
 import { assertNoStack, show } from '../helpers/assert.js';
 import { textLines } from '../../src/sources/curl/body.js';
@@ -508,27 +494,20 @@ function feed(path: string, data: Buffer): { done: Promise<void>; unblock(): voi
   };
 }
 
-/** A sling run with its peak resident memory in bytes. */
+/** A sling run with its peak resident memory in bytes; the pipes' writers are let go once it ends. */
 async function runMeasured(d: string, args: string[], feeds: { done: Promise<void>; unblock(): void }[], env: Record<string, string> = {}): Promise<{ r: RunResult; peak: number }> {
-  const preload = join(d, 'peak.cjs');
-  const out = join(d, 'peak.txt');
-  writeFileSync(
-    preload,
-    `process.on('exit', () => { const fs = require('fs'); fs.writeFileSync(${JSON.stringify(out)}, /VmHWM:\\s+(\\d+)/.exec(fs.readFileSync('/proc/self/status', 'utf8'))[1]); });\n`,
-  );
-  rmSync(out, { force: true });
-  const r = await runSling(args, { cwd: d, timeoutMs: 120000, env: { ...env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${preload}`.trim() } });
+  const r = await runSling(args, { cwd: d, timeoutMs: 120000, env, measurePeak: true });
   for (const f of feeds) f.unblock();
   await Promise.all(feeds.map((f) => f.done));
-  const kib = Number(readFileSync(out, 'utf8'));
-  return { r, peak: kib * 1024 };
+  assert.ok(r.peakBytes !== undefined, `no peak memory measured${show(r)}`);
+  return { r, peak: r.peakBytes };
 }
 
 function assertBelowBody(peak: number, r: RunResult) {
   assert.ok(peak < PIPED, `peak resident memory ${Math.round(peak / 1048576)} MiB, not below the ${PIPED / 1048576} MiB body; ${show(r)}`);
 }
 
-const noProcStatus = existsSync('/proc/self/status') ? undefined : 'no /proc/self/status to read the peak memory from';
+const noProcStatus = canMeasurePeak ? undefined : 'no /proc/self/status to read the peak memory from';
 
 test('main command, @fifo and --download with @fifo: a named pipe is kept in a temporary file and sent whole with its Content-Length, memory below its size', { skip: noProcStatus }, async (t) => {
   const d = dir(t);
