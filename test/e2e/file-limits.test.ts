@@ -93,7 +93,7 @@ test('a handler file that never ends fails its request with one line naming it a
   assertNoStack(r.stderr);
 });
 
-test('text read whole that never ends stops at 64 MiB with one line naming it, nothing sent: an import, `<@`, `<` of a device, items =@ and @, curl -H @, -d @, -F @, -b, -T, $(cat), the exec file', {
+test('text read whole that never ends stops at 64 MiB with one line naming it, nothing sent: an import, `<@`, `<` of a device, items =@ and @, curl -H @, -d @, -F @, -b, -T, $(cat), the exec file (also on standard input)', {
   skip: noZero,
 }, async (t) => {
   const s = await httpServer(t, okText);
@@ -119,6 +119,9 @@ test('text read whole that never ends stops at 64 MiB with one line naming it, n
     assertNothingSent(s, r);
   }
   assertRefused(await runSling(['exec', 'z'], { cwd: d }), /^sling: error: 'z' is larger than 64 MiB, the most sling reads of a request file$/m, 64);
+  // The file to run on standard input: the same limit.
+  const piped = await runSling(['exec', '-'], { cwd: d, stdin: Buffer.alloc(64 * 1024 * 1024 + 1, '#') });
+  assertRefused(piped, /^sling: error: 'standard input' is larger than 64 MiB, the most sling reads of a request file$/m, 64);
   assertNothingSent(s);
 });
 
