@@ -59,7 +59,7 @@ export const TEXT_FILE_LIMIT = 64 * 1024 * 1024;
 /** A file over the limit readLimited was given: exit 1, nothing sent. */
 export class FileTooLargeError extends UsageError {
   constructor(shown: string, limit: number, what: string) {
-    super(`'${shown}' is larger than ${Math.round(limit / 1048576)} MiB, the most sling reads of ${what}`);
+    super(`'${shown}' is larger than ${limit % 1048576 === 0 ? `${limit / 1048576} MiB` : `${limit} bytes`}, the most sling reads of ${what}`);
     this.name = 'FileTooLargeError';
   }
 }
