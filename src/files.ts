@@ -1,5 +1,6 @@
-import { closeSync, constants, lstatSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { UsageError } from './errors.js';
 
 /** An existing folder (false for a file, a missing path or one that cannot be read). */
 export function isDirectory(path: string): boolean {
@@ -77,6 +78,58 @@ export function writeToFile(path: string, data: Buffer, how: Creation): void {
   try {
     let at = 0;
     while (at < data.length) at += writeSync(fd, data, at, data.length - at);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The most sling reads whole of a file of settings: config.json, environment files (`.env`,
+ * `http-client.env.json`), `.netrc`, a session file, `.curlrc` and `-K`, `-H @file`, a cookie file
+ * (`-b`), `-w @file`, certificates and keys, a script or handler file.
+ */
+export const SETTINGS_FILE_LIMIT = 10 * 1024 * 1024;
+
+/**
+ * The most sling reads whole of a file whose text becomes a request: a `.http` or curl file and
+ * what it imports, `<@ file` (its {{variables}} substituted), the items `=@file` and `:=@file`,
+ * curl's `-d @file` / `--json @file` / `$(cat FILE)`, and a device (not a regular file, a pipe or a
+ * socket) read as a body.
+ */
+export const TEXT_FILE_LIMIT = 64 * 1024 * 1024;
+
+/** A file over the limit readLimited was given: exit 1, nothing sent. */
+export class FileTooLargeError extends UsageError {
+  constructor(shown: string, limit: number, what: string) {
+    super(`'${shown}' is larger than ${limit % 1048576 === 0 ? `${limit / 1048576} MiB` : `${limit} bytes`}, the most sling reads of ${what}`);
+    this.name = 'FileTooLargeError';
+  }
+}
+
+/**
+ * A whole file, read a piece at a time and never more than `limit` bytes of it: a file that is
+ * larger, or endless (`/dev/zero`, a link to it), is a FileTooLargeError naming `shown` and `what`
+ * (the kind of file, for the message) as soon as the limit is passed, before its bytes fill the
+ * memory. Other failures (ENOENT, EISDIR, EACCES) are thrown as they are, for the caller's message.
+ */
+export function readLimited(path: string, limit: number, shown: string, what: string): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const st = fstatSync(fd);
+    if (st.isFile() && st.size > limit) throw new FileTooLargeError(shown, limit, what);
+    // A regular file's size is read in one piece or two; a device or a pipe, 64 KiB at a time.
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for (;;) {
+      const want = Math.min(limit + 1 - size, st.isFile() && st.size > size ? st.size - size + 1 : 65536);
+      const buf = Buffer.allocUnsafe(want);
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      size += n;
+      if (size > limit) throw new FileTooLargeError(shown, limit, what);
+      chunks.push(n === buf.length ? buf : buf.subarray(0, n));
+    }
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
   } finally {
     closeSync(fd);
   }

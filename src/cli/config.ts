@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { FileTooLargeError, readLimited, SETTINGS_FILE_LIMIT } from '../files.js';
 import { homedir, platform as osPlatform } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
@@ -22,8 +22,9 @@ export function defaultOptions(env: NodeJS.ProcessEnv): string[] {
   const file = configFile(env);
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readLimited(file, SETTINGS_FILE_LIMIT, file, 'a config file').toString('utf8');
   } catch (e) {
+    if (e instanceof FileTooLargeError) throw e;
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw new UsageError(`cannot read the config file ${file}: ${(e as Error).message}`);
   }

@@ -51,13 +51,45 @@ export function largeFile(path: string, shown: string, textLines = false): FileB
   let size: number;
   try {
     const st = statSync(path);
+    if (st.isFIFO() || st.isSocket()) return spoolPipe(path, shown, textLines);
     if (!st.isFile()) return undefined;
     size = st.size;
-  } catch {
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
     return undefined;
   }
   if (size < STREAM_THRESHOLD) return undefined;
   return { kind: 'file', path, shown, fileSize: size, length: textLines ? countTextLines(path, shown, size) : size, textLines: textLines || undefined };
+}
+
+/**
+ * A named pipe (`mkfifo`, `<(command)`, `/dev/stdin` when it is a pipe) or a socket as a body: it
+ * can be read only once and its size is known only at its end, so it is read to its end now into
+ * a temporary file (Spool, mode 0600, removed when sling exits), which is then sent as any large
+ * file, with a Content-Length, as often as a redirect, a retry or a digest round trip needs. A
+ * gigabyte written into a FIFO costs a gigabyte of the temporary folder's disk, never of memory.
+ */
+function spoolPipe(path: string, shown: string, textLines: boolean): FileBody {
+  const spool = new Spool(shown);
+  const buf = Buffer.allocUnsafe(READ_SIZE);
+  let fd: number | undefined;
+  try {
+    // Opening a FIFO waits for its writer, as curl's does.
+    fd = openSync(path, 'r');
+    spool.spill();
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      spool.add(buf.subarray(0, n));
+    }
+  } catch (e) {
+    throw new UsageError(`cannot read '${shown}': ${why(e)}`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+    spool.close();
+  }
+  const body = spool.result() as FileBody;
+  return textLines ? { ...body, length: countTextLines(body.path, shown, body.fileSize), textLines: true } : body;
 }
 
 /**
@@ -289,12 +321,19 @@ export class Spool {
     return this.fd !== undefined;
   }
 
+  constructor(private readonly shown = 'standard input') {}
+
   /** Takes `b` (kept as it is until the threshold: the caller gives up the buffer). */
   add(b: Buffer) {
     this.size += b.length;
     if (this.fd !== undefined) return writeAll(this.fd, b);
     this.chunks.push(b);
-    if (this.size < STREAM_THRESHOLD) return;
+    if (this.size >= STREAM_THRESHOLD) this.spill();
+  }
+
+  /** From now on the bytes go to the temporary file (result() is then a FileBody, even an empty one). */
+  spill() {
+    if (this.fd !== undefined) return;
     if (!spoolDir) {
       spoolDir = mkdtempSync(join(tmpdir(), 'sling-'));
       const dir = spoolDir;
@@ -315,7 +354,7 @@ export class Spool {
 
   result(): Buffer | FileBody {
     if (this.path === undefined) return Buffer.concat(this.chunks, this.size);
-    return { kind: 'file', path: this.path, shown: 'standard input', fileSize: this.size, length: this.size };
+    return { kind: 'file', path: this.path, shown: this.shown, fileSize: this.size, length: this.size };
   }
 }
 

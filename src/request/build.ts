@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, resolve } from 'node:path';
 import type { Invocation } from '../cli/invocation.js';
 import { anyTransportFlag, transportSettings } from '../cli/transport-flags.js';
 import { UsageError, tooDeep } from '../errors.js';
+import { FileTooLargeError, readLimited, TEXT_FILE_LIMIT } from '../files.js';
 import type { Item } from '../cli/items.js';
 import { formText, jsonString, parseJson, JsonSyntaxError, type JsonValue } from '../model/json.js';
 import { guessMime } from './mime.js';
@@ -45,8 +45,10 @@ function expandUser(p: string): string {
 
 function readItemFile(item: Item, cwd: string, path = item.value): Buffer {
   try {
-    return readFileSync(resolve(cwd, expandUser(path)));
+    // A small file, or a device (a large file or a pipe is an upload.ts FileBody instead).
+    return readLimited(resolve(cwd, expandUser(path)), TEXT_FILE_LIMIT, path, "a request item's file read whole");
   } catch (e) {
+    if (e instanceof FileTooLargeError) throw new UsageError(`item '${item.orig}': ${e.message}`);
     const code = (e as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
     throw new UsageError(`item '${item.orig}': cannot read '${path}': ${why}`);

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { FileTooLargeError, readLimited, SETTINGS_FILE_LIMIT } from '../files.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -45,8 +45,9 @@ export function netrcCredentials(host: string, env: NodeJS.ProcessEnv): NetrcEnt
   const path = env.NETRC || join(env.HOME || homedir(), '.netrc');
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
-  } catch {
+    text = readLimited(path, SETTINGS_FILE_LIMIT, path, 'a .netrc file').toString('utf8');
+  } catch (e) {
+    if (e instanceof FileTooLargeError) throw e;
     return undefined;
   }
   const { machines, fallback } = parseNetrc(text);

@@ -1,4 +1,5 @@
-import { chmodSync, closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { FileTooLargeError, readLimited, SETTINGS_FILE_LIMIT } from '../files.js';
 import { makeDirs } from '../files.js';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { configDir } from '../cli/config.js';
@@ -84,8 +85,9 @@ export class SessionStore {
     if (this.loaded.has(path)) return this.loaded.get(path);
     let text: string | undefined;
     try {
-      text = readFileSync(path, 'utf8');
+      text = readLimited(path, SETTINGS_FILE_LIMIT, path, 'a session file').toString('utf8');
     } catch (e) {
+      if (e instanceof FileTooLargeError) throw e;
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError(`cannot read the session ${path}: ${(e as Error).message}`);
     }
     let json: unknown;

@@ -73,21 +73,33 @@ export async function readBody(hop: Hop, keepEncoding = false, limit?: number, s
   const stream = keepEncoding ? hop.body : await decodedBody(hop);
   const chunks: Buffer[] = [];
   let received = 0;
+  // A body of a known length, as it comes (not decoded): one buffer of that size, each piece copied
+  // in as it arrives, so the body is held once, not twice (its pieces, then their concatenation)
+  // when it is whole: a 256 MiB body held for a script or an assertion took 512 MiB at its end.
+  let into = hop.request.method === 'HEAD' || hop.response.status === 204 || hop.response.status === 304 ? undefined : knownLength(hop, keepEncoding, limit);
+  const sofar = () => (into ? into.subarray(0, received) : Buffer.concat(chunks, received));
   // Ctrl-C while the body comes: `sling exec` prints what arrived.
-  setArriving(() => ({ response: hop.response, body: Buffer.concat(chunks, received), info: hop.info }));
+  setArriving(() => ({ response: hop.response, body: sofar(), info: hop.info }));
   // A body cut short or stalled: what came of it goes with the error (printed before it), as the
   // keep-alive lane does, when it needed no decoding.
   const withPartial = (e: NetworkError | TimeoutError) => {
     // The chunks are the body as it is shown (decoded when it is decoded): what came of it.
     if (!e.partial) {
-      e.partial = { response: hop.response, body: Buffer.concat(chunks, received), info: hop.info, request: hop.request, url: hop.url };
+      e.partial = { response: hop.response, body: sofar(), info: hop.info, request: hop.request, url: hop.url };
     }
     return e;
   };
   try {
     for await (const c of stream) {
-      chunks.push(c as Buffer);
-      received += (c as Buffer).length;
+      const piece = c as Buffer;
+      if (into && received + piece.length > into.length) {
+        // More than the length said (a lane would have cut it): the pieces from here on.
+        chunks.push(into.subarray(0, received));
+        into = undefined;
+      }
+      if (into) piece.copy(into, received);
+      else chunks.push(piece);
+      received += piece.length;
       if (limit !== undefined && received > limit) {
         hop.body.destroy();
         if (!stop) throw heldBodyTooLarge(limit);
@@ -102,7 +114,18 @@ export async function readBody(hop: Hop, keepEncoding = false, limit?: number, s
     setArriving(undefined);
   }
   if (hop.info.timedOut) throw withPartial(bodyError(hop, new TimeoutError('timeout'), received) as TimeoutError);
-  return Buffer.concat(chunks);
+  return sofar();
+}
+
+/** The body's length on the wire when it is what readBody returns (no decoding) and within `limit`; else undefined. */
+function knownLength(hop: Hop, keepEncoding: boolean, limit: number | undefined): Buffer | undefined {
+  if (!keepEncoding && headerIn(hop.response.rawHeaders, 'content-encoding') !== undefined) return undefined;
+  const text = headerIn(hop.response.rawHeaders, 'content-length');
+  if (text === undefined || !/^\d{1,15}$/.test(text)) return undefined;
+  const length = Number(text);
+  // Small bodies as before; a body past the limit fails as it comes, without a buffer of its size.
+  if (length < 65536 || (limit !== undefined && length > limit)) return undefined;
+  return Buffer.allocUnsafe(length);
 }
 
 /** The most of an intermediate answer's body (a redirect, a digest challenge, a status retried) that is read. */

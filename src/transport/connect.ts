@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
-import { readFileSync } from 'node:fs';
+import { FileTooLargeError, readLimited, SETTINGS_FILE_LIMIT } from '../files.js';
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { NetworkError, TimeoutError, UsageError } from '../errors.js';
@@ -46,8 +46,9 @@ export function tlsOptions(settings: RequestSettings, servername: string): Conne
   const { tls } = settings;
   const read = (path: string, what: string) => {
     try {
-      return readFileSync(path);
+      return readLimited(path, SETTINGS_FILE_LIMIT, path, `a ${what}`);
     } catch (e) {
+      if (e instanceof FileTooLargeError) throw e;
       throw new UsageError(`cannot read ${what} '${path}': ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
     }
   };

@@ -11,11 +11,11 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import http2 from 'node:http2';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { closeSync, constants as fsConstants, createWriteStream, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
-import { runSling, type RunResult } from '../helpers/cli.js';
+import { canMeasurePeak, runSling, type RunResult } from '../helpers/cli.js';
 import { closedPort, makeCerts, certsUnavailableReason } from '../helpers/servers.js';
 import { assertNoStack, show } from '../helpers/assert.js';
 import { textLines } from '../../src/sources/curl/body.js';
@@ -453,4 +453,148 @@ test('sling exec, curl -T -, --data-binary @-, -d @-: a body piped in arrives wh
   assert.equal(tx.code, 0, show(tx));
   assert.equal(s.seen[2]!.sha, sha(Buffer.from('ab'.repeat(300000))));
   assert.equal(s.seen[2]!.headers['content-length'], '600000');
+});
+
+// Named pipes (mkfifo): read once, size known at their end. A body from one is kept in a 0600
+// temporary file while it is read (upload.ts spoolPipe) and sent from there, never held in memory:
+// each run's peak resident memory (VmHWM, written by a preload at exit) stays below the body's size.
+// Read whole, as before, it took more than twice the body's size.
+
+/** Larger than sling's own resident memory, so that holding it once shows. */
+const PIPED = 128 * 1024 * 1024;
+
+/** A named pipe in `d`; undefined (the test skipped) without mkfifo. */
+async function namedPipe(t: TestContext, d: string, name: string): Promise<string | undefined> {
+  const { spawnSync } = await import('node:child_process');
+  const path = join(d, name);
+  if (spawnSync('mkfifo', [path]).status !== 0) {
+    t.skip('mkfifo is not available');
+    return undefined;
+  }
+  return path;
+}
+
+/** Writes `data` into the pipe once a reader opens it; unblock() lets a writer that nobody read go. */
+function feed(path: string, data: Buffer): { done: Promise<void>; unblock(): void } {
+  const ws = createWriteStream(path);
+  const done = new Promise<void>((resolve) => {
+    ws.on('close', resolve);
+    ws.on('error', () => resolve());
+  });
+  ws.end(data);
+  return {
+    done,
+    unblock: () => {
+      try {
+        closeSync(openSync(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK));
+      } catch {
+        // no writer waiting
+      }
+    },
+  };
+}
+
+/** A sling run with its peak resident memory in bytes; the pipes' writers are let go once it ends. */
+async function runMeasured(d: string, args: string[], feeds: { done: Promise<void>; unblock(): void }[], env: Record<string, string> = {}): Promise<{ r: RunResult; peak: number }> {
+  const r = await runSling(args, { cwd: d, timeoutMs: 120000, env, measurePeak: true });
+  for (const f of feeds) f.unblock();
+  await Promise.all(feeds.map((f) => f.done));
+  assert.ok(r.peakBytes !== undefined, `no peak memory measured${show(r)}`);
+  return { r, peak: r.peakBytes };
+}
+
+function assertBelowBody(peak: number, r: RunResult) {
+  assert.ok(peak < PIPED, `peak resident memory ${Math.round(peak / 1048576)} MiB, not below the ${PIPED / 1048576} MiB body; ${show(r)}`);
+}
+
+const noProcStatus = canMeasurePeak ? undefined : 'no /proc/self/status to read the peak memory from';
+
+test('main command, @fifo and --download with @fifo: a named pipe is kept in a temporary file and sent whole with its Content-Length, memory below its size', { skip: noProcStatus }, async (t) => {
+  const d = dir(t);
+  const pipe = await namedPipe(t, d, 'fifo');
+  if (!pipe) return;
+  const data = randomBytes(PIPED);
+  const tmp = join(d, 'tmp');
+  mkdirSync(tmp);
+  const spooled: { size: number; mode: number }[] = [];
+  const s = await sink(t, {
+    firstData: () => {
+      for (const sub of readdirSync(tmp))
+        for (const f of readdirSync(join(tmp, sub))) {
+          const st = statSync(join(tmp, sub, f));
+          spooled.push({ size: st.size, mode: st.mode & 0o777 });
+        }
+    },
+  });
+  for (const args of [
+    ['PUT', `${s.url}/put`, '@fifo'],
+    ['--download', '--output', 'saved', 'PUT', `${s.url}/download`, '@fifo'],
+  ]) {
+    const { r, peak } = await runMeasured(d, args, [feed(pipe, data)], { TMPDIR: tmp });
+    assert.equal(r.code, 0, show(r));
+    const seen = s.seen[s.seen.length - 1]!;
+    assert.equal(seen.sha, sha(data), show(r));
+    assert.equal(seen.headers['content-length'], String(PIPED));
+    assertBelowBody(peak, r);
+    assert.deepEqual(readdirSync(tmp), [], 'the temporary file is removed when sling exits');
+  }
+  assert.deepEqual(spooled, [
+    { size: PIPED, mode: 0o600 },
+    { size: PIPED, mode: 0o600 },
+  ]);
+});
+
+test('sling exec, .http: `< ./fifo` on the keep-alive lane is sent whole, memory below its size', { skip: noProcStatus }, async (t) => {
+  const d = dir(t);
+  const pipe = await namedPipe(t, d, 'fifo');
+  if (!pipe) return;
+  const data = randomBytes(PIPED);
+  const s = await sink(t);
+  writeFileSync(join(d, 'up.http'), `PUT ${s.url}/body\nContent-Type: application/octet-stream\n\n< ./fifo\n`);
+  const { r, peak } = await runMeasured(d, ['exec', 'up.http'], [feed(pipe, data)]);
+  assert.equal(r.code, 0, show(r));
+  assert.equal(s.seen[0]!.sha, sha(data));
+  assert.equal(s.seen[0]!.headers['content-length'], String(PIPED));
+  assertBelowBody(peak, r);
+});
+
+test('sling exec, curl: -T fifo, --data-binary @fifo and -d @fifo (read as curl reads text) are sent whole, memory below their size', { skip: noProcStatus }, async (t) => {
+  const d = dir(t);
+  const pipes: string[] = [];
+  for (const n of ['t', 'b', 'd']) {
+    const p = await namedPipe(t, d, n);
+    if (!p) return;
+    pipes.push(p);
+  }
+  const data = randomBytes(PIPED);
+  const s = await sink(t);
+  // One pipe each: commands run one after the other, and each opens its own.
+  writeFileSync(join(d, 'up.curl'), `curl -s -T t ${s.url}/t\ncurl -s --data-binary @b ${s.url}/b\ncurl -s -d @d ${s.url}/d\n`);
+  const { r, peak } = await runMeasured(
+    d,
+    ['exec', 'up.curl'],
+    pipes.map((p) => feed(p, data)),
+  );
+  assert.equal(r.code, 0, show(r));
+  const [put, binary, text] = s.seen;
+  assert.equal(put!.method, 'PUT');
+  assert.equal(put!.sha, sha(data));
+  assert.equal(binary!.sha, sha(data));
+  assert.equal(binary!.headers['content-length'], String(PIPED));
+  assert.equal(text!.sha, sha(Buffer.from(textLines(data.toString('latin1')), 'latin1')));
+  assertBelowBody(peak, r);
+});
+
+test('sling exec, curl --http2 over TLS: --data-binary @fifo goes out whole on the HTTP/2 lane, memory below its size', { skip: noCerts ?? noProcStatus }, async (t) => {
+  const d = dir(t);
+  const pipe = await namedPipe(t, d, 'fifo');
+  if (!pipe) return;
+  const data = randomBytes(PIPED);
+  const s = await tlsSink(t);
+  writeFileSync(join(d, 'h2.curl'), `curl -s --http2 --cacert ${certs!.caCert} --data-binary @fifo ${s.url}/h2\n`);
+  const { r, peak } = await runMeasured(d, ['exec', 'h2.curl'], [feed(pipe, data)]);
+  assert.equal(r.code, 0, show(r));
+  assert.equal(s.seen[0]!.version, '2.0');
+  assert.equal(s.seen[0]!.sha, sha(data));
+  assertBelowBody(peak, r);
 });

@@ -1,6 +1,6 @@
 // Runs the built CLI (dist/sling.js) as a child process and collects what it printed.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +25,8 @@ export interface RunOptions {
   script?: string;
   /** Called with the child's process id once it is started (sling's own: `$$`, temporary names). */
   onSpawn?: (pid: number) => void;
+  /** Measure the child's peak resident memory (RunResult.peakBytes; Linux's /proc only). */
+  measurePeak?: boolean;
 }
 
 export interface RunResult {
@@ -35,6 +37,29 @@ export interface RunResult {
   stderr: string;
   /** True when the child was killed because it ran longer than timeoutMs. */
   timedOut: boolean;
+  /** With measurePeak: the child's peak resident memory in bytes (VmHWM as it exited); undefined when it did not exit normally. */
+  peakBytes?: number;
+}
+
+/** Whether measurePeak can work here. */
+export const canMeasurePeak = existsSync('/proc/self/status');
+
+let peakRuns = 0;
+
+/**
+ * A preload (`--require`, through NODE_OPTIONS) that writes the process's VmHWM, its peak resident
+ * memory, to the file named by SLING_TEST_PEAK_FILE as it exits. sling passes no NODE_OPTIONS on to
+ * its script process, so the number is sling's own.
+ */
+function peakPreload(): string {
+  const path = join(CACHE_DIR, 'peak.cjs');
+  if (!existsSync(path)) {
+    writeFileSync(
+      path,
+      "process.on('exit', () => { const fs = require('fs'); const m = /VmHWM:\\s+(\\d+)/.exec(fs.readFileSync('/proc/self/status', 'utf8')); if (m) fs.writeFileSync(process.env.SLING_TEST_PEAK_FILE, m[1]); });\n",
+    );
+  }
+  return path;
 }
 
 /** process.env without any *_proxy variables (and without FORCE_COLOR), plus NO_COLOR=1. */
@@ -53,10 +78,16 @@ export function baseEnv(): Record<string, string> {
 
 export function runSling(args: string[], opts: RunOptions = {}): Promise<RunResult> {
   const timeoutMs = opts.timeoutMs ?? 15000;
+  const env = { ...baseEnv(), ...(opts.env ?? {}) };
+  const peakFile = opts.measurePeak ? join(CACHE_DIR, `peak-${process.pid}-${++peakRuns}.txt`) : undefined;
+  if (peakFile) {
+    env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --require ${peakPreload()}`.trim();
+    env.SLING_TEST_PEAK_FILE = peakFile;
+  }
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [opts.script ?? SLING_PATH, ...args], {
       cwd: opts.cwd,
-      env: { ...baseEnv(), ...(opts.env ?? {}) },
+      env,
       stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     if (child.pid !== undefined) opts.onSpawn?.(child.pid);
@@ -83,6 +114,7 @@ export function runSling(args: string[], opts: RunOptions = {}): Promise<RunResu
         stdoutBytes,
         stderr: Buffer.concat(err).toString('utf8'),
         timedOut,
+        peakBytes: peakFile && existsSync(peakFile) ? Number(readFileSync(peakFile, 'utf8')) * 1024 : undefined,
       });
     });
     if (opts.stdin !== undefined && child.stdin) {

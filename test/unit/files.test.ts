@@ -1,10 +1,10 @@
-// src/files.ts: makeDirs (mkdir -p without Node 20's endless loop) and isDirectory.
+// src/files.ts: makeDirs (mkdir -p without Node 20's endless loop), isDirectory and readLimited.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { closeSync, existsSync, lstatSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isDirectory, makeDirs, occupied, openToWrite, writeToFile } from '../../src/files.js';
+import { FileTooLargeError, isDirectory, makeDirs, occupied, openToWrite, readLimited, writeToFile } from '../../src/files.js';
 
 test('makeDirs makes the missing folders and returns the first it made (undefined when none was missing)', () => {
   const base = mkdtempSync(join(tmpdir(), 'sling-files-'));
@@ -47,4 +47,27 @@ test('openToWrite never goes through a symbolic link: `new` takes no name that i
   assert.equal(readFileSync(join(dir, 'plain'), 'utf8'), 'new+');
   closeSync(openToWrite(join(dir, 'fresh'), 'new'));
   assert.equal(statSync(join(dir, 'fresh')).size, 0);
+});
+
+test('readLimited: a file of exactly the limit is read whole; one byte more, a device or /proc file past it is a FileTooLargeError naming it; a /proc file under it is read (its size says 0)', () => {
+  const d = mkdtempSync(join(tmpdir(), 'sling-limited-'));
+  try {
+    const f = join(d, 'f');
+    writeFileSync(f, Buffer.alloc(1000, 'x'));
+    assert.equal(readLimited(f, 1000, 'f', 'a test file').length, 1000);
+    assert.throws(
+      () => readLimited(f, 999, 'f', 'a test file'),
+      (e: unknown) => e instanceof FileTooLargeError && /^'f' is larger than 999 bytes, the most sling reads of a test file$/.test((e as Error).message),
+    );
+    writeFileSync(f, '');
+    assert.equal(readLimited(f, 10, 'f', 'a test file').length, 0);
+    if (existsSync('/dev/zero')) assert.throws(() => readLimited('/dev/zero', 1 << 20, 'z', 'a test file'), FileTooLargeError);
+    if (existsSync('/proc/self/status')) assert.match(readLimited('/proc/self/status', 1 << 20, 's', 'a test file').toString(), /VmHWM/);
+    assert.throws(
+      () => readLimited(join(d, 'missing'), 10, 'm', 'a test file'),
+      (e: unknown) => (e as NodeJS.ErrnoException).code === 'ENOENT',
+    );
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
 });

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { FileTooLargeError, readLimited, TEXT_FILE_LIMIT } from '../../files.js';
 import { dirname, join, resolve } from 'node:path';
 import { isDirectory } from '../../files.js';
 import { stdoutIsStderr } from '../../fd-writer.js';
@@ -39,12 +39,18 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
   if (file === '-') {
     if (io.stdin.isTTY) throw new UsageError('sling exec needs a file (or one on standard input)', 'sling exec requests.http');
     const chunks: Buffer[] = [];
-    for await (const c of io.stdin) chunks.push(c as Buffer);
+    let size = 0;
+    for await (const c of io.stdin) {
+      size += (c as Buffer).length;
+      if (size > TEXT_FILE_LIMIT) throw new FileTooLargeError('standard input', TEXT_FILE_LIMIT, 'a request file');
+      chunks.push(c as Buffer);
+    }
     text = Buffer.concat(chunks).toString('utf8');
   } else {
     try {
-      text = readFileSync(resolve(io.cwd, file), 'utf8');
+      text = readLimited(resolve(io.cwd, file), TEXT_FILE_LIMIT, file, 'a request file').toString('utf8');
     } catch (e) {
+      if (e instanceof FileTooLargeError) throw e;
       const code = (e as NodeJS.ErrnoException).code;
       throw new UsageError(`cannot read '${file}': ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (e as Error).message}`);
     }

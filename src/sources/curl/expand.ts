@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { FileTooLargeError, readLimited, TEXT_FILE_LIMIT } from '../../files.js';
 import { resolve } from 'node:path';
 import { parseHeredocBody, ShellSyntaxError, type ListItem, type Part, type Word } from './shell.js';
 
@@ -189,8 +189,9 @@ export function builtinOutput(words: string[], input: string, env: { cwd: string
     return args
       .map((f) => {
         try {
-          return readFileSync(resolve(env.cwd, f)).toString('latin1');
-        } catch {
+          return readLimited(resolve(env.cwd, f), TEXT_FILE_LIMIT, f, 'a file $(cat FILE) reads').toString('latin1');
+        } catch (e) {
+          if (e instanceof FileTooLargeError) throw new ShellSyntaxError(`cat: ${e.message}`, 0);
           throw new ShellSyntaxError(`cat: cannot read '${f}'`, 0);
         }
       })

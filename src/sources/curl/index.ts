@@ -1,5 +1,5 @@
-import { closeSync, readFileSync, statSync } from 'node:fs';
-import { openToWrite, writeToFile } from '../../files.js';
+import { closeSync, statSync } from 'node:fs';
+import { FileTooLargeError, openToWrite, readLimited, SETTINGS_FILE_LIMIT, TEXT_FILE_LIMIT, writeToFile } from '../../files.js';
 import { largeFile } from '../../model/upload.js';
 import { isatty } from 'node:tty';
 import { spoolStdinSync } from '../stdin.js';
@@ -99,8 +99,9 @@ export function parseCurlText(text: string, opts: SourceOptions, extra: CurlText
     if (stdinCache !== undefined) return '';
     try {
       const got = spoolStdin();
-      stdinCache = (Buffer.isBuffer(got) ? got : readFileSync(got.path)).toString('latin1');
-    } catch {
+      stdinCache = (Buffer.isBuffer(got) ? got : readLimited(got.path, TEXT_FILE_LIMIT, got.shown, CURL_READ)).toString('latin1');
+    } catch (e) {
+      if (e instanceof FileTooLargeError) throw e;
       stdinCache = '';
     }
     return stdinCache;
@@ -127,12 +128,17 @@ export function parseCurlText(text: string, opts: SourceOptions, extra: CurlText
     let transfers: Transfer[];
     try {
       // `-K -`: the config comes from the command's standard input (a here-document, a pipe, `< file`).
-      const configStdin = () => (call.stdin?.kind === 'data' ? call.stdin.data : call.stdin?.kind === 'file' ? readFileSync(resolve(call.cwd, call.stdin.path)).toString('latin1') : processStdin());
+      const configStdin = () =>
+        call.stdin?.kind === 'data'
+          ? call.stdin.data
+          : call.stdin?.kind === 'file'
+            ? readLimited(resolve(call.cwd, call.stdin.path), SETTINGS_FILE_LIMIT, call.stdin.path, CURL_CONFIG).toString('latin1')
+            : processStdin();
       // A CURL_HOME or HOME the file sets for curl (`export`, `HOME=/d curl ...`) moves its .curlrc.
       const rc = call.cleanEnv || call.unsetEnv || call.env.CURL_HOME !== undefined || call.env.HOME !== undefined || call.env.XDG_CONFIG_HOME !== undefined ? readCurlrc(callEnv) : curlrc;
       const word = extra.word;
       const argv = word ? call.argv.map((a, i) => word(a, ...lineCol(bytes, argAt(i)))) : call.argv;
-      ops = parseCurlArgs(argv, { readConfig: (p) => (p === '-' ? configStdin() : readFileSync(resolve(call.cwd, p)).toString('latin1')) }, rc).operations;
+      ops = parseCurlArgs(argv, { readConfig: (p) => (p === '-' ? configStdin() : readLimited(resolve(call.cwd, p), SETTINGS_FILE_LIMIT, p, CURL_CONFIG).toString('latin1')) }, rc).operations;
       transfers = planTransfers(ops);
     } catch (e) {
       if (e instanceof CurlArgError) fail(argAt(e.argIndex), e.message);
@@ -245,8 +251,9 @@ function makeEntry(
         if (!call.stdin) return processStdin();
         if (call.stdin.kind === 'data') return call.stdin.data;
         try {
-          return readFileSync(call.stdin.path).toString('latin1');
-        } catch {
+          return readLimited(call.stdin.path, TEXT_FILE_LIMIT, call.stdin.path, CURL_READ).toString('latin1');
+        } catch (e) {
+          if (e instanceof FileTooLargeError) throw new UsageError(`${at}: ${e.message}`);
           throw new UsageError(`${at}: cannot read '${call.stdin.path}' for standard input`);
         }
       };
@@ -259,8 +266,9 @@ function makeEntry(
         files: {
           read: (p) => {
             try {
-              return readFileSync(resolve(call.cwd, p)).toString('latin1');
-            } catch {
+              return readLimited(resolve(call.cwd, p), TEXT_FILE_LIMIT, p, CURL_READ).toString('latin1');
+            } catch (e) {
+              if (e instanceof FileTooLargeError) throw new UsageError(`${at}: ${e.message}`);
               return undefined;
             }
           },
@@ -383,6 +391,10 @@ function guessMethod(t: Transfer): string {
   return 'GET';
 }
 
+/** What the limits of files.ts say a curl command reads whole: a file (-d @, -H @, -b, -F, a small -T, `< file`) and a config. */
+const CURL_READ = 'a file a curl command reads whole (-d @, -H @, -b, -F)';
+const CURL_CONFIG = 'a curl config file (-K, .curlrc)';
+
 /** A command's environment: the process's and the file's exports, unless `env -i`; less what `env -u` took out. */
 function commandEnv(call: CurlCall, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = call.cleanEnv ? { ...call.env } : { ...env, ...call.env };
@@ -395,8 +407,9 @@ function readCurlrc(env: NodeJS.ProcessEnv): string | undefined {
   const dirs = [env.CURL_HOME, env.XDG_CONFIG_HOME, env.HOME].filter((d): d is string => Boolean(d));
   for (const d of dirs) {
     try {
-      return readFileSync(join(d, '.curlrc')).toString('latin1');
-    } catch {
+      return readLimited(join(d, '.curlrc'), SETTINGS_FILE_LIMIT, join(d, '.curlrc'), CURL_CONFIG).toString('latin1');
+    } catch (e) {
+      if (e instanceof FileTooLargeError) throw e;
       // next
     }
   }

@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { makeDirs, occupied, writeToFile, type Creation } from '../../files.js';
+import { type Creation, FileTooLargeError, makeDirs, occupied, readLimited, SETTINGS_FILE_LIMIT, writeToFile } from '../../files.js';
 import { dirname, resolve } from 'node:path';
 import { exitCodeForStatus } from '../../exit.js';
 import type { AfterResult, Completed } from '../../model/exec.js';
@@ -261,8 +260,9 @@ function effectiveName(op: Operation, outFile: string | undefined): string | und
 function writeOutFormat(format: string, ctx: OutputContext): string {
   if (!format.startsWith('@')) return format;
   try {
-    return readFileSync(resolve(ctx.cwd, format.slice(1)), 'latin1');
-  } catch {
+    return readLimited(resolve(ctx.cwd, format.slice(1)), SETTINGS_FILE_LIMIT, format.slice(1), 'a -w format file').toString('latin1');
+  } catch (e) {
+    if (e instanceof FileTooLargeError) throw e;
     ctx.warn(`-w: cannot read the format file '${format.slice(1)}'`);
     return '';
   }

@@ -1,4 +1,5 @@
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { FileTooLargeError, readLimited, TEXT_FILE_LIMIT } from '../../files.js';
 import type { BodyPiece, FileBody } from '../../model/spec.js';
 import { largeFile } from '../../model/upload.js';
 import { homedir } from 'node:os';
@@ -28,8 +29,11 @@ function readInclude(line: BodyLine & { kind: 'file' }, o: BuildOptions): Buffer
   }
   let data: Buffer;
   try {
-    data = readFileSync(full);
+    // `<@ file` is text to substitute in (held as a string, twice the bytes); `< file` here is a
+    // small file or a device (a large file or a pipe is a FileBody above).
+    data = readLimited(full, TEXT_FILE_LIMIT, path, line.vars ? 'a body file read as text to substitute its {{variables}}' : 'a device read as a body');
   } catch (e) {
+    if (e instanceof FileTooLargeError) throw new UsageError(`${o.file.path}:${line.line}:${line.col}: ${e.message}`);
     const code = (e as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (e as Error).message;
     const where = `${o.file.path}:${line.line}:${line.col}`;

@@ -1,6 +1,6 @@
 import { MAX_TIMER_MS } from '../../clock.js';
-import { isDirectory, makeDirs, occupied, systemName, writeToFile, type Creation } from '../../files.js';
-import { lstatSync, readFileSync, statSync } from 'node:fs';
+import { type Creation, FileTooLargeError, isDirectory, makeDirs, occupied, readLimited, SETTINGS_FILE_LIMIT, systemName, writeToFile } from '../../files.js';
+import { lstatSync, statSync } from 'node:fs';
 import { dirname, extname, resolve as resolvePath } from 'node:path';
 import { fileProblem, UsageError } from '../../errors.js';
 import type { AfterResult, BodyFiles, Completed, ExecContext, ExecEntry } from '../../model/exec.js';
@@ -187,8 +187,9 @@ class HttpEntry implements ExecEntry {
       const path = p.res.resolve(s.path);
       const full = resolvePath(file.dir, path);
       try {
-        code = readFileSync(full, 'utf8');
+        code = readLimited(full, SETTINGS_FILE_LIMIT, path, 'a script file').toString('utf8');
       } catch (e) {
+        if (e instanceof FileTooLargeError) return { tests: [], logs: [], exit: false, error: e.message };
         return { tests: [], logs: [], exit: false, error: `cannot read the script '${path}': ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}` };
       }
       filename = path;

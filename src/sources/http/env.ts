@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { FileTooLargeError, readLimited, SETTINGS_FILE_LIMIT } from '../../files.js';
 import { stringifyChecked } from '../../nesting.js';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError, beyondLimits } from '../../errors.js';
@@ -42,8 +43,9 @@ type EnvFile = Record<string, Record<string, unknown>>;
 function readEnvFile(path: string): EnvFile {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readLimited(path, SETTINGS_FILE_LIMIT, path, 'an environment file').toString('utf8');
   } catch (e) {
+    if (e instanceof FileTooLargeError) throw e;
     throw new UsageError(`cannot read the environment file '${path}': ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
   }
   text = text.replace(/^\uFEFF/, '');
@@ -183,12 +185,22 @@ export function loadEnvironment(dir: string, envName: string | undefined, envFil
   return { name: envName, vars, files, definedIn, origins, shared, auth };
 }
 
+/** A `.env` file's text; one that cannot be read is a one-line error. */
+function readDotenv(p: string): string {
+  try {
+    return readLimited(p, SETTINGS_FILE_LIMIT, p, 'a .env file').toString('utf8');
+  } catch (e) {
+    if (e instanceof FileTooLargeError) throw e;
+    throw new UsageError(`cannot read '${p}': ${(e as Error).message}`);
+  }
+}
+
 /** A `.env` file (for `$dotenv`): next to the .http file or in the nearest parent folder. */
 export function loadDotenv(dir: string): Record<string, string> {
   let d = resolve(dir);
   for (;;) {
     const p = join(d, '.env');
-    if (existsSync(p)) return parseDotenv(readFileSync(p, 'utf8'));
+    if (existsSync(p)) return parseDotenv(readDotenv(p));
     const up = dirname(d);
     if (up === d) return {};
     d = up;

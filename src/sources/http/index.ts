@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { FileTooLargeError, readLimited, TEXT_FILE_LIMIT } from '../../files.js';
 import { basename, dirname, isAbsolute, join, resolve as resolvePath } from 'node:path';
 import { UsageError } from '../../errors.js';
 import type { ExecEntry, Script, SourceOptions, SourceParser } from '../../model/exec.js';
@@ -124,19 +124,23 @@ class Loader {
     return entry;
   }
 
-  /** Another file, parsed once; a string when it cannot be read. */
-  load(from: FileCtx, path: string): FileCtx | string {
+  /**
+   * Another file, parsed once; a string when it cannot be read. One larger than TEXT_FILE_LIMIT (or
+   * endless: a link to /dev/zero) is an error at `where`, the import or run that names it.
+   */
+  load(from: FileCtx, path: string, where: string): FileCtx | string {
     const full = resolvePath(from.dir, path);
     const known = this.files.get(full);
     if (known !== undefined) return known;
     let loaded: FileCtx | string;
     try {
-      const text = readFileSync(full, 'utf8');
+      const text = readLimited(full, TEXT_FILE_LIMIT, path, 'a request file').toString('utf8');
       // As messages show it: relative to the file that names it, or absolute as written.
       loaded = parseFile(text, isAbsolute(path) ? path : join(dirname(from.path), path), dirname(full));
       this.files.set(full, loaded);
       this.report(loaded);
     } catch (e) {
+      if (e instanceof FileTooLargeError) throw new UsageError(`${where}: ${e.message}`);
       if (e instanceof UsageError) throw e;
       const code = (e as NodeJS.ErrnoException).code;
       loaded = `cannot read '${path}': ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (e as Error).message}`;
@@ -149,7 +153,7 @@ class Loader {
     const imported: FileCtx[] = [];
     let importFailed = false;
     for (const imp of file.parsed.imports) {
-      const f = this.load(file, imp.path);
+      const f = this.load(file, imp.path, `${file.path}:${imp.line}:${imp.col}: import`);
       if (typeof f === 'string') {
         importFailed = true;
         this.opts.warn(`${file.path}:${imp.line}:${imp.col}: import: ${f}`);
@@ -187,7 +191,7 @@ class Loader {
       // Reported once, as an error when its turn comes (the failed import was warned about).
       return [failing(item, `${where}: ${msg} (an import failed)`)];
     }
-    const f = this.load(file, item.path!);
+    const f = this.load(file, item.path!, `${where}: run`);
     // A file that cannot be read: one error when its turn comes (the rest of the file runs).
     if (typeof f === 'string') return [failing(item, `${where}: run: ${f}`)];
     const key = resolvePath(file.dir, item.path!);
