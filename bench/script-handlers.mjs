@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Script engine benchmark (not a test): `sling exec` of a .http file of N requests, each with a
 // JetBrains response handler (reads the JSON body, sets a global, one client.test), against a
-// loopback Node server; and the same file with the handlers left out, so that the handlers' own
+// loopback Node server (bodies written to /dev/null); and the same file with the handlers left out, so that the handlers' own
 // cost is the difference. Several builds can be timed side by side, runs interleaved, so that a
 // busy machine weighs on each alike (--sling PATH, repeatable; default dist/sling.js).
 //
@@ -11,7 +11,7 @@
 import { spawnSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { SLING } from './common.mjs';
 
 const args = process.argv.slice(2);
@@ -21,7 +21,7 @@ const opt = (name, def) => {
 };
 const many = (name) => args.flatMap((a, i) => (a === name ? [args[i + 1]] : []));
 const node = opt('--node', process.env.SLING_BENCH_NODE || process.execPath);
-const slings = many('--sling').length ? many('--sling') : [SLING];
+const slings = many('--sling').length ? many('--sling').map((s) => resolve(s)) : [SLING];
 const requests = Number(opt('--requests', 1000));
 const runs = Number(opt('--runs', 5));
 const asJson = args.includes('--json');
@@ -39,17 +39,24 @@ const server = spawn(
 );
 const port = await new Promise((resolve) => server.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
 
-const handler = ['> {%', '  client.global.set("token", response.body.token);', '  client.test("ok", () => { client.assert(response.status === 200 && response.body.items.length === 3); });', '%}'].join('\n');
-const file = (withHandlers) =>
-  Array.from({ length: requests }, (_, i) => [`### r${i}`, `GET http://127.0.0.1:${port}/r/${i}`, '', ...(withHandlers ? [handler, ''] : [])].join('\n')).join('\n');
+// Each handler its own text (a file's handlers differ: nothing compiled once serves them all).
+const handler = (i) =>
+  ['> {%', `  client.global.set("token${i}", response.body.token);`, `  client.test("r${i} ok", () => { client.assert(response.status === 200 && response.body.items.length === 3); });`, '%}'].join(
+    '\n',
+  );
+const file = (withHandlers) => Array.from({ length: requests }, (_, i) => [`### r${i}`, `GET http://127.0.0.1:${port}/r/${i}`, '', ...(withHandlers ? [handler(i), ''] : [])].join('\n')).join('\n');
 writeFileSync(join(work, 'handlers.http'), file(true));
 writeFileSync(join(work, 'plain.http'), file(false));
 
 const time = (sling, name) => {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(node, [sling, 'exec', '--print=', name], { cwd: work, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  const r = spawnSync(node, [sling, 'exec', '--print=b', name], { cwd: work, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.status !== 0) throw new Error(`${sling} exec ${name}: exit ${r.status}: ${r.stderr.slice(0, 500)}`);
+  if (r.status !== 0) {
+    server.kill();
+    console.error(`bench: ${sling} exec ${name}: exit ${r.status}: ${r.stderr.slice(0, 500)}`);
+    process.exit(1);
+  }
   return ms;
 };
 const median = (xs) => {
@@ -76,7 +83,16 @@ const nodeVersion = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.
 const rows = results.map((r) => {
   const h = median(r.handlers);
   const p = median(r.plain);
-  return { sling: r.sling, node: nodeVersion, requests, runs, withHandlersMs: Math.round(h), withoutMs: Math.round(p), handlersMs: Math.round(h - p), perHandlerUs: Math.round(((h - p) * 1000) / requests) };
+  return {
+    sling: r.sling,
+    node: nodeVersion,
+    requests,
+    runs,
+    withHandlersMs: Math.round(h),
+    withoutMs: Math.round(p),
+    handlersMs: Math.round(h - p),
+    perHandlerUs: Math.round(((h - p) * 1000) / requests),
+  };
 });
 if (asJson) console.log(JSON.stringify(rows, null, 2));
 else {

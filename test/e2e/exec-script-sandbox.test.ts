@@ -133,3 +133,23 @@ test('exec httpyac assertions: a `?? js` expression runs in the script process, 
   assert.equal((r.stderr.match(/^sling: test failed: /gm) ?? []).length, 2, show(r));
   assertNoStack(r.stderr);
 });
+
+test('exec scripts: a response body larger than a quarter of the script memory is refused in one line before it is copied for the script; a smaller one is handed over whole', async (t) => {
+  const srv = await httpServer(t, (req, res) => {
+    const mb = Number(req.url!.slice(1));
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.end(Buffer.alloc(mb * 1048576, 120));
+  });
+  const dir = workdir({
+    'big.http': [`GET ${srv.url}/5`, '', '> {% client.log("len " + response.body.length) %}', '', '###', `GET ${srv.url}/3`, '', '> {% client.log("len " + response.body.length) %}', ''].join('\n'),
+  });
+  const r = await runSling(['exec', '--print=h', 'big.http'], { cwd: dir, timeoutMs: 30000, env: { SLING_SCRIPT_MEMORY_MB: '16' } });
+  assertExit(r, 1);
+  assert.equal(
+    r.stderr,
+    'sling: test failed: big.http:1: big.http:3: the response handler failed: the response body (5 MB) is more than a script is handed: at most 4 MB, a quarter of the script memory (SLING_SCRIPT_MEMORY_MB=16)\n',
+    show(r),
+  );
+  assert.match(r.stdout, new RegExp(`^len ${3 * 1048576}$`, 'm'), show(r));
+  assert.doesNotMatch(r.stdout, new RegExp(`len ${5 * 1048576}`), show(r));
+});

@@ -223,6 +223,8 @@ class HttpEntry implements ExecEntry {
       bodyRaw: p.built?.bodyText ?? '',
       iteration: p.iteration,
     };
+    const refused = done ? host.refuseBody(done.body.length) : undefined;
+    if (refused) return { tests: [], logs: [], exit: false, error: refused };
     const contentType = done ? (headerIn(done.response.rawHeaders, 'content-type') ?? '') : '';
     const response = done
       ? {

@@ -36,7 +36,7 @@ export function loadEngine(): Promise<QuickJSWASMModule> {
     const variant: QuickJSSyncVariant = {
       type: 'sync',
       importFFI: () => import('@jitl/quickjs-wasmfile-release-sync/ffi').then((m) => m.QuickJSFFI),
-      // @ts-ignore: the glue has no type declarations of its own under this path
+      // @ts-expect-error: the glue has no type declarations of its own under this path
       importModuleLoader: () => import('../../../node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.cjs').then((m) => m.default ?? m),
     };
     return newQuickJSWASMModuleFromVariant(variant);
@@ -64,6 +64,8 @@ export interface Outcome {
   /** An error the code threw (or a syntax error), as text read inside the engine. */
   error?: { name: string; message: string; stack: string };
   fault?: Fault;
+  /** Promise jobs ran after the value was read (a value made before them may be out of date). */
+  jobs?: boolean;
 }
 
 /** A runtime: one heap, one memory limit, any number of realms. */
@@ -72,6 +74,8 @@ export class Engine {
   private deadline = Number.POSITIVE_INFINITY;
   private timedOut = false;
   private dead = false;
+  /** Whether drain() ran a job since guard() began. */
+  private ranJobs = false;
 
   constructor(
     module: QuickJSWASMModule,
@@ -91,6 +95,9 @@ export class Engine {
   get alive(): boolean {
     return !this.dead;
   }
+
+  /** The fault that ended it. Past a time limit the runtime is still whole: sling may read what the script left (Realm.call's `afterTimeLimit`). */
+  lastFault?: Fault;
 
   /**
    * A realm (a global object of its own) with `setup` run in it, in order, each a program of
@@ -127,10 +134,12 @@ export class Engine {
   guard(ms: number, step: () => Outcome): Outcome {
     this.deadline = Date.now() + ms;
     this.timedOut = false;
+    this.ranJobs = false;
     try {
       const out = step();
       // Interrupted inside an async function, the error only rejects its promise: the deadline still ended the script.
-      return this.timedOut ? this.fault('time') : out;
+      if (this.timedOut) return this.fault('time');
+      return this.ranJobs ? { ...out, jobs: true } : out;
     } finally {
       this.deadline = Number.POSITIVE_INFINITY;
     }
@@ -140,6 +149,7 @@ export class Engine {
   drain(): Outcome | undefined {
     for (;;) {
       if (!this.rt.hasPendingJob()) return undefined;
+      this.ranJobs = true;
       const r = this.rt.executePendingJobs(1000);
       if (r.error) {
         const ctx = r.error.context;
@@ -178,6 +188,7 @@ export class Engine {
   /** A limit reached or the host side failed: this runtime is done. */
   fault(kind: Fault): Outcome {
     this.dead = true;
+    this.lastFault ??= kind;
     if (kind === 'host') discardEngine();
     return { fault: kind };
   }
@@ -227,9 +238,9 @@ export class Realm {
   }
 
   /** Calls the global function `name` with string arguments, within `ms`. */
-  call(name: string, args: string[], ms: number): Outcome {
+  call(name: string, args: string[], ms: number, afterTimeLimit = false): Outcome {
     const { engine, ctx } = this;
-    if (!engine.alive) return { fault: 'host' };
+    if (!engine.alive && !(afterTimeLimit && engine.lastFault === 'time')) return { fault: 'host' };
     try {
       return engine.guard(ms, () => {
         const fn = ctx.getProp(ctx.global, name);

@@ -276,23 +276,34 @@ const BOOTSTRAP = String.raw`(function (bridge, xml) {
  * library every realm has (sandbox-lib.ts), the XML reader, the API, and three entry points that
  * a script cannot replace: `__sling_begin(payload)` (the request and response of the script about
  * to run, as JSON), `__sling_run(fn)` (the script, as a function: its errors and its tests) and
- * `__sling_result()` (the result as JSON text).
+ * `__sling_result()` (`[changes, result]` as JSON text: the changes to sling's state the script
+ * made since the last question it asked, in order, and its result).
  */
 export const JETBRAINS_SETUP = `(function (host) {
   const flush = (function (host) {${LIB_SOURCE}})(host);
+  // Changes (a global set, a header) wait here and go out with the result, or before the next
+  // question, so that sling sees them in order: a trip out of the engine costs more than a small
+  // handler's own work.
+  const stringify = JSON.stringify;
+  let changes = [];
+  const tell = (...op) => { changes.push(op.map((a) => (typeof a === 'string' ? a : null))); };
+  const ask = (...op) => {
+    if (changes.length) { const c = changes; changes = []; host('apply', stringify(c)); }
+    return host(...op);
+  };
   const bridge = {
-    setGlobal: (n, t) => { host('setGlobal', n, t); },
-    getGlobal: (n) => host('getGlobal', n),
-    globalsEmpty: () => host('globalsEmpty') === 'true',
-    clearGlobal: (n) => { host('clearGlobal', n); },
-    clearAll: () => { host('clearAll'); },
-    env: (n) => host('env', n),
-    fileVar: (n) => host('fileVar', n),
-    lookup: (n) => host('lookup', n),
-    setRequestVar: (n, t, j) => { host('setRequestVar', n, t, j); },
-    requestVarJson: (n) => host('requestVarJson', n),
-    setGlobalHeader: (n, v) => { host('setGlobalHeader', n, v); },
-    clearGlobalHeader: (n) => { host('clearGlobalHeader', n); },
+    setGlobal: (n, t) => tell('setGlobal', n, t),
+    getGlobal: (n) => ask('getGlobal', n),
+    globalsEmpty: () => ask('globalsEmpty') === 'true',
+    clearGlobal: (n) => tell('clearGlobal', n),
+    clearAll: () => tell('clearAll'),
+    env: (n) => ask('env', n),
+    fileVar: (n) => ask('fileVar', n),
+    lookup: (n) => ask('lookup', n),
+    setRequestVar: (n, t, j) => tell('setRequestVar', n, t, j),
+    requestVarJson: (n) => ask('requestVarJson', n),
+    setGlobalHeader: (n, v) => tell('setGlobalHeader', n, v),
+    clearGlobalHeader: (n) => tell('clearGlobalHeader', n),
     digest: (alg, secret, pieces, name) => host('digest', alg, secret, pieces, name),
     jsonPath: (doc, path) => host('jsonPath', doc, path),
   };
@@ -301,7 +312,10 @@ export const JETBRAINS_SETUP = `(function (host) {
   const fixed = (name, value) => Object.defineProperty(globalThis, name, { value, writable: false, configurable: false, enumerable: false });
   fixed('__sling_begin', (payload) => { sling.begin(payload); });
   fixed('__sling_run', (f) => { try { f(); } catch (e) { sling.fail(e); } sling.runTests(); });
-  fixed('__sling_result', () => { flush(); return sling.result(); });
+  // The changes not yet told and the result, as [changes, result JSON].
+  fixed('__sling_result', () => { flush(); const c = changes; changes = []; return stringify([c, sling.result()]); });
+  // After a script ran out of time: the changes it made before, which sling keeps.
+  fixed('__sling_changes', () => { const c = changes; changes = []; return stringify([c, '']); });
 })(globalThis.__sling_host);
 delete globalThis.__sling_host;`;
 

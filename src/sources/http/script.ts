@@ -90,6 +90,10 @@ export interface HttpyacOutcome {
 }
 
 const TIMEOUT_MS = 10_000;
+/** A script's request and response up to this size go into the engine as program text (one trip in); larger, as an argument. */
+const INLINE_PAYLOAD = 64 * 1024;
+/** What a JetBrains script may change of sling's state, told with its result (sandbox.ts). */
+const CHANGES = new Set(['setGlobal', 'clearGlobal', 'clearAll', 'setRequestVar', 'setGlobalHeader', 'clearGlobalHeader']);
 const EXPRESSION_MS = 1000;
 /** The engine's heap, in MB (SLING_SCRIPT_MEMORY_MB changes it). */
 export const SCRIPT_MEMORY_MB = 256;
@@ -166,14 +170,30 @@ export class ScriptHost {
       this.until = Date.now() + TIMEOUT_MS;
       try {
         const offset = line - 1;
-        const begun = realm.call('__sling_begin', [JSON.stringify({ request, response, offset })], this.left());
-        if (begun.fault || begun.error) return failed(this.faultText(begun, 'the script failed'));
-        const ran = realm.eval(`__sling_run(function () {${code}\n});`, `sling-script:${filename}`, this.left());
-        if (ran.fault) return failed(this.faultText(ran, ''));
-        if (ran.error) return failed(ran.error.name === 'SyntaxError' ? syntaxError(ran, offset) : `the script failed: ${engineMessage(ran.error.message)}`);
-        const out = realm.call('__sling_result', [], this.left());
+        if (response && response.body.length > this.bodyLimit(engine.memoryMb)) return failed(this.bodyTooLarge(engine.memoryMb, response.body.length));
+        // One program, one trip into the engine (each costs more than the work of a small handler):
+        // the request and response, the script as a function (on the program's first line, so that
+        // its line numbers are the file's less `offset`), and the result. A large payload goes in
+        // as an argument instead of program text.
+        const payload = JSON.stringify({ request, response, offset });
+        const inline = payload.length <= INLINE_PAYLOAD;
+        if (!inline) {
+          const begun = realm.call('__sling_begin', [payload], this.left());
+          if (begun.fault || begun.error) return this.outOfMemory(failed(this.faultText(begun, 'the script failed')));
+        }
+        const program = `${inline ? `__sling_begin(${JSON.stringify(payload)}); ` : ''}__sling_run(function () {${code}\n}); __sling_result()`;
+        let out = realm.eval(program, `sling-script:${filename}`, this.left());
+        if (out.fault === 'time') this.apply(realm.call('__sling_changes', [], 1000, true).value);
         if (out.fault) return failed(this.faultText(out, ''));
-        return this.outOfMemory(checked(out.value) as ScriptResult);
+        if (out.error) return failed(out.error.name === 'SyntaxError' ? syntaxError(out, offset) : `the script failed: ${engineMessage(out.error.message)}`);
+        // Promise jobs ran after the result was made (an async test settling): the result again.
+        if (out.jobs) {
+          this.apply(out.value);
+          out = realm.call('__sling_result', [], this.left());
+          if (out.fault === 'time') this.apply(realm.call('__sling_changes', [], 1000, true).value);
+          if (out.fault) return failed(this.faultText(out, ''));
+        }
+        return this.outOfMemory(checked(this.apply(out.value)) as ScriptResult);
       } finally {
         this.hooks = NO_HOOKS;
         this.settle();
@@ -259,6 +279,63 @@ export class ScriptHost {
   }
 
   /**
+   * `[changes, result]` from the JetBrains realm: the changes applied to sling's state (through the
+   * hooks of the script running), in the order made; the result's text back (undefined when the
+   * text is not that shape: checked() says the sandbox was broken).
+   */
+  private apply(text: string | undefined): string | undefined {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text ?? '');
+    } catch {
+      return undefined;
+    }
+    if (!Array.isArray(parsed) || !Array.isArray(parsed[0])) return undefined;
+    this.applyChanges(parsed[0]);
+    return typeof parsed[1] === 'string' ? parsed[1] : undefined;
+  }
+
+  /** Changes a script made, each `[op, ...strings]` (null for no value), applied through the hooks. */
+  private applyChanges(list: unknown[]) {
+    for (const c of list) {
+      if (!Array.isArray(c) || typeof c[0] !== 'string' || !CHANGES.has(c[0])) continue;
+      try {
+        hook(
+          this.hooks,
+          c[0],
+          c.slice(1).map((a) => (typeof a === 'string' ? a : undefined)),
+        );
+      } catch {
+        // a hook that fails changes nothing
+      }
+    }
+  }
+
+  /** The most of a response body (in characters) a script is handed: a quarter of the engine's heap, which holds it more than once (the text, the payload, the parsed JSON). */
+  private bodyLimit(memoryMb: number): number {
+    return Math.floor((memoryMb * 1024 * 1024) / 4);
+  }
+
+  private bodyTooLarge(memoryMb: number, size: number): string {
+    const mb = (n: number) => `${Math.round((n / 1048576) * 10) / 10} MB`;
+    return `the response body (${mb(size)}) is more than a script is handed: at most ${mb(this.bodyLimit(memoryMb))}, a quarter of the script memory (SLING_SCRIPT_MEMORY_MB=${memoryMb})`;
+  }
+
+  /**
+   * Why a response body of `bytes` is not handed to a script, before it is decoded into text for
+   * one (a copy of it sling would make for nothing): undefined when it may be.
+   */
+  refuseBody(bytes: number): string | undefined {
+    let memory: number;
+    try {
+      memory = scriptMemory(this.memoryText);
+    } catch {
+      return undefined;
+    }
+    return bytes > this.bodyLimit(memory) ? this.bodyTooLarge(memory, bytes) : undefined;
+  }
+
+  /**
    * A script that caught the engine's "out of memory" (a try around the allocation, or the API's
    * own catch around the script) still failed for that reason: said as the limit, and the engine
    * is made anew for the next script.
@@ -317,6 +394,16 @@ export class ScriptHost {
       case 'wait':
         wait(Math.min(Number(args[0]), this.until - Date.now()));
         return undefined;
+      case 'apply': {
+        let list: unknown;
+        try {
+          list = JSON.parse(args[0] ?? '[]');
+        } catch {
+          return undefined;
+        }
+        if (Array.isArray(list)) this.applyChanges(list);
+        return undefined;
+      }
       case 'hash':
       case 'random':
         return libraryHelper(op, args);
