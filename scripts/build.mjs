@@ -1,7 +1,7 @@
 // Builds the CLI into dist/ (fast startup: entry files and chunks, Node built-ins only),
 // and with --tests also transpiles src/ and test/ file by file into build/ for `node --test`.
 import { build, transform } from 'esbuild';
-import { chmodSync, copyFileSync, readdirSync, rmSync, statSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, readdirSync, symlinkSync, rmSync, statSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -126,4 +126,7 @@ if (process.argv.includes('--tests')) {
     logLevel: 'warning',
     define: defines,
   });
+  // src/sources/http/quickjs.ts loads the engine's glue by its path under node_modules/, three
+  // folders up: from build/src/sources/http/ that is build/node_modules, which points at the real one.
+  symlinkSync(join(root, 'node_modules'), join(root, 'build', 'node_modules'), 'junction');
 }

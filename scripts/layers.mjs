@@ -39,7 +39,7 @@ const LAYERS = [
 // the options the commands pass down, and has what must happen at exit done by interrupt.ts's hooks.
 const PROCESS = new Set([
   'entry/loader.ts', // the chunk loader runs before bin.ts (the compile cache's folder, its exit hook)
-  'sources/http/script.ts', // starts that child process (Node's own path, the environment it gets)
+  'sources/http/script.ts', // the script engine's memory (SLING_SCRIPT_MEMORY_MB) and the warnings scripts leave
   'clock.ts', // the monotonic clock (process.hrtime; performance.now would load perf_hooks at start-up)
 ]);
 

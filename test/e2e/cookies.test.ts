@@ -163,20 +163,31 @@ test('exec .http: 20 answers of 10,000 Set-Cookie lines keep 150 cookies for the
   assert.equal(warnings[1], `sling: warning: cookies: the Cookie header for 127.0.0.1 would be over 8,190 bytes: ${150 - names.length} of 150 cookies are left out (curl's limit)`);
 });
 
-test('--session: a session file of 300,000 cookies for its host loads with the 150 newest kept, says so once, and is saved with those', async (t) => {
+test('--session: a session file of 100,000 cookies for its host loads with the 150 newest kept, says so once, and is saved with those; one of 300,000 is over the 10 MiB limit of a session file: one line, nothing sent', async (t) => {
   const s = await httpServer(t, flood);
   const dir = workdir();
-  const cookies = Array.from({ length: 300_000 }, (_, i) => ({ name: `c${i}`, value: 'v', domain: '127.0.0.1', path: '/', expires: null, secure: false }));
-  writeFileSync(join(dir, 's.json'), JSON.stringify({ __meta__: { about: 'test' }, headers: [], cookies, auth: { type: null, raw_auth: null } }));
+  const session = (n: number) => {
+    const cookies = Array.from({ length: n }, (_, i) => ({ name: `c${i}`, value: 'v', domain: '127.0.0.1', path: '/', expires: null, secure: false }));
+    return JSON.stringify({ __meta__: { about: 'test' }, headers: [], cookies, auth: { type: null, raw_auth: null } });
+  };
+  writeFileSync(join(dir, 's.json'), session(100_000));
   const r = await runSling(['--session', './s.json', `${s.url}/see`], { cwd: dir, timeoutMs: 60_000 });
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(r.stderr.split('\n').filter(Boolean), ['sling: warning: cookies: more than 150 cookies for 127.0.0.1: the least recently set are dropped (at most 150 cookies a domain)']);
   const sent = header(s.requests[0]!, 'cookie')!.split('; ');
   assert.equal(sent.length, 150);
-  assert.equal(sent[0], 'c299850=v');
+  assert.equal(sent[0], 'c99850=v');
   const saved = JSON.parse(readFileSync(join(dir, 's.json'), 'utf8')).cookies;
   assert.equal(saved.length, 150);
-  assert.equal(saved[0].name, 'c299850');
+  assert.equal(saved[0].name, 'c99850');
+
+  const big = session(300_000);
+  writeFileSync(join(dir, 'big.json'), big);
+  const b = await runSling(['--session', './big.json', `${s.url}/see`], { cwd: dir, timeoutMs: 60_000 });
+  assert.equal(b.code, 1, b.stderr);
+  assert.match(b.stderr, /^sling: error: '.*big\.json' is larger than 10 MiB, the most sling reads of a session file\n$/);
+  assert.equal(s.requests.length, 1, 'nothing sent');
+  assert.equal(readFileSync(join(dir, 'big.json'), 'utf8'), big, 'the file is left as it was');
 });
 
 test('curl files: the cookie bounds are warned about once a run, not once a command', async (t) => {

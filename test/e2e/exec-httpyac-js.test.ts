@@ -109,7 +109,7 @@ test('exec http: httpyac JavaScript placeholders in headers, body and file varia
   assert.match(r.stdout, /✗ fails: nope/, show(r));
 });
 
-test('exec http: httpyac scripts run in the sandbox: no require, process or code generation; a failing block fails its request with one line naming its line', async (t) => {
+test('exec http: httpyac scripts run in the sandbox: no Node modules, process or code generation; a failing block fails its request with one line naming its line', async (t) => {
   const srv = await httpServer(t, echo);
   const dir = workdir({
     's.http': [
@@ -139,7 +139,7 @@ test('exec http: httpyac scripts run in the sandbox: no require, process or code
   // The failing requests are not sent; the others are.
   assert.deepEqual(
     srv.requests.map((q) => q.url),
-    ['/s1?k=undefined,undefined,undefined&e=refused&e2=refused', '/s4'],
+    ['/s1?k=function,undefined,undefined&e=refused&e2=refused', '/s4'],
     show(r),
   );
 });

@@ -338,9 +338,13 @@ test('scripts: a pre-request script sees the request: URL, headers and body, sub
   assert.deepEqual(warnings, [], 'what only the script sets is not warned about');
 });
 
-test('scripts: the sandbox has no require, process or host constructors', async () => {
+test('scripts: the sandbox has no Node modules, process or host constructors', async () => {
   const probes = [
-    ['require', 'require("fs")', /require is not defined: scripts run in a sandbox with the JetBrains API \(client, request, response\), without modules, files or network \(at t\.http:3\)$/],
+    [
+      'require',
+      'require("fs")',
+      /require\('fs'\) is not available in \.http scripts: they run in a sandbox without files, processes or network; the modules there are assert, assert\/strict and crypto \(hashes, HMAC, random bytes\) \(at t\.http:3\)$/,
+    ],
     ['process', 'process.exit(3)', /process is not defined: scripts run in a sandbox/],
     ['constructor escape', 'client.log.constructor("return process")()', /Code generation from strings disallowed|not defined/],
     ['host function escape', 'jsonPath.constructor.constructor("return process")()', /Code generation from strings disallowed|not defined/],
