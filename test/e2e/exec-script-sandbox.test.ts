@@ -153,3 +153,34 @@ test('exec scripts: a response body larger than a quarter of the script memory i
   assert.match(r.stdout, new RegExp(`^len ${3 * 1048576}$`, 'm'), show(r));
   assert.doesNotMatch(r.stdout, new RegExp(`len ${5 * 1048576}`), show(r));
 });
+
+test('exec scripts: calling what is not a function names it, as Node does (QuickJS itself says only "not a function")', async (t) => {
+  const srv = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end('{"a":1}');
+  });
+  const dir = workdir({
+    'nf.http': [
+      `GET ${srv.url}/a`,
+      '',
+      '> {%',
+      '  const x = 1;',
+      '  response.body.trim();',
+      '%}',
+      '',
+      '###',
+      `GET ${srv.url}/b`,
+      '',
+      '> {% client.assert(true); client.global . nothing(1) %}',
+      '',
+    ].join('\n'),
+  });
+  const r = await runSling(['exec', '--print=h', 'nf.http'], { cwd: dir });
+  assertExit(r, 1);
+  assert.equal(
+    r.stderr,
+    'sling: test failed: nf.http:1: nf.http:3: the response handler failed: response.body.trim is not a function (at nf.http:5)\n' +
+      'sling: test failed: nf.http:9: nf.http:11: the response handler failed: client.global.nothing is not a function (at nf.http:11)\n',
+    show(r),
+  );
+});

@@ -257,8 +257,12 @@ const BOOTSTRAP = String.raw`(function (bridge, xml) {
       let where = '';
       const stack = e && typeof e === 'object' && typeof e.stack === 'string' ? e.stack : '';
       // Where it was thrown: the .http file's line for an inline script, the script file's own for \`> ./h.js\`.
-      const m = /sling-script:(.*?):(\d+):\d+/.exec(stack);
-      if (m) where = ' (at ' + m[1] + ':' + (Number(m[2]) + offset) + ')';
+      const m = /sling-script:(.*?):(\d+):(\d+)/.exec(stack);
+      if (m) {
+        where = ' (at ' + m[1] + ':' + (Number(m[2]) + offset) + ')';
+        // Where in the program: sling names the callee of QuickJS's bare "not a function" from its text.
+        state.at = [Number(m[2]), Number(m[3])];
+      }
       // QuickJS quotes the name: 'x' is not defined.
       let text = message(e).replace(/^'([\w$]+)' is not defined$/, '$1 is not defined');
       // What a Node.js script would use: name the sandbox rather than leave a bare ReferenceError.
@@ -403,5 +407,12 @@ export function checked(out: unknown): unknown {
   if (r === null || typeof r !== 'object' || !Array.isArray(r.tests) || !Array.isArray(r.logs)) return broken;
   const tests = r.tests.filter((t): t is [string, string | null] => Array.isArray(t) && typeof t[0] === 'string' && (t[1] === null || typeof t[1] === 'string'));
   const logs = r.logs.filter((l): l is string => typeof l === 'string');
-  return { tests, logs, exit: r.exit === true, ...(typeof r.error === 'string' ? { error: r.error } : {}) };
+  const at = (r as { at?: unknown }).at;
+  return {
+    tests,
+    logs,
+    exit: r.exit === true,
+    ...(typeof r.error === 'string' ? { error: r.error } : {}),
+    ...(Array.isArray(at) && at.length === 2 && at.every((n) => Number.isInteger(n) && n > 0) ? { at: at as [number, number] } : {}),
+  };
 }

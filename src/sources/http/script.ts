@@ -133,6 +133,23 @@ function syntaxError(o: Outcome, offset: number): string {
   return `syntax error: ${e.message}${at ? ` (at ${at[1]}:${Number(at[2]) + offset})` : ''}`;
 }
 
+/**
+ * QuickJS says "not a function" without the name Node gives (`response.body.trim is not a
+ * function`): the callee is read from the program's text where the engine says the call is (the
+ * `.` before a method's name, or the start of a plain name).
+ */
+function namedCallee(r: ScriptResult & { at?: [number, number] }, program: string): ScriptResult {
+  const { at, ...rest } = r;
+  if (!at || rest.error === undefined || !rest.error.startsWith('not a function')) return rest;
+  const text = program.split('\n')[at[0] - 1] ?? '';
+  // The engine points at the call's '(' or at the '.' before the method's name: the first '(' from
+  // just before there, and the name (a.b.c) right before that '('.
+  const open = text.indexOf('(', Math.max(0, at[1] - 2));
+  if (open === -1 || open > at[1] + 64) return rest;
+  const callee = /[\w$]+(?:\s*\.\s*[\w$]+)*\s*$/.exec(text.slice(0, open))?.[0].replace(/\s+/g, '');
+  return callee ? { ...rest, error: `${callee} is ${rest.error}` } : rest;
+}
+
 /** A plain error's text: QuickJS quotes an unknown name ('x' is not defined), Node does not. */
 const engineMessage = (m: string) => m.replace(/^'([\w$]+)' is not defined$/, '$1 is not defined');
 
@@ -193,7 +210,7 @@ export class ScriptHost {
           if (out.fault === 'time') this.apply(realm.call('__sling_changes', [], 1000, true).value);
           if (out.fault) return failed(this.faultText(out, ''));
         }
-        return this.outOfMemory(checked(this.apply(out.value)) as ScriptResult);
+        return this.outOfMemory(namedCallee(checked(this.apply(out.value)) as ScriptResult, program));
       } finally {
         this.hooks = NO_HOOKS;
         this.settle();
