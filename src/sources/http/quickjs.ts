@@ -121,7 +121,7 @@ export class Engine {
     fn.dispose();
     const realm = new Realm(this, ctx);
     for (const [i, code] of setup.entries()) {
-      const o = realm.evalRaw(code, `sling-setup-${i}`, 5000);
+      const o = realm.eval(code, `sling-setup-${i}`, 5000);
       if (o.error || o.fault) {
         realm.dispose();
         throw new Error(`the script sandbox did not start: ${o.error?.message ?? o.fault}`);
@@ -213,25 +213,10 @@ export class Realm {
 
   /** Evaluates a program (sloppy mode, as a classic script) within `ms`; its pending promise jobs run too. */
   eval(code: string, filename: string, ms: number): Outcome {
-    return this.evalRaw(code, filename, ms);
-  }
-
-  evalRaw(code: string, filename: string, ms: number): Outcome {
     const { engine, ctx } = this;
     if (!engine.alive) return { fault: 'host' };
     try {
-      return engine.guard(ms, () => {
-        const r = ctx.evalCode(code, filename, { type: 'global' });
-        if (r.error) return engine.outcomeOfError(ctx, r.error);
-        const value = r.value;
-        let out: Outcome;
-        try {
-          out = ctx.typeof(value) === 'string' ? { value: ctx.getString(value) } : {};
-        } finally {
-          value.dispose();
-        }
-        return engine.drain() ?? out;
-      });
+      return engine.guard(ms, () => this.outcome(ctx.evalCode(code, filename, { type: 'global' })));
     } catch {
       return engine.fault('host');
     }
@@ -246,16 +231,7 @@ export class Realm {
         const fn = ctx.getProp(ctx.global, name);
         const handles = args.map((a) => ctx.newString(a));
         try {
-          const r = ctx.callFunction(fn, ctx.undefined, ...handles);
-          if (r.error) return engine.outcomeOfError(ctx, r.error);
-          const value = r.value;
-          let out: Outcome;
-          try {
-            out = ctx.typeof(value) === 'string' ? { value: ctx.getString(value) } : {};
-          } finally {
-            value.dispose();
-          }
-          return engine.drain() ?? out;
+          return this.outcome(ctx.callFunction(fn, ctx.undefined, ...handles));
         } finally {
           fn.dispose();
           for (const h of handles) h.dispose();
@@ -264,6 +240,20 @@ export class Realm {
     } catch {
       return engine.fault('host');
     }
+  }
+
+  /** What an evaluation or a call gave: its value when a string, or its error; then the promise jobs it left. */
+  private outcome(r: { error?: QuickJSHandle; value?: QuickJSHandle }): Outcome {
+    const { engine, ctx } = this;
+    if (r.error) return engine.outcomeOfError(ctx, r.error);
+    const value = r.value!;
+    let out: Outcome;
+    try {
+      out = ctx.typeof(value) === 'string' ? { value: ctx.getString(value) } : {};
+    } finally {
+      value.dispose();
+    }
+    return engine.drain() ?? out;
   }
 
   dispose() {

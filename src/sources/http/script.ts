@@ -175,14 +175,9 @@ export class ScriptHost {
   /** One script at a time, in the order asked. */
   run(code: string, filename: string, line: number, hooks: ScriptHooks, request: ScriptRequest, response?: ScriptResponse): Promise<ScriptResult> {
     return this.serial(async () => {
-      let engine: Engine;
-      try {
-        engine = await this.ready();
-        this.jetbrains ??= engine.realm(this.call, [JETBRAINS_SETUP]);
-      } catch (e) {
-        return failed((e as Error).message);
-      }
-      const realm = this.jetbrains;
+      const opened = await this.open('jetbrains');
+      if (typeof opened === 'string') return failed(opened);
+      const { engine, realm } = opened;
       this.hooks = hooks;
       this.until = Date.now() + TIMEOUT_MS;
       try {
@@ -242,14 +237,9 @@ export class ScriptHost {
    */
   evaluate(code: string, input: string): Promise<{ json?: string; error?: string }> {
     return this.serial(async () => {
-      let engine: Engine;
-      try {
-        engine = await this.ready();
-        this.expressions ??= engine.realm(this.call, [EXPRESSION_SETUP]);
-      } catch (e) {
-        return { error: (e as Error).message };
-      }
-      const realm = this.expressions;
+      const opened = await this.open('expressions');
+      if (typeof opened === 'string') return { error: opened };
+      const { realm } = opened;
       this.until = Date.now() + EXPRESSION_MS;
       try {
         const set = realm.call('__expr_set', [input], this.left());
@@ -269,14 +259,9 @@ export class ScriptHost {
   /** httpyac's JavaScript (httpyac-js.ts): a `{{ }}` block or a `{{ expression }}` with the named JSON values in `payload`. */
   runHttpyac(code: string, mode: 'script' | 'expr', filename: string, line: number, payload: string): Promise<HttpyacOutcome> {
     return this.serial(async () => {
-      let engine: Engine;
-      try {
-        engine = await this.ready();
-        this.httpyac ??= engine.realm(this.call, [HTTPYAC_SETUP]);
-      } catch (e) {
-        return failedYac((e as Error).message);
-      }
-      const realm = this.httpyac;
+      const opened = await this.open('httpyac');
+      if (typeof opened === 'string') return failedYac(opened);
+      const { realm } = opened;
       this.until = Date.now() + TIMEOUT_MS;
       // The code's first line is line 3 of the program (httpyacProgram).
       const offset = line - 3;
@@ -367,6 +352,18 @@ export class ScriptHost {
     const result = this.queue.then(step);
     this.queue = result.catch(() => undefined);
     return result;
+  }
+
+  /** The engine and the realm of that kind (each made when first needed), or why they cannot be had. */
+  private async open(kind: 'jetbrains' | 'httpyac' | 'expressions'): Promise<{ engine: Engine; realm: Realm } | string> {
+    try {
+      const engine = await this.ready();
+      const setup = { jetbrains: JETBRAINS_SETUP, httpyac: HTTPYAC_SETUP, expressions: EXPRESSION_SETUP }[kind];
+      const realm = (this[kind] ??= engine.realm(this.call, [setup]));
+      return { engine, realm };
+    } catch (e) {
+      return (e as Error).message;
+    }
   }
 
   /** The engine, made anew after a fault ended the last one. */
