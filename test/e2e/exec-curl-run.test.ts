@@ -91,7 +91,8 @@ test('exec curl: --offline prints every request and sends nothing', async (t) =>
 test('exec curl: a malformed file sends nothing and names the line and column', async (t) => {
   const srv = await server(t);
   const cases: [string, RegExp][] = [
-    [`curl ${srv.url}/ok\ncurl ${srv.url}/x | jq .\n`, /c\.curl:2:\d+: piping curl's output into 'jq' is not supported/],
+    [`curl ${srv.url}/ok\ncurl --data @<(cat <<EOF\n{"a":1}\nEOF\n) ${srv.url}/x\n`, /c\.curl:2:14: process substitution '<\(\.\.\.\)' runs a program: sling does not run other programs/],
+    [`curl ${srv.url}/ok\ncurl -H "X-Host: $(hostname)" ${srv.url}/x\n`, /c\.curl:2:20: command substitution runs 'hostname': sling does not run other programs/],
     [`curl ${srv.url}/ok\ncurl --ftp-pasv ${srv.url}/x\n`, /c\.curl:2:6: --ftp-pasv is not an HTTP option/],
     [`curl ${srv.url}/ok\ncurl -d "open ${srv.url}\n`, /c\.curl:2:9: unterminated double quote/],
     [`curl ${srv.url}/ok\ncurl --no-such-option ${srv.url}\n`, /c\.curl:2:6: option --no-such-option is unknown/],
@@ -105,6 +106,48 @@ test('exec curl: a malformed file sends nothing and names the line and column', 
     assert.match(r.stderr, re, text);
     assert.equal(srv.requests.length, 0, text);
   }
+});
+
+test("exec curl: a README's `curl ... | jq .` is sent as curl alone sends it and its response printed as for curl alone, with one warning that the pipe was not run", async (t) => {
+  const srv = await server(t);
+  const dir = workdir({
+    'sub/.keep': '',
+    'readme.sh': [
+      `curl -s -H 'Accept: application/json' ${srv.url}/users | jq .`,
+      `curl -s -X POST -d '{"name":"a"}' ${srv.url}/users | python3 -m json.tool | head -n 5`,
+      'cd sub',
+      `curl -s -d "dir=$(pwd)" ${srv.url}/pwd`,
+    ].join('\n'),
+  });
+  const r = await exec(dir, ['readme.sh']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(
+    srv.requests.map((q) => `${q.method} ${q.target}`),
+    ['GET /users', 'POST /users', 'POST /pwd'],
+  );
+  assert.equal(srv.requests[0]!.headers.find(([n]) => n === 'Accept')?.[1], 'application/json');
+  assert.equal(srv.requests[1]!.body.toString(), '{"name":"a"}');
+  // $(pwd) is the folder the script is in after `cd sub`, worked out without running pwd.
+  assert.equal(srv.requests[2]!.body.toString(), `dir=${join(dir, 'sub')}`);
+  // Printed as the same commands without the pipes are printed (the sling way, as for every curl
+  // command): nothing of jq, python3 or head.
+  const plainSrv = await server(t);
+  const plain = workdir({
+    'sub/.keep': '',
+    'readme.sh': readFileSync(join(dir, 'readme.sh'), 'utf8')
+      .replace(/ \| jq \.| \| python3 -m json\.tool \| head -n 5/g, '')
+      .replaceAll(srv.url, plainSrv.url),
+  });
+  const p = await exec(plain, ['readme.sh']);
+  assert.equal(p.code, 0, p.stderr);
+  assert.equal(r.stdout, p.stdout.replaceAll(plainSrv.url, srv.url));
+  assert.match(r.stdout, /^\{"ok":true,"n":2\}$/m);
+  const lines = readFileSync(join(dir, 'readme.sh'), 'utf8').split('\n');
+  const warnings = r.stderr.split('\n').filter((l) => l.includes('was not run'));
+  assert.deepEqual(warnings, [
+    `sling: warning: readme.sh:1:${lines[0]!.indexOf('jq') + 1}: the pipe into 'jq' was not run: sling does not run other programs; the response is printed as for the curl command alone`,
+    `sling: warning: readme.sh:2:${lines[1]!.indexOf('python3') + 1}: the pipe into 'python3 | head' was not run: sling does not run other programs; the response is printed as for the curl command alone`,
+  ]);
 });
 
 test('exec curl: unsupported options warn and the request still goes; a missing -F file fails only its command', async (t) => {

@@ -2,6 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseShell, position, ShellSyntaxError } from '../../src/sources/curl/shell.js';
 import { expandWord, type ShellEnv } from '../../src/sources/curl/expand.js';
 import { walkScript } from '../../src/sources/curl/script.js';
@@ -156,9 +159,51 @@ test('command substitution: echo, printf and cat only', () => {
   );
 });
 
+test('a curl command piped into another program is read as curl alone, with one warning that the pipe was not run', () => {
+  const e = env();
+  const warnings: { offset: number; message: string }[] = [];
+  const text = b('curl -s u | jq .\ncurl v | python3 -m json.tool | head -3 > top.txt\necho x | curl -d @- w | jq -r .id');
+  const calls = walkScript(parseShell(text), { env: e, warn: (offset, message) => void warnings.push({ offset, message }) });
+  assert.deepEqual(
+    calls.map((c) => c.argv.map(t)),
+    [['-s', 'u'], ['v'], ['-d', '@-', 'w']],
+  );
+  // Its output is printed as curl prints it: no file, not discarded; stdin from echo still feeds curl.
+  assert.deepEqual(
+    calls.map((c) => c.stdout),
+    [undefined, undefined, undefined],
+  );
+  assert.deepEqual(calls[2]!.stdin, { kind: 'data', data: 'x\n' });
+  // One warning a pipeline, at the first program not run, naming every one of them.
+  assert.equal(warnings.length, 3, JSON.stringify(warnings));
+  assert.match(warnings[0]!.message, /the pipe into 'jq' was not run: sling does not run other programs; the response is printed as for the curl command alone/);
+  assert.deepEqual(position(text, warnings[0]!.offset), { line: 1, column: 13 });
+  assert.match(warnings[1]!.message, /the pipe into 'python3 \| head' was not run/);
+  assert.deepEqual(position(text, warnings[1]!.offset), { line: 2, column: 10 });
+  assert.match(warnings[2]!.message, /the pipe into 'jq' was not run/);
+});
+
+test('$(pwd) and `pwd` are the working folder, following cd, without running anything', () => {
+  assert.deepEqual(curlArgs('curl -d "at=$(pwd)" u\ncd sub\ncurl -d "$(pwd)|`pwd`|$(pwd -L)" "file://$(pwd)/x"\npwd'), [
+    ['-d', 'at=/tmp', 'u'],
+    ['-d', '/tmp/sub|/tmp/sub|/tmp/sub', 'file:///tmp/sub/x'],
+  ]);
+  // pwd -P resolves symbolic links; the last of -L and -P counts, as in bash.
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'sling-pwd-')));
+  mkdirSync(join(base, 'real'));
+  symlinkSync(join(base, 'real'), join(base, 'link'));
+  const e = env();
+  e.cwd = join(base, 'link');
+  const calls = walkScript(parseShell(b('curl -d "$(pwd)|$(pwd -P)|$(pwd -P -L)" u')), { env: e, warn: () => {} });
+  assert.deepEqual(calls[0]!.argv[1], `${join(base, 'link')}|${join(base, 'real')}|${join(base, 'link')}`);
+  rmSync(base, { recursive: true });
+});
+
 test('what sling will not run is an error at its line and column', () => {
   const cases: [string, RegExp, number, number][] = [
-    ['curl u | jq .', /into 'jq'/, 1, 10],
+    ['curl u | jq . | curl -d @- v', /through 'jq' into curl/, 1, 17],
+    ['curl --data @<(cat <<EOF\n{}\nEOF\n) u', /process substitution '<\(\.\.\.\)'/, 1, 14],
+    ['curl -d "$(whoami)" u', /runs 'whoami'/, 1, 12],
     ['curl u\n  ( curl v )', /subshells/, 2, 3],
     ['curl "unterminated', /unterminated double quote/, 1, 6],
     ["curl u\ncurl 'x", /unterminated single quote/, 2, 6],

@@ -1,11 +1,12 @@
 import { FileTooLargeError, readLimited, TEXT_FILE_LIMIT } from '../../files.js';
+import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseHeredocBody, ShellSyntaxError, type ListItem, type Part, type Word } from './shell.js';
 
 /**
  * Word expansion as bash does it for the words of a simple command: parameters ($NAME, ${NAME:-x}
  * ...), tilde, the few command substitutions sling can compute without running anything
- * (`echo`, `printf`, `cat FILE`), quote removal, and field splitting of unquoted expansions on
+ * (`echo`, `printf`, `cat FILE`, `pwd`), quote removal, and field splitting of unquoted expansions on
  * blanks and newlines. Pathname (glob) and brace expansion are not done: the word stays as written,
  * which is also what bash does when a glob matches no file.
  */
@@ -145,7 +146,7 @@ export function expandHeredoc(body: string, env: ShellEnv): string {
 
 /**
  * Command substitution: only commands whose output sling can compute without running anything.
- * `echo`, `printf` and `cat FILE...`, possibly piped into `cat`.
+ * `echo`, `printf`, `cat FILE...` and `pwd`, possibly piped into `cat`.
  */
 export function runSubstitution(list: ListItem[], env: ShellEnv): string {
   let out = '';
@@ -156,7 +157,7 @@ export function runSubstitution(list: ListItem[], env: ShellEnv): string {
       const words = cmd.words.flatMap((w) => expandWord(w, env));
       const output = builtinOutput(words, input, env);
       if (output === undefined) {
-        throw new ShellSyntaxError(`command substitution runs '${words[0] ?? ''}': sling does not run other programs (only echo, printf and cat FILE)`, cmd.offset);
+        throw new ShellSyntaxError(`command substitution runs '${words[0] ?? ''}': sling does not run other programs (only echo, printf, cat FILE and pwd)`, cmd.offset);
       }
       input = output;
     }
@@ -165,7 +166,7 @@ export function runSubstitution(list: ListItem[], env: ShellEnv): string {
   return out;
 }
 
-/** What echo, printf or cat would print, or undefined for any other command. */
+/** What echo, printf, cat or pwd would print, or undefined for any other command. */
 export function builtinOutput(words: string[], input: string, env: { cwd: string }): string | undefined {
   const [name, ...args] = words;
   if (name === 'echo') {
@@ -198,6 +199,16 @@ export function builtinOutput(words: string[], input: string, env: { cwd: string
       .join('');
   }
   if (name === 'true' || name === ':') return '';
+  // The folder the script is in (after its `cd`s), which pwd would print: nothing runs.
+  // `pwd -P`: with symbolic links resolved (the last of -L and -P counts, as in bash).
+  if (name === 'pwd' && args.every((a) => a === '-L' || a === '-P')) {
+    if (args[args.length - 1] !== '-P') return `${env.cwd}\n`;
+    try {
+      return `${realpathSync(env.cwd)}\n`;
+    } catch {
+      return `${env.cwd}\n`;
+    }
+  }
   return undefined;
 }
 

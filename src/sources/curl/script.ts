@@ -7,8 +7,9 @@ import { ShellSyntaxError, type ListItem, type Redirect, type SimpleCommand } fr
  * Walks a parsed file the way bash would run it, without running anything: assignments, `export`,
  * `cd` and `set -e` change the state for the commands after them; each `curl` command becomes a
  * CurlCall with its arguments expanded, its standard input (a file, a here-document, a here-string,
- * or what `echo`/`printf`/`cat` pipe into it) and its standard output (a file or nowhere). Anything
- * else a shell would run is an error at its position: sling runs curl commands, not programs.
+ * or what `echo`/`printf`/`cat` pipe into it) and its standard output (a file or nowhere). A program
+ * curl's output is piped into is not run (a warning says so; curl's output is printed as it is).
+ * Anything else a shell would run is an error at its position: sling runs curl commands, not programs.
  */
 export type Condition = 'always' | 'ok' | 'failed';
 
@@ -46,7 +47,7 @@ const CURL_NAME = /(^|\/)curl(\.exe)?$/i;
 const PREFIXES = new Set(['time', 'command', 'exec', 'nohup', 'sudo', 'builtin']);
 /** The prefixes' options that take the next word as their value (sudo -u USER, env -u NAME, time -f FORMAT, exec -a NAME). */
 const PREFIX_VALUES: Record<string, string> = { sudo: 'CDghpRrTtUu', env: 'CSu', time: 'fo', exec: 'a', command: '' };
-const NOOPS = new Set(['echo', 'printf', 'true', ':', 'sleep', 'wait', 'clear', 'shopt', 'alias', 'read', 'trap', 'umask', 'hash', 'type', 'which']);
+const NOOPS = new Set(['echo', 'printf', 'true', ':', 'sleep', 'wait', 'clear', 'shopt', 'alias', 'read', 'trap', 'umask', 'hash', 'type', 'which', 'pwd']);
 
 export function walkScript(items: ListItem[], ctx: WalkContext): CurlCall[] {
   const at = { offset: 0 };
@@ -168,21 +169,30 @@ function walkItems(items: ListItem[], ctx: WalkContext, at: { offset: number }):
         before = [];
         if (i > 0) call.stdin = { kind: 'data', data: pipedIn ?? '' };
         applyRedirects(cmd, call, env);
+        let notRun = false;
         if (!last) {
           const nextName = firstWord(stages[i + 1]!, env);
-          if (!['echo', 'printf', 'true', ':', 'cat'].includes(nextName)) {
-            throw new ShellSyntaxError(
-              `piping curl's output into '${nextName}' is not supported: sling does not run other programs${nextName === 'jq' ? ' (it formats JSON itself)' : ''}`,
-              stages[i + 1]!.offset,
-            );
-          }
-          if (nextName !== 'cat') call.stdout ??= { kind: 'discard' };
+          if (['echo', 'printf', 'true', ':', 'pwd'].includes(nextName)) call.stdout ??= { kind: 'discard' };
           // `curl ... | cat > file`: cat copies curl's output, so its redirection is curl's.
-          else if (i + 1 === stages.length - 1 && stages[i + 1]!.words.length === 1) applyRedirects(stages[i + 1]!, call, env);
+          else if (nextName === 'cat') {
+            if (i + 1 === stages.length - 1 && stages[i + 1]!.words.length === 1) applyRedirects(stages[i + 1]!, call, env);
+          } else {
+            // `curl ... | jq .` (READMEs, scripts): the request goes as curl alone sends it and its
+            // output is printed as curl prints it; the programs after the pipe are not run.
+            const rest = stages.slice(i + 1).map((s) => ({ name: firstWord(s, env), offset: s.offset }));
+            const curl = rest.find((r) => CURL_NAME.test(r.name));
+            if (curl) {
+              throw new ShellSyntaxError(`piping curl's output through '${nextName}' into curl is not supported: sling does not run other programs`, curl.offset);
+            }
+            const names = rest.map((r) => r.name || '{ }').join(' | ');
+            ctx.warn(stages[i + 1]!.offset, `the pipe into '${names}' was not run: sling does not run other programs; the response is printed as for the curl command alone`);
+            notRun = true;
+          }
         }
         calls.push(call);
         pipelineHasCurl = true;
         pipedIn = undefined;
+        if (notRun) break;
         // `exec curl ...`: curl takes the shell's place; nothing after it runs.
         if (execs && last && when === 'always') return calls;
         continue;
@@ -242,7 +252,7 @@ function walkItems(items: ListItem[], ctx: WalkContext, at: { offset: number }):
         if (stdinText) input = redirectInput(stdinText, env);
         const out = builtinOutput([name, ...args], input, env);
         if (out === undefined) {
-          throw new ShellSyntaxError(`piping '${name}' into curl is not supported: only echo, printf and cat FILE can feed curl`, cmd.offset);
+          throw new ShellSyntaxError(`piping '${name}' into curl is not supported: only echo, printf, cat FILE and pwd can feed curl`, cmd.offset);
         }
         pipedIn = out;
       }

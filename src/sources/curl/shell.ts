@@ -12,7 +12,7 @@
  * other four POSIX forms, ~ and ~/, command substitution ($(...) and `...`) as a parsed command
  * list, here-documents (<<, <<-, quoted or not), here-strings (<<<) and the other redirections.
  * What bash would do and this reader does not (subshells, control flow, functions, arithmetic) is
- * a ShellSyntaxError at the offending position.
+ * a ShellSyntaxError at the offending position (process substitution, `<(...)`, too).
  */
 
 import { limitReached } from '../../errors.js';
@@ -314,6 +314,13 @@ class Reader {
   /** A redirection operator (with an optional fd number before it) and its target. */
   private tryRedirect(): Redirect | null {
     const rest = this.text.slice(this.pos, this.pos + 8);
+    // `--data @<(cat <<EOF ... EOF)`: bash runs the command and hands curl a /dev/fd path.
+    if (/^[<>]\(/.test(rest)) {
+      this.fail(
+        "process substitution '" + rest[0] + "(...)' runs a program: sling does not run other programs (write the data in the file: a here-document into '--data @-', or '--data @FILE')",
+        this.pos,
+      );
+    }
     const m = /^(\d*)(<<<|<<-|<<|<>|<&|>>|>&|>\||&>>|&>|<|>)/.exec(rest);
     if (!m) return null;
     if (m[1] && (m[2] === '&>' || m[2] === '&>>')) return null;
