@@ -108,7 +108,7 @@ export const OPTIONS: OptionDef[] = [
 /** Options of `sling exec` on top of the main command's output and network options. */
 export const EXEC_OPTIONS: OptionDef[] = [
   { long: 'type', short: 't', kind: 'value', metavar: 'http|curl', group: 'Exec', help: 'the file type (default: from the extension, else from the content)' },
-  { long: 'env', kind: 'value', metavar: 'NAME', group: 'Exec', help: 'environment of http-client.env.json (and the private file) to use' },
+  { long: 'env', kind: 'value', metavar: 'NAME', group: 'Exec', help: 'environment to use: of http-client.env.json (and the private file), of httpyac (.httpyac.json, NAME.env)' },
   { long: 'env-file', kind: 'value', metavar: 'PATH', group: 'Exec', help: 'the environment file to use instead of looking for http-client.env.json' },
   { long: 'fail-fast', kind: 'flag', group: 'Exec', help: 'stop at the first request that fails' },
   { long: 'name', kind: 'value', repeat: true, metavar: 'NAME', group: 'Exec', help: 'run only the request with this name (and the requests it depends on)' },

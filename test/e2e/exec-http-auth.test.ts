@@ -326,3 +326,54 @@ test('exec http: $auth.token, a token response over 1 MiB fails its token reques
   );
   assert.ok(served < 64 << 20, `${served} bytes served: the connection was closed, not read on`);
 });
+
+/** A server behind RFC 7616 Digest (MD5, qop=auth) for ann / "s3:cret pw": 200 when the answer is right, else 401 with the challenge. */
+async function digestServer(t: import('node:test').TestContext) {
+  const { createHash } = await import('node:crypto');
+  const md5 = (s: string) => createHash('md5').update(s).digest('hex');
+  return httpServer(t, (req, res) => {
+    const auth = req.headers.authorization ?? '';
+    const p = Object.fromEntries([...auth.matchAll(/(\w+)=(?:"([^"]*)"|([^,\s]+))/g)].map((m) => [m[1]!, m[2] ?? m[3]!]));
+    const ha1 = md5(`ann:r:s3:cret pw`);
+    const ha2 = md5(`${req.method}:${p.uri}`);
+    if (auth.startsWith('Digest ') && p.username === 'ann' && p.response === md5(`${ha1}:${p.nonce}:${p.nc}:${p.cnonce}:${p.qop}:${ha2}`)) {
+      res.end('in\n');
+      return;
+    }
+    res.writeHead(401, { 'WWW-Authenticate': 'Digest realm="r", nonce="n0", qop="auth"', 'Content-Type': 'text/plain' });
+    res.end('no\n');
+  });
+}
+
+test("exec http: httpyac's `Authorization: Digest user:password` answers the digest challenge, the password never sent (httpyac's digestAuthVariableReplacer forms)", async (t) => {
+  const srv = await digestServer(t);
+  const dir = workdir({
+    'd.http': `GET ${srv.url}/colon\nAuthorization: Digest ann:s3:cret pw\n\n###\nGET ${srv.url}/blank\nAuthorization: Digest ann s3:cret pw\n`,
+  });
+  const r = await runSling(['exec', '--print=hb', 'd.http'], { cwd: dir });
+  assertExit(r, 0);
+  assert.deepEqual(
+    srv.requests.map((q) => [q.url, (header(q, 'authorization') ?? '').split(' ')[0]]),
+    [
+      ['/colon', ''],
+      ['/colon', 'Digest'],
+      ['/blank', ''],
+      ['/blank', 'Digest'],
+    ],
+    show(r),
+  );
+  for (const q of srv.requests) assert.doesNotMatch(q.rawHeaders.join('\n') + q.url, /s3:cret/);
+  assert.doesNotMatch(r.stdout, /no\n/);
+});
+
+test("exec http: httpyac's `Authorization: Basic user:password` and `Basic user password` are encoded; the colon form splits at the first colon", async (t) => {
+  const srv = await httpServer(t, (_req, res) => res.end('ok\n'));
+  const dir = workdir({
+    'b.http': `GET ${srv.url}/1\nAuthorization: Basic ann:pass word\n\n###\nGET ${srv.url}/2\nAuthorization: Basic ann pass word\n\n###\nGET ${srv.url}/3\nAuthorization: Basic YW5uOnB3\n`,
+  });
+  assertExit(await runSling(['exec', 'b.http'], { cwd: dir }), 0);
+  assert.deepEqual(
+    srv.requests.map((q) => header(q, 'authorization')),
+    [`Basic ${Buffer.from('ann:pass word').toString('base64')}`, `Basic ${Buffer.from('ann:pass word').toString('base64')}`, 'Basic YW5uOnB3'],
+  );
+});

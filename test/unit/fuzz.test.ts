@@ -36,6 +36,7 @@ import { buildRequest } from '../../src/request/build.js';
 import { prepareRequest } from '../../src/model/prepare.js';
 import { JsonSyntaxError, parseJson, stringifyJson } from '../../src/model/json.js';
 import { parsePath } from '../../src/request/nested-json.js';
+import { LiteralError, readModuleObject, stripJsonc } from '../../src/sources/http/literal.js';
 import { checkUrl, expandUrl, formatUrl, parseUrl, type ParsedUrl } from '../../src/model/url.js';
 import { CurlUrlError, expandGlob, formatCurlUrl, parseCurlUrl, resolveLocation, type CurlUrl } from '../../src/sources/curl/url.js';
 import { parseShell, ShellSyntaxError } from '../../src/sources/curl/shell.js';
@@ -311,6 +312,36 @@ test('fuzz: parseJson accepts exactly what JSON.parse accepts (up to its nesting
         const out = stringifyJson(v);
         bounded('JSON', out.length, t.length, 6, 16);
         assert.deepEqual(plain(out), expected);
+      }),
+    ),
+  );
+});
+
+test('fuzz: settings read as data: JSONC keeps its length and its JSON value; a module object literal is read or refused with a LiteralError, a JSON object exported reads back the same', () => {
+  // biome-ignore format: a word list reads better on a few long lines
+  const WORDS = ['{', '}', '[', ']', ',', ':', '"', "'", '`', '${', '"a"', "'b'", 'k', '\\', '//', '/*', '*/', '\n', '1', '-1.5e3', '0x1f', 'true', 'null', 'f()', '...x', 'module.exports =', 'export default', ';', ' '];
+  const text = fc.oneof(
+    nasty(WORDS),
+    fc.tuple(fc.jsonValue(), fc.constantFrom(0, 1, '\t')).map(([v, n]) => `module.exports = ${JSON.stringify({ v }, null, n)};`),
+  );
+  check(
+    fc.property(
+      text,
+      guard((t) => {
+        const stripped = run(() => stripJsonc(t));
+        assert.equal(stripped?.length, t.length);
+        const v = run(() => readModuleObject(t), [LiteralError]);
+        const m = /^module\.exports = (.*);$/s.exec(t);
+        if (m) {
+          let expected: unknown;
+          try {
+            expected = JSON.parse(m[1]!);
+          } catch {
+            return;
+          }
+          assert.deepEqual(v, expected);
+          assert.deepEqual(JSON.parse(stripJsonc(m[1]!)), expected);
+        }
       }),
     ),
   );

@@ -262,8 +262,10 @@ test('environment: a broken env file is named with LINE:COL; an environment that
   const dir = mkdtempSync(join(tmpdir(), 'sling-env-bad-'));
   const file = join(dir, 'http-client.env.json');
   const load = () => loadEnvironment(dir, 'dev', undefined, dir);
-  writeFileSync(file, '{\n  // a comment\n  "dev": {"a": 1}\n}\n');
-  assert.throws(load, (e: Error) => e.message === `${file}:2:3: not valid JSON: Expected property name or '}'`);
+  writeFileSync(file, '{\n  // a comment\n  "dev": {"a": 1,},\n}\n');
+  assert.deepEqual(Object.fromEntries(load().vars), { a: '1' });
+  writeFileSync(file, '{\n  /* a comment */ dev: {"a": 1}\n}\n');
+  assert.throws(load, (e: Error) => e.message === `${file}:2:19: not valid JSON: Expected property name or '}'`);
   writeFileSync(file, '\uFEFF{\n  "dev": {"a": 1\n');
   assert.throws(load, (e: Error) => e.message === `${file}:3:1: not valid JSON: Expected ',' or '}' after property value`);
   writeFileSync(file, '{\n  "dev": {"a": 1},\n  "prod": [1]\n}');
@@ -314,4 +316,32 @@ test('.env: a comment after blanks is dropped, a # inside a value kept; a long r
   assert.deepEqual(parseDotenv('A=x   # note\nB=x#y\nC="q # r" # s\nD=a  b\t#c'), { A: 'x', B: 'x#y', C: 'q # r', D: 'a  b' });
   const long = 'x' + ' '.repeat(200_000) + 'y';
   assert.equal(quickly('.env blanks', () => parseDotenv(`A=${long}`)).A, long);
+});
+
+test('literal: JSONC keeps offsets; a module is read only as a plain object literal, never run', async () => {
+  const { readModuleObject, stripJsonc, LiteralError } = await import('../../src/sources/http/literal.js');
+  const jsonc = '{"a": "x // not a comment", /* c */ "b": [1, 2,], // end\n}';
+  assert.equal(stripJsonc(jsonc).length, jsonc.length);
+  assert.deepEqual(JSON.parse(stripJsonc(jsonc)), { a: 'x // not a comment', b: [1, 2] });
+  assert.deepEqual(readModuleObject("'use strict';\n// c\nexport default { a: 'q\\'', 'b-c': [true, null, -1.5e3, 0x10], d: `t`, __proto__: { x: 1 } };\n"), {
+    a: "q'",
+    'b-c': [true, null, -1500, 16],
+    d: 't',
+    ['__proto__']: { x: 1 },
+  });
+  assert.equal(Object.getPrototypeOf(readModuleObject('module.exports = { __proto__: { polluted: 1 } }')), Object.prototype);
+  for (const code of [
+    'module.exports = f()',
+    'module.exports = { a: f() }',
+    'module.exports = { a: x }',
+    'module.exports = { ...other }',
+    'module.exports = { a() { return 1 } }',
+    'module.exports = { [k]: 1 }',
+    'module.exports = { a: `${x}` }',
+    'module.exports = { a: 1 }; require("x")',
+    'const x = 1; module.exports = { a: x }',
+    'module.exports = { a: 1',
+  ]) {
+    assert.throws(() => readModuleObject(code), LiteralError, code);
+  }
 });

@@ -53,7 +53,7 @@ export function parseCurlText(text: string, opts: SourceOptions, extra: CurlText
 
   const cwd = extra.cwd ?? opts.cwd;
   const fileVars = new Map<string, string | undefined>();
-  const envVars = opts.envName !== undefined || opts.envFile !== undefined ? loadEnvironment(opts.dir, opts.envName, opts.envFile, cwd).vars : new Map<string, string>();
+  const envVars = opts.envName !== undefined || opts.envFile !== undefined ? loadEnvironment(opts.dir, opts.envName, opts.envFile, cwd, (m) => opts.warn(m)).vars : new Map<string, string>();
   const warnedUnset = new Set<string>();
   const shellEnv: ShellEnv = {
     lookup: (name) => {

@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import { LiteralError, lineCol, readModuleObject, stripJsonc } from './literal.js';
 import { FileTooLargeError, readLimited, SETTINGS_FILE_LIMIT } from '../../files.js';
 import { stringifyChecked } from '../../nesting.js';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -51,7 +52,8 @@ function readEnvFile(path: string): EnvFile {
   text = text.replace(/^\uFEFF/, '');
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    // JSONC (comments, trailing commas), as IntelliJ and VS Code read their JSON files; offsets kept.
+    data = JSON.parse(stripJsonc(text));
   } catch (e) {
     // V8 says where by offset (`... in JSON at position 18`): FILE:LINE:COL instead.
     const message = (e as Error).message;
@@ -67,13 +69,6 @@ function readEnvFile(path: string): EnvFile {
     }
   }
   return data as EnvFile;
-}
-
-/** `LINE:COL` (1-based) of an offset into the text. */
-function lineCol(text: string, offset: number): string {
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  return `${line}:${offset - (before.lastIndexOf('\n') + 1) + 1}`;
 }
 
 /** The folder's env files, or the nearest parent's. */
@@ -95,7 +90,7 @@ export function findEnvFiles(dir: string): string[] {
 
 const text = (v: unknown) => (typeof v === 'string' ? v : stringifyChecked(v));
 
-export function loadEnvironment(dir: string, envName: string | undefined, envFile: string | undefined, cwd: string): Environment {
+export function loadEnvironment(dir: string, envName: string | undefined, envFile: string | undefined, cwd: string, warn: (message: string) => void = () => {}): Environment {
   let files: string[];
   if (envFile !== undefined) {
     const p = resolve(cwd, envFile);
@@ -108,12 +103,24 @@ export function loadEnvironment(dir: string, envName: string | undefined, envFil
     files = findEnvFiles(dir);
   }
   // Public first: it wins over private (JetBrains), and the specific environment over $shared.
-  const parsed = files.map(readEnvFile);
+  // A file that cannot be read stops the run only when an environment is selected; without one
+  // only its $shared would be used, and the run goes on without it, with a warning.
+  const parsed = files.map((f) => {
+    if (envName !== undefined) return readEnvFile(f);
+    try {
+      return readEnvFile(f);
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      warn(`${e.message}; its variables are not used (no --env is given)`);
+      return {};
+    }
+  });
+  const yac = httpyacEnvironment(dir, envName, warn);
   const vars = new Map<string, string>();
   const definedIn = new Map<string, string[]>();
-  for (const data of parsed) {
+  for (const data of [...parsed, yac.config]) {
     for (const [env, values] of Object.entries(data)) {
-      if (env === '$shared' || typeof values !== 'object' || values === null) continue;
+      if (env === '$shared' || env === '$default' || typeof values !== 'object' || values === null) continue;
       for (const k of Object.keys(values)) {
         const list = definedIn.get(k) ?? [];
         if (!list.includes(env)) list.push(env);
@@ -146,14 +153,15 @@ export function loadEnvironment(dir: string, envName: string | undefined, envFil
     }
   };
   if (envName !== undefined) {
-    const known = new Set(parsed.flatMap((d) => Object.keys(d).filter((k) => k !== '$shared')));
-    if (!files.length)
+    const known = new Set([...parsed.flatMap((d) => Object.keys(d).filter((k) => k !== '$shared')), ...yac.names]);
+    if (!files.length && !yac.names.size)
       throw new UsageError(
-        `--env ${envName}: no ${PUBLIC} or ${PRIVATE} (or their older names, ${OLD_PUBLIC} and ${OLD_PRIVATE}) next to the file or in a parent folder`,
+        `--env ${envName}: no ${PUBLIC} or ${PRIVATE} (or their older names, ${OLD_PUBLIC} and ${OLD_PRIVATE}) next to the file or in a parent folder, and no httpyac environment (${envName}.env, .env.${envName}, or 'environments' in .httpyac.json or httpyac.config.js)`,
         'name one with --env-file PATH',
       );
     if (!known.has(envName)) {
-      throw new UsageError(`--env ${envName}: no such environment in ${files.join(', ')}`, `environments: ${[...known].join(', ') || '(none)'}`);
+      const where = [...files, ...yac.files];
+      throw new UsageError(`--env ${envName}: no such environment in ${where.join(', ')}`, `environments: ${[...known].join(', ') || '(none)'}`);
     }
     put(parsed.map((d) => d[envName]));
   }
@@ -182,7 +190,145 @@ export function loadEnvironment(dir: string, envName: string | undefined, envFil
       }
     }
   }
-  return { name: envName, vars, files, definedIn, origins, shared, auth };
+  // httpyac's sources come under the JetBrains files: a variable those define wins.
+  for (const [k, v] of yac.vars) {
+    if (vars.has(k)) continue;
+    vars.set(k, v);
+    origins.set(k, yac.origins.get(k)!);
+  }
+  return { name: envName, vars, files: [...files, ...yac.files], definedIn, origins, shared, auth };
+}
+
+/** What marks httpyac's project root (its config files, then package.json), nearest first. */
+const CONFIGS = ['.httpyac.json', 'httpyac.config.js', '.httpyac.js', 'httpyac.config.cjs', '.httpyac.cjs', 'httpyac.config.mjs', '.httpyac.mjs'];
+
+interface YacEnvironment {
+  /** The variables, the later source over the earlier one. */
+  vars: Map<string, string>;
+  origins: Map<string, string>;
+  /** The files read. */
+  files: string[];
+  /** Every environment these sources know (for --env NAME). */
+  names: Set<string>;
+  /** The config's `environments`, for hints. */
+  config: EnvFile;
+}
+
+/**
+ * httpyac's environments, read as data: the `environments` of the project's config
+ * (`.httpyac.json`, or `httpyac.config.js` and the like when it exports a plain object literal:
+ * never run), `$shared` and then the selected environment (`$default` when none is), then the
+ * `.env` files: `.env` always and `NAME.env` / `.env.NAME` for `--env NAME`, in each folder from
+ * the project root (the nearest folder above the .http file with an httpyac config or a
+ * package.json; the file's own folder when there is none) down to the file's folder, each folder
+ * before its `env/` folder (the config's `envDirName`), the nearer over the farther.
+ */
+function httpyacEnvironment(dir: string, envName: string | undefined, warn: (message: string) => void): YacEnvironment {
+  const out: YacEnvironment = { vars: new Map(), origins: new Map(), files: [], names: new Set(), config: {} };
+  const set = (values: Record<string, unknown> | undefined, file: string) => {
+    if (!values || typeof values !== 'object' || Array.isArray(values)) return;
+    for (const [k, v] of Object.entries(values)) {
+      let t: string;
+      try {
+        t = text(v);
+      } catch (e) {
+        throw beyondLimits(e, `${file}: the value of ${k}`) ?? e;
+      }
+      out.vars.set(k, t);
+      out.origins.set(k, file);
+    }
+  };
+  const start = resolve(dir);
+  let root = start;
+  for (let d = start; ; ) {
+    if ([...CONFIGS, 'package.json'].some((n) => existsSync(join(d, n)))) {
+      root = d;
+      break;
+    }
+    const up = dirname(d);
+    if (up === d) break;
+    d = up;
+  }
+  const configFile = [...CONFIGS, 'package.json'].map((n) => join(root, n)).find((p) => existsSync(p));
+  let envDirName = 'env';
+  if (configFile !== undefined) {
+    const config = readConfig(configFile, warn);
+    if (config) {
+      if (typeof config.envDirName === 'string' && config.envDirName !== '') envDirName = config.envDirName;
+      const envs = config.environments;
+      if (envs && typeof envs === 'object' && !Array.isArray(envs)) {
+        out.config = envs as EnvFile;
+        out.files.push(configFile);
+        for (const k of Object.keys(envs)) if (k !== '$shared' && k !== '$default') out.names.add(k);
+        set(out.config.$shared, configFile);
+        set(envName !== undefined ? out.config[envName] : out.config.$default, configFile);
+      }
+    }
+  }
+  // The folders from the root down to the file's (only the file's own when it is not below the root).
+  const dirs: string[] = [];
+  for (let d = start; ; d = dirname(d)) {
+    dirs.unshift(d);
+    if (d === root || dirname(d) === d) break;
+  }
+  for (const d of dirs) {
+    for (const folder of [d, resolve(d, envDirName)]) {
+      let names: string[];
+      try {
+        names = readdirSync(folder);
+      } catch {
+        continue;
+      }
+      for (const n of names) {
+        const m = /^\.env\.(.+)$|^(.+)\.env$/.exec(n);
+        if (m) out.names.add(m[1] ?? m[2]!);
+      }
+      const wanted = ['.env', ...(envName !== undefined ? [`${envName}.env`, `.env.${envName}`] : [])];
+      for (const n of wanted) {
+        if (!names.includes(n)) continue;
+        const p = join(folder, n);
+        out.files.push(p);
+        set(parseDotenv(readDotenv(p)), p);
+      }
+    }
+  }
+  return out;
+}
+
+/** An httpyac config as data: JSON(C), a `"httpyac"` key of package.json, or a JavaScript module that exports a plain object literal. */
+function readConfig(p: string, warn: (message: string) => void): Record<string, unknown> | undefined {
+  let t: string;
+  try {
+    t = readLimited(p, SETTINGS_FILE_LIMIT, p, 'an httpyac config file')
+      .toString('utf8')
+      .replace(/^\uFEFF/, '');
+  } catch (e) {
+    if (e instanceof FileTooLargeError) throw e;
+    warn(`cannot read '${p}': ${(e as Error).message}; its environments are not used`);
+    return undefined;
+  }
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (p.endsWith('.json')) {
+    let data: unknown;
+    try {
+      data = JSON.parse(stripJsonc(t));
+    } catch (e) {
+      const m = /^(.*?)(?:,? in JSON)? at position (\d+)/.exec((e as Error).message);
+      warn(`${p}:${m ? `${lineCol(t, Number(m[2]))}: not valid JSON: ${m[1]}` : ` not valid JSON: ${(e as Error).message}`}; its environments are not used`);
+      return undefined;
+    }
+    if (basename(p) === 'package.json') data = isObject(data) ? data.httpyac : undefined;
+    return isObject(data) ? data : undefined;
+  }
+  try {
+    return readModuleObject(t);
+  } catch (e) {
+    if (!(e instanceof LiteralError)) throw e;
+    warn(
+      `${p}:${lineCol(t, e.offset)}: ${e.message}; sling reads an httpyac config written in JavaScript only when it exports a plain object literal, and never runs it: its environments are not used`,
+    );
+    return undefined;
+  }
 }
 
 /** A `.env` file's text; one that cannot be read is a one-line error. */

@@ -25,7 +25,7 @@ export const parseHttpFile: SourceParser = async (text: string, opts: SourceOpti
   const display = opts.file === '-' ? '<stdin>' : opts.file;
   dynamicUse.faker = dynamicUse.auth = false;
   const root = parseFile(text, display, opts.dir);
-  const env = loadEnvironment(opts.dir, opts.envName, opts.envFile, opts.cwd);
+  const env = loadEnvironment(opts.dir, opts.envName, opts.envFile, opts.cwd, (m) => opts.warn(m));
   if (env.files.length) opts.debug(`environment ${env.name ?? '(none)'} from ${env.files.join(', ')}: ${[...env.vars.keys()].join(', ') || 'no variables'}`);
   const rt = new Runtime(opts, env, new CookieJar({ warn: (m) => opts.warn(m) }), opts.dir);
   if (env.auth.size || [...env.vars.values()].some((v) => v.includes('$auth.'))) {

@@ -128,19 +128,17 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
   }
 
   // Authorization conveniences both runners have: `Basic user password` / `Basic user:password`
-  // are base64-encoded; `Digest user password` answers the server's digest challenge.
+  // are base64-encoded; `Digest user password` / `Digest user:password` (httpyac) answer the
+  // server's digest challenge. The colon form is read first, as httpyac does, and only when the
+  // user name has no blank and no '=' (a real `Digest username="..."` header is not one).
   let digest: { user: string; password: string } | undefined;
   for (let i = 0; hasAuth && i < headers.length; i++) {
     const [n, v] = headers[i]!;
     if (n.toLowerCase() !== 'authorization' || (o.lenient && v.includes('{{'))) continue;
-    const basic = /^basic\s+(\S+)(?:\s+(.+))?$/i.exec(v);
-    if (basic) {
-      const cred = basic[2] !== undefined ? `${basic[1]}:${basic[2]}` : basic[1]!.includes(':') ? basic[1]! : undefined;
-      if (cred !== undefined) headers[i] = [n, basicAuth(cred)];
-    }
-    const dig = /^digest\s+(\S+)\s+(.+)$/i.exec(v);
-    if (dig) {
-      digest = { user: dig[1]!, password: dig[2]! };
+    const cred = credentialForm(v);
+    if (cred?.scheme === 'basic') headers[i] = [n, basicAuth(`${cred.user}:${cred.password}`)];
+    if (cred?.scheme === 'digest') {
+      digest = { user: cred.user, password: cred.password };
       headers.splice(i, 1);
       if (ctIndex > i) ctIndex--;
       i--;
@@ -294,3 +292,21 @@ export function looseUrl(text: string): ParsedUrl {
 const NO_CACHE: NonNullable<RequestNode['cache']> = {};
 
 const clip = (s: string) => (s.length > 60 ? s.slice(0, 57) + '...' : s);
+
+/**
+ * The user and password of `Basic user:password`, `Basic user password` or the same with `Digest`:
+ * the colon form first (split at the first colon, which a Basic user name cannot hold, RFC 7617),
+ * then a blank between the two. `Basic dXNlcjpwYXNz` (already encoded) and a real Digest answer
+ * (`Digest username="a", ...`) are neither.
+ */
+function credentialForm(v: string): { scheme: 'basic' | 'digest'; user: string; password: string } | undefined {
+  const m = /^(basic|digest)\s+(\S.*)$/i.exec(v);
+  if (!m) return undefined;
+  const scheme = m[1]!.toLowerCase() as 'basic' | 'digest';
+  const rest = m[2]!;
+  const colon = /^([^\s:=]*):(.*)$/s.exec(rest);
+  if (colon && (scheme === 'basic' || colon[1] !== '')) return { scheme, user: colon[1]!, password: colon[2]! };
+  const blank = /^(\S+)\s+(\S.*)$/s.exec(rest);
+  if (blank) return { scheme, user: blank[1]!, password: blank[2]! };
+  return undefined;
+}
