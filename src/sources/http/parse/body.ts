@@ -1,4 +1,5 @@
 import type { BodyLine, RequestNode } from '../ast.js';
+import { ownLineComment } from './comments.js';
 import { assertLine, handlerLine } from './handlers.js';
 import { added, type Pass } from './pass.js';
 import { startsRequest } from './request-line.js';
@@ -21,6 +22,7 @@ export function body(p: Pass, line: string) {
     p.varParagraph = false;
     return;
   }
+  if (line.trim() === '/*' && ownLineComment(p)) return;
   if (p.varParagraph) {
     const t = line.trim();
     if (line.charCodeAt(0) === 64 /* @ */) return fileVar(p, t, ln, 1);
