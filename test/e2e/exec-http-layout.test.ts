@@ -1,6 +1,6 @@
 // `sling exec FILE.http` on the layouts of strangers' files that httpyac and the JetBrains client
 // run: block comments, bodies with no blank line before them, indented requests, any method token,
-// versions after URL continuations. The built CLI against loopback servers.
+// versions after URL continuations, the asterisk form. The built CLI against loopback servers.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -97,4 +97,16 @@ test('exec http: an HTTP version at the end of an indented URL continuation is t
   const r = await execFile([`GET http://127.0.0.1:${srv.port}/get?name=kulala`, '  &age=25 HTTP/1.1', 'Accept: text/plain', ''].join('\n'));
   assertExit(r, 0);
   assert.match(srv.seen[0] ?? '', /^GET \/get\?name=kulala&age=25 HTTP\/1\.1$/, show(r));
+});
+
+// JetBrains HTTP request spec: `OPTIONS * HTTP/1.1` with the host in a Host header (asterisk-form).
+test('exec http: OPTIONS * with a Host header sends the asterisk-form request target to that host', async (t) => {
+  const srv = await httpServer(t, okText);
+  const r = await execFile(['OPTIONS * HTTP/1.1', `Host: 127.0.0.1:${srv.port}`, ''].join('\n'));
+  assertExit(r, 0);
+  assert.deepEqual(
+    srv.requests.map((q) => [q.method, q.url, header(q, 'host')]),
+    [['OPTIONS', '*', `127.0.0.1:${srv.port}`]],
+    show(r),
+  );
 });
