@@ -63,13 +63,21 @@ test('exec http: a GraphQL query right after the headers with no blank line is t
 
 test('exec http: an indented request has its indented header lines as headers and its indented body as the body', async (t) => {
   const srv = await httpServer(t, okText);
-  const r = await execFile([` POST ${srv.url}/signup`, ' Content-Type: application/json', '', ' {"name": "ada"}', ''].join('\n'));
+  const r = await execFile(
+    [` POST ${srv.url}/signup`, ' Content-Type: application/json', '', ' {"name": "ada"}', '', ` GET ${srv.url}/me`, ' Accept: text/plain', ' ###', ` GET ${srv.url}/last`, ''].join('\n'),
+  );
   assertExit(r, 0);
-  assert.equal(srv.requests.length, 1, show(r));
-  const q = srv.requests[0]!;
-  assert.equal(q.url, '/signup');
-  assert.equal(header(q, 'content-type'), 'application/json');
-  assert.equal(q.body.toString(), ' {"name": "ada"}');
+  assert.deepEqual(
+    srv.requests.map((q) => [q.method, q.url, q.body.toString()]),
+    [
+      ['POST', '/signup', ' {"name": "ada"}'],
+      ['GET', '/me', ''],
+      ['GET', '/last', ''],
+    ],
+    show(r),
+  );
+  assert.equal(header(srv.requests[0]!, 'content-type'), 'application/json');
+  assert.equal(header(srv.requests[1]!, 'accept'), 'text/plain');
   assert.doesNotMatch(r.stderr, /warning/, show(r));
 });
 

@@ -152,6 +152,11 @@ const CASES: [string, string, string[]][] = [
     ' POST http://h/signup\n   ?a=1\n Content-Type: application/json\n X-A: 1\n   more\n\n {"a": 1}',
     ['1: POST http://h/signup?a=1 | Content-Type: application/json | X-A: 1 more | body=" {\\"a\\": 1}"'],
   ],
+  [
+    'in a file of indented requests, an indented request line after a blank line and an indented ### start the next request',
+    ' POST http://h/a\n\n {"a": 1}\n\n GET http://h/b\n  ### two\n GET http://h/c\n###\nPOST http://h/d\n\ntext\n\n GET http://h/e\n  ### not here',
+    ['1: POST http://h/a | body=" {\\"a\\": 1}"', '5: GET http://h/b', '7: GET http://h/c title=two', '9: POST http://h/d | body="text\\n\\n GET http://h/e\\n  ### not here"'],
+  ],
   // httpyac formats/httpMethods.http: requests separated by a blank line, with any method.
   [
     'any method token in capitals after a blank line starts the next request',
