@@ -135,11 +135,46 @@ const CASES: [string, string, string[]][] = [
   ['a body that is only a `{% %}` block is a handler', 'GET http://h/\n\n{%\n client.log(1)\n%}', ['1: GET http://h/ handlers=inline']],
   ['Lua handlers are recognised', 'GET http://h/\n\n# @lang=lua\n> {%\nlocal b = 1\n%}\n###\nGET http://h/\n\n> {%\n-- lua\n%}', ['1: GET http://h/ handlers=lua', '8: GET http://h/ handlers=lua']],
   ['JetBrains <> response references are skipped', 'GET http://h/\n\n<> 2024-01-01T000000.200.json', ['1: GET http://h/']],
+  // JetBrains docs: `/* */` between headers; httpyac: a line that is only `/*` opens a comment up to a line that is only `*/`.
+  [
+    'a block comment among or right after the headers, on one line or several',
+    'GET http://h/a\nAccept: x\n/* one line */\nX-B: 2\n/*\n## Notes\n*/\n###\nGET http://h/b',
+    ['1: GET http://h/a | Accept: x | X-B: 2', '9: GET http://h/b'],
+  ],
+  [
+    'a ### line inside a block comment after a body or after the handlers is comment text',
+    'POST http://h/a\n\nhello\n\n/*\n### 2. Status\ntext\n*/\n\nGET http://h/b\n\n> {% client.log(1) %}\n/*\n### 3. More\n*/\n###\nGET http://h/c',
+    ['1: POST http://h/a | body="hello"', '10: GET http://h/b handlers=inline', '17: GET http://h/c'],
+  ],
+  ['a /* line with no */ line after it in a body is body text', 'POST http://h/a\n\n/*\ncss', ['1: POST http://h/a | body="/*\\ncss"']],
+  [
+    'an indented request: its header lines are headers, further indented lines continue the URL',
+    ' POST http://h/signup\n   ?a=1\n Content-Type: application/json\n X-A: 1\n   more\n\n {"a": 1}',
+    ['1: POST http://h/signup?a=1 | Content-Type: application/json | X-A: 1 more | body=" {\\"a\\": 1}"'],
+  ],
+  [
+    'in a file of indented requests, an indented request line after a blank line and an indented ### start the next request',
+    ' POST http://h/a\n\n {"a": 1}\n\n GET http://h/b\n  ### two\n GET http://h/c\n###\nPOST http://h/d\n\ntext\n\n GET http://h/e\n  ### not here',
+    ['1: POST http://h/a | body=" {\\"a\\": 1}"', '5: GET http://h/b', '7: GET http://h/c title=two', '9: POST http://h/d | body="text\\n\\n GET http://h/e\\n  ### not here"'],
+  ],
+  // httpyac formats/httpMethods.http: requests separated by a blank line, with any method.
+  [
+    'any method token in capitals after a blank line starts the next request',
+    'GET http://h/get\n\nMERGE http://h/merge\n\nCHECKOUT http://h/checkout HTTP/1.1\n\nM-SEARCH /ssdp\nHost: h\n\nVERSION-CONTROL {{h}}/v\n\nNOTE: not a request /x',
+    ['1: GET http://h/get', '3: MERGE http://h/merge', '5: CHECKOUT http://h/checkout HTTP/1.1', '7: M-SEARCH /ssdp | Host: h', '10: VERSION-CONTROL {{h}}/v | body="NOTE: not a request /x"'],
+  ],
+  ['OPTIONS * with a Host header (the asterisk form)', 'OPTIONS * HTTP/1.1\nHost: example.com:8080', ['1: OPTIONS * HTTP/1.1 | Host: example.com:8080']],
 ];
 
 for (const [name, input, want] of CASES) {
   test(`parse: ${name}`, () => assert.deepEqual(summary(parseHttp(input)), want));
 }
+
+test('parse: an HTTP version at the end of an indented URL continuation is the version (kulala.nvim)', () => {
+  const [a, b] = parseHttp('GET http://h/get?name=kulala\n  &age=25 HTTP/1.1\nAccept: x\n###\nGET http://h/x\n  ?v=HTTP/2\n  &w=1 HTTP/2 (prior knowledge)').items as RequestNode[];
+  assert.deepEqual([rawText(a!.url), a!.version, a!.headers.length], ['http://h/get?name=kulala&age=25', 'HTTP/1.1', 1]);
+  assert.deepEqual([rawText(b!.url), b!.version], ['http://h/x?v=HTTP/2&w=1', 'HTTP/2 (Prior Knowledge)']);
+});
 
 test('parse: file variables keep every definition with its line', () => {
   const p = parseHttp('@a = 1\n@Catalog.API_Host = http://x\nGET http://h/\n###\n@a=2\nGET http://h/{{a}}');
@@ -178,8 +213,6 @@ const ERRORS: [string, string, [number, number, RegExp]][] = [
   ['not a request line', 'hello there world', [1, 1, /expected a request line/]],
   ['method without URL', '###\nPOST', [2, 1, /needs a URL after 'POST'/]],
   ['method and version without URL', '###\nPOST HTTP/1.1\nContent-Type: text/plain\n\nx', [2, 6, /needs a URL after 'POST' \(found only the HTTP version\)/]],
-  ['header without colon', 'GET http://h/\nAccept application/json', [2, 1, /expected a header/]],
-  ['bad header name', 'GET http://h/\nBad Header: x', [2, 1, /expected a header/]],
   ['unterminated placeholder in the URL', 'GET http://h/{{id', [1, 14, /'\{\{' without/]],
   ['unterminated script', 'GET http://h/\n\n> {%\nclient.log(1)\n', [3, 3, /without its closing '%}'/]],
   ['a script left open before the next ###', 'GET http://h/a\n\n> {% client.log(1)\n###\nGET http://h/b\n\n> {% client.log(2) %}', [3, 3, /without its closing '%}' before the ### on line 4/]],
@@ -216,6 +249,13 @@ const WARNINGS: [string, string, string[], number[]][] = [
   ['unknown directives, httpyac while loops', '# @nope\n# @loop while y\nGET http://h/', ['3: GET http://h/'], [1, 2]],
   ['proto imports (httpyac fragments are no warning)', 'proto < ./a.proto\nfragment F on R {\n  a\n}\n\nPOST http://h/', ['6: POST http://h/'], [1]],
   ['Azure AD tokens', 'GET http://h/{{$aadToken}}', ['1: GET http://h/{{$aadToken}}'], [1]],
+  // httpyac: any line after the headers that is not a header starts the body.
+  [
+    'a line that is no header (no colon, a blank in the name) starts the body',
+    'GET http://h/a\nAccept application/json\n###\nGET http://h/b\nX: 1\nBad Header: x',
+    ['1: GET http://h/a | body="Accept application/json"', '4: GET http://h/b | X: 1 | body="Bad Header: x"'],
+    [2, 6],
+  ],
 ];
 for (const [name, input, want, lines] of WARNINGS) {
   test(`parse warning: ${name}`, () => {

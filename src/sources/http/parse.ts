@@ -33,10 +33,11 @@ class Parser extends Pass {
     const { lines } = this;
     for (this.i = 0; this.i < lines.length; this.i++) {
       const line = lines[this.i]!;
-      if (line.startsWith('###')) {
+      // In a file of indented requests (pasted from a Markdown list), an indented `###` too.
+      if (line.startsWith('###') || (this.reqIndent !== 0 && line.trimStart().startsWith('###'))) {
         endRequest(this);
         this.blockStart = this.i + 1;
-        this.newBlock(line.slice(3).trim());
+        this.newBlock(line.trimStart().slice(3).trim());
         continue;
       }
       this.readLine(line);

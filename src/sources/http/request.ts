@@ -81,6 +81,10 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
     headers.push([name, value]);
   }
 
+  // `OPTIONS * HTTP/1.1` (the JetBrains spec's asterisk form, RFC 9112 3.2.4): sent to the Host
+  // header's server (or the `host` variable's), with `*` as the request target.
+  const asterisk = urlText === '*' && node.method === 'OPTIONS';
+  if (asterisk) urlText = '/';
   // The URL: absolute, scheme-less (`localhost:9999`, http), or origin-form (`/path` + Host header,
   // or httpyac's `host` variable).
   if (urlText.startsWith('/')) {
@@ -98,8 +102,9 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
       if (host !== undefined) base = /^[a-z][a-z0-9+.-]*:\/\//i.test(host) ? host : `http://${host}`;
     }
     if (base === undefined) {
-      if (!o.lenient) throw new UsageError(`${at(node.line, node.urlCol)}: '${clip(urlText)}' has no host: add a Host header (or define a variable named host)`);
-      o.warn(`${at(node.line, node.urlCol)}: '${clip(urlText)}' has no host (no Host header, no host variable); shown with localhost`);
+      const written = asterisk ? '*' : clip(urlText);
+      if (!o.lenient) throw new UsageError(`${at(node.line, node.urlCol)}: '${written}' has no host: add a Host header (or define a variable named host)`);
+      o.warn(`${at(node.line, node.urlCol)}: '${written}' has no host (no Host header, no host variable); shown with localhost`);
       base = 'http://localhost';
     }
     urlText = base.replace(/\/+$/, '') + urlText;
@@ -126,6 +131,7 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
       } else throw new UsageError(`${at(node.line, node.urlCol)}: ${e.message}`);
     }
   }
+  if (asterisk) url = { ...url, path: '*', query: '' };
 
   // Authorization conveniences both runners have: `Basic user password` / `Basic user:password`
   // are base64-encoded; `Digest user password` / `Digest user:password` (httpyac) answer the

@@ -1,4 +1,5 @@
 import type { BodyLine, RequestNode } from '../ast.js';
+import { ownLineComment } from './comments.js';
 import { assertLine, handlerLine } from './handlers.js';
 import { added, type Pass } from './pass.js';
 import { startsRequest } from './request-line.js';
@@ -21,6 +22,7 @@ export function body(p: Pass, line: string) {
     p.varParagraph = false;
     return;
   }
+  if (line.trim() === '/*' && ownLineComment(p)) return;
   if (p.varParagraph) {
     const t = line.trim();
     if (line.charCodeAt(0) === 64 /* @ */) return fileVar(p, t, ln, 1);
@@ -59,7 +61,8 @@ export function body(p: Pass, line: string) {
       p.blankBefore = false;
       return;
     }
-    if (startsRequest(line)) return p.startNextRequest(line);
+    // After an indented request line, an indented request line starts the next request too.
+    if (startsRequest(p.reqIndent !== 0 ? line.trimStart() : line)) return p.startNextRequest(line);
     if (YAC_OPEN.test(line)) return yacBlock(p, ln, 1, req);
     if (line.startsWith('{{') && !line.slice(2).includes('}}')) return httpyacScript(p, ln, 1);
     // httpyac `gql [NAME] < ./query.gql`: the GraphQL query comes from the file (NAME is the

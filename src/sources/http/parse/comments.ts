@@ -29,6 +29,24 @@ export function blockComment(p: Pass, col: number) {
   p.fail(start + 1, col, "a '/*' comment without its '*/'");
 }
 
+/**
+ * httpyac: a line that is only `/*` opens a comment up to the next line that is only `*\/`, also
+ * among the headers, inside a body or after the handlers; a `### title` inside it is comment text.
+ * True when the current line opened one (i is left on its `*\/` line); false when no such line
+ * follows (then the line is what it would be without this rule).
+ */
+export function ownLineComment(p: Pass): boolean {
+  if (p.i >= p.noCloseFrom) return false;
+  for (let j = p.i + 1; j < p.lines.length; j++) {
+    if (p.lines[j]!.trim() === '*/') {
+      p.i = j;
+      return true;
+    }
+  }
+  p.noCloseFrom = p.i;
+  return false;
+}
+
 /** The comment lines carried from the end of the last block, read as lines before the next request. */
 export function replayCarried(p: Pass) {
   const carried = p.carried;

@@ -1,5 +1,6 @@
 import type { AssertNode } from '../ast.js';
 import { parseAssert } from '../asserts.js';
+import { ownLineComment } from './comments.js';
 import { added, clip, type Pass } from './pass.js';
 import { startsRequest } from './request-line.js';
 import { handlerScript, httpyacScript, takeLua, YAC_OPEN, yacBlock } from './scripts.js';
@@ -60,6 +61,7 @@ export function afterHandlers(p: Pass, line: string) {
     else if (t.includes('@')) (p.carried ??= []).push(p.i);
     return;
   }
+  if (t === '/*' && ownLineComment(p)) return;
   if (handlerLine(p, line, ln)) return;
   if (t.startsWith('??')) return assertLine(p, t, ln, 1, p.req!);
   if (p.blankBefore && startsRequest(line)) return p.startNextRequest(line);

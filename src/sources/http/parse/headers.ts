@@ -1,6 +1,7 @@
 import type { HeaderNode } from '../ast.js';
 import { badHeaderChar, concat } from '../template.js';
 import { body } from './body.js';
+import { blockComment } from './comments.js';
 import { assertLine } from './handlers.js';
 import { added, clip, type Pass } from './pass.js';
 import { isMethodWord, startsRequest } from './request-line.js';
@@ -17,12 +18,22 @@ export function headers(p: Pass, line: string) {
   const req = p.req!;
   const ln = p.i + 1;
   const c0 = line.charCodeAt(0);
-  if (p.urlOpen && (c0 === 32 || c0 === 9 || c0 === 63 /* ? */ || c0 === 38) /* & */) {
-    const t = line.trim();
-    // JetBrains: indented lines continue the URL; REST Client: lines starting with ? or &.
-    if (t !== '' && !t.startsWith('??') && !t.startsWith('#') && !t.startsWith('//')) {
+  if (p.urlOpen) {
+    let t = line.trim();
+    // JetBrains: lines indented further than the request line continue the URL; REST Client:
+    // lines starting with ? or &. (The header lines of an indented request are as indented as it.)
+    const c = t.charCodeAt(0);
+    if (t !== '' && (line.length - line.trimStart().length > p.reqIndent || c === 63 /* ? */ || c === 38) /* & */ && !t.startsWith('??') && !t.startsWith('#') && !t.startsWith('//')) {
       const col = line.indexOf(t) + 1;
+      // `  &age=25 HTTP/1.1`: the version may end the last continuation line (kulala, JetBrains).
+      const last = t.charCodeAt(t.length - 1);
+      const v = req.version === undefined && ((last >= 48 && last <= 57) || last === 41) ? /(?<!\s)\s+(HTTP\/\d+(?:\.\d+)?)(\s+\(prior knowledge\))?$/i.exec(t) : null;
+      if (v) {
+        req.version = v[1]!.toUpperCase() + (v[2] ? ' (Prior Knowledge)' : '');
+        t = t.slice(0, v.index);
+      }
       req.url = concat(req.url, p.template(t, ln, col, true));
+      if (v) p.urlOpen = false;
       return;
     }
   }
@@ -35,6 +46,8 @@ export function headers(p: Pass, line: string) {
   const t = line.trimStart();
   const col = line.length - t.length + 1;
   if (t.startsWith('#') || t.startsWith('//')) return;
+  // `/* ... */` between or after the headers (JetBrains docs), on one line or several.
+  if (t.startsWith('/*')) return blockComment(p, col);
   if (t.startsWith('??')) return assertLine(p, t, ln, col, req);
   // httpyac: a request line right after another request starts the next request.
   if (c0 >= 65 && c0 <= 90 && isMethodWord(line) && startsRequest(line)) return p.startNextRequest(line);
@@ -51,7 +64,7 @@ export function headers(p: Pass, line: string) {
     p.state = 'body';
     return body(p, line);
   }
-  if (/^\s/.test(line) && req.headers.length) {
+  if (col - 1 > p.reqIndent && req.headers.length) {
     p.warn(ln, col, 'an indented line after a header (obsolete line folding): joined to the header before it');
     const h = req.headers[req.headers.length - 1]!;
     h.value = concat(h.value, ' ', p.template(t, ln, col, true));
@@ -60,7 +73,10 @@ export function headers(p: Pass, line: string) {
   const colon = t.indexOf(':');
   const name = colon === -1 ? '' : t.slice(0, colon).trimEnd();
   if (colon <= 0 || (!TOKEN.test(name) && !name.includes('{{'))) {
-    p.fail(ln, col, `expected a header 'Name: value' or a blank line before the body, got '${clip(t)}'`);
+    // httpyac: any line that is not a header starts the body (a GraphQL `query {` right after them).
+    p.warn(ln, col, `the body should follow a blank line after the headers; '${clip(t)}' is no header 'Name: value': taken as the body`);
+    p.state = 'body';
+    return body(p, line);
   }
   const valueText = t.slice(colon + 1).trim();
   const valueCol = col + t.indexOf(valueText, colon + 1);

@@ -87,6 +87,10 @@ export abstract class Pass {
   req?: RequestNode;
   /** URL continuation lines are still possible (right after the request line). */
   urlOpen = false;
+  /** The indentation of the request line: lines indented further continue its URL (or fold a header). */
+  reqIndent = 0;
+  /** No line that is only `*\/` from this line index on (found once: a body of many `/*` lines stays linear). */
+  noCloseFrom = Number.POSITIVE_INFINITY;
   blankBefore = false;
   bodyStarted = false;
   /**

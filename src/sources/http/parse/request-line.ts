@@ -14,10 +14,13 @@ const OTHER_METHODS: Record<string, string> = {
   MQTT: 'MQTT requests (httpyac)',
   AMQP: 'AMQP requests (httpyac)',
 };
-/** Methods besides METHODS that a request line after a blank line in a body is known by (WebDAV and other registered ones). */
-const MORE_METHODS = ['GRAPHQL', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK', 'SEARCH', 'REPORT', 'PURGE', 'QUERY', 'LINK', 'UNLINK', 'MKCALENDAR'];
+/**
+ * A method token (RFC 9110 `token`) in capitals, of two characters or more: MERGE, CHECKOUT,
+ * M-SEARCH, VERSION-CONTROL, ... any method, as the first word of a line that starts a request.
+ */
+const METHOD_TOKEN = "[A-Z][A-Z0-9!#$%&'*+.^_`|~-]+";
 /** An httpyac request that starts after a blank line inside another request's body. */
-const STRICT_REQUEST = new RegExp(`^(${[...METHODS, ...MORE_METHODS].join('|')})\\s+(https?:\\/\\/|\\/|\\{\\{)(\\{\\{[^}]*\\}\\}|[^\\s{])*(\\s+HTTP\\/\\d+(\\.\\d+)?)?\\s*$`);
+const STRICT_REQUEST = new RegExp(`^${METHOD_TOKEN}\\s+(https?:\\/\\/|\\/|\\{\\{)(\\{\\{[^}]*\\}\\}|[^\\s{])*(\\s+HTTP\\/\\d+(\\.\\d+)?)?\\s*$`);
 /** The same for the requests of other protocols (skipped with a warning): their targets have no scheme (`GRPC host:port/Service/Method`). */
 const PROTOCOL_REQUEST = new RegExp(`^(${Object.keys(OTHER_METHODS).join('|')})\\s+([A-Za-z][A-Za-z0-9+.-]*:\\/\\/|\\/|\\{\\{|[\\w.-]+:\\d+)\\S*(\\s+HTTP\\/\\d+(\\.\\d+)?)?\\s*$`);
 /** A line that starts a request when it follows a blank line in a body (also what `--to http` must not leave as it is). */
@@ -27,12 +30,12 @@ export const startsRequest = (line: string) => {
   const c = line.charCodeAt(0);
   return c >= 65 && c <= 90 && (STRICT_REQUEST.test(line) || PROTOCOL_REQUEST.test(line));
 };
-const METHOD_WORDS = new Set([...METHODS, ...MORE_METHODS, ...Object.keys(OTHER_METHODS)]);
+const METHOD_WORD = new RegExp(`^${METHOD_TOKEN}$`);
 
-/** `GET /x`: the first word is a method and a space follows (cheap test before startsRequest). */
+/** `GET /x`: the first word is a method token in capitals and a space follows (cheap test before startsRequest). */
 export function isMethodWord(line: string): boolean {
   const sp = line.indexOf(' ');
-  return sp >= 2 && sp <= 11 && METHOD_WORDS.has(line.slice(0, sp));
+  return sp >= 2 && METHOD_WORD.test(line.slice(0, sp));
 }
 
 /**
@@ -128,6 +131,7 @@ export function requestLine(p: Pass, line: string, ln: number): boolean {
   p.blockHasRequest = true;
   p.state = 'headers';
   p.urlOpen = true;
+  p.reqIndent = indent;
   p.blankBefore = false;
   p.bodyStarted = false;
   p.varParagraph = false;
