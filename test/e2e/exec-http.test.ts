@@ -733,6 +733,40 @@ test('exec http: httpyac directives: camelCase spellings, @forceRef runs again, 
   assertError(rb, 1, /r\.http:2: # @ref nothere: no request is named 'nothere'/);
 });
 
+test("exec http: # @ref / # @forceRef of an # @import'ed file's request run it first (httpyac's metaData/import.http: the response is the ref'd request's)", async (t) => {
+  const srv = await httpServer(t, api);
+  const u = srv.url;
+  const dir = workdir({
+    // `one` refers to `zero` in its own file: that one comes along too.
+    'lib.http': [`# @name zero`, `GET ${u}/zero`, '', '###', '# @name one', '# @ref zero', `POST ${u}/login`, '', '###', '# @name other', `GET ${u}/never`, ''].join('\n'),
+    'main.http': [
+      '# @import ./lib.http',
+      '',
+      '###',
+      '# @ref one',
+      `GET ${u}/a?t={{one.token}}`,
+      '',
+      '###',
+      '# @ref one',
+      `GET ${u}/b?t={{one.token}}`,
+      '',
+      '###',
+      '# @forceRef one',
+      `GET ${u}/c?t={{one.token}}`,
+      '',
+    ].join('\n'),
+  });
+  const r = await exec(dir, ['main.http']);
+  assertExit(r, 0);
+  // @ref: once, before the first request that needs it; @forceRef: again, right before its request.
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/zero', '/login', '/a?t=tok-123', '/b?t=tok-123', '/login', '/c?t=tok-123'],
+    show(r),
+  );
+  assert.doesNotMatch(r.stderr, /no response yet/, show(r));
+});
+
 test('exec http: a placeholder that cannot be resolved is named where it is written (an <@ include, an environment value, a run line); $shared NAME', async (t) => {
   const srv = await httpServer(t, api);
   const dir = workdir({
