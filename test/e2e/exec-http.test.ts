@@ -467,6 +467,38 @@ test('exec http: tests run after the handler; request.url() / body() and header 
   assert.match(r.stdout, /^✓ global header$/m, show(r));
 });
 
+test("exec http: ?? xpath assertions are checked over the XML body, with @xpath_ns prefixes (httpyac's assert.xpath and xpath_ns)", async (t) => {
+  const srv = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/xml' });
+    res.end('<bookstore xmlns:b="urn:books"><book><title>Everyday Italian</title></book><book><title>Harry Potter</title></book><b:price>30</b:price></bookstore>');
+  });
+  const dir = workdir({
+    'x.http': [
+      '@xpath_ns bk=urn:books',
+      `GET ${srv.url}/books`,
+      '',
+      '?? xpath /bookstore/book[1]/title == Everyday Italian',
+      '?? xpath count(//book) == 2',
+      '?? xpath //title includes Harry Potter',
+      '?? xpath /bookstore/bk:price == 30',
+      '?? xpath //nothing isFalse',
+      '?? xpath /bookstore/book[2]/title == Everyday Italian',
+    ].join('\n'),
+  });
+  const r = await exec(dir, ['x.http']);
+  // The last assertion fails: the run fails, as in httpyac (before, xpath lines were skipped: exit 0).
+  assertExit(r, 1);
+  assert.doesNotMatch(r.stderr, /not a field|a file variable is written/, show(r));
+  const passed = r.stdout.split('\n').filter((l) => l.startsWith('✓ '));
+  assert.deepEqual(
+    passed,
+    ['✓ /bookstore/book[1]/title == Everyday Italian', '✓ count(//book) == 2', '✓ //title includes Harry Potter', '✓ /bookstore/bk:price == 30', '✓ //nothing isFalse'],
+    show(r),
+  );
+  assert.match(r.stdout, /^✗ \/bookstore\/book\[2\]\/title == Everyday Italian: got "Harry Potter"$/m, show(r));
+  assert.match(r.stderr, /^sling: test failed: \S*x\.http:\d+: \/bookstore\/book\[2\]\/title == Everyday Italian: got "Harry Potter"$/m, show(r));
+});
+
 test('exec http: httpyac ?? assertions are checked: a line per assertion, a failure is exit 1 after all requests', async (t) => {
   const srv = await httpServer(t, (req, res) => {
     if (req.url === '/text') {

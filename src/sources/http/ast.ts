@@ -158,4 +158,6 @@ export interface ParsedHttp {
   yacGlobalAfter?: ScriptNode[];
   /** Some httpyac script or expression of the file names `response` (the last response is kept for it). */
   yacResponse?: boolean;
+  /** httpyac `@xpath_ns prefix=uri` lines, in file order: the prefixes `?? xpath` assertions below them use. */
+  xpathNs?: { line: number; prefix: string; uri: Template }[];
 }
