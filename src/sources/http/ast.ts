@@ -49,6 +49,8 @@ export interface Directives {
   timeoutMs?: number;
   connectTimeoutMs?: number;
   noLog?: boolean;
+  /** httpyac `# @injectVariables`: `< file` bodies have their {{variables}} substituted, as `<@ file`. */
+  injectVariables?: boolean;
   /** httpyac `# @ref name` / `# @forceRef name`. */
   refs: string[];
   /** httpyac `# @forceRef name`: run again before this request every time (also in `refs`). */

@@ -78,7 +78,8 @@ function payload(res: Resolution, code: string, request: YacRequest | undefined,
   }
   const last = response ?? res.rt.lastResponse;
   let resp = '';
-  if (last && /\bresponse\b/.test(code)) {
+  // The response goes along when the code names it, or calls a helper of test's that reads it (test.status(200)).
+  if (last && /\bresponse\b|\btest\s*\.\s*[a-zA-Z]/.test(code)) {
     try {
       const data = responseData(last);
       // httpyac's contentType also carries the header's value.

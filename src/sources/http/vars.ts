@@ -356,7 +356,7 @@ export class Resolution {
     return `unknown variable {{${name}}}`;
   }
 
-  /** `process.env.NAME` (httpyac) and `name.a.b` (httpyac: a property of a named response's body). */
+  /** `process.env.NAME` (httpyac), `name.a.b` (httpyac: a property of a variable holding an object, or of a named response's body). */
   private special(name: string): string | undefined {
     if (name.startsWith('process.env.')) return this.rt.opts.env[name.slice(12)];
     const dot = name.indexOf('.');
@@ -365,10 +365,33 @@ export class Resolution {
       const whole = this.rt.atNames.has(name) ? this.rt.responses.get(name) : undefined;
       return whole ? whole.response.body.toString('utf8') : undefined;
     }
+    const held = this.property(name, dot);
+    if (held !== undefined) return held;
     const stored = this.rt.responses.get(name.slice(0, dot));
     if (!stored) return undefined;
     const doc = storedJson(stored);
     if (doc === undefined) return undefined;
+    const found = jsonPath(doc, '$.' + name.slice(dot + 1));
+    return found.length ? asText(found[0]) : undefined;
+  }
+
+  /**
+   * httpyac: `{{slideshow.author}}` where the variable `slideshow` holds a JSON object or list (`@slideshow =
+   * {{fooObject.slideshow}}`): the property, as its JavaScript reads it. Undefined when the variable
+   * is not there, holds no object or list, or has no such property.
+   */
+  private property(name: string, dot: number): string | undefined {
+    const text = this.lookup(name.slice(0, dot));
+    if (text === undefined) return undefined;
+    const t = text.trimStart();
+    if (!t.startsWith('{') && !t.startsWith('[')) return undefined;
+    let doc: unknown;
+    try {
+      doc = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    checkNesting(doc);
     const found = jsonPath(doc, '$.' + name.slice(dot + 1));
     return found.length ? asText(found[0]) : undefined;
   }
