@@ -510,3 +510,25 @@ test("exec http: # @injectVariables substitutes the {{variables}} of a '< file' 
     show(r),
   );
 });
+
+test("exec http: a named # @loop request's responses are NAMEList, and NAME is its first pass's (httpyac's loop 'for item of fooList')", async (t) => {
+  const srv = await httpServer(t, echo);
+  const dir = workdir({
+    'lp.http': [
+      '# @name foo',
+      '# @loop for 3',
+      `GET ${srv.url}/p{{$index}}`,
+      '',
+      '###',
+      '# @loop for item of fooList',
+      `GET ${srv.url}/each?index={{$index}}&item={{item.parsedBody.url}}&first={{foo.url}}`,
+    ].join('\n'),
+  });
+  const r = await runSling(['exec', 'lp.http'], { cwd: dir });
+  assertExit(r, 0);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/p0', '/p1', '/p2', '/each?index=0&item=/p0&first=/p0', '/each?index=1&item=/p1&first=/p0', '/each?index=2&item=/p2&first=/p0'],
+    show(r),
+  );
+});

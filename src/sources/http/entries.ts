@@ -539,10 +539,17 @@ class HttpEntry implements ExecEntry {
     const { rt, file, node } = this.o;
     const result: AfterResult = { failures: [], log: p && p.logs.length ? [...p.logs] : [] };
     if (keep) {
-      rt.responses.set(this.storeAs!, {
+      const stored = {
         request: { method: done.request.method, url: done.url, headers: done.request.headers, body: isStreamed(done.request.body) ? STREAMED : done.request.body },
         response: { status: done.response.status, rawHeaders: done.response.rawHeaders, body: done.body },
-      });
+      };
+      if (node.directives.loop && p) {
+        // httpyac: a named loop's name is its first pass's response, `NAMEList` all of them.
+        if (p.iteration === 0) {
+          rt.responses.set(this.storeAs!, stored);
+          rt.loopResponses.set(this.storeAs!, [done]);
+        } else rt.loopResponses.get(this.storeAs!)?.push(done);
+      } else rt.responses.set(this.storeAs!, stored);
     }
     if (!p) return result;
     // Handlers and httpyac assertions run in the order the file gives them.

@@ -49,6 +49,11 @@ function valueOf(res: Resolution, name: string): string | undefined {
     text = undefined;
   }
   if (text !== undefined) return JSON.stringify(text);
+  // httpyac: `NAMEList`, the responses of a named `# @loop` request's passes (as `response` is given).
+  if (name.endsWith('List')) {
+    const list = res.rt.loopResponses.get(name.slice(0, -4));
+    if (list) return `[${list.map((d) => JSON.stringify(responseData(d))).join(',')}]`;
+  }
   // httpyac: a `# @name`d request's name is its response body (parsed when it is JSON).
   const stored = res.rt.atNames.has(name) ? res.rt.responses.get(name) : undefined;
   if (stored) {

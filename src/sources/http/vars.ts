@@ -55,6 +55,8 @@ export class Runtime {
   yacGlobal = '{}';
   /** The last response (httpyac's `response` outside a handler), kept when a file's JavaScript reads it. */
   lastResponse?: import('../../model/exec.js').Completed;
+  /** httpyac: the responses of each pass of a named `# @loop` request, by name (its code reads them as `NAMEList`). */
+  readonly loopResponses = new Map<string, import('../../model/exec.js').Completed[]>();
   /** OAuth 2.0 tokens ($auth.token), set by index.ts when a file uses one. */
   auth?: { value(id: string, kind: 'token' | 'idToken'): string };
   private readonly warned = new Set<string>();
@@ -94,7 +96,8 @@ export class Runtime {
   }
 
   keeps(name: string): boolean {
-    return this.keepAllResponses || this.referenced.has(name);
+    // httpyac: `NAMEList`, the responses of a `# @loop` request's passes.
+    return this.keepAllResponses || this.referenced.has(name) || this.referenced.has(name + 'List');
   }
 
   envTemplate(name: string): Template | undefined {
