@@ -431,6 +431,11 @@ test("exec http: \\{\\{name\\}\\} is the text {{name}}, never a placeholder (htt
   assert.equal(srv.requests.length, 1, show(r));
   assert.equal(srv.requests[0]!.url, '/esc?t=T');
   assert.equal(srv.requests[0]!.body.toString(), '<div>{{title}} T</div>');
+  // An escape that is never closed is text as written.
+  const open = workdir({ 'open.http': [`POST ${srv.url}/open`, 'Content-Type: text/plain', '', 'a \\{\\{b'].join('\n') });
+  const ro = await runSling(['exec', 'open.http'], { cwd: open });
+  assertExit(ro, 0);
+  assert.equal(srv.requests[1]!.body.toString(), 'a \\{\\{b', show(ro));
 });
 
 test("exec http: a file variable holding an object is read with property access, {{slideshow.author}} (httpyac's variables.set 'set object variable')", async (t) => {

@@ -94,7 +94,16 @@ export const lastCompile: { unclosed?: number } = {};
  */
 export function compile(text: string, line: number, col = 1, where?: (line: number, col: number) => string): Template {
   lastCompile.unclosed = undefined;
-  if (text.includes('\\{\\{')) return escaped(text, line, col, where);
+  if (text.includes('\\{\\{')) {
+    ESCAPED.lastIndex = 0;
+    if (ESCAPED.test(text)) return escaped(text, line, col, where);
+  }
+  return placeholders(text, line, col, where);
+}
+
+/** compile() of a text with no escape in it. */
+function placeholders(text: string, line: number, col: number, where?: (line: number, col: number) => string): Template {
+  lastCompile.unclosed = undefined;
   let at = text.indexOf('{{');
   if (at === -1) return text;
   const parts: (string | Expr)[] = [];
@@ -158,12 +167,12 @@ function piece(text: string, from: number, to: number, line: number, col: number
     lastCompile.unclosed = undefined;
     return s;
   }
-  if (!where) return compile(s, line, col + from);
+  if (!where) return placeholders(s, line, col + from);
   // Placeholders of a many-line text are placed by their own line and column: shift them.
   const before = text.slice(0, from);
   const lines = before.split('\n').length - 1;
   const startCol = from - (before.lastIndexOf('\n') + 1);
-  return compile(s, 1, 1, (l, c) => where(l + lines, l === 1 ? c + startCol : c));
+  return placeholders(s, 1, 1, (l, c) => where(l + lines, l === 1 ? c + startCol : c));
 }
 
 /** Adjacent literals merged (an empty `{{}}` stays literal); a single literal becomes a string. */
