@@ -483,6 +483,8 @@ test("exec http: ?? xpath assertions are checked over the XML body, with @xpath_
       '?? xpath /bookstore/bk:price == 30',
       '?? xpath //nothing isFalse',
       '?? xpath /bookstore/book[2]/title == Everyday Italian',
+      // The expression is data for the XPath reader, never JavaScript.
+      '?? xpath ")+globalThis.constructor.name+(" == Object',
     ].join('\n'),
   });
   const r = await exec(dir, ['x.http']);
@@ -497,6 +499,8 @@ test("exec http: ?? xpath assertions are checked over the XML body, with @xpath_
   );
   assert.match(r.stdout, /^✗ \/bookstore\/book\[2\]\/title == Everyday Italian: got "Harry Potter"$/m, show(r));
   assert.match(r.stderr, /^sling: test failed: \S*x\.http:\d+: \/bookstore\/book\[2\]\/title == Everyday Italian: got "Harry Potter"$/m, show(r));
+  // (an XPath string literal: its own text, not what JavaScript would make of it)
+  assert.match(r.stdout, /^✗ "\)\+globalThis\.constructor\.name\+\(" == Object: got "\)\+globalThis\.constructor\.name\+\("$/m, show(r));
 });
 
 test('exec http: httpyac ?? assertions are checked: a line per assertion, a failure is exit 1 after all requests', async (t) => {
