@@ -3,10 +3,13 @@ import type { ExecEntry } from './exec.js';
 /**
  * The entries in file order, except that a request another one refers to (`{{login.response...}}`,
  * httpyac's `# @ref login`) and that comes later in the file runs first, once. `keep`: only these.
+ * `onDemand`: entries that run only when one refers to them (the requests of imported files).
  */
-export function dependencyOrder(entries: ExecEntry[], keep?: Set<ExecEntry>): ExecEntry[] {
+export function dependencyOrder(entries: ExecEntry[], keep?: Set<ExecEntry>, onDemand: ExecEntry[] = []): ExecEntry[] {
   const byName = new Map<string, ExecEntry>();
   for (const e of entries) if (e.name !== undefined && !byName.has(e.name)) byName.set(e.name, e);
+  // Requests of imported files: run only when an entry refers to them.
+  for (const e of onDemand) if (e.name !== undefined && !byName.has(e.name)) byName.set(e.name, e);
   const out: ExecEntry[] = [];
   const seen = new Set<ExecEntry>();
   const visit = (e: ExecEntry) => {

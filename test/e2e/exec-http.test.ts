@@ -467,6 +467,42 @@ test('exec http: tests run after the handler; request.url() / body() and header 
   assert.match(r.stdout, /^✓ global header$/m, show(r));
 });
 
+test("exec http: ?? xpath assertions are checked over the XML body, with @xpath_ns prefixes (httpyac's assert.xpath and xpath_ns)", async (t) => {
+  const srv = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/xml' });
+    res.end('<bookstore xmlns:b="urn:books"><book><title>Everyday Italian</title></book><book><title>Harry Potter</title></book><b:price>30</b:price></bookstore>');
+  });
+  const dir = workdir({
+    'x.http': [
+      '@xpath_ns bk=urn:books',
+      `GET ${srv.url}/books`,
+      '',
+      '?? xpath /bookstore/book[1]/title == Everyday Italian',
+      '?? xpath count(//book) == 2',
+      '?? xpath //title includes Harry Potter',
+      '?? xpath /bookstore/bk:price == 30',
+      '?? xpath //nothing isFalse',
+      '?? xpath /bookstore/book[2]/title == Everyday Italian',
+      // The expression is data for the XPath reader, never JavaScript.
+      '?? xpath ")+globalThis.constructor.name+(" == Object',
+    ].join('\n'),
+  });
+  const r = await exec(dir, ['x.http']);
+  // The last assertion fails: the run fails, as in httpyac (before, xpath lines were skipped: exit 0).
+  assertExit(r, 1);
+  assert.doesNotMatch(r.stderr, /not a field|a file variable is written/, show(r));
+  const passed = r.stdout.split('\n').filter((l) => l.startsWith('✓ '));
+  assert.deepEqual(
+    passed,
+    ['✓ /bookstore/book[1]/title == Everyday Italian', '✓ count(//book) == 2', '✓ //title includes Harry Potter', '✓ /bookstore/bk:price == 30', '✓ //nothing isFalse'],
+    show(r),
+  );
+  assert.match(r.stdout, /^✗ \/bookstore\/book\[2\]\/title == Everyday Italian: got "Harry Potter"$/m, show(r));
+  assert.match(r.stderr, /^sling: test failed: \S*x\.http:\d+: \/bookstore\/book\[2\]\/title == Everyday Italian: got "Harry Potter"$/m, show(r));
+  // (an XPath string literal: its own text, not what JavaScript would make of it)
+  assert.match(r.stdout, /^✗ "\)\+globalThis\.constructor\.name\+\(" == Object: got "\)\+globalThis\.constructor\.name\+\("$/m, show(r));
+});
+
 test('exec http: httpyac ?? assertions are checked: a line per assertion, a failure is exit 1 after all requests', async (t) => {
   const srv = await httpServer(t, (req, res) => {
     if (req.url === '/text') {
@@ -731,6 +767,40 @@ test('exec http: httpyac directives: camelCase spellings, @forceRef runs again, 
   const bad = workdir({ 'r.http': `# @ref nothere\nGET ${u}/never\n` });
   const rb = await exec(bad, ['r.http']);
   assertError(rb, 1, /r\.http:2: # @ref nothere: no request is named 'nothere'/);
+});
+
+test("exec http: # @ref / # @forceRef of an # @import'ed file's request run it first (httpyac's metaData/import.http: the response is the ref'd request's)", async (t) => {
+  const srv = await httpServer(t, api);
+  const u = srv.url;
+  const dir = workdir({
+    // `one` refers to `zero` in its own file: that one comes along too.
+    'lib.http': [`# @name zero`, `GET ${u}/zero`, '', '###', '# @name one', '# @ref zero', `POST ${u}/login`, '', '###', '# @name other', `GET ${u}/never`, ''].join('\n'),
+    'main.http': [
+      '# @import ./lib.http',
+      '',
+      '###',
+      '# @ref one',
+      `GET ${u}/a?t={{one.token}}`,
+      '',
+      '###',
+      '# @ref one',
+      `GET ${u}/b?t={{one.token}}`,
+      '',
+      '###',
+      '# @forceRef one',
+      `GET ${u}/c?t={{one.token}}`,
+      '',
+    ].join('\n'),
+  });
+  const r = await exec(dir, ['main.http']);
+  assertExit(r, 0);
+  // @ref: once, before the first request that needs it; @forceRef: again, right before its request.
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/zero', '/login', '/a?t=tok-123', '/b?t=tok-123', '/login', '/c?t=tok-123'],
+    show(r),
+  );
+  assert.doesNotMatch(r.stderr, /no response yet/, show(r));
 });
 
 test('exec http: a placeholder that cannot be resolved is named where it is written (an <@ include, an environment value, a run line); $shared NAME', async (t) => {

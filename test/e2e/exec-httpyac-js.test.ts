@@ -420,3 +420,120 @@ test("exec http: httpyac's sleep(ms) in a block resolves (the script process wai
     show(r),
   );
 });
+
+test("exec http: \\{\\{name\\}\\} is the text {{name}}, never a placeholder (httpyac's variables.escape)", async (t) => {
+  const srv = await httpServer(t, echo);
+  const dir = workdir({
+    'esc.http': ['@title = T', `POST ${srv.url}/esc?t={{title}}`, 'Content-Type: text/html', '', '<div>\\{\\{title\\}\\} {{title}}</div>'].join('\n'),
+  });
+  const r = await runSling(['exec', 'esc.http'], { cwd: dir });
+  assertExit(r, 0);
+  assert.equal(srv.requests.length, 1, show(r));
+  assert.equal(srv.requests[0]!.url, '/esc?t=T');
+  assert.equal(srv.requests[0]!.body.toString(), '<div>{{title}} T</div>');
+  // An escape that is never closed is text as written.
+  const open = workdir({ 'open.http': [`POST ${srv.url}/open`, 'Content-Type: text/plain', '', 'a \\{\\{b'].join('\n') });
+  const ro = await runSling(['exec', 'open.http'], { cwd: open });
+  assertExit(ro, 0);
+  assert.equal(srv.requests[1]!.body.toString(), 'a \\{\\{b', show(ro));
+});
+
+test("exec http: a file variable holding an object is read with property access, {{slideshow.author}} (httpyac's variables.set 'set object variable')", async (t) => {
+  const srv = await httpServer(t, echo);
+  const dir = workdir({
+    'obj.http': [
+      '# @name first',
+      `GET ${srv.url}/first`,
+      '',
+      '@nested = {{first.nested}}',
+      '###',
+      `GET ${srv.url}/use?t={{nested.token}}`,
+      '###',
+      `GET ${srv.url}/again`,
+      '',
+      '@fromJs = {{response.parsedBody.nested}}',
+      '###',
+      `GET ${srv.url}/js?t={{fromJs.token}}`,
+    ].join('\n'),
+  });
+  const r = await runSling(['exec', 'obj.http'], { cwd: dir });
+  assertExit(r, 0);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/first', '/use?t=tok-1', '/again', '/js?t=tok-1'],
+    show(r),
+  );
+});
+
+test("exec http: httpyac's test.status(), test.header(), test.headerContains(), test.hasResponseBody() record one test each over the response", async (t) => {
+  const srv = await httpServer(t, echo);
+  const dir = workdir({
+    'th.http': [
+      `GET ${srv.url}/th`,
+      '',
+      '{{',
+      '  test.status(200);',
+      "  test.header('Content-Type', 'application/json');",
+      "  test.headerContains('x-served', 'ye');",
+      '  test.hasResponseBody();',
+      '  test.status(201);',
+      '}}',
+    ].join('\n'),
+  });
+  const r = await runSling(['exec', 'th.http'], { cwd: dir });
+  assertExit(r, 1);
+  const marks = r.stdout.split('\n').filter((l) => /^[✓✗] /.test(l));
+  assert.deepEqual(
+    marks,
+    [
+      '✓ response status equals to 200',
+      '✓ response header Content-Type equals application/json',
+      '✓ response header x-served contains ye',
+      '✓ response body exists',
+      '✗ response status equals to 201: response status is 200 (expected: 201)',
+    ],
+    show(r),
+  );
+  assert.match(r.stderr, /^sling: test failed: th\.http:1: response status equals to 201: response status is 200 \(expected: 201\)$/m, show(r));
+});
+
+test("exec http: # @injectVariables substitutes the {{variables}} of a '< file' body, as '<@ file' (httpyac)", async (t) => {
+  const srv = await httpServer(t, echo);
+  const dir = workdir({
+    'body.json': '{"who": "{{who}}"}\n',
+    'inj.http': ['@who = Ada', '# @injectVariables', `POST ${srv.url}/inj`, 'Content-Type: application/json', '', '< ./body.json', '', '###', `POST ${srv.url}/raw`, '', '< ./body.json'].join('\n'),
+  });
+  const r = await runSling(['exec', 'inj.http'], { cwd: dir });
+  assertExit(r, 0);
+  assert.doesNotMatch(r.stderr, /unknown directive/, show(r));
+  assert.deepEqual(
+    srv.requests.map((q) => [q.url, q.body.toString()]),
+    [
+      ['/inj', '{"who": "Ada"}\n'],
+      ['/raw', '{"who": "{{who}}"}\n'],
+    ],
+    show(r),
+  );
+});
+
+test("exec http: a named # @loop request's responses are NAMEList, and NAME is its first pass's (httpyac's loop 'for item of fooList')", async (t) => {
+  const srv = await httpServer(t, echo);
+  const dir = workdir({
+    'lp.http': [
+      '# @name foo',
+      '# @loop for 3',
+      `GET ${srv.url}/p{{$index}}`,
+      '',
+      '###',
+      '# @loop for item of fooList',
+      `GET ${srv.url}/each?index={{$index}}&item={{item.parsedBody.url}}&first={{foo.url}}`,
+    ].join('\n'),
+  });
+  const r = await runSling(['exec', 'lp.http'], { cwd: dir });
+  assertExit(r, 0);
+  assert.deepEqual(
+    srv.requests.map((q) => q.url),
+    ['/p0', '/p1', '/p2', '/each?index=0&item=/p0&first=/p0', '/each?index=1&item=/p1&first=/p0', '/each?index=2&item=/p2&first=/p0'],
+    show(r),
+  );
+});

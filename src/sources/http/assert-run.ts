@@ -9,7 +9,8 @@ import type { ParsedAssert } from './asserts.js';
  * What httpyac does, as its documentation and behaviour describe it:
  * - the field: `status` (a number), `header NAME` (its value; several values make a list),
  *   `body` (the body as text), `body PATH` (`(parsedBody || body).PATH`), `js EXPR` (an expression
- *   over `response`), `duration [firstByte|tcp|download]` (milliseconds, total by default);
+ *   over `response`), `duration [firstByte|tcp|download]` (milliseconds, total by default),
+ *   `xpath EXPR` (over the XML body: no node is undefined, one its text, several a list of texts);
  * - the expected text is converted to the type of the value found (a number, true/false, null,
  *   JSON for an object or a list) except for `matches` and the hashes;
  * - `exists`/`isTrue` mean truthy, `isFalse` falsy; `<`, `>`, ... compare numbers; `includes`,
@@ -50,8 +51,11 @@ export interface Evaluated {
  * process (ScriptHost.evaluate: its memory limit, 1 s), in a fresh context holding nothing but
  * `response`, a JSON copy of evaluationInput().
  */
-export function expressionOf(a: ParsedAssert): string | undefined {
+export function expressionOf(a: ParsedAssert, namespaces?: Record<string, string>): string | undefined {
   if (a.field === 'js') return a.value;
+  // XPath 1.0 over the body as an XML document (sandbox-xml.ts, inside the engine): httpyac's value,
+  // undefined for no node, a node's text, a list of texts for several, or a number, string, boolean.
+  if (a.field === 'xpath') return `__expr_xpath(response.body, ${JSON.stringify(a.value)}, ${JSON.stringify(namespaces ?? {})})`;
   if (a.field === 'body' && a.value) return `(response.parsedBody || response.body)${/^[[(]/.test(a.value) ? '' : '.'}${a.value}`;
   return undefined;
 }
@@ -85,6 +89,7 @@ function fieldValue(a: ParsedAssert, done: Completed, evaluated?: Evaluated): un
       if (!a.value) return done.body.toString('utf8');
       return result(evaluated);
     case 'js':
+    case 'xpath':
       return result(evaluated);
   }
 }

@@ -6,11 +6,12 @@
  *   ?? body user.name == Ada              (a property path into the JSON body)
  *   ?? js response.parsedBody.items.length > 0
  *   ?? duration < 500
+ *   ?? xpath /store/book/title == Ada    (XPath 1.0 over the XML body; `@xpath_ns p=uri` binds prefixes)
  *
  * The line is read here, when the file is parsed; assert-run.ts checks it against the response.
  */
 
-export type AssertField = 'status' | 'header' | 'body' | 'js' | 'duration';
+export type AssertField = 'status' | 'header' | 'body' | 'js' | 'duration' | 'xpath';
 
 export type Predicate =
   | '=='
@@ -62,7 +63,7 @@ const WORDS: Record<string, Predicate> = {
 };
 
 const SYMBOLS = ['===', '!==', '==', '!=', '>=', '<=', '>', '<'];
-const FIELDS = new Set<string>(['status', 'header', 'body', 'js', 'duration']);
+const FIELDS = new Set<string>(['status', 'header', 'body', 'js', 'duration', 'xpath']);
 
 export interface ParsedAssert {
   field: AssertField;
@@ -86,7 +87,7 @@ export function parseAssert(line: string): ParsedAssert | string {
   const fieldMatch = /^\s*([a-z]+(?=[=!<>])|\S+)/i.exec(body);
   if (!fieldMatch) return 'an httpyac assertion needs a field: ?? status == 200';
   const field = fieldMatch[1]!;
-  if (!FIELDS.has(field)) return `'${field}' is not a field httpyac asserts on (status, header, body, js, duration)`;
+  if (!FIELDS.has(field)) return `'${field}' is not a field httpyac asserts on (status, header, body, js, duration, xpath)`;
   const restAt = 2 + fieldMatch[0].length;
   const words = /\S+/g;
   words.lastIndex = restAt;
@@ -115,6 +116,7 @@ export function parseAssert(line: string): ParsedAssert | string {
     const expected = tail.trim();
     const expectedAt = end + (tail.length - tail.trimStart().length);
     if (field === 'header' && !value) return 'an httpyac header assertion names the header: ?? header content-type includes json';
+    if (field === 'xpath' && !value) return 'an httpyac xpath assertion needs an expression: ?? xpath /store/book/title == Ada';
     if (field === 'js' && !value) return 'an httpyac js assertion needs an expression: ?? js response.parsedBody.id == 1';
     return { field: field as AssertField, value, predicate, spelled, expected, expectedAt };
   }

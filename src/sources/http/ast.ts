@@ -49,6 +49,8 @@ export interface Directives {
   timeoutMs?: number;
   connectTimeoutMs?: number;
   noLog?: boolean;
+  /** httpyac `# @injectVariables`: `< file` bodies have their {{variables}} substituted, as `<@ file`. */
+  injectVariables?: boolean;
   /** httpyac `# @ref name` / `# @forceRef name`. */
   refs: string[];
   /** httpyac `# @forceRef name`: run again before this request every time (also in `refs`). */
@@ -158,4 +160,6 @@ export interface ParsedHttp {
   yacGlobalAfter?: ScriptNode[];
   /** Some httpyac script or expression of the file names `response` (the last response is kept for it). */
   yacResponse?: boolean;
+  /** httpyac `@xpath_ns prefix=uri` lines, in file order: the prefixes `?? xpath` assertions below them use. */
+  xpathNs?: { line: number; prefix: string; uri: Template }[];
 }

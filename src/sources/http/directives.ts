@@ -4,7 +4,7 @@ import type { Directives } from './ast.js';
 /**
  * `# @directive value` / `// @directive value` comment lines: JetBrains (`@name`, `@no-redirect`,
  * `@no-cookie-jar`, `@timeout`, `@connection-timeout`, `@no-log`, `@no-auto-encoding`), REST Client
- * (`@name`, `@prompt`, `@note`), httpyac (`@ref`, `@forceRef`, `@disabled`, `@sleep`,
+ * (`@name`, `@prompt`, `@note`), httpyac (`@ref`, `@forceRef`, `@disabled`, `@sleep`, `@injectVariables`,
  * `@no-reject-unauthorized`, `@title`, `@description`) and rest.nvim/kulala (`@lang=lua`).
  * Anything else is an unknown directive (a warning), except `# @host = x`: a commented-out file
  * variable, silently a comment. Returns the request name or the Lua marker when the line gives one.
@@ -17,6 +17,7 @@ const REQUEST_DIRECTIVES = new Set([
   'timeout',
   'connection-timeout',
   'no-log',
+  'inject-variables',
   'no-auto-encoding',
   'note',
   'title',
@@ -80,6 +81,9 @@ export function directive(
       return undefined;
     case 'no-log':
       d.noLog = true;
+      return undefined;
+    case 'inject-variables':
+      d.injectVariables = true;
       return undefined;
     case 'no-auto-encoding':
       d.noAutoEncoding = true;

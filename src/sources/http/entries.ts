@@ -53,7 +53,7 @@ function scriptHost(): Promise<ScriptHost> {
 /** The script process boots while the request of the first script goes out (or while sling gets its first pre-request script ready). */
 function warmScripts(node: RequestNode, offline: boolean, yac = false) {
   if (hostPromise) return;
-  const expressions = !offline && node.asserts.some((s) => s.a.field === 'js' || (s.a.field === 'body' && s.a.value !== ''));
+  const expressions = !offline && node.asserts.some((s) => s.a.field === 'js' || s.a.field === 'xpath' || (s.a.field === 'body' && s.a.value !== ''));
   if (yac || node.pre.some((s) => !s.lua) || (!offline && node.handlers.some((s) => !s.lua)) || expressions)
     scriptHost().then(
       (h) => h.warm(),
@@ -539,10 +539,17 @@ class HttpEntry implements ExecEntry {
     const { rt, file, node } = this.o;
     const result: AfterResult = { failures: [], log: p && p.logs.length ? [...p.logs] : [] };
     if (keep) {
-      rt.responses.set(this.storeAs!, {
+      const stored = {
         request: { method: done.request.method, url: done.url, headers: done.request.headers, body: isStreamed(done.request.body) ? STREAMED : done.request.body },
         response: { status: done.response.status, rawHeaders: done.response.rawHeaders, body: done.body },
-      });
+      };
+      if (node.directives.loop && p) {
+        // httpyac: a named loop's name is its first pass's response, `NAMEList` all of them.
+        if (p.iteration === 0) {
+          rt.responses.set(this.storeAs!, stored);
+          rt.loopResponses.set(this.storeAs!, [done]);
+        } else rt.loopResponses.get(this.storeAs!)?.push(done);
+      } else rt.responses.set(this.storeAs!, stored);
     }
     if (!p) return result;
     // Handlers and httpyac assertions run in the order the file gives them.
@@ -558,7 +565,7 @@ class HttpEntry implements ExecEntry {
         try {
           const expected = p.res.resolve(s.expected).trim();
           // `js EXPR`, `body PATH`: JavaScript, run in the script process (its memory and time limits).
-          const code = expressionOf(s.a);
+          const code = expressionOf(s.a, s.a.field === 'xpath' ? xpathNamespaces(file, s.line, p.res) : undefined);
           let evaluated: { json?: string; error?: string } | undefined;
           if (code !== undefined) {
             let input: string | undefined;
@@ -711,4 +718,13 @@ function outputPath(path: string, overwrite: boolean, taken: Set<string>): { pat
   const stem = path.slice(0, path.length - ext.length);
   for (let n = 1; taken.has(target) || occupied(target); n++) target = `${stem}-${n}${ext}`;
   return { path: target, how: 'new' };
+}
+
+/** httpyac's `@xpath_ns prefix=uri` lines above an assertion's line (a later one for a prefix wins), their URIs resolved. */
+function xpathNamespaces(file: FileCtx, line: number, res: Resolution): Record<string, string> | undefined {
+  const defs = file.parsed.xpathNs;
+  if (!defs) return undefined;
+  const out: Record<string, string> = {};
+  for (const d of defs) if (d.line < line) out[d.prefix] = res.resolve(d.uri).trim();
+  return out;
 }

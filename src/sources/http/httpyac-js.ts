@@ -49,6 +49,11 @@ function valueOf(res: Resolution, name: string): string | undefined {
     text = undefined;
   }
   if (text !== undefined) return JSON.stringify(text);
+  // httpyac: `NAMEList`, the responses of a named `# @loop` request's passes (as `response` is given).
+  if (name.endsWith('List')) {
+    const list = res.rt.loopResponses.get(name.slice(0, -4));
+    if (list) return `[${list.map((d) => JSON.stringify(responseData(d))).join(',')}]`;
+  }
   // httpyac: a `# @name`d request's name is its response body (parsed when it is JSON).
   const stored = res.rt.atNames.has(name) ? res.rt.responses.get(name) : undefined;
   if (stored) {
@@ -78,7 +83,8 @@ function payload(res: Resolution, code: string, request: YacRequest | undefined,
   }
   const last = response ?? res.rt.lastResponse;
   let resp = '';
-  if (last && /\bresponse\b/.test(code)) {
+  // The response goes along when the code names it, or calls a helper of test's that reads it (test.status(200)).
+  if (last && /\bresponse\b|\btest\s*\.\s*[a-zA-Z]/.test(code)) {
     try {
       const data = responseData(last);
       // httpyac's contentType also carries the header's value.

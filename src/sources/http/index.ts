@@ -38,7 +38,7 @@ export const parseHttpFile: SourceParser = async (text: string, opts: SourceOpti
   // Faker (half a megabyte) is loaded only when a file or an environment value uses a `$random.x.y`.
   if (dynamicUse.faker || [...env.vars.values()].some((v) => /\{\{\s*\$random\.\w+\.\w+/.test(v))) await loadFaker();
   // A request that refers to a later one: that one runs first (only worked out when some request is referred to).
-  for (const n of rt.referenced) if (rt.requestNames.has(n)) return { entries: dependencyOrder(entries) };
+  for (const n of rt.referenced) if (rt.requestNames.has(n)) return { entries: dependencyOrder(entries, undefined, loader.imported(root, entries)) };
   return { entries };
 };
 
@@ -147,6 +147,52 @@ class Loader {
       this.files.set(full, loaded);
     }
     return loaded;
+  }
+
+  /**
+   * httpyac's `# @import` + `# @ref one` / `# @forceRef one`: the requests of imported files (and of
+   * the files they import) that the file's requests refer to and that it does not have itself, as
+   * entries that run only when referred to (before the first request that needs them).
+   */
+  imported(root: FileCtx, entries: ExecEntry[]): ExecEntry[] {
+    const have = new Set<string>();
+    for (const e of entries) if (e.name !== undefined) have.add(e.name);
+    const wanted: string[] = [];
+    const want = (e: ExecEntry) => {
+      for (const n of [...(e.dependsOn ?? []), ...(e.forceDependsOn ?? [])]) if (!have.has(n)) wanted.push(n);
+    };
+    for (const e of entries) want(e);
+    if (!wanted.length) return [];
+    // The imported files, breadth first: the root's imports, then theirs.
+    const files: FileCtx[] = [];
+    const queue: FileCtx[] = [root];
+    const seen = new Set<FileCtx>([root]);
+    while (queue.length) {
+      const f = queue.shift()!;
+      for (const imp of f.parsed.imports) {
+        const g = this.load(f, imp.path, `${f.path}:${imp.line}:${imp.col}: import`);
+        if (typeof g === 'string' || seen.has(g)) continue;
+        seen.add(g);
+        g.imported ??= g.parsed.imports.map((i) => this.load(g, i.path, `${g.path}:${i.line}:${i.col}: import`)).filter((x): x is FileCtx => typeof x !== 'string');
+        files.push(g);
+        queue.push(g);
+      }
+    }
+    const out: ExecEntry[] = [];
+    while (wanted.length) {
+      const name = wanted.shift()!;
+      if (have.has(name)) continue;
+      for (const f of files) {
+        const node = f.parsed.items.find((x): x is RequestNode => x.kind === 'request' && requestName(x) === name);
+        if (!node) continue;
+        have.add(name);
+        const entry = this.withAuth(makeEntry({ rt: this.rt, file: f, node, overrides: undefined, named: true, shownFile: f.path }), f, node, undefined);
+        out.push(entry);
+        want(entry);
+        break;
+      }
+    }
+    return out;
   }
 
   entries(file: FileCtx, overrides: EntryOverrides, stack: string[], runStart?: number): ExecEntry[] {

@@ -9,7 +9,9 @@ import { LIB_SOURCE } from './sandbox-lib.js';
  * - `exports.x = ...` makes a variable for later requests (a promise is waited for);
  *   `$global.x = ...` a value kept for the whole run; both go back as JSON;
  * - `response` (statusCode, headers, body, parsedBody, ...) and `request`, as data;
- * - `test(name, fn)` runs fn at once and records the outcome; `console.*` are the script's log lines.
+ * - `test(name, fn)` runs fn at once and records the outcome, and httpyac's helpers `test.status(200)`,
+ *   `test.header(name, value)`, `test.headerContains`, `test.responseBody`, `test.hasResponseBody`,
+ *   `test.hasNoResponseBody`, `test.totalTime(ms)` record one test each; `console.*` are the script's log lines.
  * `sleep(ms)` waits (sling waits, within the scripts' time limit). No `process`, timers, file
  * system or network; `require` only for the pure modules of sandbox-lib.ts; `httpFile` is its name only.
  */
@@ -41,6 +43,23 @@ const BOOTSTRAP = String.raw`(function (bridge) {
       t[1] = message(e);
     }
   }
+  // httpyac's helpers on test: each records one test over the response (none when there is no response).
+  const check = (ok, why) => { if (!ok) throw new Error(why); };
+  const headerOf = (key) => {
+    const hs = state.scope.response && state.scope.response.headers;
+    if (!hs || typeof hs !== 'object') return undefined;
+    const k = String(key).toLowerCase();
+    for (const n of Object.keys(hs)) if (n.toLowerCase() === k) return hs[n];
+    return undefined;
+  };
+  const helper = (name, fn) => { if (state.scope.response) test(name, fn); };
+  test.status = (status) => helper('response status equals to ' + status, () => { const s = state.scope.response.statusCode; check(s === status, 'response status is ' + s + ' (expected: ' + status + ')'); });
+  test.totalTime = (max) => helper('total time exceeded ' + max, () => { const t = state.scope.response.timings && state.scope.response.timings.total; check(!t || t < max, 'total time is ' + t + ' (expected max ' + max + ')'); });
+  test.header = (key, val) => helper('response header ' + key + ' equals ' + val, () => { const h = headerOf(key); check(Array.isArray(val) ? json(h) === json(val) : h === val, 'response header ' + key + ' is ' + h + ' (expected: ' + val + ')'); });
+  test.headerContains = (key, val) => helper('response header ' + key + ' contains ' + val, () => { const h = headerOf(key); check((typeof h === 'string' || Array.isArray(h)) && h.includes(val), 'response header ' + key + ' is ' + h + ' (expected to contain: ' + val + ')'); });
+  test.responseBody = (val) => helper('response body equals ' + val, () => check(state.scope.response.body === val, 'response body equals ' + val));
+  test.hasResponseBody = () => helper('response body exists', () => check(!!state.scope.response.body, 'response body exists'));
+  test.hasNoResponseBody = () => helper('response body does not exists', () => check(!state.scope.response.body, 'response body does not exists'));
   const where = (e) => {
     const stack = e && typeof e === 'object' && typeof e.stack === 'string' ? e.stack : '';
     const m = /sling-script:(.*?):(\d+):\d+/.exec(stack);

@@ -20,7 +20,8 @@
  * contains, starts-with, substring, substring-before, substring-after, string-length,
  * normalize-space, translate, not, true, false, boolean, number, sum, floor, ceiling, round. A name
  * without a prefix matches elements by their local name, whatever their namespace (a default
- * `xmlns` needs no prefix mapping); a prefixed name matches the prefix as written.
+ * `xmlns` needs no prefix mapping); a prefixed name matches the prefix as written, or, for
+ * select() with a prefix bound (httpyac's `@xpath_ns`), the namespace URI bound to it.
  * Not there: namespace::, following::, preceding::, id(), lang(), variables.
  */
 export const XML_SOURCE = String.raw`(function () {
@@ -345,6 +346,9 @@ export const XML_SOURCE = String.raw`(function () {
     }
     return [];
   }
+  // Prefixes bound by the caller (select's ns), while one evaluation runs.
+  let namespaces = null;
+  const bound = (prefix) => namespaces && Object.prototype.hasOwnProperty.call(namespaces, prefix) ? String(namespaces[prefix]) : undefined;
   function matches(node, test, axis) {
     const principal = axis === 'attribute' ? ATTRIBUTE : ELEMENT;
     switch (test.type) {
@@ -353,8 +357,14 @@ export const XML_SOURCE = String.raw`(function () {
       case 'comment': return node.nodeType === COMMENT;
       case 'processing-instruction': return node.nodeType === PI;
       case 'any': return node.nodeType === principal;
-      case 'prefix': return node.nodeType === principal && node.prefix === test.prefix;
-      case 'name': return node.nodeType === principal && (test.name.includes(':') ? node.nodeName === test.name : node.localName === test.name);
+      case 'prefix': return node.nodeType === principal && (bound(test.prefix) !== undefined ? node.namespaceURI === bound(test.prefix) : node.prefix === test.prefix);
+      case 'name': {
+        if (node.nodeType !== principal) return false;
+        const c = test.name.indexOf(':');
+        if (c === -1) return node.localName === test.name;
+        const uri = bound(test.name.slice(0, c));
+        return uri !== undefined ? node.namespaceURI === uri && node.localName === test.name.slice(c + 1) : node.nodeName === test.name;
+      }
     }
     return false;
   }
@@ -474,12 +484,28 @@ export const XML_SOURCE = String.raw`(function () {
     throw new XPathError('xpath: the function ' + name + '() is not supported');
   }
   const cache = new Map();
-  function xpath(doc, expression) {
+  function run(doc, expression) {
     const src = String(expression);
     let ast = cache.get(src);
     if (!ast) { ast = compileXPath(src); if (cache.size < 500) cache.set(src, ast); }
-    const v = evaluate(ast, { node: doc, position: 1, size: 1 });
+    return evaluate(ast, { node: doc, position: 1, size: 1 });
+  }
+  function xpath(doc, expression) {
+    const v = run(doc, expression);
     return isNodes(v) ? (v.length ? v[0] : null) : v;
   }
-  return { parse, xpath, isNode: (x) => !!x && typeof x === 'object' && Object.getPrototypeOf(x) === proto, XmlError };
+  // httpyac's '?? xpath' value: no node is undefined, one node its text, several a list of texts;
+  // a number, string or boolean as it is. ns: prefix to namespace URI ('@xpath_ns prefix=uri').
+  function select(doc, expression, ns) {
+    namespaces = ns && typeof ns === 'object' ? ns : null;
+    try {
+      const v = run(doc, expression);
+      if (!isNodes(v)) return v;
+      if (v.length === 0) return undefined;
+      return v.length === 1 ? textOf(v[0]) : v.map(textOf);
+    } finally {
+      namespaces = null;
+    }
+  }
+  return { parse, xpath, select, isNode: (x) => !!x && typeof x === 'object' && Object.getPrototypeOf(x) === proto, XmlError };
 })`;

@@ -3,6 +3,7 @@ import { Engine, type Fault, loadEngine, type Outcome, type Realm } from './quic
 import { checked, JETBRAINS_SETUP, jetbrainsHelper, libraryHelper } from './sandbox.js';
 import { checked as checkedYac, HTTPYAC_SETUP, httpyacProgram } from './sandbox-httpyac.js';
 import { LIB_SOURCE } from './sandbox-lib.js';
+import { XML_SOURCE } from './sandbox-xml.js';
 
 /**
  * JetBrains HTTP Client scripts (`< {% %}` pre-request scripts, `> {% %}` response handlers),
@@ -120,6 +121,16 @@ const failedYac = (error: string): HttpyacOutcome => ({ logs: [], tests: [], exp
 /** The realm with only the library (sandbox-lib.ts), where assertion expressions run; `__expr_set(input)` hands the next one its response. */
 const EXPRESSION_SETUP = `(function (host) {
   (function (host) {${LIB_SOURCE}})(host);
+  const xml = (${XML_SOURCE})();
+  // httpyac's '?? xpath EXPR': over the body as an XML document (assert-run.ts, expressionOf).
+  Object.defineProperty(globalThis, '__expr_xpath', {
+    value: (body, expression, ns) => {
+      let doc;
+      try { doc = xml.parse(String(body)); } catch (e) { throw new Error('the body is not XML: ' + e.message); }
+      return xml.select(doc, expression, ns);
+    },
+    writable: false, configurable: false,
+  });
   let input = 'null';
   Object.defineProperty(globalThis, '__expr_set', { value: (t) => { input = t; }, writable: false, configurable: false });
   Object.defineProperty(globalThis, '__expr_take', { value: () => { const t = input; input = 'null'; return t; }, writable: false, configurable: false });

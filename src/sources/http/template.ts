@@ -94,6 +94,16 @@ export const lastCompile: { unclosed?: number } = {};
  */
 export function compile(text: string, line: number, col = 1, where?: (line: number, col: number) => string): Template {
   lastCompile.unclosed = undefined;
+  if (text.includes('\\{\\{')) {
+    ESCAPED.lastIndex = 0;
+    if (ESCAPED.test(text)) return escaped(text, line, col, where);
+  }
+  return placeholders(text, line, col, where);
+}
+
+/** compile() of a text with no escape in it. */
+function placeholders(text: string, line: number, col: number, where?: (line: number, col: number) => string): Template {
+  lastCompile.unclosed = undefined;
   let at = text.indexOf('{{');
   if (at === -1) return text;
   const parts: (string | Expr)[] = [];
@@ -126,6 +136,43 @@ export function compile(text: string, line: number, col = 1, where?: (line: numb
   if (from < text.length) parts.push(text.slice(from));
   lastCompile.unclosed = unclosed;
   return normalise(parts);
+}
+
+/** httpyac's escape: `\{\{name\}\}` is the text `{{name}}`, never a placeholder. */
+const ESCAPED = /(?:\\\{){2}([^}]+?)(?:\\\}){2}/g;
+
+/** compile() of a text holding escapes: the pieces between them compiled, each escape its literal text. */
+function escaped(text: string, line: number, col: number, where?: (line: number, col: number) => string): Template {
+  const parts: Template[] = [];
+  let from = 0;
+  let unclosed: number | undefined;
+  ESCAPED.lastIndex = 0;
+  for (let m = ESCAPED.exec(text); m; m = ESCAPED.exec(text)) {
+    parts.push(piece(text, from, m.index, line, col, where));
+    unclosed ??= lastCompile.unclosed;
+    parts.push(`{{${m[1]}}}`);
+    from = m.index + m[0].length;
+  }
+  parts.push(piece(text, from, text.length, line, col, where));
+  unclosed ??= lastCompile.unclosed;
+  const out = concat(...parts);
+  lastCompile.unclosed = unclosed;
+  return out;
+}
+
+/** text[from, to) compiled where it stands in text (its line and column in a many-line text). */
+function piece(text: string, from: number, to: number, line: number, col: number, where?: (line: number, col: number) => string): Template {
+  const s = text.slice(from, to);
+  if (!s.includes('{{')) {
+    lastCompile.unclosed = undefined;
+    return s;
+  }
+  if (!where) return placeholders(s, line, col + from);
+  // Placeholders of a many-line text are placed by their own line and column: shift them.
+  const before = text.slice(0, from);
+  const lines = before.split('\n').length - 1;
+  const startCol = from - (before.lastIndexOf('\n') + 1);
+  return placeholders(s, 1, 1, (l, c) => where(l + lines, l === 1 ? c + startCol : c));
 }
 
 /** Adjacent literals merged (an empty `{{}}` stays literal); a single literal becomes a string. */

@@ -55,6 +55,8 @@ export class Runtime {
   yacGlobal = '{}';
   /** The last response (httpyac's `response` outside a handler), kept when a file's JavaScript reads it. */
   lastResponse?: import('../../model/exec.js').Completed;
+  /** httpyac: the responses of each pass of a named `# @loop` request, by name (its code reads them as `NAMEList`). */
+  readonly loopResponses = new Map<string, import('../../model/exec.js').Completed[]>();
   /** OAuth 2.0 tokens ($auth.token), set by index.ts when a file uses one. */
   auth?: { value(id: string, kind: 'token' | 'idToken'): string };
   private readonly warned = new Set<string>();
@@ -94,7 +96,8 @@ export class Runtime {
   }
 
   keeps(name: string): boolean {
-    return this.keepAllResponses || this.referenced.has(name);
+    // httpyac: `NAMEList`, the responses of a `# @loop` request's passes.
+    return this.keepAllResponses || this.referenced.has(name) || this.referenced.has(name + 'List');
   }
 
   envTemplate(name: string): Template | undefined {
@@ -356,7 +359,7 @@ export class Resolution {
     return `unknown variable {{${name}}}`;
   }
 
-  /** `process.env.NAME` (httpyac) and `name.a.b` (httpyac: a property of a named response's body). */
+  /** `process.env.NAME` (httpyac), `name.a.b` (httpyac: a property of a variable holding an object, or of a named response's body). */
   private special(name: string): string | undefined {
     if (name.startsWith('process.env.')) return this.rt.opts.env[name.slice(12)];
     const dot = name.indexOf('.');
@@ -365,10 +368,33 @@ export class Resolution {
       const whole = this.rt.atNames.has(name) ? this.rt.responses.get(name) : undefined;
       return whole ? whole.response.body.toString('utf8') : undefined;
     }
+    const held = this.property(name, dot);
+    if (held !== undefined) return held;
     const stored = this.rt.responses.get(name.slice(0, dot));
     if (!stored) return undefined;
     const doc = storedJson(stored);
     if (doc === undefined) return undefined;
+    const found = jsonPath(doc, '$.' + name.slice(dot + 1));
+    return found.length ? asText(found[0]) : undefined;
+  }
+
+  /**
+   * httpyac: `{{slideshow.author}}` where the variable `slideshow` holds a JSON object or list (`@slideshow =
+   * {{fooObject.slideshow}}`): the property, as its JavaScript reads it. Undefined when the variable
+   * is not there, holds no object or list, or has no such property.
+   */
+  private property(name: string, dot: number): string | undefined {
+    const text = this.lookup(name.slice(0, dot));
+    if (text === undefined) return undefined;
+    const t = text.trimStart();
+    if (!t.startsWith('{') && !t.startsWith('[')) return undefined;
+    let doc: unknown;
+    try {
+      doc = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    checkNesting(doc);
     const found = jsonPath(doc, '$.' + name.slice(dot + 1));
     return found.length ? asText(found[0]) : undefined;
   }

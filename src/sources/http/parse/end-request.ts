@@ -52,6 +52,8 @@ export function endRequest(p: Pass, replayed?: number[]) {
   }
   // The lines kept, in a list of their own length (a list that grew keeps its spare room when cut).
   req.body = body = end === body.length ? fit(body) : end === 0 ? NONE : body.slice(0, end);
+  // httpyac's `# @injectVariables`: every `< file` of the body is read as `<@ file`.
+  if (req.directives.injectVariables && body.some((b) => b.kind === 'file' && !b.vars)) req.body = body = body.map((b) => (b.kind === 'file' && !b.vars ? { ...b, vars: true } : b));
   // A JSON body cannot hold a line starting with # or //: such lines are comments (REST Client
   // drops every comment line of the block), as are the blank lines JSON does not need. (A body of
   // one line is that JSON line.)

@@ -87,7 +87,7 @@ export function yacBlock(p: Pass, ln: number, col: number, req: RequestNode | un
     p.warn(ln, col, `httpyac script events ('${p.lines[ln - 1]!.trim()}') are not run: skipped`);
     return;
   }
-  if (/\bresponse\b/.test(code)) p.out.yacResponse = true;
+  if (/\bresponse\b|\btest\s*\.\s*[a-zA-Z]/.test(code)) p.out.yacResponse = true;
   const node: ScriptNode = { code, line: ln, yac: true };
   if (m[2] === '+') node.every = true;
   if (event) {

@@ -4,18 +4,30 @@ import { startsRequest } from './request-line.js';
 // File variables: `@name = value` (and httpyac's lazy `@name := value`), before a request or in a
 // paragraph of their own after one.
 
+/** httpyac's `@xpath_ns prefix=uri` (the URI may be quoted): a namespace prefix for `?? xpath`. */
+const XPATH_NS = /^@xpath_ns\s+([^\s=:]*)\s*=\s*(.*)$/;
 const VAR_NAME = /^[\p{L}\p{N}_.\-$]+$/u;
 const ESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t', '\\': '\\' };
 const unescapeValue = (s: string) => s.replace(/\\([nrt\\])/g, (_, c: string) => ESCAPES[c]!);
 
 /** A trimmed line written as a file variable: `@name = value`, `@name := value` (a name sling takes). */
 export function isFileVar(t: string): boolean {
+  if (XPATH_NS.test(t)) return true;
   const m = /^@([^\s=:]+)\s*:?=/.exec(t);
   return m !== null && VAR_NAME.test(m[1]!);
 }
 
 /** The file variable on the trimmed line `t` (line `ln`, starting at column `col`), added to the file's variables. */
 export function fileVar(p: Pass, t: string, ln: number, col: number) {
+  const ns = XPATH_NS.exec(t);
+  if (ns) {
+    const prefix = ns[1]!;
+    if (!prefix) p.fail(ln, col, `@xpath_ns needs a prefix: '@xpath_ns prefix=uri', got '${clip(t)}'`);
+    const quoted = /^"(.*)"$/.exec(ns[2]!);
+    const text = quoted ? quoted[1]! : ns[2]!;
+    (p.out.xpathNs ??= []).push({ line: ln, prefix, uri: p.template(text, ln, col + t.indexOf(ns[2]!, 9) + (quoted ? 1 : 0), true) });
+    return;
+  }
   // httpyac's lazy `@name := value` is read like `=`: sling works out a file variable when a request uses it.
   // (`t` is trimmed: the value needs no `\s*$`, which with `(.*?)` was quadratic in a run of blanks inside it.)
   const m = /^@([^\s=:]+)\s*:?=\s*(.*)$/.exec(t);
