@@ -54,7 +54,7 @@ test('sling --curl: the printed command sends the request sling sends (with curl
   }
 });
 
-test('sling --curl for a response that may be compressed: the printed command has --compressed, sends the same Accept-Encoding and prints the decoded body (issue 29 item 6)', {
+test('sling --curl for a response that may be compressed: the printed command has --compressed, sends the same Accept-Encoding and prints the decoded body', {
   skip: noCurl,
 }, async (t) => {
   const { gzipSync } = await import('node:zlib');

@@ -1204,7 +1204,7 @@ test('exec http: rest-client.env.json and rest-client.private.env.json (the olde
   );
 });
 
-test('exec http: a file variable after a body is a variable, not body; {{host}}/path is a GET; an unknown $name fails its request only (issue 27)', async (t) => {
+test('exec http: a file variable after a body is a variable, not body; {{host}}/path is a GET; an unknown $name fails its request only', async (t) => {
   const srv = await httpServer(t, api);
   const u = srv.url;
   const dir = workdir({
@@ -1253,7 +1253,7 @@ test('exec http: a file variable after a body is a variable, not body; {{host}}/
   assert.match(d.stderr, /^sling: error: d\.http:10:\d+: \{\{\$nope\}\}: unknown dynamic variable$/m, show(d));
 });
 
-test('exec http: curl command lines in a .http file send what the curl source (and curl) sends for the same line; {{variables}} are put in its arguments (issue 27)', async (t) => {
+test('exec http: curl command lines in a .http file send what the curl source (and curl) sends for the same line; {{variables}} are put in its arguments', async (t) => {
   const srv = await startCurlCapture();
   t.after(() => srv.close());
   const u = srv.url;
@@ -1328,7 +1328,7 @@ test('exec http: curl command lines in a .http file send what the curl source (a
   assert.match(unk.stderr, /^sling: error: unk\.http:3:\d+: unknown variable \{\{nope\}\}$/m, show(unk));
 });
 
-test('exec http: a curl line in a file reached through run is titled with its file and picked by --line on the run line (issue 27)', async (t) => {
+test('exec http: a curl line in a file reached through run is titled with its file and picked by --line on the run line', async (t) => {
   const srv = await httpServer(t, api);
   const dir = workdir({ 'other.http': `curl ${srv.url}/other\n`, 'main.http': `GET ${srv.url}/main\n###\nrun ./other.http\n` });
   const all = await exec(dir, ['main.http']);

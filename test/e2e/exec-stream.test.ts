@@ -338,7 +338,7 @@ async function fileReaches(path: string, size: number): Promise<boolean> {
 }
 
 for (const kind of ['curl -o', '.http >>'] as const) {
-  test(`exec: a body saved with ${kind} is written to its file as it arrives, not held whole (issue 26), and is complete`, async (t) => {
+  test(`exec: a body saved with ${kind} is written to its file as it arrives, not held whole, and is complete`, async (t) => {
     const first = 3 << 20;
     const { srv, release } = await slowBigServer(t, first, 1 << 20);
     const dir = mkdtempSync(join(tmpdir(), 'sling-save-'));

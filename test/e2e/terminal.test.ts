@@ -159,7 +159,7 @@ test('-a USER asks for the password on the terminal without echoing it', { skip:
   assert.ok(out.includes(`sling: password for ada@${new URL(s.url).host}: `), out);
 });
 
-test('JSON nested too deeply to format (issue 26, item 1): shown as it came with a one-line note, on a terminal and piped, output the size of the body', { skip: skipReason }, async (t) => {
+test('JSON nested too deeply to format: shown as it came with a one-line note, on a terminal and piped, output the size of the body', { skip: skipReason }, async (t) => {
   const deep = '['.repeat(20000) + ']'.repeat(20000);
   // Valid, 999 levels, but 200,000 values at the bottom: indented, each line would carry ~4 kB of spaces.
   const wide = '['.repeat(999) + Array(200000).fill(1).join(',') + ']'.repeat(999);
@@ -189,7 +189,7 @@ test('JSON nested too deeply to format (issue 26, item 1): shown as it came with
   assert.equal(edge.stdout.trimEnd().split('\n').length, 599);
 });
 
-test('on a terminal a body is never held whole without bound (issue 26, item 2): a gzip bomb stops at the binary note, text dropped mid-way is shown, JSON over 32 MiB comes as it came', {
+test('on a terminal a body is never held whole without bound: a gzip bomb stops at the binary note, text dropped mid-way is shown, JSON over 32 MiB comes as it came', {
   skip: skipReason,
 }, async (t) => {
   const { gzipSync } = await import('node:zlib');
@@ -224,7 +224,7 @@ test('on a terminal a body is never held whole without bound (issue 26, item 2):
   assert.equal(j.stdout, `${big}\n[body over 32 MiB (${big.length} bytes): shown as it came, not formatted]\n`);
 });
 
-test('exec: a compressed body no script reads is printed as it comes, never inflated whole (issue 26, item 2): a gzip bomb stops at the note on a terminal, the next request runs; piped, the JSON behind a small gzip body is formatted as before', {
+test('exec: a compressed body no script reads is printed as it comes, never inflated whole: a gzip bomb stops at the note on a terminal, the next request runs; piped, the JSON behind a small gzip body is formatted as before', {
   skip: skipReason,
 }, async (t) => {
   const { gzipSync } = await import('node:zlib');

@@ -56,7 +56,7 @@ test('exec --report junit FILE: with two files named, the one right after --repo
   assert.throws(() => ex(['a.http', 'b.http']), /sling exec runs one file; got 2/);
 });
 
-test('long options by an unambiguous prefix; near misses and ambiguous prefixes are named (issue 29 item 12)', () => {
+test('long options by an unambiguous prefix; near misses and ambiguous prefixes are named', () => {
   assert.equal(resolveInvocation(['--foll', 'x']).follow, true);
   assert.equal(resolveInvocation(['--check', 'x']).checkStatus, true);
   assert.equal(resolveInvocation(['--follow', '--no-foll', 'x']).follow, false);

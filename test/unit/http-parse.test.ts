@@ -514,7 +514,7 @@ test('a long run of blanks inside a line is read in one pass (fuzz: a run line w
 });
 
 // Issue 27: real-world files run as written.
-test('parse: a paragraph of file variables (and comments) after a blank line in a body is not body (issue 27)', () => {
+test('parse: a paragraph of file variables (and comments) after a blank line in a body is not body', () => {
   const p = parseHttp(
     [
       'POST http://h/sign-in',
@@ -565,7 +565,7 @@ test('parse: a paragraph of file variables (and comments) after a blank line in 
   assert.deepEqual(p.warnings, []);
 });
 
-test('parse: body lines that merely start with @ or # stay body (issue 27)', () => {
+test('parse: body lines that merely start with @ or # stay body', () => {
   const p = parseHttp(
     [
       'POST http://h/text',
@@ -612,7 +612,7 @@ test('parse: body lines that merely start with @ or # stay body (issue 27)', () 
   assert.equal(p.vars.size, 0);
 });
 
-test('parse: a method-less request line that starts with a variable is a GET; httpyac {{ }} blocks are script blocks, events they do not run and one-line code warned about (issue 27)', () => {
+test('parse: a method-less request line that starts with a variable is a GET; httpyac {{ }} blocks are script blocks, events they do not run and one-line code warned about', () => {
   const p = parseHttp(
     '@host = http://h\n###\n{{host}}/nomethod\nAccept: x\n###\n{{ host }}/a?b={{c}} HTTP/1.1\n###\n{{host}}\n###\n{{$dotenv BASE}}/p\n###\n{{\n  exports.a = 1;\n}}\n{{@request\n  x();\n}}\n{{+after\n}}\n{{ console.log(1) }}\nGET {{host}}/last',
   );
@@ -623,18 +623,18 @@ test('parse: a method-less request line that starts with a variable is a GET; ht
   );
 });
 
-test('parse: an unknown dynamic variable is no parse error: the request that uses it fails when its turn comes (issue 27)', () => {
+test('parse: an unknown dynamic variable is no parse error: the request that uses it fails when its turn comes', () => {
   const p = parseHttp('GET http://h/1\n###\nGET http://h/2\nAuthorization: Bearer {{$global.accessToken}}\n###\nGET http://h/{{$nope}}');
   assert.deepEqual(summary(p), ['1: GET http://h/1', '3: GET http://h/2 | Authorization: Bearer {{$global.accessToken}}', '6: GET http://h/{{$nope}}']);
 });
 
-test('parse: an indented @name = value line in a body is body (how --to http keeps such a line) (issue 27)', () => {
+test('parse: an indented @name = value line in a body is body (how --to http keeps such a line)', () => {
   const p = parseHttp('POST http://h/\nContent-Type: text/plain\n\na\n\n  @x = 1\n\n@y = 2');
   assert.deepEqual(summary(p), ['1: POST http://h/ | Content-Type: text/plain | body="a\\n\\n  @x = 1"']);
   assert.deepEqual([...p.vars.keys()], ['y']);
 });
 
-test('parse: a curl command line is a request of its own, continued with \\, ^ or an open quote, up to ### at most (issue 27)', () => {
+test('parse: a curl command line is a request of its own, continued with \\, ^ or an open quote, up to ### at most', () => {
   const p = parseHttp(
     [
       '### one',

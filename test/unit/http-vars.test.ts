@@ -134,7 +134,7 @@ test('dynamic: $random.integer stays in [from, to)', () => {
   );
 });
 
-test('dynamic: bad arguments are reported, other runners flagged unsupported; unknown names only when used (issue 27)', () => {
+test('dynamic: bad arguments are reported, other runners flagged unsupported; unknown names only when used', () => {
   assert.equal(checkDynamic('nope', []), null);
   assert.throws(() => evalDynamic('nope', [], { env: {}, dotenv: () => ({}), variable: () => undefined, projectRoot: () => '/' }), /^Error: unknown dynamic variable$/);
   assert.match(checkDynamic('timestamp', ['1'])!, /offset/);
