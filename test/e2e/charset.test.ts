@@ -1,4 +1,4 @@
-// Response bodies in other charsets than UTF-8 (issue 29 items 2-4): decoded with the WHATWG
+// Response bodies in other charsets than UTF-8: decoded with the WHATWG
 // tables whatever Node's TextDecoder does, --response-charset checked before anything is sent,
 // and the charset an HTML or XML document declares when the header names none.
 import { test, type TestContext } from 'node:test';
@@ -19,7 +19,7 @@ async function bodies(t: TestContext, answers: Record<string, [string | undefine
   });
 }
 
-// ---- item 2: windows-1252 ---------------------------------------------------------------------
+// ---- windows-1252 -----------------------------------------------------------------------------
 
 test('windows-1252 text on a terminal: “quotes” and €, not \\x93 and \\x80', { skip: ttySkipReason }, async (t) => {
   const s = await bodies(t, {
@@ -64,7 +64,7 @@ test("--stream and the text shown as it comes decode the header's charset too", 
   }
 });
 
-// ---- item 3: --response-charset=bogus ---------------------------------------------------------
+// ---- --response-charset with an unknown name --------------------------------------------------
 
 test('--response-charset with an unknown name: exit 1, the name in the message, nothing sent', async (t) => {
   const s = await bodies(t, {});
@@ -76,7 +76,7 @@ test('--response-charset with an unknown name: exit 1, the name in the message, 
   assertExit(ok, 0);
 });
 
-// ---- item 4: the document's own charset ------------------------------------------------------
+// ---- the document's own charset ---------------------------------------------------------------
 
 const HTML_META = latin1('<!doctype html><html><head><meta charset="iso-8859-1"><title>t</title></head><body>caf\xe9</body></html>\n');
 const HTML_EQUIV = latin1('<html><head><meta http-equiv="Content-Type" content="text/html; charset=iso-8859-2"></head><body>\xb1\xe6</body></html>\n');

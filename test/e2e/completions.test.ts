@@ -1,4 +1,4 @@
-// Shell completions (issue 29 item 13): `sling completions bash|zsh|fish|powershell` prints a
+// Shell completions: `sling completions bash|zsh|fish|powershell` prints a
 // script made from the option table. bash -n, zsh -n and fish -n accept theirs; bash and fish
 // complete flags, enumerated values (--pretty, --style, --auth-type, ...) and file names after @
 // for real (each skipped, with the reason, where that shell is not installed).

@@ -216,7 +216,7 @@ test('a server that ignores Range: warning, and the file starts over', async (t)
   assert.equal(sha(readFileSync(join(dir, 'f.bin'))), sha(data));
 });
 
-// Issue 26, item 8: a 200 to a resume is a new copy of the whole resource; the partial file is
+// A 200 to a resume is a new copy of the whole resource; the partial file is
 // replaced only once that copy is complete.
 const partial = randomBytes(1_000_000);
 /** A server that ignores Range: 200 with Content-Length 100, then 5 bytes, then (`how`) it closes or stalls. */
@@ -413,7 +413,7 @@ test('a file that cannot be written (a full device) is exit 1 naming it, not a n
   assert.doesNotMatch(r.stderr, /reading the response body/);
 });
 
-// Issue 26, item 15: a file that cannot take more says exactly how many bytes it keeps, as the disk has them.
+// A file that cannot take more says exactly how many bytes it keeps, as the disk has them.
 /** Runs sling under `sh` with its file size limit (`ulimit -f`) lowered: writes past it fail with EFBIG. */
 function runLimited(blocks: number, args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {

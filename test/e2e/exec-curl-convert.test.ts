@@ -175,7 +175,7 @@ test('sling exec --to http warns about what a .http file cannot hold: a final li
   assert.match(r.stderr, /\/syntax \(line 7\): body lines that a \.http runner would read as syntax .* were indented/);
   assert.match(r.stdout, /\na\n >> saved\.txt\n \?\? status == 500\n\n POST http:\/\/127\.0\.0\.1:9\/x\nb\n/);
   assert.equal((back.stdout.match(/^### /gm) ?? []).length, 12, back.stdout);
-  // A paragraph of `@name = value` lines would be file variables: indented, kept body (issue 27).
+  // A paragraph of `@name = value` lines would be file variables: indented, kept body.
   assert.match(r.stderr, /\/var \(line 12\): body lines that a \.http runner would read as syntax .* were indented/);
   assert.match(r.stdout, /\na\n\n @x = 1\n# c\n\n@y=2\nz(\n|$)/);
   assert.match(back.stdout, /\na\n\n @x = 1\n# c\n\n@y=2\nz(\n|$)/);

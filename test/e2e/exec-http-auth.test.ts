@@ -224,7 +224,7 @@ test('exec http: Faker variables give plausible values, fresh each time; an unkn
   assertError(b, 1, /api\.http:4:\d+: \{\{\$random\.address\.town\}\}: the Faker category 'address' has no 'town'/);
   const cat = workdir({ 'api.http': `GET ${srv.url}/y?c={{$random.planet.name}}\n` });
   assertError(await runSling(['exec', 'api.http'], { cwd: cat }), 1, /api\.http:1:\d+: \{\{\$random\.planet\.name\}\}: sling has no Faker category 'planet'/);
-  // The request that needs it fails; the others run (issue 27, item 4).
+  // The request that needs it fails; the others run.
   assert.equal(srv.requests.length, 4, 'only the request with an unknown Faker variable is not sent');
   assert.match(b.stderr, /warning: .*api\.http:4:\d+: \{\{\$random\.address\.town\}\}/);
 });

@@ -1243,7 +1243,7 @@ test('exec http: a file variable after a body is a variable, not body; {{host}}/
   srv.requests.length = 0;
   const d = await exec(dir, ['d.http']);
   assertExit(d, 1);
-  // httpyac's $global is known (item 6): unset, it is sent as written with a warning, as httpyac sends it.
+  // httpyac's $global is known: unset, it is sent as written with a warning, as httpyac sends it.
   assert.deepEqual(
     srv.requests.map((q) => q.url),
     ['/1', '/2', '/3', '/4'],

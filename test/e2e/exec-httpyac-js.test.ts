@@ -1,4 +1,4 @@
-// httpyac's JavaScript in .http files (issue 27 item 6): `{{ }}` blocks, exports, $global and
+// httpyac's JavaScript in .http files: `{{ }}` blocks, exports, $global and
 // JavaScript placeholders. Every expected request here is what httpyac 6.16.7 sent for the same
 // file (`httpyac send FILE --all` against a loopback echo server), byte for byte in method,
 // target, the file's headers and body.

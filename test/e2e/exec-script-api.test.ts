@@ -1,4 +1,4 @@
-// JetBrains script API in `sling exec` (issue 27 item 7): crypto, client.global.headers.clear,
+// JetBrains script API in `sling exec`: crypto, client.global.headers.clear,
 // response.body.onEachLine for streamed responses, XML bodies as documents and xpath().
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 // --help fits 100 columns and ends with five examples; `sling help exec` and `sling exec --help`
-// cover exec's own flags and end with two examples (issue 29 item 16).
+// cover exec's own flags and end with two examples.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runSling } from '../helpers/cli.js';

@@ -1,4 +1,4 @@
-// Which request is printed with which response when redirects are followed (issue 29 item 7):
+// Which request is printed with which response when redirects are followed:
 // each request with its own answer; without --all, the final pair. Real loopback servers.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 // What a hostile or broken server or file gets in return is one true sentence and the right exit
-// code (issue 26, items 10-14): a bad chunk size, a 101 nobody asked for, a redirect to a data:
+// code: a bad chunk size, a 101 nobody asked for, a redirect to a data:
 // URL, a proxy that is not an HTTP proxy, a long chain of variables that is not a loop.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -251,7 +251,7 @@ test('--multipart forces multipart/form-data for plain fields', async (t) => {
 });
 
 // The last of --json/--form/--multipart wins (as in HTTPie, where they set one request type), and
-// the body, Content-Type and Accept always agree with it (issue 29 item 1).
+// the body, Content-Type and Accept always agree with it.
 const FORM_CT = /^application\/x-www-form-urlencoded\b/;
 for (const [flags, want] of [
   [['-j', '-f'], 'form'],

@@ -1,4 +1,4 @@
-// The man page (issue 29 item 14): scripts/build.mjs writes dist/sling.1 from the option table
+// The man page: scripts/build.mjs writes dist/sling.1 from the option table
 // (src/cli/manpage.ts) and package.json's "man" ships it, so `man sling` works after a global
 // install. It names every flag of the table, it is the generator's output for this version, and
 // man -l renders it without a groff warning (skipped, with the reason, where man or groff is absent).

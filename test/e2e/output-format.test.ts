@@ -1,4 +1,4 @@
-// Formatting, charsets, streaming and the `p` print code, end to end (issue 6).
+// Formatting, charsets, streaming and the `p` print code, end to end.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

@@ -1,4 +1,4 @@
-// The package is fit to publish (issue 29 item 18): what `npm pack` would put in the tarball is the
+// The package is fit to publish: what `npm pack` would put in the tarball is the
 // build (dist/), README.md, LICENSE, the documents README.md links to (docs/, SECURITY.md) and
 // package.json; never the sources, the tests, the test build or the benchmarks.
 import { test } from 'node:test';
@@ -30,7 +30,7 @@ test('npm pack: dist/, README.md, LICENSE, docs/ and SECURITY.md; no sources, te
   const files = await packedFiles();
   for (const f of ['LICENSE', 'README.md', 'package.json', 'dist/sling.js', 'dist/slings.js', 'SECURITY.md', 'docs/usage.md'])
     assert.ok(files.includes(f), `${f} is not in the package: ${files.join(' ')}`);
-  // The man page (issue 29 item 14: package.json `man`, written by the build).
+  // The man page (package.json `man`, written by the build).
   assert.ok(files.includes('dist/sling.1'), 'dist/sling.1 (the man page) is not in the package');
   const stray = files.filter((f) => !/^(dist\/|docs\/[\w.-]+\.md$|README\.md$|LICENSE$|SECURITY\.md$|package\.json$|(man\/)?[\w-]+\.1$)/.test(f));
   assert.deepEqual(stray, [], 'only the build, the documents and package.json');

@@ -1,4 +1,4 @@
-// Long options by an unambiguous prefix and "did you mean" for a near miss (issue 29 item 12), as
+// Long options by an unambiguous prefix and "did you mean" for a near miss, as
 // the user sees them: the usage error's lines and exit code, and a shortened --debug that debugs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

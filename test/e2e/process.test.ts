@@ -17,7 +17,7 @@ test('--debug shows the exchange, timings and hops on stderr, with credentials m
   });
   const r = await runSling(['--debug', '--follow', '-a', 'ada:s3cret-pw', s.url + '/start', 'X-Token:abc']);
   assert.equal(r.code, 0, r.stderr);
-  // Like -v, without the hops: the request that got the final answer (issue 29 item 7).
+  // Like -v, without the hops: the request that got the final answer.
   assert.match(r.stdout, /^GET \/final HTTP\/1\.1$/m, 'debug prints the request like -v');
   assert.match(r.stderr, /sling: debug: invocation /);
   assert.match(r.stderr, /sling: debug: GET http:\/\/127\.0\.0\.1:\d+\/start → 302 \(new connection\)/);

@@ -1,4 +1,4 @@
-// Sessions, config.json and credentials: safe by default (issue 7). Real loopback servers; every
+// Sessions, config.json and credentials: safe by default. Real loopback servers; every
 // test has its own SLING_CONFIG_DIR and HOME.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -338,7 +338,7 @@ test('sling exec --session starts from and updates the session of each host', as
   assert.equal(header(s.requests[2]!, 'cookie'), 'sid=abc');
 });
 
-// Issue 26, item 7: `--session PATH` must never turn a JSON file that is not a session into one.
+// `--session PATH` must never turn a JSON file that is not a session into one.
 const notSessions: [string, RegExp][] = [
   ['{"notes":"my important file"}', /"notes" is not a session field/],
   ['[1,2]', /it holds a list, not an object/],

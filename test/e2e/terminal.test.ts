@@ -136,7 +136,7 @@ test('-a USER asks for the password on the terminal without echoing it', { skip:
     res.writeHead(200, { 'Content-Type': 'text/plain' });
     res.end('ok');
   });
-  // The URL as typed (no scheme, a path): the prompt names host:port, as HTTPie's does (issue 29 item 8).
+  // The URL as typed (no scheme, a path): the prompt names host:port, as HTTPie's does.
   const typedUrl = s.url.replace(/^http:\/\//, '') + '/basic';
   const cmd = [process.execPath, SLING_PATH, '-a', 'ada', typedUrl].map(q).join(' ');
   const env: Record<string, string> = { ...baseEnv(), TERM: 'xterm-256color' };

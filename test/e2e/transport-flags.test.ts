@@ -1,4 +1,4 @@
-// The main command's transport flags (issue 29 item 11, xh's names): --http-version, --unix-socket,
+// The main command's transport flags (xh's names): --http-version, --unix-socket,
 // --resolve, -4/-6, --interface, --ssl, --ciphers. Each is checked on the server side (what protocol,
 // request line, TLS version, cipher, local address arrived) and in the `p` properties.
 import { test, type TestContext } from 'node:test';

@@ -1,4 +1,4 @@
-// Large uploads are read as they are sent, by every route (issue 26 item 3): the main command's
+// Large uploads are read as they are sent, by every route: the main command's
 // @file, name@file and stdin, a .http file's `< file` (whole body and multipart part), a curl
 // file's -d/--data-binary @file, -T and -F name=@file. Each is checked against a loopback server
 // that hashes what it receives: the SHA-256 and the framing (Content-Length from the file's size),

@@ -1,6 +1,6 @@
 // Every charset label sling accepts, against the WHATWG Encoding Standard's own data
 // (test/fixtures/whatwg-encodings.json: its labels, and bytes 0x80-0xFF of each single-byte
-// encoding), and the HTML prescan / XML declaration that find a document's charset (issue 29 items 2-4).
+// encoding), and the HTML prescan / XML declaration that find a document's charset.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -513,7 +513,7 @@ test('a long run of blanks inside a line is read in one pass (fuzz: a run line w
   for (const line of [`< ./x${many}y`, `>> out${many}y`, `> h${many}y.js`]) assert.equal(read(line.slice(0, 3), `POST http://h/\n\n${line}`).length, 1);
 });
 
-// Issue 27: real-world files run as written.
+// Real-world files run as written.
 test('parse: a paragraph of file variables (and comments) after a blank line in a body is not body', () => {
   const p = parseHttp(
     [
