@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Download benchmark (not a test): 1 GiB from a fast local server to a file, sling vs `curl -o`,
 // measured side by side in one run. Reports median wall time, throughput, the ratio to curl, and
-// peak memory (VmHWM polled from /proc). Targets (issue 5): >= 0.9x curl's throughput, < 100 MB.
+// peak memory (VmHWM polled from /proc). Targets: >= 0.9x curl's throughput, < 100 MB.
 //
 //   node bench/download.mjs [--node PATH] [--size MB] [--runs N (default 15)] [--json]
 //

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `sling exec` benchmark (not a test; issue 3): N named POST requests in one .http file against a
+// `sling exec` benchmark (not a test): N named POST requests in one .http file against a
 // loopback server, side by side in one run with `curl -K` running the same N requests from a curl
 // config file (`next` between them), and with httpyac when it can be had.
 //

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Output benchmark (not a test), issue 6: colouring and indenting a 13.7 MB JSON response to a pipe
+// Output benchmark (not a test): colouring and indenting a 13.7 MB JSON response to a pipe
 // with --pretty=all, side by side with HTTPie 3 (`http --pretty=all`) and `jq -C .` in one run, and
 // peak memory; then a 1 GiB plain body piped with --pretty=none (constant memory expected).
 //

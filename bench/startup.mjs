@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Start-up benchmark (not a test): wall time of short commands that do no network I/O, side by side in
-// one run, with `node -e 0` as the floor every Node CLI pays. The target is sling within 1.3x of it on the same Node (issue 25).
+// one run, with `node -e 0` as the floor every Node CLI pays. The target is sling within 1.3x of it on the same Node.
 //
 //   node bench/startup.mjs [--node PATH] [--runs N] [--json] [--strict]
 //

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Corpus check for `sling exec` on .http/.rest files (issue 3), run by CI when ../shared exists:
+// Corpus check for `sling exec` on .http/.rest files, run by CI when ../shared exists:
 //   1. every file of ../shared/corpus/http parses without error, and the only warnings are about
 //      syntax of other runners (httpyac, kulala, rest.nvim, WebSocket/gRPC, ...) or about files the
 //      corpus does not carry;
@@ -8,7 +8,7 @@
 //      the file's scripts and references as in a real run.
 // Prints the numbers; exit 1 when a file fails to parse, a warning is of another kind, or a
 // request cannot be built or sent.
-//   3. (informational, never changes the exit status; issue 27) when httpyac can be found, every
+//   3. (informational, never changes the exit status) when httpyac can be found, every
 //      file is sent by `sling exec` (dist/sling.js) and by `httpyac send --all`, both through one
 //      capturing HTTP proxy on 127.0.0.1 that answers every request itself; per file, the requests
 //      each sent and the ones that differ (method, target, headers, body) are listed. See
