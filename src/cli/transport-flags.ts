@@ -1,22 +1,6 @@
 import { UsageError } from '../errors.js';
+import { parseResolveRule } from '../model/resolve.js';
 import type { RequestSettings, ResolveRule, TlsVersion } from '../model/spec.js';
-
-const IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
-
-/**
- * Whether `text` is an IPv4 or IPv6 address (node:net's isIP, without loading node:net and the
- * stream machinery on every start: the WHATWG URL parser checks an IPv6 literal).
- */
-export function isAddress(text: string): boolean {
-  if (IPV4.test(text)) return true;
-  if (!text.includes(':') || /[^0-9A-Fa-f:.]/.test(text)) return false;
-  try {
-    new URL(`http://[${text}]/`);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * The transport flags of the command line (xh's names, where xh has the flag): --http-version,
@@ -80,33 +64,12 @@ export function transportFlags(values: { one(name: string): string | undefined; 
   return out;
 }
 
-/**
- * A --resolve rule: curl's HOST:PORT:ADDRESS (the address may be in brackets, and a list whose
- * first address is used), or xh's HOST:ADDRESS (every port). A host of `*` is every host, as in curl.
- */
+/** A --resolve rule (model/resolve.ts reads it); a malformed one is a usage error. */
 export function resolveRule(text: string): ResolveRule {
-  const bad = (why: string) => new UsageError(`--resolve '${text}' ${why}: use HOST:PORT:ADDRESS or HOST:ADDRESS, e.g. example.com:443:127.0.0.1`);
-  const m = /^\+?(\[[^\]]+\]|[^:[\]]+):(.+)$/.exec(text);
-  if (!m) throw bad('is malformed');
-  const host = m[1]!.replace(/^\[|\]$/g, '').toLowerCase();
-  const rest = m[2]!;
-  const address = (a: string) => {
-    const first = a
-      .split(',')[0]!
-      .trim()
-      .replace(/^\[|\]$/g, '');
-    return isAddress(first) ? first : undefined;
-  };
-  const withPort = /^(\d+):(.+)$/.exec(rest);
-  if (withPort) {
-    const port = Number(withPort[1]);
-    const a = address(withPort[2]!);
-    // `host:1::2`: xh's form with an IPv6 address, not port 1.
-    if (a !== undefined && port > 0 && port <= 65535) return { host, port, address: a };
-  }
-  const a = address(rest);
-  if (a === undefined) throw bad(`has no IP address after the host (got '${rest}')`);
-  return { host, address: a };
+  const r = parseResolveRule(text);
+  if (!('error' in r)) return r;
+  const why = r.error === 'malformed' ? 'is malformed' : `has no IP address after the host (got '${r.rest}')`;
+  throw new UsageError(`--resolve '${text}' ${why}: use HOST:PORT:ADDRESS or HOST:ADDRESS, e.g. example.com:443:127.0.0.1`);
 }
 
 /** The request settings the flags stand for, over those a request has (undefined: not given). */

@@ -81,6 +81,19 @@ export interface ResolveRule {
   address: string;
 }
 
+/**
+ * curl's --connect-to: connections for `host` on `port` (undefined: any) go to `toHost` on
+ * `toPort` (undefined: unchanged) instead, before --resolve applies; the URL, the Host header and
+ * the TLS name stay the URL's host.
+ */
+export interface ConnectToRule {
+  /** Lower case, without brackets. */
+  host?: string;
+  port?: number;
+  toHost?: string;
+  toPort?: number;
+}
+
 export interface RequestSettings {
   follow: boolean;
   maxRedirects: number;
@@ -147,6 +160,8 @@ export interface RequestSettings {
   http10?: boolean;
   /** Host names answered without DNS (--resolve), the first rule that matches wins. */
   resolve?: ResolveRule[];
+  /** curl's --connect-to rules, the first match applied (transport/connect.ts). */
+  connectTo?: ConnectToRule[];
   /**
    * Connections go out from this local address, or from the address of the network interface of
    * this name (xh's and curl's --interface); the transport looks the name up.

@@ -92,28 +92,43 @@ function checkCiphers(ciphers: string, opts: ConnectionOptions) {
 
 /**
  * Where a connection to the URL goes, as node:net (and node:tls, node:http) take it: the Unix
- * socket, or host and port with -4/-6, the --resolve address in place of the host, and the local
- * address to bind (--interface). The URL's host stays the TLS name (tlsOptions).
+ * socket, or host and port (after --connect-to, then the --resolve address in place of the host)
+ * with -4/-6, and the local address to bind (--interface). The URL's host stays the TLS name
+ * (tlsOptions) and the Host header.
  */
 export function socketTarget(url: ParsedUrl, settings: RequestSettings): { path: string } | { host: string; port: number; family?: number; localAddress?: string } {
   if (settings.unixSocket) return { path: settings.unixSocket };
-  const out: { host: string; port: number; family?: number; localAddress?: string } = { host: resolved(url, settings) ?? url.hostname, port: url.port };
+  const to = destination(url, settings);
+  const out: { host: string; port: number; family?: number; localAddress?: string } = { host: resolved(to, settings) ?? to.hostname, port: to.port };
   if (settings.interface) out.localAddress = localAddress(settings.interface, settings.family);
   const family = settings.family ?? (out.localAddress ? isIP(out.localAddress) : 0);
   if (family) out.family = family;
   return out;
 }
 
-/** What, besides the URL's origin, makes a connection different (a pool or session key part): socket, family, --resolve, --interface. */
+/** What, besides the URL's origin, makes a connection different (a pool or session key part): socket, family, --connect-to, --resolve, --interface. */
 export function connectionKey(settings: RequestSettings): string {
-  if (!settings.unixSocket && !settings.family && !settings.resolve && !settings.interface) return '';
-  return `${settings.unixSocket ?? ''}|${settings.family ?? ''}|${JSON.stringify(settings.resolve ?? '')}|${settings.interface ?? ''}`;
+  if (!settings.unixSocket && !settings.family && !settings.resolve && !settings.connectTo && !settings.interface) return '';
+  return `${settings.unixSocket ?? ''}|${settings.family ?? ''}|${JSON.stringify(settings.connectTo ?? '')}|${JSON.stringify(settings.resolve ?? '')}|${settings.interface ?? ''}`;
 }
 
-/** The address --resolve gives the URL's host, if a rule matches it. */
-function resolved(url: ParsedUrl, settings: RequestSettings): string | undefined {
+/**
+ * The host and port a connection for the URL is made to, by name: the URL's, or those of the
+ * first --connect-to rule that matches them (curl's order: --connect-to, then --resolve on what
+ * it gives). A tunnel through a proxy asks for this one too, as curl's CONNECT does.
+ */
+export function destination(url: ParsedUrl, settings: RequestSettings): { hostname: string; port: number } {
+  if (!settings.connectTo) return url;
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return settings.resolve?.find((r) => (r.host === host || r.host === '*') && (r.port === undefined || r.port === url.port))?.address;
+  const rule = settings.connectTo.find((r) => (r.host === undefined || r.host === host) && (r.port === undefined || r.port === url.port));
+  return rule ? { hostname: rule.toHost ?? host, port: rule.toPort ?? url.port } : url;
+}
+
+/** The address --resolve gives a host and port, if a rule matches them. */
+function resolved(to: { hostname: string; port: number }, settings: RequestSettings): string | undefined {
+  if (!settings.resolve) return undefined;
+  const host = to.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return settings.resolve.find((r) => (r.host === host || r.host === '*') && (r.port === undefined || r.port === to.port))?.address;
 }
 
 /**
@@ -163,7 +178,7 @@ function checkClientCert(cert: string, certKey: string | undefined, opts: Connec
 export async function tunnel(proxy: ProxyTarget, url: ParsedUrl, settings: RequestSettings, timings: Timings): Promise<TLSSocket> {
   const http = await import('node:http');
   const tls = await loadTls();
-  const authority = hostAndPort(url);
+  const authority = hostAndPort(destination(url, settings));
   const headers: string[] = ['Host', authority];
   if (proxy.authorization) headers.push('Proxy-Authorization', proxy.authorization);
   const socket = await new Promise<Socket>((resolve, reject) => {

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import http2 from 'node:http2';
+import https from 'node:https';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -138,6 +139,51 @@ test('--http2 over TLS negotiates h2 with ALPN (and HTTP/1.1 when the server onl
     seen.slice(2).map((s) => s.version),
     ['1.1', '1.1'],
   );
+});
+
+test("--resolve and --connect-to in a curl file change only where the connection goes: Host, SNI and the certificate name stay the URL's host, as curl does", {
+  skip: certs ? undefined : certsUnavailableReason(),
+}, async (t) => {
+  // The certificate names lanes.test and no address: checking it against 127.0.0.1 would fail.
+  const seen: { url: string; host?: string; sni?: string }[] = [];
+  const srv = https.createServer({ key: readFileSync(certs!.lanesKey), cert: readFileSync(certs!.lanesCert) }, (req, res) => {
+    const sni = (req.socket as import('node:tls').TLSSocket & { servername?: string }).servername;
+    seen.push({ url: req.url ?? '', host: req.headers.host, sni: sni || undefined });
+    res.end('ok');
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => void srv.close());
+  const port = (srv.address() as { port: number }).port;
+  const ca = certs!.caCert;
+  const script = [
+    `curl -s -o /dev/null --cacert ${ca} --resolve lanes.test:${port}:127.0.0.1 https://lanes.test:${port}/resolve`,
+    `curl -s -o /dev/null --cacert ${ca} --connect-to lanes.test:443:127.0.0.1:${port} https://lanes.test/connect-to`,
+    // --connect-to first, then --resolve on the host it names.
+    `curl -s -o /dev/null --cacert ${ca} --connect-to lanes.test:443:far.test:${port} --resolve far.test:${port}:127.0.0.1 https://lanes.test/both`,
+    // A rule for another host or port changes nothing: this one would send the request nowhere.
+    `curl -s -o /dev/null --cacert ${ca} --resolve lanes.test:1:192.0.2.1 --resolve other.test:${port}:192.0.2.1 --resolve lanes.test:${port}:127.0.0.1 https://lanes.test:${port}/first-match`,
+    '',
+  ].join('\n');
+  const expected = [
+    { url: '/resolve', host: `lanes.test:${port}`, sni: 'lanes.test' },
+    { url: '/connect-to', host: 'lanes.test', sni: 'lanes.test' },
+    { url: '/both', host: 'lanes.test', sni: 'lanes.test' },
+    { url: '/first-match', host: `lanes.test:${port}`, sni: 'lanes.test' },
+  ];
+  const d = dir();
+  writeFileSync(join(d, 'c.sh'), script);
+  const s = await runSling(['exec', 'c.sh'], { cwd: d, env: { HOME: home } });
+  assert.equal(s.code, 0, s.stderr);
+  assert.deepEqual(seen, expected);
+  if (noCurl) return;
+  // Real curl, given the same file, sees the same.
+  seen.length = 0;
+  const c = await new Promise<number | null>((resolve) => {
+    const child = spawn('bash', ['c.sh'], { cwd: d, env: { ...process.env, HOME: home }, stdio: 'ignore' });
+    child.on('close', (status) => resolve(status));
+  });
+  assert.equal(c, 0);
+  assert.deepEqual(seen, expected);
 });
 
 test('-4 resolves localhost to IPv4', { skip: noCurl }, async (t) => {

@@ -219,6 +219,9 @@ export interface Certs {
   badKey: string;
   clientCert: string;
   clientKey: string;
+  /** A CA-signed server certificate for the name lanes.test only (no address), for --resolve / --connect-to. */
+  lanesCert: string;
+  lanesKey: string;
 }
 
 let certsCache: Certs | null | undefined;
@@ -231,6 +234,7 @@ export function certsUnavailableReason(): string {
 
 /**
  * Generates (once per process) a test CA, a CA-signed server cert for 127.0.0.1, localhost and sling.test (--resolve),
+ * one for lanes.test only,
  * a self-signed "bad" server cert, and a CA-signed client cert. Null when openssl is unavailable.
  */
 export function makeCerts(): Certs | null {
@@ -277,6 +281,10 @@ export function makeCerts(): Certs | null {
     );
     run(['req', ...ec, '-keyout', p('server.key'), '-out', p('server.csr'), '-subj', '/CN=127.0.0.1']);
     run(['x509', '-req', '-in', p('server.csr'), '-CA', p('ca.pem'), '-CAkey', p('ca.key'), '-set_serial', '1001', '-days', '30', '-extfile', p('server.ext'), '-out', p('server.pem')]);
+    // Server certificate for lanes.test only: a client that checks it against an address fails.
+    writeFileSync(p('lanes.ext'), ['basicConstraints=CA:FALSE', 'keyUsage=critical,digitalSignature,keyEncipherment', 'extendedKeyUsage=serverAuth', 'subjectAltName=DNS:lanes.test', ''].join('\n'));
+    run(['req', ...ec, '-keyout', p('lanes.key'), '-out', p('lanes.csr'), '-subj', '/CN=lanes.test']);
+    run(['x509', '-req', '-in', p('lanes.csr'), '-CA', p('ca.pem'), '-CAkey', p('ca.key'), '-set_serial', '1003', '-days', '30', '-extfile', p('lanes.ext'), '-out', p('lanes.pem')]);
     // Self-signed server certificate that the CA never signed (same names, so only trust fails).
     run(['req', '-x509', ...ec, '-keyout', p('bad.key'), '-out', p('bad.pem'), '-days', '30', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost']);
     // Client certificate signed by the CA.
@@ -297,6 +305,8 @@ export function makeCerts(): Certs | null {
     badKey: p('bad.key'),
     clientCert: p('client.pem'),
     clientKey: p('client.key'),
+    lanesCert: p('lanes.pem'),
+    lanesKey: p('lanes.key'),
   };
   return certsCache;
 }

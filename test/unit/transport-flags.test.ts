@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isIP } from 'node:net';
 import fc from 'fast-check';
-import { isAddress } from '../../src/cli/transport-flags.js';
+import { isAddress } from '../../src/model/resolve.js';
 
 // --resolve's address check runs on the start-up path, so it does not load node:net: it must
 // agree with node:net's isIP (zone ids such as fe80::1%eth0 aside, which --resolve does not take).

@@ -5,6 +5,7 @@ import { USER_AGENT } from '../../version.js';
 import type { Header, RequestSettings, RequestSpec, TlsVersion } from '../../model/spec.js';
 import type { ParsedUrl } from '../../model/url.js';
 import { CookieJar, type CookieLimit } from '../../model/cookies.js';
+import { parseConnectToRule, parseResolveRule } from '../../model/resolve.js';
 import type { ResponseHead } from '../../model/exchange.js';
 import { CurlBodyError, dataBody, encodeMultipart, formPart, joinData, newBoundary, urlencodePiece, type FileAccess } from './body.js';
 import { isStreamed, StreamedBody, type WireBody } from '../../model/upload.js';
@@ -354,10 +355,11 @@ export class CommandBuilder {
       http2: op.http2,
       http10: op.http10,
       interface: op.interface,
+      ...routing(op),
       retry: retrySettings(op),
       curlFraming: true,
     };
-    const parsed: ParsedUrl = toParsedUrl(url, this.connectOverride(op, url));
+    const parsed: ParsedUrl = toParsedUrl(url);
     if (op.requestTarget !== undefined) {
       parsed.path = op.requestTarget;
       parsed.query = '';
@@ -438,35 +440,6 @@ export class CommandBuilder {
       return { url: `http://${enc(credentials.slice(0, colon))}:${enc(credentials.slice(colon + 1))}@${text}`, credentials };
     }
     return { url: `http://${text}`, credentials };
-  }
-
-  /** --connect-to (host:port → other host:port), then --resolve (host:port → address) on the result. */
-  private connectOverride(op: Operation, url: CurlUrl): { host: string; port: number } | undefined {
-    let port = url.port ?? (url.scheme === 'https' ? 443 : 80);
-    let host = url.host.replace(/^\[|\]$/g, '').toLowerCase();
-    let changed = false;
-    for (const c of op.connectTo) {
-      const m = /^(\[[^\]]*\]|[^:]*):(\d*):(\[[^\]]*\]|[^:]*):(\d*)$/.exec(c);
-      if (!m) continue;
-      const hostOk = m[1] === '' || m[1]!.replace(/^\[|\]$/g, '').toLowerCase() === host;
-      const portOk = m[2] === '' || Number(m[2]) === port;
-      if (hostOk && portOk) {
-        if (m[3]) host = m[3].replace(/^\[|\]$/g, '').toLowerCase();
-        if (m[4]) port = Number(m[4]);
-        changed = true;
-        break;
-      }
-    }
-    for (const r of op.resolve) {
-      const m = /^\+?(\[[^\]]+\]|[^:]+):(\d+):(.+)$/.exec(r);
-      if (!m) continue;
-      if ((m[1]!.replace(/^\[|\]$/g, '').toLowerCase() === host || m[1] === '*') && Number(m[2]) === port) {
-        host = m[3]!.split(',')[0]!.replace(/^\[|\]$/g, '');
-        changed = true;
-        break;
-      }
-    }
-    return changed ? { host, port } : undefined;
   }
 
   private rangeValue(t: Transfer, url: CurlUrl): string | undefined {
@@ -611,4 +584,22 @@ function retrySettings(op: Operation): RequestSettings['retry'] {
   // Capped at the longest delay Node's timers hold (a longer one fired at once).
   const seconds = (v?: string) => (v !== undefined && Number(v) > 0 ? Math.min(Number(v) * 1000, MAX_TIMER_MS) : undefined);
   return { count, delayMs: seconds(op.retryDelay), maxTimeMs: seconds(op.retryMaxTime), allErrors: op.retryAllErrors, connRefused: op.retryConnrefused };
+}
+
+/**
+ * --connect-to and --resolve as the transport's rules (transport/connect.ts applies them, the URL
+ * left as it is: its host stays the Host header and the TLS name). Rules that do not read are
+ * skipped; --resolve takes curl's form only (a port), and `-HOST:PORT` (drop an entry) has nothing to drop.
+ */
+function routing(op: Operation): Pick<RequestSettings, 'resolve' | 'connectTo'> {
+  const out: Pick<RequestSettings, 'resolve' | 'connectTo'> = {};
+  const resolve = op.resolve.flatMap((text) => {
+    if (text.startsWith('-')) return [];
+    const r = parseResolveRule(text);
+    return 'error' in r || r.port === undefined ? [] : [r];
+  });
+  if (resolve.length) out.resolve = resolve;
+  const connectTo = op.connectTo.flatMap((text) => parseConnectToRule(text) ?? []);
+  if (connectTo.length) out.connectTo = connectTo;
+  return out;
 }

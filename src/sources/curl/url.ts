@@ -129,16 +129,16 @@ export function appendQuery(u: CurlUrl, extra: string): CurlUrl {
   return { ...u, query: query === '' ? undefined : query };
 }
 
-/** A ParsedUrl for the transport: hostname for the connection, path and query as byte strings. */
-export function toParsedUrl(u: CurlUrl, connect?: { host: string; port: number }): ParsedUrl {
+/** A ParsedUrl for the transport: the URL's host (--connect-to and --resolve are settings), path and query as byte strings. */
+export function toParsedUrl(u: CurlUrl): ParsedUrl {
   const bare = u.host.startsWith('[') ? u.host.slice(1, -1) : u.host;
   const port = u.port ?? defaultPort(u);
   // The request target must keep a bare `?`: requestTarget() only adds one for a non-empty query.
   const target = u.query === '' ? { path: u.path + '?', query: '' } : { path: u.path, query: u.query ?? '' };
   return {
     scheme: u.scheme,
-    hostname: (connect?.host ?? bare).toLowerCase(),
-    port: connect?.port ?? port,
+    hostname: bare.toLowerCase(),
+    port,
     hostHeader: hostHeader(u),
     ...target,
   };
