@@ -84,6 +84,8 @@ export interface ResolveRule {
 export interface RequestSettings {
   follow: boolean;
   maxRedirects: number;
+  /** Where maxRedirects came from, for messages (curl's `--max-redirs`); unset: `--max-redirects`. */
+  maxRedirectsFrom?: string;
   /** Connect and idle time limit in milliseconds; undefined = none. */
   timeoutMs?: number;
   /** Where that limit came from, for messages (`# @timeout`, curl's `--max-time`); unset: `--timeout`. */
