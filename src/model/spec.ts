@@ -97,6 +97,8 @@ export interface ConnectToRule {
 export interface RequestSettings {
   follow: boolean;
   maxRedirects: number;
+  /** Where maxRedirects came from, for messages (curl's `--max-redirs`); unset: `--max-redirects`. */
+  maxRedirectsFrom?: string;
   /** Connect and idle time limit in milliseconds; undefined = none. */
   timeoutMs?: number;
   /** Where that limit came from, for messages (`# @timeout`, curl's `--max-time`); unset: `--timeout`. */
@@ -139,7 +141,8 @@ export interface RequestSettings {
   digest?: { user: string; password: string };
   /**
    * A front end's own redirect rules (curl's -L for curl files): builds the next hop's request from
-   * the response that redirected. Undefined: the DECISIONS.md rules of exchange.ts.
+   * the response that redirected (exchange.ts keeps the exchange's limits on it: deadline,
+   * timeoutMs, maxRedirects, maxHeaders). Undefined: the DECISIONS.md rules of exchange.ts.
    */
   redirect?: (spec: RequestSpec, response: import('./exchange.js').ResponseHead, location: string) => RequestSpec;
   /** Connect to this Unix domain socket instead of the URL's host (curl's --unix-socket). */

@@ -204,10 +204,10 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
     if (hops >= spec.settings.maxRedirects) {
       // The last answer, read (curl's -w reports its %{size_download}), with the redirects followed before it.
       const last = await hopBody(hop, opts).catch(() => Buffer.alloc(0));
-      // A front end with redirect rules of its own is curl's: its option is --max-redirs.
+      // Whose limit it is: sling's --max-redirects, or curl's --max-redirs (also its default of 50).
       const e = new TooManyRedirectsError(
         `too many redirects: more than ${spec.settings.maxRedirects} (last: ${hop.response.status} to ${location})`,
-        spec.settings.redirect ? '--max-redirs' : undefined,
+        spec.settings.maxRedirectsFrom ?? (spec.settings.redirect ? '--max-redirs' : undefined),
       );
       // The last answer came (curl's -w reports its %{http_code} with exit code 47).
       e.lastAnswer = { response: hop.response, body: last, info: { ...hop.info, redirects: hops }, request: hop.request, url: hop.url };
@@ -215,11 +215,19 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
     }
     const body = await hopBody(hop, opts);
     await opts.onRedirect?.(hop, body);
-    const deadline = spec.settings.deadline;
-    spec = spec.settings.redirect ? spec.settings.redirect(spec, hop.response, location) : redirectSpec(spec, hop, location);
-    // A front end's own next hop comes with fresh settings: the attempt's deadline goes on.
-    if (deadline !== undefined && spec.settings.deadline === undefined) spec = { ...spec, settings: { ...spec.settings, deadline } };
+    spec = spec.settings.redirect ? withRunLimits(spec.settings.redirect(spec, hop.response, location), spec.settings) : redirectSpec(spec, hop, location);
   }
+}
+
+/**
+ * A front end's own next hop (curl's -L) comes with settings built afresh from its options: the
+ * limits of the whole exchange go on from the first hop (the attempt's deadline, the time and
+ * redirect limits sling exec's --timeout and --max-redirects put over the file's), as they do with
+ * redirectSpec.
+ */
+function withRunLimits(next: RequestSpec, s: RequestSpec['settings']): RequestSpec {
+  const { timeoutMs, timeoutFrom, maxRedirects, maxRedirectsFrom, deadline, maxHeaders } = s;
+  return { ...next, settings: { ...next.settings, timeoutMs, timeoutFrom, maxRedirects, maxRedirectsFrom, deadline, maxHeaders } };
 }
 
 /** An intermediate answer's body, read up to HOP_BODY_LIMIT (a warning says when it went on past that). */

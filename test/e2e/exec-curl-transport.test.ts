@@ -703,3 +703,48 @@ test('--tlsv1.x, --tls-max, --ciphers, --tls13-ciphers: the TLS version and ciph
     assert.doesNotMatch(r.stderr, /warning/, opts);
   }
 });
+
+test("sling exec's --timeout bounds every hop of a curl file's -L, as in a .http file: a redirect to a slow answer ends with exit 2", async (t) => {
+  const timers = new Set<NodeJS.Timeout>();
+  const srv = http.createServer((req, res) => {
+    if (req.url === '/moved') return void res.writeHead(302, { Location: '/slow' }).end();
+    // Answers after 3 s: past the run's 1 s of silence.
+    const timer = setTimeout(() => (timers.delete(timer), res.end('late')), 3000);
+    timers.add(timer);
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => (timers.forEach(clearTimeout), srv.closeAllConnections()));
+  t.after(() => new Promise((r) => srv.close(r)));
+  const base = `http://127.0.0.1:${(srv.address() as { port: number }).port}`;
+  const d = dir();
+  writeFileSync(join(d, 'c.sh'), `curl -s -L ${base}/moved\n`);
+  writeFileSync(join(d, 'a.http'), `GET ${base}/moved\n`);
+  for (const file of ['c.sh', 'a.http']) {
+    const r = await runSling(['exec', '--timeout', '1', file], { cwd: d, env: { HOME: home } });
+    assert.equal(r.code, 2, `${file}: ${r.stderr}`);
+    assert.doesNotMatch(r.stdout, /late/, file);
+    assert.match(r.stderr, /within 1s \(--timeout\)/, `${file}: ${r.stderr}`);
+  }
+});
+
+test("sling exec's --max-redirects limits a curl file's -L (exit 3, hint --max-redirects); a command's own --max-redirs wins for that command", async (t) => {
+  const srv = http.createServer((req, res) => {
+    const n = Number(new URL(req.url!, 'http://x').searchParams.get('n'));
+    if (n > 0) return void res.writeHead(302, { Location: `/redir?n=${n - 1}` }).end();
+    res.end('done');
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => srv.closeAllConnections());
+  t.after(() => new Promise((r) => srv.close(r)));
+  const base = `http://127.0.0.1:${(srv.address() as { port: number }).port}`;
+  const d = dir();
+  const w = `-o /dev/null -w '%{num_redirects} %{exitcode}\\n'`;
+  writeFileSync(join(d, 'c.sh'), [`curl -s -L ${w} '${base}/redir?n=3'`, `curl -s -L --max-redirs 2 ${w} '${base}/redir?n=2'`, `curl -s -L --max-redirs 0 ${w} '${base}/redir?n=1'`].join('\n') + '\n');
+  const r = await runSling(['exec', '-b', '--max-redirects', '1', 'c.sh'], { cwd: d, env: { HOME: home } });
+  assert.equal(r.code, 3, r.stderr);
+  // Past sling's limit of 1; then the command's own 2 (over sling's 1); then its own 0.
+  assert.deepEqual(r.stdout.match(/^\d+ \d+$/gm), ['1 47', '2 0', '0 47'], r.stdout);
+  assert.match(r.stderr, /too many redirects: more than 1 [^\n]*\n(?:[^\n]*\n)*?[^\n]*hint: raise the limit with --max-redirects N/, r.stderr);
+  assert.match(r.stderr, /too many redirects: more than 0 [^\n]*\n(?:[^\n]*\n)*?[^\n]*hint: raise the limit with --max-redirs N/, r.stderr);
+  assert.equal((r.stderr.match(/too many redirects/g) ?? []).length, 2, r.stderr);
+});

@@ -769,7 +769,11 @@ function applyFlags(spec: RequestSpec, inv: Invocation): RequestSpec {
   // `# @no-redirect` is that request's own; --follow / --no-follow are for the others.
   if (inv.follow && s.followFrom === undefined) s.follow = true;
   if (inv.noFollow && s.followFrom === undefined) s.follow = false;
-  if (inv.maxRedirects !== 30) s.maxRedirects = inv.maxRedirects;
+  // A curl command's own --max-redirs is that command's: --max-redirects is for the others.
+  if (inv.maxRedirects !== 30 && s.maxRedirectsFrom === undefined) {
+    s.maxRedirects = inv.maxRedirects;
+    s.maxRedirectsFrom = '--max-redirects';
+  }
   if (inv.maxHeaders !== undefined) s.maxHeaders = inv.maxHeaders;
   // --http-version, --resolve, -4/-6, --interface, --ssl, --ciphers: over what the file says.
   return { ...spec, settings: anyTransportFlag(inv.transport) ? transportSettings(inv.transport, s) : s };

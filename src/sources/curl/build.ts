@@ -328,6 +328,8 @@ export class CommandBuilder {
       // The command's own -L: --no-follow on sling's command line leaves it.
       followFrom: op.follow ? '-L' : undefined,
       maxRedirects: this.maxRedirects(op),
+      // Set: the command's own limit, over sling exec's --max-redirects.
+      maxRedirectsFrom: op.maxRedirs !== undefined ? '--max-redirs' : undefined,
       // curl: --connect-timeout bounds connecting (the TLS handshake too), -m the whole transfer.
       connectTimeoutMs: limitMs(op.connectTimeout),
       connectFrom: '--connect-timeout',
