@@ -16,13 +16,13 @@ import { headerIn } from '../model/headers.js';
 import { chooseFileName, openUnique } from '../transport/filename.js';
 import type { Hop } from '../transport/send.js';
 import { deliver, pumpBody } from './deliver.js';
+import { shellWord } from '../output/to-curl.js';
 
 /**
  * `--download`, `--output`, `--continue` (DECISIONS.md): the body goes to a file, everything else to
  * stderr. A file on disk is either complete or a prefix of the resource that `-C` can resume: a
  * cut-off transfer keeps what arrived and prints the command that resumes it.
  */
-const q = (s: string) => (/^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 /** Atomics.wait on this sleeps the thread (a full non-blocking pipe, written synchronously). */
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
@@ -34,7 +34,7 @@ export function resumeCommand(argv: string[], file: string): string {
     args.some((a) => names.includes(a) || names.some((n) => n.startsWith('--') && a.startsWith(n + '=')) || (/^-[a-zA-Z]+$/.test(a) && names.some((n) => /^-[a-zA-Z]$/.test(n) && a.includes(n[1]!))));
   if (!has('-o', '--output')) args.push('--output', file);
   if (!has('-C', '-c', '--continue')) args.push('--continue');
-  return ['sling', ...args].map(q).join(' ');
+  return ['sling', ...args].map(shellWord).join(' ');
 }
 
 interface ContentRange {

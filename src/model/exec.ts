@@ -159,4 +159,3 @@ export interface Script {
   entries: ExecEntry[];
 }
 
-export type SourceParser = (text: string, opts: SourceOptions) => Promise<Script>;

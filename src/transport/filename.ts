@@ -50,12 +50,16 @@ function withoutDotsAtEnd(name: string): string {
   return name.slice(0, end);
 }
 
-/** The file name a Content-Disposition header proposes: RFC 5987 `filename*` first, then `filename`. */
-export function nameFromContentDisposition(value: string | undefined): string | undefined {
+/**
+ * The file name a Content-Disposition header proposes: RFC 5987 `filename*` first, then `filename`
+ * (`extended: false`: `filename` only, as curl 7.88's -J reads it). The one reader of this header
+ * for every command (sling's -d, a curl command's -J); sanitizeFileName then makes it safe.
+ */
+export function nameFromContentDisposition(value: string | undefined, { extended = true } = {}): string | undefined {
   if (!value) return undefined;
   // No `\s*` before the charset: the charset is trimmed, and blanks both could take made a long run
   // of them quadratic.
-  const star = /(?:^|;)\s*filename\*\s*=([^';]*)'[^']*'([^;]*)/i.exec(value);
+  const star = extended ? /(?:^|;)\s*filename\*\s*=([^';]*)'[^']*'([^;]*)/i.exec(value) : null;
   if (star) {
     const charset = star[1]!.trim().toLowerCase();
     try {

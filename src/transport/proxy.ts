@@ -1,5 +1,6 @@
 import type { ParsedUrl } from '../model/url.js';
 import { basicAuth } from '../model/basic-auth.js';
+import { noProxyMatches } from '../model/no-proxy.js';
 
 /**
  * Which proxy a request goes through: `--proxy` first (per scheme, then for all), then the
@@ -14,7 +15,7 @@ export function pickProxy(url: ParsedUrl, flags: Record<string, string>, env: No
   // CGI environments set HTTP_PROXY from a request header ("httpoxy"): curl ignores the upper-case
   // form there, and so do we.
   if (url.scheme === 'http' && e.cgi) return undefined;
-  if (noProxyMatches(url, e.noProxy)) return undefined;
+  if (noProxyMatches(url.hostname, url.port, e.noProxy)) return undefined;
   return proxy;
 }
 
@@ -37,27 +38,6 @@ function envProxies(env: NodeJS.ProcessEnv): EnvProxies {
     envCache.set(env, e);
   }
   return e;
-}
-
-export function noProxyMatches(url: ParsedUrl, noProxy: string | undefined): boolean {
-  if (!noProxy) return false;
-  const host = url.hostname.toLowerCase();
-  for (let entry of noProxy.split(/[,\s]+/)) {
-    entry = entry.trim().toLowerCase();
-    if (!entry) continue;
-    if (entry === '*') return true;
-    let port: number | undefined;
-    const m = /^(.*):(\d+)$/.exec(entry);
-    if (m && !entry.startsWith('[')) {
-      entry = m[1]!;
-      port = Number(m[2]);
-    }
-    if (port !== undefined && port !== url.port) continue;
-    entry = entry.replace(/^\[|\]$/g, '');
-    if (entry.startsWith('*.')) entry = entry.slice(1);
-    if (host === entry.replace(/^\./, '') || (entry.startsWith('.') ? host.endsWith(entry) : host.endsWith('.' + entry))) return true;
-  }
-  return false;
 }
 
 export interface ProxyTarget {

@@ -27,9 +27,13 @@ function routes(req: IncomingMessage, res: ServerResponse) {
       res.end(FULL.subarray(Number(m[1])));
     } else res.end(FULL);
   } else if (url.startsWith('/norange')) res.end('whole body');
-  else if (url.startsWith('/cd')) {
+  else if (url.startsWith('/cd') && !url.startsWith('/cdodd')) {
     res.writeHead(200, { 'Content-Disposition': 'attachment; filename="exist.txt"' });
     res.end('from the server');
+  } else if (url.startsWith('/cdodd')) {
+    // A name with a folder, a leading dot and a character Windows forbids; a filename* form curl 7.88 does not read.
+    res.writeHead(200, { 'Content-Disposition': `attachment; filename*=UTF-8''other.txt; filename="../.hid:den.txt"` });
+    res.end('odd name');
   } else if (url.startsWith('/404')) {
     res.writeHead(404);
     res.end('not here');
@@ -81,6 +85,18 @@ test('-J -O does not overwrite an existing file; --fail-with-body --remove-on-er
   assert.equal(readFileSync(join(d, 'exist.txt'), 'utf8'), 'mine');
   assert.equal(existsSync(join(d, 'roe.txt')), false, show(r));
   assert.equal(readFileSync(join(d, 'kept.txt'), 'utf8'), 'not here');
+});
+
+test('-J: the name from Content-Disposition is read as everywhere in sling and made a safe bare name (no folder, no dot file, no character a file system refuses); filename* is not read, as curl 7.88 does not', async (t) => {
+  const s = await httpServer(t, routes);
+  const d = dir();
+  mkdirSync(join(d, 'sub'));
+  writeFileSync(join(d, 'j.sh'), `curl -s -J -O ${s.url}/cdodd\n`);
+  const r = await runSling(['exec', join('..', 'j.sh')], { cwd: join(d, 'sub') });
+  assertExit(r, 0);
+  assert.equal(readFileSync(join(d, 'sub', 'hid_den.txt'), 'utf8'), 'odd name', show(r));
+  assert.ok(!existsSync(join(d, 'other.txt')) && !existsSync(join(d, 'sub', 'other.txt')));
+  assert.ok(!existsSync(join(d, 'sub', '.hid:den.txt')) && !existsSync(join(d, '.hid:den.txt')));
 });
 
 test('`> file` is emptied when the command starts, also when it fails; a file that cannot be opened stops the command before it is sent', async (t) => {

@@ -51,6 +51,7 @@ import { contentLength, parseResponseHead } from '../../src/transport/head.js';
 import { CookieJar, domainMatches, isPublicSuffix, loadPublicSuffixes } from '../../src/model/cookies.js';
 import { chooseFileName, nameFromContentDisposition, sanitizeFileName } from '../../src/transport/filename.js';
 import type { SourceOptions } from '../../src/model/exec.js';
+import { curlOutput } from '../../src/commands/exec/curl-output.js';
 
 // ---- settings ----------------------------------------------------------------------------------
 
@@ -432,7 +433,7 @@ const HTTP_WORDS = [
   '?? status == 200\n', '?? header content-type includes json\n', '?? body $.a exists\n', 'run #r\n', 'run ./other.http\n', 'run ./x.http (@a=2)\n', 'import ./x.http\n', '/*', '*/', '{"a": 1}\n', 'query { a }\n', 'GRAPHQL ',
   'WS ws://h/\n', 'GRPC h:50051/S/M\n', '--boundary\n', 'Content-Disposition: form-data; name="f"\n', '<> ./resp.json\n', '#', '//', 'HTTP/1.1 200 OK\n',
 ];
-const SOURCE: Omit<SourceOptions, 'file'> = { dir, cwd: dir, pid: process.pid, env: { HOME: dir }, warn: () => {}, debug: () => {} };
+const SOURCE: Omit<SourceOptions, 'file'> & { curlOutput: typeof curlOutput } = { dir, cwd: dir, pid: process.pid, env: { HOME: dir }, warn: () => {}, debug: () => {}, curlOutput };
 const oneLine = (s: string) => s.replace(/[\r\n]+/g, ' ');
 
 /** Requests in the shape of a file (lines before, a request line, headers, a body), each part nasty: input that gets past the first line. */

@@ -9,6 +9,7 @@ import { formatUrl } from '../../src/model/url.js';
 import { USER_AGENT } from '../../src/version.js';
 import type { Completed, ExecEntry } from '../../src/model/exec.js';
 import type { RequestSpec } from '../../src/model/spec.js';
+import { curlOutput } from '../../src/commands/exec/curl-output.js';
 
 interface Setup {
   files?: Record<string, string | Buffer>;
@@ -21,7 +22,7 @@ async function load(text: string, s: Setup = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'sling-http-build-'));
   for (const [name, content] of Object.entries(s.files ?? {})) writeFileSync(join(dir, name), content);
   const warnings: string[] = [];
-  const script = await parseHttpFile(text, { file: 't.http', dir, cwd: dir, pid: process.pid, env: s.env ?? {}, envName: s.envName, warn: (m) => warnings.push(m), debug: () => {} });
+  const script = await parseHttpFile(text, { file: 't.http', dir, cwd: dir, pid: process.pid, env: s.env ?? {}, envName: s.envName, warn: (m) => warnings.push(m), debug: () => {}, curlOutput });
   const ctx = { offline: s.offline ?? false, cwd: dir, warn: (m: string) => warnings.push(m), debug: () => {} };
   return { dir, warnings, entries: script.entries, ctx };
 }

@@ -19,7 +19,7 @@ import { dependencyOrder } from '../../model/order.js';
 import { JUnitReport, titleLine, type ReportCase } from './report.js';
 import { HeldWriter, OutputBatch, RequestSink } from './sink.js';
 import { onInterrupt } from '../../interrupt.js';
-import type { AfterResult, Completed, ExecContext, ExecEntry, SavedFile, Script, SourceParser } from '../../model/exec.js';
+import type { AfterResult, Completed, ExecContext, ExecEntry, SavedFile, Script } from '../../model/exec.js';
 import { FileTee } from './save.js';
 import type { Sink } from '../../io.js';
 import type { Hop } from '../../transport/send.js';
@@ -57,7 +57,9 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
   }
   const type = detectType(file, text, ex.type);
   reporter.debug(`exec: ${file} as ${type}`);
-  const parser: SourceParser = type === 'curl' ? (await import('../../sources/curl/index.js')).parseCurlFile : (await import('../../sources/http/index.js')).parseHttpFile;
+  const parser = type === 'curl' ? (await import('../../sources/curl/index.js')).parseCurlFile : (await import('../../sources/http/index.js')).parseHttpFile;
+  // What a curl command asks to be written (-o, -D, -w, -c, `> file`) is written here, in commands/: the front end only reads the options.
+  const { curlOutput } = await import('./curl-output.js');
   // The parser's messages: straight to stderr while the file is read; once the run has started
   // (a variable resolved when its request is built), through the run, which shows them under the
   // request's title and in order with what stdout holds.
@@ -72,6 +74,7 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
     envFile: ex.envFile,
     warn: (m) => (run ? run.warn(m) : reporter.warn(m)),
     debug: (m) => (run ? run.debug(m) : reporter.debug(m)),
+    curlOutput,
   }).catch((e: unknown) => {
     throw beyondLimits(e, file === '-' ? '<stdin>' : file) ?? e;
   });

@@ -11,7 +11,8 @@ import { CurlBodyError, dataBody, encodeMultipart, formPart, joinData, newBounda
 import { isStreamed, StreamedBody, type WireBody } from '../../model/upload.js';
 import type { FileBody } from '../../model/spec.js';
 import { parseCurlDate } from './dates.js';
-import { globName, isStdout } from './output.js';
+import { noProxyMatches } from '../../model/no-proxy.js';
+import { globName, isStdout } from './outputs.js';
 import { customHeaders } from './headers.js';
 import { AUTH, type Operation } from './operation.js';
 import { CurlBuildError, withUpload, type Transfer } from './plan.js';
@@ -75,7 +76,7 @@ export interface TransferRun {
   url: CurlUrl;
   jar?: CookieJar;
   /** Where the body went, when `sling exec` wrote it to its file as it came. */
-  bodyPlan?: import('./output.js').BodyPlan;
+  bodyPlan?: import('./outputs.js').BodyPlan;
 }
 
 const originKey = (u: CurlUrl) => `${u.scheme}://${u.host.toLowerCase()}:${u.port ?? (u.scheme === 'https' ? 443 : 80)}`;
@@ -418,7 +419,7 @@ export class CommandBuilder {
 
   private proxyFor(op: Operation, url: CurlUrl): { url: string; credentials?: string } | undefined {
     if (op.proxy === undefined || op.proxy === '') return undefined;
-    if (op.noproxy !== undefined && noProxyMatch(op.noproxy, url.host)) return undefined;
+    if (op.noproxy !== undefined && noProxyMatches(url.host, url.port ?? (url.scheme === 'https' ? 443 : 80), op.noproxy)) return undefined;
     let text = op.proxy;
     const m = /^([a-z0-9]+):\/\//i.exec(text);
     const scheme = m ? m[1]!.toLowerCase() : 'http';
@@ -503,7 +504,7 @@ function limitMs(value: string | undefined): number | undefined {
  */
 function envProxies(op: Operation, url: CurlUrl, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   if (op.proxy === '') return {};
-  if (op.noproxy !== undefined && noProxyMatch(op.noproxy, url.host)) return {};
+  if (op.noproxy !== undefined && noProxyMatches(url.host, url.port ?? (url.scheme === 'https' ? 443 : 80), op.noproxy)) return {};
   // curl reads http_proxy in lower case only (HTTP_PROXY may come from a CGI request's Proxy header).
   const { HTTP_PROXY: _h, ...rest } = env;
   if (op.noproxy === undefined) return rest;
@@ -560,18 +561,6 @@ export function storeResponseCookies(jar: CookieJar, response: ResponseHead, url
 
 function cookieUrl(u: CurlUrl): ParsedUrl {
   return toParsedUrl({ ...u, query: undefined });
-}
-
-function noProxyMatch(list: string, host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  for (let entry of list.split(',')) {
-    entry = entry.trim().toLowerCase();
-    if (!entry) continue;
-    if (entry === '*') return true;
-    entry = entry.replace(/^\./, '');
-    if (h === entry || h.endsWith('.' + entry)) return true;
-  }
-  return false;
 }
 
 const pctDecode = (s: string) => s.replace(/%([0-9a-fA-F]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));

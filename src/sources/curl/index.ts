@@ -1,5 +1,5 @@
-import { closeSync, statSync } from 'node:fs';
-import { FileTooLargeError, openToWrite, readLimited, SETTINGS_FILE_LIMIT, TEXT_FILE_LIMIT, writeToFile } from '../../files.js';
+import { statSync } from 'node:fs';
+import { FileTooLargeError, readLimited, SETTINGS_FILE_LIMIT, TEXT_FILE_LIMIT } from '../../files.js';
 import { largeFile } from '../../model/upload.js';
 import { isatty } from 'node:tty';
 import { spoolStdinSync } from '../stdin.js';
@@ -7,7 +7,7 @@ import type { FileBody } from '../../model/spec.js';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileProblem, UsageError } from '../../errors.js';
-import type { AfterResult, BodyFiles, ExecContext, ExecEntry, Script, SourceOptions, SourceParser } from '../../model/exec.js';
+import type { AfterResult, BodyFiles, ExecContext, ExecEntry, Script, SourceOptions } from '../../model/exec.js';
 import { now } from '../../clock.js';
 import { loadPublicSuffixes } from '../../model/cookies.js';
 import { loadEnvironment } from '../http/env.js';
@@ -15,7 +15,7 @@ import { CurlArgError, parseCurlArgs, type Operation } from './args.js';
 import { CurlBuildError, CommandBuilder, planTransfers, storeResponseCookies, type Transfer } from './build.js';
 import { looksLikeCmd, parseCmdScript } from './cmd.js';
 import type { ShellEnv } from './expand.js';
-import { afterFailedTransfer, afterTransfer, curlExitCode, isStdout, planBody, type OutputContext } from './output.js';
+import { type CurlOutput, isStdout, type OutputContext } from './outputs.js';
 import { walkScript, type Condition, type CurlCall } from './script.js';
 import { parseShell, position, ShellSyntaxError } from './shell.js';
 import { CurlUrlError } from './url.js';
@@ -26,7 +26,12 @@ import { CurlUrlError } from './url.js';
  * transfer becomes the request curl would send (build.ts), byte for byte but the User-Agent.
  * Everything that can be checked without sending is checked first: a malformed file sends nothing.
  */
-export const parseCurlFile: SourceParser = async (text: string, opts: SourceOptions): Promise<Script> => parseCurlText(text, opts);
+export const parseCurlFile = async (text: string, opts: CurlSourceOptions): Promise<Script> => parseCurlText(text, opts);
+
+/** What the curl front end is given besides a source's options: who writes what its commands ask to be written (commands/exec). */
+export interface CurlSourceOptions extends SourceOptions {
+  curlOutput: CurlOutput;
+}
 
 /** What a curl command inside a .http file needs besides (see sources/http/curl-entry.ts). */
 export interface CurlTextOptions {
@@ -40,7 +45,7 @@ export interface CurlTextOptions {
 }
 
 /** parseCurlFile, synchronous, with a .http file's extras. */
-export function parseCurlText(text: string, opts: SourceOptions, extra: CurlTextOptions = {}): Script {
+export function parseCurlText(text: string, opts: CurlSourceOptions, extra: CurlTextOptions = {}): Script {
   // Work on bytes (latin1 strings): $'\xff' and UTF-8 both reach curl as bytes. CRLF files read as LF.
   const bytes = Buffer.from(text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n'), 'utf8').toString('latin1');
   const where = (offset: number) => {
@@ -201,7 +206,7 @@ function makeEntry(
   processStdin: () => string,
   processStdinLarge: (textLines: boolean) => FileBody | undefined,
   at: string,
-  opts: SourceOptions,
+  opts: CurlSourceOptions,
   line: number,
 ): ExecEntry {
   const first = transfers[0];
@@ -211,6 +216,7 @@ function makeEntry(
   let failed = false;
   let started = 0;
   const stdoutStarted = { value: false };
+  const output = opts.curlOutput;
   return {
     line,
     label,
@@ -238,7 +244,7 @@ function makeEntry(
       if (out?.kind === 'file' && !ctx.offline) {
         try {
           // Never through a link in the file's place (files.ts openToWrite), which bash would follow.
-          closeSync(openToWrite(out.path, out.append ? 'append' : 'replace'));
+          output.openStdout(out.path, out.append);
           stdoutStarted.value = true;
         } catch (e) {
           throw new UsageError(`${at}: cannot open '${out.path}' for the command's output: ${fileProblem(e)}; the command is not run (as in bash)`);
@@ -313,7 +319,7 @@ function makeEntry(
       // -o/-O: the body goes to its file as it arrives (not to the command's `> file`, which takes -w's text and -D - too).
       const run = builder?.runs.get(answer.spec.source!);
       if (!run) return undefined;
-      const plan = planBody(run.transfer, run.url, answer, call.cwd);
+      const plan = output.planBody(run.transfer, run.url, answer, call.cwd);
       if (plan.outFile === undefined) return undefined;
       run.bodyPlan = plan;
       return { files: plan.path === undefined ? [] : [{ path: plan.path, how: plan.how, prefix: plan.prefix }], print: false, keepPartial: true };
@@ -322,7 +328,7 @@ function makeEntry(
       const run = builder?.runs.get(done.spec.source!);
       if (!run) return { failures: [] };
       if (run.jar) storeResponseCookies(run.jar, done.response, run.url);
-      const result = afterTransfer(run.transfer, run.url, done, outputContext(ctx), done.saved ? run.bodyPlan : undefined);
+      const result = output.afterTransfer(run.transfer, run.url, done, outputContext(ctx), done.saved ? run.bodyPlan : undefined);
       if (result.errors) result.errors = result.errors.map((m) => `${at}: ${m}`);
       if (result.exitCode) failed = true;
       return commandDone(result);
@@ -333,10 +339,10 @@ function makeEntry(
       failed = true;
       // The head came before the body failed: its cookies count (curl reads them as the head arrives).
       if (answered && run.jar) storeResponseCookies(run.jar, answered.response, run.url);
-      const result = afterFailedTransfer(
+      const result = output.afterFailedTransfer(
         run.transfer,
         run.url,
-        { method: spec.method, exitCode: curlExitCode(error), message: error.message, started, answered },
+        { method: spec.method, exitCode: output.exitCode(error), message: error.message, started, answered },
         outputContext(ctx),
         answered?.saved ? run.bodyPlan : undefined,
       );
@@ -360,14 +366,14 @@ function makeEntry(
           const out = call.stdout;
           if (out?.kind === 'file') {
             try {
-              writeToFile(out.path, Buffer.from(text), 'append');
+              output.writeFile(out.path, Buffer.from(text), 'append');
             } catch (e) {
               (result.errors ??= []).push(`${at}: cannot write '${out.path}': ${fileProblem(e)}`);
             }
           } else if (out?.kind !== 'discard') result.log = [...(result.log ?? []), ...text.replace(/\n$/, '').split('\n')];
         } else {
           try {
-            writeToFile(resolve(call.cwd, jarOp.cookieJar!), Buffer.from(text), 'replace');
+            output.writeFile(resolve(call.cwd, jarOp.cookieJar!), Buffer.from(text), 'replace');
           } catch (e) {
             (result.errors ??= []).push(`${at}: -c: cannot write the cookie jar '${jarOp.cookieJar}': ${fileProblem(e)}`);
             result.exitCode ??= 1;

@@ -1,8 +1,8 @@
 import { UsageError } from '../../errors.js';
-import type { AfterResult, Completed, ExecContext, ExecEntry, SourceOptions } from '../../model/exec.js';
+import type { AfterResult, Completed, ExecContext, ExecEntry } from '../../model/exec.js';
 import type { RequestSpec } from '../../model/spec.js';
 import { isStreamed } from '../../model/upload.js';
-import { parseCurlText } from '../curl/index.js';
+import { parseCurlText, type CurlSourceOptions } from '../curl/index.js';
 import type { CurlNode } from './ast.js';
 import { compile, expressions, type Template } from './template.js';
 import { Resolution, type FileCtx, type Runtime } from './vars.js';
@@ -32,7 +32,7 @@ export class CurlEntry implements ExecEntry {
     private readonly rt: Runtime,
     private readonly fileCtx: FileCtx,
     private readonly node: CurlNode,
-    private readonly opts: SourceOptions,
+    private readonly opts: CurlSourceOptions,
     named: boolean,
     runStart?: number,
   ) {

@@ -1,7 +1,8 @@
 import { FileTooLargeError, readLimited, TEXT_FILE_LIMIT } from '../../files.js';
 import { basename, dirname, isAbsolute, join, resolve as resolvePath } from 'node:path';
 import { UsageError } from '../../errors.js';
-import type { ExecEntry, Script, SourceOptions, SourceParser } from '../../model/exec.js';
+import type { ExecEntry, Script } from '../../model/exec.js';
+import type { CurlSourceOptions } from '../curl/index.js';
 import { CookieJar } from '../../model/cookies.js';
 import type { RequestNode, RunNode } from './ast.js';
 import { CurlEntry } from './curl-entry.js';
@@ -21,7 +22,7 @@ import { Resolution, Runtime, type FileCtx } from './vars.js';
  * variables when its turn comes, so references to earlier responses and values set by scripts
  * work. One cookie jar and one set of client.global values per run.
  */
-export const parseHttpFile: SourceParser = async (text: string, opts: SourceOptions): Promise<Script> => {
+export const parseHttpFile = async (text: string, opts: CurlSourceOptions): Promise<Script> => {
   const display = opts.file === '-' ? '<stdin>' : opts.file;
   dynamicUse.faker = dynamicUse.auth = false;
   const root = parseFile(text, display, opts.dir);
@@ -58,7 +59,7 @@ class Loader {
 
   constructor(
     private readonly rt: Runtime,
-    private readonly opts: SourceOptions,
+    private readonly opts: CurlSourceOptions,
   ) {}
 
   report(file: FileCtx) {

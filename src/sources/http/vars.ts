@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { checkNesting, type NestingError } from '../../nesting.js';
 import { UsageError } from '../../errors.js';
-import type { SourceOptions } from '../../model/exec.js';
+import type { CurlSourceOptions } from '../curl/index.js';
 import type { CookieJar } from '../../model/cookies.js';
 import { headerIn, headerInPairs } from '../../model/headers.js';
 import type { ParsedHttp, VarDef } from './ast.js';
@@ -64,7 +64,7 @@ export class Runtime {
   private dotenvValues?: Record<string, string>;
 
   constructor(
-    readonly opts: SourceOptions,
+    readonly opts: CurlSourceOptions,
     readonly env: Environment,
     readonly jar: CookieJar,
     readonly rootDir: string,

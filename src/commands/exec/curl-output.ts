@@ -1,28 +1,34 @@
-import { type Creation, FileTooLargeError, makeDirs, occupied, readLimited, SETTINGS_FILE_LIMIT, writeToFile } from '../../files.js';
+import { closeSync } from 'node:fs';
+import { type Creation, FileTooLargeError, makeDirs, occupied, openToWrite, readLimited, SETTINGS_FILE_LIMIT, writeToFile } from '../../files.js';
 import { dirname, resolve } from 'node:path';
 import { exitCodeForStatus } from '../../exit.js';
 import type { AfterResult, Completed } from '../../model/exec.js';
 import { headerIn, headerInPairs } from '../../model/headers.js';
-import type { Operation } from './args.js';
-import type { Transfer } from './plan.js';
-import { formatCurlUrl, type CurlUrl } from './url.js';
+import type { Operation } from '../../sources/curl/args.js';
+import type { Transfer } from '../../sources/curl/plan.js';
+import { formatCurlUrl, type CurlUrl } from '../../sources/curl/url.js';
+import { type BodyPlan, type CurlOutput, type FailedTransfer, globName, isStdout, type OutputContext } from '../../sources/curl/outputs.js';
 import { formatUrl } from '../../model/url.js';
 import { now } from '../../clock.js';
 import { fileProblem, TimeoutError, TooManyRedirectsError } from '../../errors.js';
+import { nameFromContentDisposition, sanitizeFileName } from '../../transport/filename.js';
 
 /**
- * What curl does with a response once it has arrived: -o/-O/-J files (with --output-dir,
- * --create-dirs, --no-clobber), -D header dumps, --etag-save, the shell's `> file`, -w lines, and
- * -f/--fail-with-body as a failure exit code (4 or 5, as --check-status would give).
+ * What curl does with a response once it has arrived, for the curl commands `sling exec` runs (a
+ * curl file, a curl line in a .http file): -o/-O/-J files (with --output-dir, --create-dirs,
+ * --no-clobber), -D header dumps, --etag-save, the shell's `> file`, -w lines, -c cookie jars, and
+ * the exit codes (-f/--fail-with-body as 4 or 5, as --check-status would give; curl's own numbers
+ * for -w's %{exitcode}). The curl front end (sources/curl) reads the options and calls these
+ * through its CurlOutput interface: it writes no file itself.
  */
-export interface OutputContext {
-  cwd: string;
-  /** The command's stdout went to a file (`> file`, `>> file`). */
-  stdout?: { kind: 'file'; path: string; append: boolean } | { kind: 'discard' };
-  /** First write to the stdout file truncates it (unless >>), later ones append. */
-  stdoutStarted: { value: boolean };
-  warn(message: string): void;
-}
+export const curlOutput: CurlOutput = {
+  planBody,
+  afterTransfer,
+  afterFailedTransfer,
+  exitCode: curlExitCode,
+  openStdout: (path, append) => closeSync(openToWrite(path, append ? 'append' : 'replace')),
+  writeFile: (path, data, how) => writeToFile(path, data, how),
+};
 
 function headText(r: Completed['response']): string {
   // HTTP/2 has no reason phrase: curl writes `HTTP/2 200 ` (with the blank).
@@ -38,21 +44,16 @@ function allHeads(c: Omit<Completed, 'body'>): string {
 
 /**
  * -O: the last segment of the URL path, as it is in the URL (curl 7.88 does not decode `%20`);
- * -J: Content-Disposition's filename when there is one (`fromHeader`).
+ * -J: Content-Disposition's `filename` when there is one (`fromHeader`), read by the reader every
+ * command uses (transport/filename.ts) and made a safe bare name there: no folders, no dot files,
+ * no control characters (curl 7.88 strips only the folders).
  */
 function remoteName(url: CurlUrl, c: Omit<Completed, 'body'>, op: Operation): { name: string; fromHeader: boolean } {
   if (op.remoteHeaderName) {
-    const cd = headerIn(c.response.rawHeaders, 'content-disposition');
-    const m = cd && /filename\s*=\s*(?:"([^"]*)"|([^;\s]+))/i.exec(cd);
-    const name = m ? (m[1] ?? m[2])! : undefined;
-    if (name) return { name: name.replace(/^.*[/\\]/, ''), fromHeader: true };
+    const name = sanitizeFileName(nameFromContentDisposition(headerIn(c.response.rawHeaders, 'content-disposition'), { extended: false }) ?? '');
+    if (name) return { name, fromHeader: true };
   }
   return { name: url.path.slice(url.path.lastIndexOf('/') + 1), fromHeader: false };
-}
-
-/** `#1`, `#2`... in -o names: the text the URL's globs matched. */
-export function globName(name: string, matches: string[]): string {
-  return name.replace(/#(\d)/g, (m, d: string) => matches[Number(d) - 1] ?? m);
 }
 
 /** `plan`: the body's plan made from the head when `sling exec` wrote the body as it came (c.saved). */
@@ -95,25 +96,6 @@ export function afterTransfer(t: Transfer, url: CurlUrl, c: Completed, ctx: Outp
 }
 
 /** Where a transfer's body goes (-o/-O/-J), decided from the response's head. */
-export interface BodyPlan {
-  /** The file as named (undefined: the body goes to the command's standard output). */
-  outFile?: string;
-  /** The file to write, when the body is written to one. */
-  path?: string;
-  /**
-   * How the file is opened, never through a link (files.ts openToWrite): `append` for -C with a 206,
-   * `new` for a -J name or one --no-clobber chose (nothing there is written over), else `replace`.
-   */
-  how: Creation;
-  /** -i's heads, before the body. */
-  prefix: Buffer;
-  /** -f on an HTTP error: only -i's heads are written. */
-  headOnly: boolean;
-  writeBody: boolean;
-  /** What went wrong before anything was written: [message, curl's exit code]. */
-  problems: [string, number][];
-}
-
 /**
  * Where the body goes: the -o/-O/-J file (with -i's heads before it), made or appended (-C) as curl
  * does; `outFile` is undefined when the body goes to the command's standard output. Decided from the
@@ -279,11 +261,6 @@ function putWriteOut(result: AfterResult, ctx: OutputContext, text: WriteOutText
   if (text.err) result.stderrText = Buffer.from(text.err, 'latin1').toString('utf8');
 }
 
-/** `-o -`, and the names of the standard output itself (`-o /dev/stdout`): the command's output (a `> file`, or under the response). */
-export function isStdout(name: string): boolean {
-  return name === '-' || name === '/dev/stdout' || name === '/dev/fd/1' || name === '/proc/self/fd/1';
-}
-
 function writeStdout(ctx: OutputContext, data: Buffer) {
   if (ctx.stdout?.kind !== 'file') return;
   try {
@@ -333,17 +310,6 @@ function absoluteLocation(c: Completed): string {
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 
 /** A transfer that got no response: what -w still reports about it. */
-export interface FailedTransfer {
-  method: string;
-  /** curl's exit code for the failure (curlExitCode). */
-  exitCode: number;
-  message: string;
-  /** When the command started (clock.ts `now()`), for %{time_total}. */
-  started: number;
-  /** The head that came before the body failed (cut short, stalled): -w reports its status, headers and the bytes that came. */
-  answered?: Completed;
-}
-
 /**
  * curl's exit code for a failure sling reports in its own words (for -w's %{exitcode}): 6 host not
  * resolved, 7 could not connect, 18 body cut short, 28 timeout, 35 TLS, 47 too many redirects, 52
