@@ -3,8 +3,9 @@
 import { build, transform } from 'esbuild';
 import { chmodSync, copyFileSync, readdirSync, symlinkSync, rmSync, statSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const root = new URL('..', import.meta.url).pathname;
+const root = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
 // The main command's path is one small entry plus one chunk of Node-built-ins-only code; what it

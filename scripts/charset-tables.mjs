@@ -3,13 +3,14 @@
 //   node scripts/charset-tables.mjs PATH-TO-ENCODING-CHECKOUT [COMMIT]
 import fs from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const dir = process.argv[2];
 if (!dir) {
   console.error('usage: node scripts/charset-tables.mjs PATH-TO-ENCODING-CHECKOUT [COMMIT]');
   process.exit(2);
 }
-const root = new URL('..', import.meta.url).pathname;
+const root = fileURLToPath(new URL('..', import.meta.url));
 const enc = JSON.parse(fs.readFileSync(join(dir, 'encodings.json'), 'utf8'));
 const commit = process.argv[3] ?? 'unknown';
 const labels = {};

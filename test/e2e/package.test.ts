@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { REPO_ROOT } from '../helpers/cli.js';
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -43,4 +43,21 @@ test('npm pack: dist/, README.md, LICENSE, docs/ and SECURITY.md; no sources, te
   // The licence is the one package.json names.
   assert.equal(JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).license, 'MIT');
   assert.match(readFileSync(join(REPO_ROOT, 'LICENSE'), 'utf8'), /^MIT License\n\nCopyright \(c\) 2026 the sling authors\n/);
+});
+
+test('the build runs from a clone whose path has a blank and a percent sign (file paths, not URL paths)', async () => {
+  const { cpSync, mkdtempSync, rmSync, symlinkSync, existsSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const dir = join(mkdtempSync(join(tmpdir(), 'sling-build-')), 'my clone 100%');
+  try {
+    for (const part of ['package.json', 'scripts', 'src']) cpSync(join(REPO_ROOT, part), join(dir, part), { recursive: true });
+    symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'junction');
+    const r = spawnSync(process.execPath, [join(dir, 'scripts', 'build.mjs')], { cwd: dir, encoding: 'utf8' });
+    assert.equal(r.status, 0, `the build failed: ${r.stderr}`);
+    assert.ok(existsSync(join(dir, 'dist', 'sling.js')), 'dist/sling.js was written in the clone');
+    const v = spawnSync(process.execPath, [join(dir, 'dist', 'sling.js'), '--version'], { encoding: 'utf8' });
+    assert.equal(v.status, 0, v.stderr);
+  } finally {
+    rmSync(dirname(dir), { recursive: true, force: true });
+  }
 });
