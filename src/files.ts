@@ -107,6 +107,24 @@ export class FileTooLargeError extends UsageError {
 }
 
 /**
+ * The text of a file sling reads as UTF-8 (config.json, a session, an environment file, a request
+ * file, a `:=@file` item): without the byte order mark that Windows tools write in front of UTF-8
+ * (PowerShell 5.1's `Set-Content -Encoding UTF8`, Visual Studio, Notepad before 2019). A UTF-16 or
+ * UTF-32 file (PowerShell's `>` and `Out-File` write UTF-16) is refused with what to do, instead of
+ * being read as garbled text. `shown` names the file, `what` says what it is ("the config file").
+ */
+export function utf8Text(data: Buffer, shown: string, what: string): string {
+  if (data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) return data.toString('utf8', 3);
+  const utf16 = (data[0] === 0xff && data[1] === 0xfe) || (data[0] === 0xfe && data[1] === 0xff);
+  const utf32be = data[0] === 0 && data[1] === 0 && data[2] === 0xfe && data[3] === 0xff;
+  if (utf16 || utf32be) {
+    const kind = utf32be || (data[2] === 0 && data[3] === 0 && data.length % 4 === 0) ? 'UTF-32' : 'UTF-16';
+    throw new UsageError(`${shown}: ${what} is saved as ${kind} text; save it as UTF-8 (in PowerShell: Set-Content -Encoding utf8, or Out-File -Encoding utf8)`);
+  }
+  return data.toString('utf8');
+}
+
+/**
  * A whole file, read a piece at a time and never more than `limit` bytes of it: a file that is
  * larger, or endless (`/dev/zero`, a link to it), is a FileTooLargeError naming `shown` and `what`
  * (the kind of file, for the message) as soon as the limit is passed, before its bytes fill the

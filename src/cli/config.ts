@@ -1,4 +1,4 @@
-import { FileTooLargeError, readLimited, SETTINGS_FILE_LIMIT } from '../files.js';
+import { FileTooLargeError, readLimited, SETTINGS_FILE_LIMIT, utf8Text } from '../files.js';
 import { homedir, platform as osPlatform } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
@@ -20,14 +20,15 @@ export const configFile = (env: NodeJS.ProcessEnv) => join(configDir(env), 'conf
 /** `default_options` of config.json: arguments put in front of the command line's own. */
 export function defaultOptions(env: NodeJS.ProcessEnv): string[] {
   const file = configFile(env);
-  let text: string;
+  let data: Buffer;
   try {
-    text = readLimited(file, SETTINGS_FILE_LIMIT, file, 'a config file').toString('utf8');
+    data = readLimited(file, SETTINGS_FILE_LIMIT, file, 'a config file');
   } catch (e) {
     if (e instanceof FileTooLargeError) throw e;
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw new UsageError(`cannot read the config file ${file}: ${(e as Error).message}`);
   }
+  const text = utf8Text(data, file, 'the config file');
   let config: unknown;
   try {
     config = JSON.parse(text);

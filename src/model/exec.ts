@@ -158,4 +158,3 @@ export interface ExecEntry {
 export interface Script {
   entries: ExecEntry[];
 }
-

@@ -3,7 +3,7 @@ import { basename, resolve } from 'node:path';
 import type { Invocation } from '../cli/invocation.js';
 import { anyTransportFlag, transportSettings } from '../cli/transport-flags.js';
 import { UsageError, tooDeep } from '../errors.js';
-import { FileTooLargeError, readLimited, TEXT_FILE_LIMIT } from '../files.js';
+import { FileTooLargeError, readLimited, TEXT_FILE_LIMIT, utf8Text } from '../files.js';
 import type { Item } from '../cli/items.js';
 import { formText, jsonString, parseJson, JsonSyntaxError, type JsonValue } from '../model/json.js';
 import { guessMime } from './mime.js';
@@ -62,8 +62,10 @@ function uploadFile(item: Item, cwd: string, path = item.value): Buffer | FileBo
 
 function readTextFile(item: Item, cwd: string): string {
   const data = readItemFile(item, cwd);
-  if (data.includes(0)) throw new UsageError(`item '${item.orig}': '${item.value}' looks like a binary file; upload it with name@file instead`);
-  return data.toString('utf8');
+  // A byte order mark goes; a UTF-16 file (PowerShell's `>`) is refused with what to do.
+  const text = utf8Text(data, `item '${item.orig}': '${item.value}'`, 'the file');
+  if (text.includes('\0')) throw new UsageError(`item '${item.orig}': '${item.value}' looks like a binary file; upload it with name@file instead`);
+  return text;
 }
 
 function parseJsonItem(item: Item, text: string, from: string): JsonValue {

@@ -1,5 +1,5 @@
 import { chmodSync, closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { FileTooLargeError, readLimited, SETTINGS_FILE_LIMIT } from '../files.js';
+import { FileTooLargeError, readLimited, SETTINGS_FILE_LIMIT, utf8Text } from '../files.js';
 import { makeDirs } from '../files.js';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { configDir } from '../cli/config.js';
@@ -83,13 +83,14 @@ export class SessionStore {
   /** The JSON of a session file (undefined: no file yet), checked to be a session. */
   private load(path: string): unknown {
     if (this.loaded.has(path)) return this.loaded.get(path);
-    let text: string | undefined;
+    let data: Buffer | undefined;
     try {
-      text = readLimited(path, SETTINGS_FILE_LIMIT, path, 'a session file').toString('utf8');
+      data = readLimited(path, SETTINGS_FILE_LIMIT, path, 'a session file');
     } catch (e) {
       if (e instanceof FileTooLargeError) throw e;
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError(`cannot read the session ${path}: ${(e as Error).message}`);
     }
+    const text = data && utf8Text(data, path, 'the session file');
     let json: unknown;
     if (text !== undefined) {
       try {

@@ -1,4 +1,4 @@
-import { FileTooLargeError, readLimited, TEXT_FILE_LIMIT } from '../../files.js';
+import { FileTooLargeError, readLimited, TEXT_FILE_LIMIT, utf8Text } from '../../files.js';
 import { dirname, join, resolve } from 'node:path';
 import { isDirectory } from '../../files.js';
 import { stdoutIsStderr } from '../../fd-writer.js';
@@ -45,15 +45,17 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
       if (size > TEXT_FILE_LIMIT) throw new FileTooLargeError('standard input', TEXT_FILE_LIMIT, 'a request file');
       chunks.push(c as Buffer);
     }
-    text = Buffer.concat(chunks).toString('utf8');
+    text = utf8Text(Buffer.concat(chunks), '<stdin>', 'the request file');
   } else {
+    let data: Buffer;
     try {
-      text = readLimited(resolve(io.cwd, file), TEXT_FILE_LIMIT, file, 'a request file').toString('utf8');
+      data = readLimited(resolve(io.cwd, file), TEXT_FILE_LIMIT, file, 'a request file');
     } catch (e) {
       if (e instanceof FileTooLargeError) throw e;
       const code = (e as NodeJS.ErrnoException).code;
       throw new UsageError(`cannot read '${file}': ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (e as Error).message}`);
     }
+    text = utf8Text(data, file, 'the request file');
   }
   const type = detectType(file, text, ex.type);
   reporter.debug(`exec: ${file} as ${type}`);

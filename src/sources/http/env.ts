@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { LiteralError, lineCol, readModuleObject, stripJsonc } from './literal.js';
-import { FileTooLargeError, readLimited, SETTINGS_FILE_LIMIT } from '../../files.js';
+import { FileTooLargeError, readLimited, SETTINGS_FILE_LIMIT, utf8Text } from '../../files.js';
 import { stringifyChecked } from '../../nesting.js';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError, beyondLimits } from '../../errors.js';
@@ -42,33 +42,33 @@ const OLD_PRIVATE = 'rest-client.private.env.json';
 type EnvFile = Record<string, Record<string, unknown>>;
 
 function readEnvFile(path: string): EnvFile {
-  let text: string;
+  let data: Buffer;
   try {
-    text = readLimited(path, SETTINGS_FILE_LIMIT, path, 'an environment file').toString('utf8');
+    data = readLimited(path, SETTINGS_FILE_LIMIT, path, 'an environment file');
   } catch (e) {
     if (e instanceof FileTooLargeError) throw e;
     throw new UsageError(`cannot read the environment file '${path}': ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
   }
-  text = text.replace(/^\uFEFF/, '');
-  let data: unknown;
+  const text = utf8Text(data, path, 'the environment file');
+  let doc: unknown;
   try {
     // JSONC (comments, trailing commas), as IntelliJ and VS Code read their JSON files; offsets kept.
-    data = JSON.parse(stripJsonc(text));
+    doc = JSON.parse(stripJsonc(text));
   } catch (e) {
     // V8 says where by offset (`... in JSON at position 18`): FILE:LINE:COL instead.
     const message = (e as Error).message;
     const m = /^(.*?)(?:,? in JSON)? at position (\d+)/.exec(message);
     throw new UsageError(m ? `${path}:${lineCol(text, Number(m[2]))}: not valid JSON: ${m[1]}` : `${path}: not valid JSON: ${message}`);
   }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new UsageError(`the environment file '${path}' must hold an object of environments`);
-  for (const [name, values] of Object.entries(data)) {
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new UsageError(`the environment file '${path}' must hold an object of environments`);
+  for (const [name, values] of Object.entries(doc)) {
     if (typeof values !== 'object' || values === null || Array.isArray(values)) {
       const key = new RegExp(`${JSON.stringify(name).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*:`).exec(text);
       const what = Array.isArray(values) ? 'an array' : values === null ? 'null' : `a ${typeof values}`;
       throw new UsageError(`${path}:${key ? lineCol(text, key.index) : '1:1'}: the environment '${name}' must be an object of variables ({"name": "value"}), got ${what}`);
     }
   }
-  return data as EnvFile;
+  return doc as EnvFile;
 }
 
 /** The folder's env files, or the nearest parent's. */
@@ -299,12 +299,10 @@ function httpyacEnvironment(dir: string, envName: string | undefined, warn: (mes
 function readConfig(p: string, warn: (message: string) => void): Record<string, unknown> | undefined {
   let t: string;
   try {
-    t = readLimited(p, SETTINGS_FILE_LIMIT, p, 'an httpyac config file')
-      .toString('utf8')
-      .replace(/^\uFEFF/, '');
+    t = utf8Text(readLimited(p, SETTINGS_FILE_LIMIT, p, 'an httpyac config file'), p, 'the httpyac config file');
   } catch (e) {
     if (e instanceof FileTooLargeError) throw e;
-    warn(`cannot read '${p}': ${(e as Error).message}; its environments are not used`);
+    warn(e instanceof UsageError ? `${e.message}; its environments are not used` : `cannot read '${p}': ${(e as Error).message}; its environments are not used`);
     return undefined;
   }
   const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
