@@ -13,11 +13,26 @@ export function stdinIsBodySource(_io: Io): boolean {
   // fstat, not io.stdin.isTTY: a terminal is a character device, and looking at the descriptor does
   // not create the stdin stream.
   try {
-    const st = fstatSync(0);
-    return st.isFIFO() || st.isSocket() || st.isFile();
+    return isBodyMode(fstatSync(0).mode);
   } catch {
     return false;
   }
+}
+
+const S_IFMT = 0o170000;
+const S_IFIFO = 0o010000;
+const S_IFSOCK = 0o140000;
+const S_IFREG = 0o100000;
+
+/**
+ * A pipe, a socket or a regular file, from the file type bits of fstat's mode. Not with
+ * Stats.isFIFO() and isSocket(): Node answers false to both on Windows whatever the descriptor
+ * is, while libuv does report a pipe there (`type body.json | sling PUT URL` in cmd.exe,
+ * `Get-Content body.json | sling ...` in PowerShell) with the same S_IFIFO bits as POSIX.
+ */
+export function isBodyMode(mode: number): boolean {
+  const type = mode & S_IFMT;
+  return type === S_IFIFO || type === S_IFSOCK || type === S_IFREG;
 }
 
 /**
