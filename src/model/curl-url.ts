@@ -254,3 +254,19 @@ export function resolveLocation(base: CurlUrl, location: string): CurlUrl {
   const dir = base.path.slice(0, base.path.lastIndexOf('/') + 1);
   return parseCurlUrl(origin + dir + clean);
 }
+
+/** curl's --noproxy list: `*`, or names that match the host or a domain it is in. */
+export function noProxyMatch(list: string, host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  for (let entry of list.split(',')) {
+    entry = entry.trim().toLowerCase();
+    if (!entry) continue;
+    if (entry === '*') return true;
+    entry = entry.replace(/^\./, '');
+    if (h === entry || h.endsWith('.' + entry)) return true;
+  }
+  return false;
+}
+
+/** A byte string as the text the transport sends back out as the same UTF-8 bytes. */
+export const utf8 = (s: string): string => Buffer.from(s, 'latin1').toString('utf8');
