@@ -799,3 +799,26 @@ test("sling exec's transport flags over a curl file reach every hop of its -L, n
     [['/tls', 'sling-test-client']],
   );
 });
+
+test('sling exec -6 over a curl file holds on every hop of its -L: a host with no IPv6 address is not reached on the second hop', async (t) => {
+  // The first server on ::1 (IPv6 loopback), the second on 127.0.0.1 only, named `localhost`.
+  const six = http.createServer((q, res) => void res.writeHead(302, { Location: decodeURIComponent(q.url!.slice('/to?'.length)) }).end());
+  const listening = await new Promise<boolean>((resolve) => {
+    six.once('error', () => resolve(false));
+    six.listen(0, '::1', () => resolve(true));
+  });
+  if (!listening) return t.skip('no IPv6 loopback (::1) here');
+  t.after(() => new Promise((r) => six.close(r)));
+  const reached: string[] = [];
+  const four = await httpServer(t, (q, res) => (reached.push(q.url!), res.end('four\n')));
+  const d = dir();
+  const line = `curl -s -L 'http://[::1]:${(six.address() as { port: number }).port}/to?${encodeURIComponent(`http://localhost:${four.port}/four`)}'\n`;
+  writeFileSync(join(d, 'c.sh'), line);
+  // Without -6 the redirect reaches the second server.
+  assert.equal((await runSling(['exec', '-b', 'c.sh'], { cwd: d, env: { HOME: home } })).code, 0);
+  assert.deepEqual(reached.splice(0), ['/four']);
+  const r = await runSling(['exec', '-b', '-6', 'c.sh'], { cwd: d, env: { HOME: home } });
+  assert.equal(r.code, 6, r.stderr);
+  assert.match(r.stderr, /^sling: error: c\.sh:1: .*localhost.*\(redirect 1 of 1 to http:\/\/localhost:\d+\/four\)$/m, r.stderr);
+  assert.deepEqual(reached, [], 'the second hop kept to IPv6');
+});
