@@ -223,6 +223,8 @@ export interface CurlRules {
   cookies?: string;
   /** Names (lower case) of the headers curl added for the body, last in the list: dropped with the body. */
   bodyHeaders: string[];
+  /** A -H Content-Type that a -F body's multipart type stands in for, with its place after `own`: sent once the body is dropped. */
+  formType?: { at: number; header: Header };
   /** -H Authorization and -H Cookie kept back on a hop to another host, with their places after `own`, to come back on a hop to the first. */
   withheld?: { at: number; header: Header }[];
   /** --request-target: the target of every hop. */

@@ -70,7 +70,7 @@ function curlHop(spec: RequestSpec, rules: CurlRules, hop: Hop, location: string
     throw e;
   }
   const status = hop.response.status;
-  let { kind, bodyHeaders } = rules;
+  let { kind, bodyHeaders, formType } = rules;
   let body: Body = spec.body;
   let headers = spec.headers;
   const toGet = (((status === 301 && !rules.post301) || (status === 302 && !rules.post302)) && kind === 'POST') || (status === 303 && !rules.post303 && kind !== 'GET' && kind !== 'HEAD');
@@ -84,6 +84,12 @@ function curlHop(spec: RequestSpec, rules: CurlRules, hop: Hop, location: string
     while (end > rules.own && bodyHeaders.includes(headers[end - 1]![0].toLowerCase())) end--;
     headers = headers.slice(0, end);
     bodyHeaders = [];
+    // A -H Content-Type the multipart type stood in for goes as given now (as curl sends it).
+    if (formType) {
+      headers = [...headers];
+      headers.splice(Math.min(rules.own + formType.at, headers.length), 0, formType.header);
+      formType = undefined;
+    }
   }
   const target = toParsedUrl(url);
   if (rules.requestTarget !== undefined) {
@@ -138,7 +144,7 @@ function curlHop(spec: RequestSpec, rules: CurlRules, hop: Hop, location: string
     if (kept.length) withheld = kept;
   }
 
-  const next: CurlRules = { ...rules, url, kind, bodyHeaders, own: ownHeaders.length, withheld, heldProxies };
+  const next: CurlRules = { ...rules, url, kind, bodyHeaders, formType, own: ownHeaders.length, withheld, heldProxies };
   return {
     ...spec,
     method: rules.method ?? kind,

@@ -237,6 +237,8 @@ test('a -L hop to another host and back: credentials, -H Host, the body and its 
     `curl -s -L -X POST -d x=1 '${a}${to(`${b}/posted`)}'`,
     `curl -s -L -d x=1 '${a}${to(`${b}/kept`, '-307')}'`,
     `curl -s -L --post302 -u user:pw -F f=v '${a}${to(`${b}/form`)}'`,
+    // The -H Content-Type a multipart type stood in for is sent as given once the body is dropped.
+    `curl -s -L -H 'Content-Type: text/x-mine' -F f=v '${a}${to(`${b}/form-get`)}'`,
   ];
   const d = dir();
   for (const line of lines) {

@@ -296,11 +296,16 @@ export class CommandBuilder {
     const cond = this.timeCondition(op);
     if (cond && !has(cond[0].toLowerCase())) headers.push(cond);
 
+    let formType: CurlRules['formType'];
     for (const h of custom) {
       const lower = h.name.toLowerCase();
       if (h.value === undefined) continue;
       if (lower === 'host') continue;
-      if (lower === 'content-type' && hop.multipartType) continue;
+      // The multipart type (with the boundary) stands in for it; a hop without the body sends it.
+      if (lower === 'content-type' && hop.multipartType) {
+        formType = { at: headers.length - own, header: [h.name, utf8(h.value)] };
+        continue;
+      }
       headers.push([h.name, h.value]);
     }
 
@@ -341,6 +346,7 @@ export class CommandBuilder {
       // curl sends -b strings on every hop, to other hosts too (unlike a -H Cookie header).
       cookies: op.cookies.length && !has('cookie') ? utf8(op.cookies.join(';')) : undefined,
       bodyHeaders,
+      formType,
       requestTarget: op.requestTarget,
     };
 
