@@ -223,6 +223,8 @@ export interface CurlRules {
   cookies?: string;
   /** Names (lower case) of the headers curl added for the body, last in the list: dropped with the body. */
   bodyHeaders: string[];
+  /** -r / -C: the range (`100-`, `0-99`); an upload's Content-Range becomes `Range: bytes=...` on a hop that drops the body. */
+  range?: string;
   /** A -H Content-Type that a -F body's multipart type stands in for, with its place after `own`: sent once the body is dropped. */
   formType?: { at: number; header: Header };
   /** -H Authorization and -H Cookie kept back on a hop to another host, with their places after `own`, to come back on a hop to the first. */

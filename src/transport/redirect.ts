@@ -123,6 +123,11 @@ function curlHop(spec: RequestSpec, rules: CurlRules, hop: Hop, location: string
   setOwn(own, 'proxy-authorization', viaProxy && rules.proxy!.authorization !== undefined ? ['Proxy-Authorization', rules.proxy!.authorization] : undefined);
   setOwn(own, 'proxy-connection', viaProxy && rules.proxy!.connection ? ['Proxy-Connection', 'Keep-Alive'] : undefined);
   setOwn(own, 'authorization', trusted && rules.authorization !== undefined ? ['Authorization', rules.authorization] : undefined);
+  // An upload's Content-Range asks for that range once the hop is a GET (curl's -C / -r with -T).
+  if (toGet && own.has('content-range') && rules.range !== undefined) {
+    own.delete('content-range');
+    own.set('range', ['Range', `bytes=${rules.range}`]);
+  }
   if (rules.autoReferer) own.set('referer', ['Referer', utf8(formatCurlUrl(rules.url))]);
   const ownHeaders = [...own.entries()].sort((a, b) => OWN_ORDER.indexOf(a[0]) - OWN_ORDER.indexOf(b[0])).map(([, h]) => h);
 

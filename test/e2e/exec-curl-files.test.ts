@@ -239,8 +239,10 @@ test('a -L hop to another host and back: credentials, -H Host, the body and its 
     `curl -s -L --post302 -u user:pw -F f=v '${a}${to(`${b}/form`)}'`,
     // The -H Content-Type a multipart type stood in for is sent as given once the body is dropped.
     `curl -s -L -H 'Content-Type: text/x-mine' -F f=v '${a}${to(`${b}/form-get`)}'`,
+    // An upload's Content-Range asks for that range once a 303 has made it a GET.
+    `curl -s -L -T up.txt -r 0-3 '${a}${to(`${b}/ranged`, '-303')}'`,
   ];
-  const d = dir();
+  const d = dir({ 'up.txt': 'hello world\n' });
   for (const line of lines) {
     const curl = await new Promise<number | null>((resolve) => {
       const child = spawn('bash', ['-c', line], { cwd: d, env: { ...process.env, HOME: d }, stdio: 'ignore' });

@@ -347,6 +347,7 @@ export class CommandBuilder {
       cookies: op.cookies.length && !has('cookie') ? utf8(op.cookies.join(';')) : undefined,
       bodyHeaders,
       formType,
+      range: range !== undefined && !has('range') ? range : undefined,
       requestTarget: op.requestTarget,
     };
 
