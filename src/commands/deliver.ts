@@ -1,6 +1,6 @@
 import { CliError, TooManyRedirectsError } from '../errors.js';
 import { ExitCode } from '../exit.js';
-import { withJarCookies } from '../model/cookies.js';
+import { withJarCookies, type CookieJar } from '../model/cookies.js';
 import type { ResponseHead } from '../model/exchange.js';
 import { prepareRequest, type PreparedRequest } from '../model/prepare.js';
 import type { RequestSpec } from '../model/spec.js';
@@ -29,15 +29,19 @@ export async function loadTransport(): Promise<Transport> {
   return transport;
 }
 
-/** The request as the model would send it: the cookie jar's cookies added, the body prepared (what --offline prints, --curl and `exec --to` write). */
-export function wouldSend(spec: RequestSpec): Promise<PreparedRequest> {
-  const jar = spec.settings.cookieJar;
-  return prepareRequest(jar ? withJarCookies(spec, jar) : spec);
+/**
+ * The request as the model would send it: the cookies of the jar the request goes with (as the
+ * exchange adds them, `noCookies` aside) added, the body prepared (what --offline prints, --curl
+ * and `exec --to` write).
+ */
+export function wouldSend(spec: RequestSpec, jar?: CookieJar): Promise<PreparedRequest> {
+  const cookieJar = spec.settings.noCookies ? undefined : jar;
+  return prepareRequest(cookieJar || spec.settings.curl ? withJarCookies(spec, cookieJar) : spec);
 }
 
 /** --offline: the request printed as it would be sent; nothing goes on the network. */
-export async function printOffline(spec: RequestSpec, printer: Printer): Promise<void> {
-  await printer.request(await wouldSend(spec));
+export async function printOffline(spec: RequestSpec, printer: Printer, jar?: CookieJar): Promise<void> {
+  await printer.request(await wouldSend(spec, jar));
   await printer.finish();
 }
 
@@ -204,7 +208,7 @@ export interface Outcome {
 export async function deliver(spec: RequestSpec, delivery: Delivery): Promise<Outcome> {
   const { printer, offline, body } = delivery;
   if (offline) {
-    await printOffline(spec, printer);
+    await printOffline(spec, printer, delivery.exchange.jar);
     return { result: 0 };
   }
   const hop = await send(spec, printer, delivery.exchange, delivery);

@@ -10,6 +10,7 @@ import type { Io, Reporter } from '../io.js';
 import { exactBytes, formatBytes, formatDuration, Progress } from '../output/progress.js';
 import { Printer } from '../output/printer.js';
 import type { OutputPlan } from '../output/plan.js';
+import type { CookieJar } from '../model/cookies.js';
 import type { RequestSpec } from '../model/spec.js';
 import { bodyError } from '../transport/body.js';
 import { headerIn } from '../model/headers.js';
@@ -61,7 +62,7 @@ function keepEncoded(encoding: string | undefined, contentType: string | undefin
   return /gzip|x-gzip|x-tar|octet-stream-gz/.test(type) || /\.(gz|tgz)$/i.test(name);
 }
 
-export async function runDownload(inv: Invocation, spec: RequestSpec, plan: OutputPlan, io: Io, reporter: Reporter): Promise<number> {
+export async function runDownload(inv: Invocation, spec: RequestSpec, plan: OutputPlan, io: Io, reporter: Reporter, jar?: CookieJar): Promise<number> {
   const toStdout = inv.output === '-';
   const cwd = io.cwd;
   if (inv.resume && (inv.output === undefined || toStdout)) {
@@ -86,7 +87,7 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
   const to: Destination = { inv, io, reporter, offset, explicitPath, toStdout };
   const { result } = await deliver(spec, {
     printer,
-    exchange: { env: io.env, fastLane: true, debug: (m) => reporter.debug(m), warn: (m) => reporter.warn(m) },
+    exchange: { env: io.env, jar, fastLane: true, debug: (m) => reporter.debug(m), warn: (m) => reporter.warn(m) },
     final: true,
     body: { save: (hop) => saveBody(hop, to) },
   });

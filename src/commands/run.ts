@@ -39,7 +39,7 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
   if (inv.curl) {
     // --curl: the curl command line that sends this request (src/output/to-curl.ts); nothing is sent.
     const { curlCommand } = await import('../output/to-curl.js');
-    await stdoutSink(io.stdout).write(curlCommand(spec, await wouldSend(spec)) + '\n');
+    await stdoutSink(io.stdout).write(curlCommand(spec, await wouldSend(spec, ctx.session?.jar)) + '\n');
     return ExitCode.OK;
   }
   if (!inv.offline && spec.settings.tls.verify === false && spec.url.scheme === 'https') {
@@ -48,14 +48,14 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
   try {
     if (downloading) {
       const { runDownload } = await import('./download.js');
-      const code = await runDownload(inv, spec, plan, io, reporter);
+      const code = await runDownload(inv, spec, plan, io, reporter, ctx.session?.jar);
       ctx.session?.save();
       return code;
     }
     const { hop } = await deliver(spec, {
       printer,
       offline: inv.offline,
-      exchange: { env: io.env, debug: (m) => reporter.debug(m), warn: (m) => reporter.warn(m) },
+      exchange: { env: io.env, jar: ctx.session?.jar, debug: (m) => reporter.debug(m), warn: (m) => reporter.warn(m) },
       // Redirects followed or a digest answer: the request printed is the one that got the final answer.
       final: spec.settings.follow || spec.settings.digest !== undefined,
       body: { print: { strict: true } },

@@ -1,4 +1,5 @@
-import type { ParsedUrl } from './url.js';
+import type { RequestSpec } from './spec.js';
+import { originOf, type ParsedUrl } from './url.js';
 
 /**
  * A cookie jar after RFC 6265: cookies are bound to their domain (host-only unless Domain= was
@@ -313,9 +314,27 @@ export class CookieJar {
   }
 }
 
-/** The jar's cookies for this URL join any Cookie header the request (a RequestSpec) already has. */
-export function withJarCookies<S extends { url: ParsedUrl; headers: [name: string, value: string][] }>(spec: S, jar: CookieJar): S {
-  const fromJar = jar.cookieHeader(spec.url);
+/**
+ * The request as it goes out with its cookies: the jar's for its URL (the jar the caller hands the
+ * exchange; undefined: none) join any Cookie header it already has. A curl command's
+ * (`settings.curl`) go as curl 7.88 sends them: the jar's, then the -b strings, in one Cookie header
+ * right after curl's own headers, matched against the host of a -H Host on the first origin.
+ */
+export function withJarCookies(spec: RequestSpec, jar: CookieJar | undefined): RequestSpec {
+  const curl = spec.settings.curl;
+  if (curl) {
+    // The URL's path as curl reads it (not a --request-target), without its query.
+    const host = curl.host && originOf(spec.url) === curl.firstOrigin ? curl.host[1].replace(/:\d*$/, '').replace(/^\[(.*)\]$/, '$1') : undefined;
+    const parts: string[] = [];
+    const fromJar = jar?.cookieHeader({ ...spec.url, path: curl.url.path, query: '', ...(host !== undefined ? { hostname: host } : {}) });
+    if (fromJar) parts.push(fromJar);
+    if (curl.cookies !== undefined) parts.push(curl.cookies);
+    if (!parts.length) return spec;
+    const headers = [...spec.headers];
+    headers.splice(curl.own, 0, ['Cookie', parts.join('; ')]);
+    return { ...spec, headers };
+  }
+  const fromJar = jar?.cookieHeader(spec.url);
   if (!fromJar) return spec;
   const at = spec.headers.findIndex(([n]) => n.toLowerCase() === 'cookie');
   const headers = [...spec.headers];

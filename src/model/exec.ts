@@ -3,6 +3,7 @@ import type { RequestSpec } from './spec.js';
 import type { ParsedUrl } from './url.js';
 import type { HopInfo, ResponseHead } from './exchange.js';
 import type { Creation } from '../files.js';
+import type { CookieJar } from './cookies.js';
 
 /**
  * What a front end for `sling exec` (a .http file, a file of curl commands) hands the runner: a list
@@ -129,6 +130,12 @@ export interface ExecEntry {
   label: string;
   /** Builds the request. null skips the entry (with a reason already warned about). */
   build(ctx: ExecContext): RequestSpec | RequestSpec[] | null | Promise<RequestSpec | RequestSpec[] | null>;
+  /**
+   * The cookie jar the request's hops send from and store into (a .http run's one jar, a curl
+   * command's -b FILE/-c engine), handed to the exchange by the runner; a --session's takes its
+   * place, and a spec with `noCookies` gets none. Undefined: no cookies but the headers given.
+   */
+  cookieJar?(spec: RequestSpec): CookieJar | undefined;
   /** Lines to print under the request's title, before it is sent (pre-request script logs). */
   before?(spec: RequestSpec): string[] | undefined;
   /** Nothing reads the response's body once it is printed (no script, test, output file or later request): it may be printed as it arrives. */

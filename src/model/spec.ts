@@ -1,3 +1,4 @@
+import type { CurlUrl } from './curl-url.js';
 import type { JsonValue } from './json.js';
 import type { ParsedUrl } from './url.js';
 
@@ -128,23 +129,21 @@ export interface RequestSettings {
   keepEncoding?: boolean;
   /** Give up when the response has more header lines than this. */
   maxHeaders?: number;
-  /**
-   * Cookies: sent from and stored into this jar on every hop (exec shares one per run; a curl
-   * command gets one when it uses -b/-c). Undefined: no cookie engine, headers go as given.
-   */
-  cookieJar?: import('./cookies.js').CookieJar;
   /** The environment proxies are taken from (http_proxy, NO_PROXY...) when not the process's: a curl command's own, with the file's `export`s and `VAR=x curl` prefixes. */
   proxyEnv?: NodeJS.ProcessEnv;
-  /** The request neither sends nor stores cookies, not even a --session's (`# @no-cookie-jar`). */
+  /**
+   * The request neither sends nor stores cookies, not even a --session's (`# @no-cookie-jar`).
+   * Otherwise the cookies of the jar the caller hands the exchange (ExchangeOptions.jar: exec's of
+   * the run, a --session's, a curl command's) are sent and stored on every hop.
+   */
   noCookies?: boolean;
   /** Digest authentication: answered by the transport when the server asks (401 + WWW-Authenticate: Digest). */
   digest?: { user: string; password: string };
   /**
-   * A front end's own redirect rules (curl's -L for curl files): builds the next hop's request from
-   * the response that redirected (exchange.ts keeps the exchange's limits on it: deadline,
-   * timeoutMs, maxRedirects, maxHeaders). Undefined: the DECISIONS.md rules of exchange.ts.
+   * A curl command's rules (curl files), as data: how transport/redirect.ts makes each hop of its
+   * -L from the one before, and where its cookies go. Undefined: the DECISIONS.md redirect rules.
    */
-  redirect?: (spec: RequestSpec, response: import('./exchange.js').ResponseHead, location: string) => RequestSpec;
+  curl?: CurlRules;
   /** Connect to this Unix domain socket instead of the URL's host (curl's --unix-socket). */
   unixSocket?: string;
   /** Resolve the host to IPv4 or IPv6 addresses only (curl's -4 / -6). */
@@ -178,6 +177,60 @@ export interface RequestSettings {
   curlFraming?: boolean;
   /** Retry transient failures (curl's --retry family). */
   retry?: { count: number; delayMs?: number; maxTimeMs?: number; allErrors: boolean; connRefused: boolean };
+}
+
+/**
+ * What curl decides again for each hop of a `curl -L` (curl 7.88), as data the transport reads
+ * (transport/redirect.ts): nothing here is a function or a live object, and every other setting of
+ * the first hop (TLS, proxy, --resolve, HTTP version, limits) goes on to every hop as it is.
+ */
+export interface CurlRules {
+  /** This hop's URL as curl reads it: a Location is resolved against it, `--referer ';auto'` names it. */
+  url: CurlUrl;
+  /** The first URL's origin (model/url.ts originOf): credentials go to it only (unless `trusted`). */
+  firstOrigin: string;
+  /** The kind of request curl makes on this hop (-X sets only the method on the wire). */
+  kind: 'GET' | 'HEAD' | 'POST' | 'PUT';
+  /** -X: the method of every hop, whatever the kind becomes. */
+  method?: string;
+  /** --post301 / --post302 / --post303: that answer keeps a POST a POST, with its body. */
+  post301: boolean;
+  post302: boolean;
+  post303: boolean;
+  /** --location-trusted: -u, Authorization and -H Cookie go to every host. */
+  trusted: boolean;
+  /** --referer ';auto': each hop sends the URL of the one before as Referer. */
+  autoReferer: boolean;
+  /** A -H Host header: sent on hops to the first origin only (null: `-H 'Host:'` removes Host there). */
+  host?: Header | null;
+  /** curl's own Authorization (-u, --oauth2-bearer, NTLM): on hops to the first origin, or all with `trusted`. */
+  authorization?: string;
+  /** --digest credentials: answered on trusted hops only. */
+  digest?: { user: string; password: string };
+  /** curl's own -x: its Proxy-Authorization value and whether curl adds Proxy-Connection (plain http:// through it). */
+  proxy?: { authorization?: string; connection: boolean };
+  /** --noproxy: hosts that go direct (curl's list syntax). */
+  noProxy?: string;
+  /** The proxies of the hops that do not go direct, kept while a hop to a --noproxy host does. */
+  heldProxies?: { proxies: Record<string, string>; proxyEnv?: NodeJS.ProcessEnv };
+  /**
+   * How many headers at the start are curl's own (Host, Proxy-Authorization, Authorization,
+   * Range, User-Agent, Accept, Accept-Encoding, Referer, Proxy-Connection): the Cookie header of
+   * the jar and -b goes right after them, before the -H headers.
+   */
+  own: number;
+  /** -b NAME=VALUE strings (unless -H Cookie): sent with the jar's cookies, on every hop, to every host. */
+  cookies?: string;
+  /** Names (lower case) of the headers curl added for the body, last in the list: dropped with the body. */
+  bodyHeaders: string[];
+  /** -r / -C: the range (`100-`, `0-99`); an upload's Content-Range becomes `Range: bytes=...` on a hop that drops the body. */
+  range?: string;
+  /** A -H Content-Type that a -F body's multipart type stands in for, with its place after `own`: sent once the body is dropped. */
+  formType?: { at: number; header: Header };
+  /** -H Authorization and -H Cookie kept back on a hop to another host, with their places after `own`, to come back on a hop to the first. */
+  withheld?: { at: number; header: Header }[];
+  /** --request-target: the target of every hop. */
+  requestTarget?: string;
 }
 
 export interface RequestSpec {

@@ -129,14 +129,14 @@ export class SessionStore {
   /**
    * Applies the session to a request: its headers where the request has none of that name
    * (`explicit`: names the user set for this request), its credentials when the request has none,
-   * and the session's cookie jar.
+   * and its cookie jar (`jar`, which the caller hands the exchange).
    */
   apply(spec: RequestSpec, explicit: Set<string>, hasAuth: boolean): { spec: RequestSpec; auth?: StoredAuth } {
     const file = this.fileFor(spec.url);
     const names = new Set(file.headers.map(([n]) => n.toLowerCase()));
     const headers: Header[] = spec.headers.filter(([n]) => explicit.has(n.toLowerCase()) || !names.has(n.toLowerCase()));
     for (const [n, v] of file.headers) if (!explicit.has(n.toLowerCase())) headers.push([n, v]);
-    return { spec: { ...spec, headers, settings: { ...spec.settings, cookieJar: spec.settings.noCookies ? undefined : this.jar } }, auth: hasAuth ? undefined : file.auth };
+    return { spec: { ...spec, headers }, auth: hasAuth ? undefined : file.auth };
   }
 
   /** Remembers the headers the user gave (and credentials), to be saved with the cookies. */

@@ -1,20 +1,20 @@
 import { MAX_TIMER_MS } from '../clock.js';
-import { CliError, NetworkError, TimeoutError, TooManyRedirectsError, UsageError } from '../errors.js';
+import { CliError, NetworkError, TimeoutError, TooManyRedirectsError } from '../errors.js';
 import { prepareRequest, prepareUncompressed, type PreparedRequest } from '../model/prepare.js';
 import type { RequestSpec } from '../model/spec.js';
-import { formatUrl, originOf, parseUrl } from '../model/url.js';
+import { formatUrl, originOf } from '../model/url.js';
 import { HOP_BODY_LIMIT, readHopBody } from './body.js';
 import { headerIn } from '../model/headers.js';
 import { closeAgents, sendOnce, type Hop } from './send.js';
 import type { ResponseHead } from '../model/exchange.js';
-import { loadPublicSuffixes, publicSuffixesLoaded, withJarCookies } from '../model/cookies.js';
+import { loadPublicSuffixes, publicSuffixesLoaded, withJarCookies, type CookieJar } from '../model/cookies.js';
+import { redirectSpec } from './redirect.js';
 import { digestAuthorization, parseDigestChallenge } from './digest.js';
 import { pickProxy } from './proxy.js';
 import { sendRaw } from './raw.js';
 import { closeH2, closeIdle, sendKeepAlive } from './keepalive.js';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
 
 export interface ExchangeOptions {
   /** sling's environment: proxies (proxy.ts) when the spec has none of its own; SLING_NO_POLL (poll.ts). */
@@ -39,38 +39,12 @@ export interface ExchangeOptions {
    * stream instead of reading it whole first.
    */
   streamable?: (head: ResponseHead) => boolean;
-}
-
-/** The request of the next hop (DECISIONS.md: 303, and 301/302 after POST, become a body-less GET). */
-export function redirectSpec(spec: RequestSpec, hop: Hop, location: string): RequestSpec {
-  let next: URL;
-  try {
-    next = new URL(location, `${spec.url.scheme}://${spec.url.hostHeader}${hop.request.target}`);
-  } catch {
-    throw new UsageError(`${hop.url.hostHeader} redirected to an invalid URL '${location}'`);
-  }
-  // `data:`, `file:`, `ftp:`, `javascript:`...: not followed, in one sentence that says so.
-  if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-    throw new UsageError(
-      `${hop.url.hostHeader} redirected to '${location.length > 100 ? `${location.slice(0, 100)}...` : location}', a ${next.protocol} URL: sling follows redirects to http:// and https:// only`,
-    );
-  }
-  const absolute = next.href;
-  const url = parseUrl(absolute);
-  const status = hop.response.status;
-  let { method, body } = spec;
-  let headers = spec.headers;
-  if ((status === 303 && method !== 'HEAD') || ((status === 301 || status === 302) && method === 'POST')) {
-    method = 'GET';
-    body = { kind: 'none' };
-    headers = headers.filter(([n]) => !/^(content-type|content-length|content-encoding|transfer-encoding)$/i.test(n));
-  }
-  if (originOf(url) !== originOf(spec.url)) {
-    headers = headers.filter(([n]) => !CREDENTIAL_HEADERS.has(n.toLowerCase()) && n.toLowerCase() !== 'host');
-  } else {
-    headers = headers.filter(([n]) => n.toLowerCase() !== 'host');
-  }
-  return { ...spec, method, url, query: [], headers, body };
+  /**
+   * The cookie jar of this request (exec's of the run, a --session's, a curl command's -b FILE/-c
+   * engine): its cookies are sent on every hop and each hop's Set-Cookie stored in it, unless the
+   * spec says `noCookies`. Undefined: headers go as given.
+   */
+  jar?: CookieJar;
 }
 
 const TRANSIENT_STATUS = new Set([408, 429, 500, 502, 503, 504]);
@@ -137,8 +111,8 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
   /** The hop before this one (a redirect that was followed). */
   let previous: Hop | undefined;
   for (let hops = 0; ; hops++) {
-    const jar = spec.settings.cookieJar;
-    const withCookies = jar ? withJarCookies(spec, jar) : spec;
+    const jar = spec.settings.noCookies ? undefined : opts.jar;
+    const withCookies = jar || spec.settings.curl ? withJarCookies(spec, jar) : spec;
     const prepared = spec.settings.compress > 0 ? await prepareRequest(withCookies) : prepareUncompressed(withCookies);
     if (opts.onRequest) {
       const printed = opts.onRequest(prepared);
@@ -207,7 +181,7 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
       // Whose limit it is: sling's --max-redirects, or curl's --max-redirs (also its default of 50).
       const e = new TooManyRedirectsError(
         `too many redirects: more than ${spec.settings.maxRedirects} (last: ${hop.response.status} to ${location})`,
-        spec.settings.maxRedirectsFrom ?? (spec.settings.redirect ? '--max-redirs' : undefined),
+        spec.settings.maxRedirectsFrom ?? (spec.settings.curl ? '--max-redirs' : undefined),
       );
       // The last answer came (curl's -w reports its %{http_code} with exit code 47).
       e.lastAnswer = { response: hop.response, body: last, info: { ...hop.info, redirects: hops }, request: hop.request, url: hop.url };
@@ -215,19 +189,8 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
     }
     const body = await hopBody(hop, opts);
     await opts.onRedirect?.(hop, body);
-    spec = spec.settings.redirect ? withRunLimits(spec.settings.redirect(spec, hop.response, location), spec.settings) : redirectSpec(spec, hop, location);
+    spec = redirectSpec(spec, hop, location);
   }
-}
-
-/**
- * A front end's own next hop (curl's -L) comes with settings built afresh from its options: the
- * limits of the whole exchange go on from the first hop (the attempt's deadline, the time and
- * redirect limits sling exec's --timeout and --max-redirects put over the file's), as they do with
- * redirectSpec.
- */
-function withRunLimits(next: RequestSpec, s: RequestSpec['settings']): RequestSpec {
-  const { timeoutMs, timeoutFrom, maxRedirects, maxRedirectsFrom, deadline, maxHeaders } = s;
-  return { ...next, settings: { ...next.settings, timeoutMs, timeoutFrom, maxRedirects, maxRedirectsFrom, deadline, maxHeaders } };
 }
 
 /** An intermediate answer's body, read up to HOP_BODY_LIMIT (a warning says when it went on past that). */

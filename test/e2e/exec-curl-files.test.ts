@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
+import { spawn } from 'node:child_process';
 import { runSling } from '../helpers/cli.js';
+import { curlMissing, diffRequests, startCurlCapture } from '../helpers/curl-capture.js';
 import { header } from '../helpers/servers.js';
 import { assertError, assertExit, httpServer, show } from '../helpers/assert.js';
 
@@ -233,6 +235,42 @@ test('-H Cookie and -H Authorization stay behind on a -L hop to another host, un
       ['/next', 'k=v', 'Bearer t'],
     ],
   );
+});
+
+test('a -L hop to another host and back: credentials, -H Host, the body and its headers, Referer and the method go as real curl sends them', { skip: curlMissing() }, async (t) => {
+  const srv = await startCurlCapture();
+  t.after(() => srv.close());
+  const a = srv.url;
+  const b = `http://localhost:${srv.port}`;
+  const to = (url: string, code = '') => `/hop${code}?to=${encodeURIComponent(url)}`;
+  // 127.0.0.1 -> localhost (another host) -> 127.0.0.1 (the first again).
+  const away = `${a}${to(`${b}${to(`${a}/back`)}`)}`;
+  const lines = [
+    `curl -s -L -u user:pw -H 'Cookie: k=v' -b 'b=1' -H 'X-Keep: 1' '${away}'`,
+    `curl -s -L --location-trusted -u user:pw -H 'Cookie: k=v' -b 'b=1' '${away}'`,
+    `curl -s -L -H 'Authorization: Bearer t' -H 'Host: named.example' '${away}'`,
+    `curl -s -L --oauth2-bearer tok -d x=1 -H 'Content-Type: text/plain' --referer 'http://r.example/;auto' '${away}'`,
+    `curl -s -L -X POST -d x=1 '${a}${to(`${b}/posted`)}'`,
+    `curl -s -L -d x=1 '${a}${to(`${b}/kept`, '-307')}'`,
+    `curl -s -L --post302 -u user:pw -F f=v '${a}${to(`${b}/form`)}'`,
+    // The -H Content-Type a multipart type stood in for is sent as given once the body is dropped.
+    `curl -s -L -H 'Content-Type: text/x-mine' -F f=v '${a}${to(`${b}/form-get`)}'`,
+    // An upload's Content-Range asks for that range once a 303 has made it a GET.
+    `curl -s -L -T up.txt -r 0-3 '${a}${to(`${b}/ranged`, '-303')}'`,
+  ];
+  const d = dir({ 'up.txt': 'hello world\n' });
+  for (const line of lines) {
+    const curl = await new Promise<number | null>((resolve) => {
+      const child = spawn('bash', ['-c', line], { cwd: d, env: { ...process.env, HOME: d }, stdio: 'ignore' });
+      child.on('close', resolve);
+    });
+    assert.equal(curl, 0, line);
+    const expected = srv.requests.splice(0);
+    writeFileSync(join(d, 'c.sh'), line + '\n');
+    const r = await runSling(['exec', 'c.sh'], { cwd: d, env: { HOME: d } });
+    assert.equal(r.code, 0, `${line}\n${r.stderr}`);
+    assert.deepEqual(diffRequests(expected, srv.requests.splice(0)), [], line);
+  }
 });
 
 test("-c - writes the cookie jar to the command's output (here a file); -c to a folder that does not exist is an error line", async (t) => {

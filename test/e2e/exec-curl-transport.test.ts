@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { runSling } from '../helpers/cli.js';
 import { curlMissing } from '../helpers/curl-capture.js';
 import { closedPort, makeCerts, certsUnavailableReason } from '../helpers/servers.js';
+import { httpServer, httpsServer, okText, proxyServer } from '../helpers/assert.js';
 
 const noCurl = curlMissing();
 const dir = () => mkdtempSync(join(tmpdir(), 'sling-curl-tr-'));
@@ -747,4 +748,77 @@ test("sling exec's --max-redirects limits a curl file's -L (exit 3, hint --max-r
   assert.match(r.stderr, /too many redirects: more than 1 [^\n]*\n(?:[^\n]*\n)*?[^\n]*hint: raise the limit with --max-redirects N/, r.stderr);
   assert.match(r.stderr, /too many redirects: more than 0 [^\n]*\n(?:[^\n]*\n)*?[^\n]*hint: raise the limit with --max-redirs N/, r.stderr);
   assert.equal((r.stderr.match(/too many redirects/g) ?? []).length, 2, r.stderr);
+});
+
+test("sling exec's transport flags over a curl file reach every hop of its -L, not only the first: --proxy, --resolve, --verify with --cert, --http-version 1.0, --interface", {
+  skip: certs ? undefined : certsUnavailableReason(),
+}, async (t) => {
+  const c = certs!;
+  // The first server sends every request on to the URL after `/to?`.
+  const first = await httpServer(t, (q, res) => {
+    res.writeHead(302, { Location: decodeURIComponent(q.url!.slice('/to?'.length)) });
+    res.end();
+  });
+  const seen: string[] = [];
+  const second = await httpServer(t, (q, res) => {
+    seen.push(`${q.url} HTTP/${q.httpVersion} Host ${q.headers.host} from ${q.socket.remoteAddress}`);
+    res.end('second\n');
+  });
+  const secure = await httpsServer(t, okText, { cert: 'good', requestClientCert: true });
+  const proxy = await proxyServer(t);
+  const d = dir();
+  const run = async (flags: string[], target: string) => {
+    writeFileSync(join(d, 'c.sh'), `curl -s -L '${first.url}/to?${encodeURIComponent(target)}'\n`);
+    const r = await runSling(['exec', '-b', ...flags, 'c.sh'], { cwd: d, env: { HOME: home } });
+    assert.equal(r.code, 0, `${flags.join(' ')}: ${r.stderr}`);
+    return r;
+  };
+
+  await run(['--proxy', `http:${proxy.url}`], `${second.url}/via-proxy`);
+  assert.deepEqual(
+    proxy.plainRequests.map((p) => p.url.replace(/\?.*/, '')),
+    [`${first.url}/to`, `${second.url}/via-proxy`],
+    'both hops through the proxy',
+  );
+
+  await run(['--resolve', `second.test:${second.port}:127.0.0.1`], `http://second.test:${second.port}/resolved`);
+  await run(['--http-version', '1.0'], `${second.url}/old`);
+  await run(['--interface', '127.0.0.4'], `${second.url}/bound`);
+  assert.deepEqual(seen, [
+    `/via-proxy HTTP/1.1 Host 127.0.0.1:${second.port} from 127.0.0.1`,
+    `/resolved HTTP/1.1 Host second.test:${second.port} from 127.0.0.1`,
+    `/old HTTP/1.0 Host 127.0.0.1:${second.port} from 127.0.0.1`,
+    `/bound HTTP/1.1 Host 127.0.0.1:${second.port} from 127.0.0.4`,
+  ]);
+
+  // An https:// hop after an http:// one: the CA to trust and the client certificate go with it.
+  const r = await run(['--verify', c.caCert, '--cert', c.clientCert, '--cert-key', c.clientKey], `${secure.url}/tls`);
+  assert.equal(r.stdout.includes('ok'), true, r.stdout);
+  assert.deepEqual(
+    secure.requests.map((q) => [q.url, q.clientCertCN]),
+    [['/tls', 'sling-test-client']],
+  );
+});
+
+test('sling exec -6 over a curl file holds on every hop of its -L: a host with no IPv6 address is not reached on the second hop', async (t) => {
+  // The first server on ::1 (IPv6 loopback), the second on 127.0.0.1 only, named `localhost`.
+  const six = http.createServer((q, res) => void res.writeHead(302, { Location: decodeURIComponent(q.url!.slice('/to?'.length)) }).end());
+  const listening = await new Promise<boolean>((resolve) => {
+    six.once('error', () => resolve(false));
+    six.listen(0, '::1', () => resolve(true));
+  });
+  if (!listening) return t.skip('no IPv6 loopback (::1) here');
+  t.after(() => new Promise((r) => six.close(r)));
+  const reached: string[] = [];
+  const four = await httpServer(t, (q, res) => (reached.push(q.url!), res.end('four\n')));
+  const d = dir();
+  const line = `curl -s -L 'http://[::1]:${(six.address() as { port: number }).port}/to?${encodeURIComponent(`http://localhost:${four.port}/four`)}'\n`;
+  writeFileSync(join(d, 'c.sh'), line);
+  // Without -6 the redirect reaches the second server.
+  assert.equal((await runSling(['exec', '-b', 'c.sh'], { cwd: d, env: { HOME: home } })).code, 0);
+  assert.deepEqual(reached.splice(0), ['/four']);
+  const r = await runSling(['exec', '-b', '-6', 'c.sh'], { cwd: d, env: { HOME: home } });
+  assert.equal(r.code, 6, r.stderr);
+  assert.match(r.stderr, /^sling: error: c\.sh:1: .*localhost.*\(redirect 1 of 1 to http:\/\/localhost:\d+\/four\)$/m, r.stderr);
+  assert.deepEqual(reached, [], 'the second hop kept to IPv6');
 });

@@ -1343,3 +1343,23 @@ test('exec http: a curl line in a file reached through run is titled with its fi
     ['/main', '/other', '/main', '/other'],
   );
 });
+
+test("exec http: a curl line's own cookie engine (-b FILE, -c) sends its file's cookies and keeps what a -L hop sets, as in a file of curl commands", async (t) => {
+  const srv = await httpServer(t, (q, res) => {
+    if (q.url === '/login') return void res.writeHead(302, { Location: '/home', 'Set-Cookie': 'sid=new; Path=/' }).end();
+    res.end('ok\n');
+  });
+  const dir = workdir({
+    'jar.txt': `127.0.0.1\tFALSE\t/\tFALSE\t0\told\tkept\n`,
+    'a.http': `curl -s -L -b jar.txt -c out.txt ${srv.url}/login\n`,
+  });
+  assertExit(await exec(dir, ['a.http']), 0);
+  assert.deepEqual(
+    srv.requests.map((q) => [q.url, header(q, 'cookie') ?? '-']),
+    [
+      ['/login', 'old=kept'],
+      ['/home', 'old=kept; sid=new'],
+    ],
+  );
+  assert.match(readFileSync(join(dir, 'out.txt'), 'utf8'), /\tsid\tnew$/m);
+});

@@ -23,13 +23,16 @@ function answer(target: string): { status: number; headers: [string, string][] }
   const path = target.replace(/^[a-z]+:\/\/[^/]*/i, '');
   const m = /^\/redirect(?:-(\d{3}))?\/(\d+)/.exec(path);
   if (m && Number(m[2]) > 0) return { status: m[1] ? Number(m[1]) : 302, headers: [['Location', `/redirect${m[1] ? '-' + m[1] : ''}/${Number(m[2]) - 1}`]] };
+  // /hop[-CODE]?to=URL (URL percent-encoded): a redirect to anywhere, another host included.
+  const hop = /^\/hop(?:-(\d{3}))?\?to=(.*)$/.exec(path);
+  if (hop) return { status: hop[1] ? Number(hop[1]) : 302, headers: [['Location', decodeURIComponent(hop[2]!)]] };
   const s = /^\/status\/(\d{3})/.exec(path);
   if (s) return { status: Number(s[1]), headers: [] };
   if (path.startsWith('/set-cookie')) return { status: 200, headers: [['Set-Cookie', 'sid=abc; Path=/']] };
   return { status: 200, headers: [] };
 }
 
-/** Starts the server on 127.0.0.1 (port 0). Answers 200 JSON, and redirects on /redirect[-CODE]/N. */
+/** Starts the server on 127.0.0.1 (port 0). Answers 200 JSON, and redirects on /redirect[-CODE]/N and /hop[-CODE]?to=URL. */
 export async function startCurlCapture(): Promise<CurlCapture> {
   const requests: RawRequest[] = [];
   const sockets = new Set<net.Socket>();

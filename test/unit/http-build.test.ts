@@ -69,8 +69,8 @@ test('build: defaults added after the file headers, the file wins over them', as
     ['Host', 'user-agent', 'Accept-Encoding'],
   );
   assert.equal(out[0]!.spec.settings.follow, true, 'JetBrains and REST Client follow redirects');
-  assert.ok(out[0]!.spec.settings.cookieJar, 'one cookie jar');
-  assert.equal(out[0]!.spec.settings.cookieJar, out[1]!.spec.settings.cookieJar, 'shared by the run');
+  assert.equal(out[0]!.spec.settings.noCookies, undefined, "the run's cookie jar (the runner hands it to the exchange)");
+  assert.ok(!JSON.stringify(out[0]!.spec.settings).includes('function'), 'the settings are data');
 });
 
 test('build: file variables, in order, last definition above the request', async () => {
@@ -246,7 +246,7 @@ test('build: httpyac gql imports read the query from a file, with the operation 
 test('build: directives reach the settings', async () => {
   const { out } = await wire('# @no-redirect\n# @no-cookie-jar\n# @timeout 3\n# @connection-timeout 1\n# @no-reject-unauthorized\nGET https://h/');
   const s = out[0]!.spec.settings;
-  assert.deepEqual([s.follow, s.cookieJar, s.timeoutMs, s.tls.verify], [false, undefined, 3000, false]);
+  assert.deepEqual([s.follow, s.noCookies, s.timeoutMs, s.tls.verify], [false, true, 3000, false]);
 });
 
 test('build: # @disabled is not sent, with a warning', async () => {

@@ -40,7 +40,7 @@ export async function convertEntries(
     if (built === null) continue;
     for (const raw of Array.isArray(built) ? built : [built]) {
       const spec = apply(raw);
-      const prepared = await wouldSend(spec);
+      const prepared = await wouldSend(spec, entry.cookieJar?.(spec));
       const name = entry.name ?? entry.shownName;
       const where = `${name ? name + ': ' : ''}${entry.label} (${entry.file ? entry.file + ' ' : ''}line ${entry.line})`;
       // The comment naming the request: one line, its control characters visible however it is read later.

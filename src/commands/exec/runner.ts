@@ -14,6 +14,7 @@ import { neutralise } from '../../sanitize.js';
 import { Printer, shownText } from '../../output/printer.js';
 import { loadTransport, printOffline, printResponse, pumpBody, send } from '../deliver.js';
 import type { RequestSpec } from '../../model/spec.js';
+import type { CookieJar } from '../../model/cookies.js';
 import { detectType } from './detect.js';
 import { dependencyOrder } from '../../model/order.js';
 import { JUnitReport, titleLine, type ReportCase } from './report.js';
@@ -443,7 +444,7 @@ class Run {
       if (before?.length) sink.write(shownText(plan, before.join('\n') + '\n'));
     } else if (notes) this.showNotes(notes, false);
     if (inv.offline) {
-      await printOffline(spec, printer);
+      await printOffline(spec, printer, this.jarFor(entry, spec));
       await sink.flush();
       if (rc) {
         rc.skipped = '--offline: not sent';
@@ -580,6 +581,12 @@ class Run {
     return !stop;
   }
 
+  /** The cookie jar the request goes with: a --session's, else the entry's own (the .http run's, a curl command's engine); none with `noCookies`. */
+  private jarFor(entry: ExecEntry, spec: RequestSpec): CookieJar | undefined {
+    if (spec.settings.noCookies) return undefined;
+    return this.sessions ? this.sessions.jar : entry.cookieJar?.(spec);
+  }
+
   /**
    * Starts the exchange. A response still waiting to be printed is printed as soon as this
    * request is on the wire (or has failed), and always before this one's answer is looked at.
@@ -588,7 +595,9 @@ class Run {
     const plan = printer.plan;
     if (streamable) this.streamPlan = plan;
     const deferred = this.deferred !== undefined;
-    return send(spec, printer, streamable ? this.hopOptionsStream : this.hopOptions, {
+    const options = streamable ? this.hopOptionsStream : this.hopOptions;
+    const jar = this.jarFor(entry, spec);
+    return send(spec, printer, jar ? { ...options, jar } : options, {
       // Nothing of the request or of intermediate hops is printed (the usual case): no printing hooks.
       printHops: plan.requestHeaders || plan.requestBody || plan.intermediate,
       // Redirects followed or a digest answer: the request printed is the one that got the final answer.

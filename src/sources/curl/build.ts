@@ -1,12 +1,10 @@
 import { join } from 'node:path';
 import { MAX_TIMER_MS } from '../../clock.js';
-import { UsageError } from '../../errors.js';
 import { USER_AGENT } from '../../version.js';
-import type { Header, RequestSettings, RequestSpec, TlsVersion } from '../../model/spec.js';
-import type { ParsedUrl } from '../../model/url.js';
+import type { CurlRules, Header, RequestSettings, RequestSpec, TlsVersion } from '../../model/spec.js';
+import { originOf, type ParsedUrl } from '../../model/url.js';
 import { CookieJar, type CookieLimit } from '../../model/cookies.js';
 import { parseConnectToRule, parseResolveRule } from '../../model/resolve.js';
-import type { ResponseHead } from '../../model/exchange.js';
 import { CurlBodyError, dataBody, encodeMultipart, formPart, joinData, newBoundary, urlencodePiece, type FileAccess } from './body.js';
 import { isStreamed, StreamedBody, type WireBody } from '../../model/upload.js';
 import type { FileBody } from '../../model/spec.js';
@@ -16,7 +14,7 @@ import { globName, isStdout } from './outputs.js';
 import { customHeaders } from './headers.js';
 import { AUTH, type Operation } from './operation.js';
 import { CurlBuildError, withUpload, type Transfer } from './plan.js';
-import { CurlUrlError, appendQuery, formatCurlUrl, hostHeader, parseCurlUrl, resolveLocation, toParsedUrl, type CurlUrl } from './url.js';
+import { appendQuery, formatCurlUrl, hostHeader, parseCurlUrl, toParsedUrl, utf8, type CurlUrl } from './url.js';
 
 export { CurlBuildError, planTransfers, type Transfer } from './plan.js';
 
@@ -28,10 +26,11 @@ export { CurlBuildError, planTransfers, type Transfer } from './plan.js';
  *   then Content-Length, Content-Type and Expect for a body.
  *
  * A -H header of the same name replaces curl's own (`Accept: x`), an empty one removes it
- * (`Accept:`), `X;` sends `X:` empty. Redirects (-L) are followed with curl's rules through
- * `settings.redirect`: 301/302 turn a POST into a GET (unless --post301/--post302), 303 turns
- * anything but HEAD into a GET (unless --post303), a -X method stays on every hop, -H headers stay,
- * and credentials only go to the first host (unless --location-trusted).
+ * (`Accept:`), `X;` sends `X:` empty. The first hop is built here; for -L the command's rules go
+ * in `settings.curl` as data (model/spec.ts CurlRules), and transport/redirect.ts makes each next
+ * hop from the one before with them, as it does for every front end: every setting of the first
+ * hop, and of `sling exec`'s flags over it, reaches every hop. The cookies (the engine's jar and
+ * the -b strings) are added by the exchange as each hop goes (model/cookies.ts withJarCookies).
  */
 
 /** What one command needs at run time besides its operations. */
@@ -64,26 +63,20 @@ interface HopState {
   chunked: boolean;
   multipartType?: string;
   referer?: string;
-  follow: boolean;
-  firstOrigin: string;
-  /** The first URL's credentials stay for the hops that follow. */
-  firstUrl: CurlUrl;
 }
 
 /** Per-transfer data the after-hook needs. */
 export interface TransferRun {
   transfer: Transfer;
   url: CurlUrl;
-  jar?: CookieJar;
   /** Where the body went, when `sling exec` wrote it to its file as it came. */
   bodyPlan?: import('./outputs.js').BodyPlan;
 }
 
-const originKey = (u: CurlUrl) => `${u.scheme}://${u.host.toLowerCase()}:${u.port ?? (u.scheme === 'https' ? 443 : 80)}`;
-
 /** Builds the requests of one command, and the runs their after-hooks use. */
 export class CommandBuilder {
   readonly runs = new Map<object, TransferRun>();
+  /** The command's cookie engine (-b FILE, -c): the exchange sends from it and stores into it on every hop; -c writes it. */
   jar?: CookieJar;
   private stdinUsed = false;
 
@@ -228,15 +221,15 @@ export class CommandBuilder {
         const given = auto ? op.referer.slice(0, -5) : op.referer;
         if (given) referer = given;
       }
-      const hop: HopState = { url, kind, method, body, chunked, multipartType, referer, follow: false, firstOrigin: originKey(url), firstUrl: url };
+      const hop: HopState = { url, kind, method, body, chunked, multipartType, referer };
       const spec = this.specFor(t, hop);
-      this.runs.set(spec.source!, { transfer: t, url, jar: this.jar });
+      this.runs.set(spec.source!, { transfer: t, url });
       specs.push(spec);
     }
     return specs;
   }
 
-  /** The RequestSpec of one hop. */
+  /** The RequestSpec of the first hop, with the rules of the hops after it (settings.curl). */
   private specFor(t: Transfer, hop: HopState): RequestSpec {
     const op = t.op;
     const custom = customHeaders(op.headers, this.headerFiles());
@@ -247,33 +240,36 @@ export class CommandBuilder {
     }
     const has = (name: string) => custom.some((h) => h.name.toLowerCase() === name);
     const url = hop.url;
-    const sameHost = originKey(url) === hop.firstOrigin;
-    const trusted = sameHost || op.locationTrusted;
     const headers: Header[] = [];
 
     // Host: a -H Host goes first in its place (on the first host only); `Host:` removes it.
     const hostCustom = custom.find((h) => h.name.toLowerCase() === 'host');
-    if (hostCustom && (!hop.follow || sameHost)) {
+    if (hostCustom) {
       if (hostCustom.value !== undefined) headers.push([hostCustom.name, hostCustom.value]);
     } else headers.push(['Host', hostHeader(url)]);
 
-    // Proxy: plain HTTP goes to the proxy with the absolute URL; HTTPS is tunnelled.
-    const proxy = this.proxyFor(op, url);
-    if (proxy && url.scheme === 'http') {
-      if (proxy.credentials !== undefined && !has('proxy-authorization')) headers.push(['Proxy-Authorization', 'Basic ' + b64(proxy.credentials)]);
-    }
+    // Proxy: plain HTTP goes to the proxy with the absolute URL; HTTPS is tunnelled. A --noproxy
+    // host goes direct (and so does -x "").
+    const direct = op.noproxy !== undefined && noProxyMatches(url.host, url.port ?? (url.scheme === 'https' ? 443 : 80), op.noproxy);
+    const proxyHttp = this.proxyFor(op, 'http');
+    const proxyHttps = this.proxyFor(op, 'https');
+    const proxyAuthorization = proxyHttp?.credentials !== undefined && !has('proxy-authorization') ? 'Basic ' + b64(proxyHttp.credentials) : undefined;
+    const viaProxy = proxyHttp !== undefined && url.scheme === 'http' && !direct;
+    if (viaProxy && proxyAuthorization !== undefined) headers.push(['Proxy-Authorization', proxyAuthorization]);
 
-    // Server authentication.
+    // Server authentication (the first URL's credentials: later hops send them to its origin only).
     let digest: RequestSettings['digest'];
-    const creds = this.credentials(op, hop.firstUrl);
-    if (trusted && !has('authorization')) {
+    let authorization: string | undefined;
+    const creds = this.credentials(op, url);
+    if (!has('authorization')) {
       const mask = op.authMask === 0 ? AUTH.BASIC : op.authMask;
-      if (mask === AUTH.BASIC && creds) headers.push(['Authorization', 'Basic ' + b64(`${creds.user}:${creds.password}`)]);
-      else if (mask === AUTH.BEARER && op.bearer !== undefined) headers.push(['Authorization', `Bearer ${op.bearer}`]);
+      if (mask === AUTH.BASIC && creds) authorization = 'Basic ' + b64(`${creds.user}:${creds.password}`);
+      else if (mask === AUTH.BEARER && op.bearer !== undefined) authorization = `Bearer ${op.bearer}`;
       else if ((mask === AUTH.NTLM || mask === AUTH.NTLM_WB) && creds) {
         // curl opens NTLM with a fixed type-1 message; sling cannot answer the server's challenge.
-        headers.push(['Authorization', 'NTLM TlRMTVNTUAABAAAABoIIAAAAAAAAAAAAAAAAAAAAAAA=']);
+        authorization = 'NTLM TlRMTVNTUAABAAAABoIIAAAAAAAAAAAAAAAAAAAAAAA=';
       }
+      if (authorization !== undefined) headers.push(['Authorization', authorization]);
       if (mask & AUTH.DIGEST && creds) digest = { user: utf8(creds.user), password: utf8(creds.password) };
     }
 
@@ -289,39 +285,72 @@ export class CommandBuilder {
     // curl 7.88 offers deflate, gzip, br, zstd; sling offers what it can decode.
     if (op.compressed && !has('accept-encoding')) headers.push(['Accept-Encoding', 'deflate, gzip, br']);
     if (hop.referer !== undefined && !has('referer')) headers.push(['Referer', hop.referer]);
-    if (proxy && url.scheme === 'http' && !has('proxy-connection')) headers.push(['Proxy-Connection', 'Keep-Alive']);
+    const proxyConnection = !has('proxy-connection');
+    if (viaProxy && proxyConnection) headers.push(['Proxy-Connection', 'Keep-Alive']);
     // A body of unknown size (-T -) goes chunked: settings.chunked has the transport add the header.
 
-    // Cookies: the engine's (from -b FILE and responses), then -b strings unless -H Cookie is given.
-    const cookieParts: string[] = [];
-    // With a -H Host, curl matches cookies against that host name instead of the URL's.
-    const cookieHost = hostCustom?.value !== undefined && (!hop.follow || sameHost) ? hostCustom.value.replace(/:\d*$/, '') : undefined;
-    const fromJar = this.jar?.cookieHeader(cookieUrl(cookieHost !== undefined ? { ...url, host: cookieHost } : url));
-    if (fromJar) cookieParts.push(fromJar);
-    // curl sends -b strings on every hop, to other hosts too (unlike a -H Cookie header).
-    if (op.cookies.length && !has('cookie')) cookieParts.push(op.cookies.join(';'));
-    if (cookieParts.length) headers.push(['Cookie', cookieParts.join('; ')]);
+    // Cookies go here, after curl's own headers (model/cookies.ts withJarCookies, as each hop is
+    // sent): the engine's (from -b FILE and responses), then the -b strings unless -H Cookie is
+    // given. With a -H Host, curl matches cookies against that host name instead of the URL's.
+    const own = headers.length;
 
     const cond = this.timeCondition(op);
     if (cond && !has(cond[0].toLowerCase())) headers.push(cond);
 
+    let formType: CurlRules['formType'];
     for (const h of custom) {
       const lower = h.name.toLowerCase();
       if (h.value === undefined) continue;
       if (lower === 'host') continue;
-      if (lower === 'content-type' && hop.multipartType) continue;
-      if ((lower === 'authorization' || lower === 'cookie') && !trusted) continue;
+      // The multipart type (with the boundary) stands in for it; a hop without the body sends it.
+      if (lower === 'content-type' && hop.multipartType) {
+        formType = { at: headers.length - own, header: [h.name, utf8(h.value)] };
+        continue;
+      }
       headers.push([h.name, h.value]);
     }
 
+    // The headers of the body come last: a redirect that drops the body drops them (not a -H one).
+    const bodyHeaders: string[] = [];
     if (hop.body) {
-      if (!hop.chunked && !has('content-length') && !has('transfer-encoding')) headers.push(['Content-Length', String(hop.body.length)]);
-      if (hop.multipartType) headers.push(['Content-Type', hop.multipartType]);
-      else if (hop.kind === 'POST' && !has('content-type')) headers.push(['Content-Type', 'application/x-www-form-urlencoded']);
+      const bodyHeader = (name: string, value: string) => (headers.push([name, value]), bodyHeaders.push(name.toLowerCase()));
+      if (!hop.chunked && !has('content-length') && !has('transfer-encoding')) bodyHeader('Content-Length', String(hop.body.length));
+      if (hop.multipartType) bodyHeader('Content-Type', hop.multipartType);
+      else if (hop.kind === 'POST' && !has('content-type')) bodyHeader('Content-Type', 'application/x-www-form-urlencoded');
       // curl asks before sending an upload, or a body over 1 MiB.
       const expect = hop.kind === 'PUT' ? hop.chunked || hop.body.length > 0 : hop.body.length > 1024 * 1024;
-      if (expect && !has('expect')) headers.push(['Expect', '100-continue']);
+      if (expect && !has('expect')) bodyHeader('Expect', '100-continue');
     }
+
+    // What curl decides again on each hop of -L, as data for transport/redirect.ts.
+    const proxies: Record<string, string> = {};
+    if (proxyHttp) proxies.http = proxyHttp.url;
+    if (proxyHttps) proxies.https = proxyHttps.url;
+    const proxyEnv = envProxies(op, this.rt.env);
+    const rules: CurlRules = {
+      url,
+      firstOrigin: originOf(toParsedUrl(url)),
+      kind: hop.kind,
+      method: op.method,
+      post301: op.post301,
+      post302: op.post302,
+      post303: op.post303,
+      trusted: op.locationTrusted,
+      autoReferer: op.referer?.endsWith(';auto') === true && !has('referer'),
+      host: hostCustom ? (hostCustom.value === undefined ? null : [hostCustom.name, utf8(hostCustom.value)]) : undefined,
+      authorization: authorization === undefined ? undefined : utf8(authorization),
+      digest,
+      proxy: proxyHttp ? { authorization: proxyAuthorization === undefined ? undefined : utf8(proxyAuthorization), connection: proxyConnection } : undefined,
+      noProxy: op.noproxy,
+      heldProxies: direct ? { proxies, proxyEnv } : undefined,
+      own,
+      // curl sends -b strings on every hop, to other hosts too (unlike a -H Cookie header).
+      cookies: op.cookies.length && !has('cookie') ? utf8(op.cookies.join(';')) : undefined,
+      bodyHeaders,
+      formType,
+      range: range !== undefined && !has('range') ? range : undefined,
+      requestTarget: op.requestTarget,
+    };
 
     const lowSpeed = op.speedLimit !== undefined || op.speedTime !== undefined;
     const settings: RequestSettings = {
@@ -347,12 +376,12 @@ export class CommandBuilder {
         ...certSettings(op),
         ...tlsTuning(op),
       },
-      proxies: proxy ? { [url.scheme]: proxy.url } : {},
-      proxyEnv: envProxies(op, url, this.rt.env),
+      proxies: direct ? {} : proxies,
+      proxyEnv: direct ? {} : proxyEnv,
       compress: 0,
       chunked: hop.chunked && !has('transfer-encoding') && !has('content-length'),
       digest,
-      redirect: (spec, response, location) => this.nextHop(t, hop, spec, response, location),
+      curl: rules,
       unixSocket: op.unixSocket,
       family: op.family,
       http2: op.http2,
@@ -378,35 +407,6 @@ export class CommandBuilder {
     };
   }
 
-  /** curl's -L: the request of the next hop, or throws to stop. */
-  private nextHop(t: Transfer, hop: HopState, spec: RequestSpec, response: ResponseHead, location: string): RequestSpec {
-    if (this.jar) storeCookies(this.jar, response, hop.url);
-    let next: CurlUrl;
-    try {
-      next = resolveLocation(hop.url, location);
-    } catch (e) {
-      // curl: "Protocol not supported" or "malformed", exit 1; said with the server that sent it.
-      if (e instanceof CurlUrlError) throw new UsageError(`${hop.url.host}${hop.url.port !== undefined ? `:${hop.url.port}` : ''} sent a redirect sling cannot follow: ${e.message}`);
-      throw e;
-    }
-    const status = response.status;
-    let { kind, body, chunked, multipartType } = hop;
-    // 301/302 turn a POST into a GET, 303 anything but HEAD (unless --post30x); -X stays as given.
-    const toGet = (((status === 301 && !t.op.post301) || (status === 302 && !t.op.post302)) && kind === 'POST') || (status === 303 && !t.op.post303 && kind !== 'GET' && kind !== 'HEAD');
-    if (toGet) {
-      kind = 'GET';
-      body = undefined;
-      chunked = false;
-      multipartType = undefined;
-    }
-    const method = t.op.method ?? kind;
-    const autoReferer = t.op.referer?.endsWith(';auto');
-    const referer = autoReferer ? formatCurlUrl(hop.url) : hop.referer;
-    const nextHop: HopState = { ...hop, url: next, kind, method, body, chunked, multipartType, referer, follow: true };
-    const out = this.specFor(t, nextHop);
-    return { ...out, source: spec.source };
-  }
-
   private credentials(op: Operation, url: CurlUrl): { user: string; password: string } | undefined {
     if (op.user !== undefined) {
       const colon = op.user.indexOf(':');
@@ -417,9 +417,9 @@ export class CommandBuilder {
     return undefined;
   }
 
-  private proxyFor(op: Operation, url: CurlUrl): { url: string; credentials?: string } | undefined {
+  /** curl's own -x for a URL of this scheme (--noproxy aside). */
+  private proxyFor(op: Operation, urlScheme: 'http' | 'https'): { url: string; credentials?: string } | undefined {
     if (op.proxy === undefined || op.proxy === '') return undefined;
-    if (op.noproxy !== undefined && noProxyMatches(url.host, url.port ?? (url.scheme === 'https' ? 443 : 80), op.noproxy)) return undefined;
     let text = op.proxy;
     const m = /^([a-z0-9]+):\/\//i.exec(text);
     const scheme = m ? m[1]!.toLowerCase() : 'http';
@@ -437,7 +437,7 @@ export class CommandBuilder {
     if (op.proxyUser !== undefined) credentials = op.proxyUser.includes(':') ? op.proxyUser : op.proxyUser + ':';
     // curl's default proxy port is 1080.
     if (!/:\d+$/.test(text) || /^\[[^\]]*\]$/.test(text)) text += ':1080';
-    if (url.scheme === 'https' && credentials !== undefined) {
+    if (urlScheme === 'https' && credentials !== undefined) {
       const colon = credentials.indexOf(':');
       const enc = (s: string) => encodeURIComponent(utf8(s));
       return { url: `http://${enc(credentials.slice(0, colon))}:${enc(credentials.slice(colon + 1))}@${text}`, credentials };
@@ -498,13 +498,12 @@ function limitMs(value: string | undefined): number | undefined {
 }
 
 /**
- * The environment the proxy variables come from: none with `-x ""` (curl: no proxy at all) or when
- * --noproxy names the host; with a --noproxy that does not, that list replaces NO_PROXY. Upper-case
- * HTTP_PROXY is not curl's.
+ * The environment the proxy variables come from: none with `-x ""` (curl: no proxy at all); with
+ * --noproxy, that list replaces NO_PROXY (a host it names goes direct: settings.curl.noProxy).
+ * Upper-case HTTP_PROXY is not curl's.
  */
-function envProxies(op: Operation, url: CurlUrl, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+function envProxies(op: Operation, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   if (op.proxy === '') return {};
-  if (op.noproxy !== undefined && noProxyMatches(url.host, url.port ?? (url.scheme === 'https' ? 443 : 80), op.noproxy)) return {};
   // curl reads http_proxy in lower case only (HTTP_PROXY may come from a CGI request's Proxy header).
   const { HTTP_PROXY: _h, ...rest } = env;
   if (op.noproxy === undefined) return rest;
@@ -550,23 +549,9 @@ function contentRange(range: string, size: number): string {
   return `bytes ${range}/${size}`;
 }
 
-function storeCookies(jar: CookieJar, response: ResponseHead, url: CurlUrl) {
-  const raw = response.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'set-cookie') jar.setCookie(raw[i + 1]!, cookieUrl(url));
-}
-
-export function storeResponseCookies(jar: CookieJar, response: ResponseHead, url: CurlUrl) {
-  storeCookies(jar, response, url);
-}
-
-function cookieUrl(u: CurlUrl): ParsedUrl {
-  return toParsedUrl({ ...u, query: undefined });
-}
-
 const pctDecode = (s: string) => s.replace(/%([0-9a-fA-F]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
 const b64 = (s: string) => Buffer.from(s, 'latin1').toString('base64');
-/** A byte string as the text the transport sends back out as the same UTF-8 bytes. */
-export const utf8 = (s: string) => Buffer.from(s, 'latin1').toString('utf8');
+export { utf8 };
 
 /** curl's --retry N [--retry-delay S] [--retry-max-time S] [--retry-all-errors] [--retry-connrefused]. */
 function retrySettings(op: Operation): RequestSettings['retry'] {

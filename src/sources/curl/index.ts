@@ -12,7 +12,7 @@ import { now } from '../../clock.js';
 import { loadPublicSuffixes } from '../../model/cookies.js';
 import { loadEnvironment } from '../http/env.js';
 import { CurlArgError, parseCurlArgs, type Operation } from './args.js';
-import { CurlBuildError, CommandBuilder, planTransfers, storeResponseCookies, type Transfer } from './build.js';
+import { CurlBuildError, CommandBuilder, planTransfers, type Transfer } from './build.js';
 import { looksLikeCmd, parseCmdScript } from './cmd.js';
 import type { ShellEnv } from './expand.js';
 import { type CurlOutput, isStdout, type OutputContext } from './outputs.js';
@@ -308,6 +308,7 @@ function makeEntry(
         throw e;
       }
     },
+    cookieJar: () => builder?.jar,
     bodyUnused(spec) {
       // The body only goes to sling's output (no -o/-O file, no `> file` of the command's own):
       // a large or open-ended one may be printed as it arrives. -w, -D and the cookie jar need the head only.
@@ -327,7 +328,6 @@ function makeEntry(
     async after(done, ctx): Promise<AfterResult> {
       const run = builder?.runs.get(done.spec.source!);
       if (!run) return { failures: [] };
-      if (run.jar) storeResponseCookies(run.jar, done.response, run.url);
       const result = output.afterTransfer(run.transfer, run.url, done, outputContext(ctx), done.saved ? run.bodyPlan : undefined);
       if (result.errors) result.errors = result.errors.map((m) => `${at}: ${m}`);
       if (result.exitCode) failed = true;
@@ -337,8 +337,6 @@ function makeEntry(
       const run = builder?.runs.get(spec.source!);
       if (!run) return undefined;
       failed = true;
-      // The head came before the body failed: its cookies count (curl reads them as the head arrives).
-      if (answered && run.jar) storeResponseCookies(run.jar, answered.response, run.url);
       const result = output.afterFailedTransfer(
         run.transfer,
         run.url,

@@ -14,7 +14,6 @@ export interface BuildOptions {
   res: Resolution;
   file: FileCtx;
   lenient: boolean;
-  jar?: import('../../model/cookies.js').CookieJar;
   warn(message: string): void;
 }
 

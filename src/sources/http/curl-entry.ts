@@ -112,6 +112,11 @@ export class CurlEntry implements ExecEntry {
     return this.inner?.before?.(spec);
   }
 
+  /** The command's own cookie engine (-b FILE, -c), as in a file of curl commands. */
+  cookieJar(spec: RequestSpec) {
+    return this.inner?.cookieJar?.(spec);
+  }
+
   bodyUnused(spec: RequestSpec): boolean {
     if (this.storeAs !== undefined && this.rt.keeps(this.storeAs)) return false;
     return this.inner?.bodyUnused?.(spec) ?? false;

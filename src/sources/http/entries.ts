@@ -4,6 +4,7 @@ import { lstatSync, statSync } from 'node:fs';
 import { dirname, extname, resolve as resolvePath } from 'node:path';
 import { fileProblem, UsageError } from '../../errors.js';
 import type { AfterResult, BodyFiles, Completed, ExecContext, ExecEntry } from '../../model/exec.js';
+import type { CookieJar } from '../../model/cookies.js';
 import type { RequestSpec } from '../../model/spec.js';
 import { formatUrl } from '../../model/url.js';
 import { headerIn } from '../../model/headers.js';
@@ -353,7 +354,7 @@ class HttpEntry implements ExecEntry {
       ctx.warn(`${file.path}:${loop.line}: # @loop makes no pass: not sent`);
       return null;
     }
-    const opts = { file, lenient: ctx.offline, jar: rt.jar, warn: ctx.warn };
+    const opts = { file, lenient: ctx.offline, warn: ctx.warn };
     const all: Pending[] = [];
     for (let i = 0; i < items.length; i++) {
       const overrides = new Map(this.overrides ?? []);
@@ -401,7 +402,7 @@ class HttpEntry implements ExecEntry {
 
   private buildWith(ctx: ExecContext, res: Resolution, logs: string[]): RequestSpec | RequestSpec[] {
     const { rt, file, node } = this.o;
-    const opts = { res, file, lenient: ctx.offline, jar: rt.jar, warn: ctx.warn };
+    const opts = { res, file, lenient: ctx.offline, warn: ctx.warn };
     // JetBrains request iterations: `{{$.list..id}}` over a list a pre-request script set.
     if (!res.hasRequestVars()) return this.buildOnce(res, opts, logs);
     res.pathMemo = new Map();
@@ -446,6 +447,11 @@ class HttpEntry implements ExecEntry {
   failed(): undefined {
     if (this.storeAs !== undefined) this.o.rt.failed.add(this.storeAs);
     return undefined;
+  }
+
+  /** The run's one cookie jar (a request with `# @no-cookie-jar` says `noCookies`). */
+  cookieJar(): CookieJar {
+    return this.o.rt.jar;
   }
 
   /** Synchronous when nothing runs after the response (no handler, no `>> file`). */

@@ -200,7 +200,7 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
     query: [],
     headers,
     body: pieces ? { kind: 'stream', pieces } : body.length || node.body.length || !BODYLESS.has(node.method) ? { kind: 'bytes', data: body } : NO_BODY,
-    settings: plain ? plainSettings(o.jar) : settingsOf(d, o.jar, digest, node.version),
+    settings: plain ? plainSettings() : settingsOf(d, digest, node.version),
     source: { file: file.path, line: node.line },
   };
   return new Built(spec, node);
@@ -214,7 +214,7 @@ function literalBody(node: RequestNode): boolean {
 const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE', 'TRACE']);
 
 /** A request's settings from its directives (`# @no-redirect`, `# @timeout`, ...) and its HTTP version. */
-function settingsOf(d: Directives, jar: BuildOptions['jar'], digest: RequestSpec['settings']['digest'], version: string | undefined): RequestSpec['settings'] {
+function settingsOf(d: Directives, digest: RequestSpec['settings']['digest'], version: string | undefined): RequestSpec['settings'] {
   return {
     follow: !d.noRedirect,
     followFrom: d.noRedirect ? '# @no-redirect' : undefined,
@@ -228,7 +228,7 @@ function settingsOf(d: Directives, jar: BuildOptions['jar'], digest: RequestSpec
     proxies: {},
     compress: 0,
     chunked: false,
-    cookieJar: d.noCookieJar ? undefined : jar,
+    // Otherwise the run's jar (the runner hands it to the exchange, ExecEntry.cookieJar).
     noCookies: d.noCookieJar || undefined,
     digest,
     // `HTTP/2` (httpyac's `HTTP/2.0` too): h2 offered with ALPN over TLS, an h2c upgrade offer over
@@ -238,21 +238,21 @@ function settingsOf(d: Directives, jar: BuildOptions['jar'], digest: RequestSpec
 }
 
 const NO_DIRECTIVES: Directives = { refs: [] };
-let plainKept: { jar: BuildOptions['jar']; settings: RequestSpec['settings'] } | undefined;
+let plainKept: RequestSpec['settings'] | undefined;
 /**
  * The settings of a request with no directive that changes them (most of a file's requests): one
- * object per cookie jar (per run), made once. Settings are never changed after they are made
+ * object, made once. Settings are never changed after they are made
  * (applyFlags, sessions and redirects make new ones), so they can be shared; frozen all the same.
  * Building a thousand requests makes one object of seventeen properties instead of a thousand.
  */
-function plainSettings(jar: BuildOptions['jar']): RequestSpec['settings'] {
-  if (plainKept === undefined || plainKept.jar !== jar) {
-    const settings = settingsOf(NO_DIRECTIVES, jar, undefined, undefined);
+function plainSettings(): RequestSpec['settings'] {
+  if (plainKept === undefined) {
+    const settings = settingsOf(NO_DIRECTIVES, undefined, undefined);
     Object.freeze(settings.tls);
     Object.freeze(settings.proxies);
-    plainKept = { jar, settings: Object.freeze(settings) };
+    plainKept = Object.freeze(settings);
   }
-  return plainKept.settings;
+  return plainKept;
 }
 const NO_BODY: RequestSpec['body'] = { kind: 'none' };
 

@@ -26,9 +26,9 @@ export function httpRequest(spec: RequestSpec, prepared: PreparedRequest, title:
   const problems: string[] = [];
   const lines: string[] = [`### ${title}`];
   if (!spec.settings.follow) lines.push('# @no-redirect');
-  // A curl command without a cookie engine (no -b FILE, no -c) neither sends nor keeps cookies a
-  // response set; a .http file shares one jar between its requests.
-  if (!spec.settings.cookieJar) lines.push('# @no-cookie-jar');
+  // A .http file shares one jar between its requests: not a request that keeps out of it, nor a
+  // curl command (without -b FILE or -c it has no jar; with them, the cookies it sends are its own).
+  if (spec.settings.noCookies || spec.settings.curl) lines.push('# @no-cookie-jar');
   // A target a .http runner would encode differently (`{`, `"`, a `%` that starts no escape, as
   // curl -g sends them): JetBrains' `# @no-auto-encoding` keeps it as written.
   const url = `${originText(spec.url)}${prepared.target}`;
