@@ -13,13 +13,13 @@ export interface TransportFlags {
   resolve: ResolveRule[];
   family?: 4 | 6;
   interface?: string;
-  /** --ssl: the one TLS version to use. */
-  tlsVersion?: TlsVersion;
+  /** --ssl: the one TLS version to use; `auto` (given) the newest both sides have, whatever a file pins. */
+  tlsVersion?: TlsVersion | 'auto';
   ciphers?: string;
 }
 
 /** --ssl's choices (the parser takes HTTPie's `ssl2.3` for auto and `tls1.0` for tls1): the version each pins. */
-const SSL_VERSIONS: Record<string, TlsVersion | undefined> = { auto: undefined, tls1: 'TLSv1', 'tls1.1': 'TLSv1.1', 'tls1.2': 'TLSv1.2', 'tls1.3': 'TLSv1.3' };
+const SSL_VERSIONS: Record<string, TlsVersion | 'auto'> = { auto: 'auto', tls1: 'TLSv1', 'tls1.1': 'TLSv1.1', 'tls1.2': 'TLSv1.2', 'tls1.3': 'TLSv1.3' };
 
 /**
  * The flags' values as the parser checked them against the option table (a choice of
@@ -72,7 +72,8 @@ export function transportSettings(f: TransportFlags, settings: RequestSettings):
   if (f.interface !== undefined) s.interface = f.interface;
   if (f.tlsVersion !== undefined || f.ciphers !== undefined) {
     s.tls = { ...settings.tls };
-    if (f.tlsVersion !== undefined) s.tls.minVersion = s.tls.maxVersion = f.tlsVersion;
+    if (f.tlsVersion === 'auto') s.tls.minVersion = s.tls.maxVersion = undefined;
+    else if (f.tlsVersion !== undefined) s.tls.minVersion = s.tls.maxVersion = f.tlsVersion;
     if (f.ciphers !== undefined) s.tls.ciphers = f.ciphers;
   }
   return s;

@@ -790,3 +790,22 @@ test("sling exec --verify yes is given even at its default: it checks the certif
   assert.equal(none.code, 0, none.stderr);
   assert.match(none.stdout, /secret/);
 });
+
+test("sling exec --ssl auto is given even at its default: it lifts a curl command's --tlsv1.3 pin, as --ssl tls1.2 replaces it", { skip: certs ? undefined : certsUnavailableReason() }, async (t) => {
+  // A server that speaks TLS 1.2 at most.
+  const srv = https.createServer({ key: readFileSync(certs!.serverKey), cert: readFileSync(certs!.serverCert), maxVersion: 'TLSv1.2' }, (req, res) =>
+    res.end(`on ${(req.socket as import('node:tls').TLSSocket).getProtocol()}`),
+  );
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => srv.closeAllConnections());
+  t.after(() => new Promise((r) => srv.close(r)));
+  const d = dir();
+  writeFileSync(join(d, 'c.sh'), `curl -s --tlsv1.3 --cacert ${certs!.caCert} https://localhost:${(srv.address() as { port: number }).port}/\n`);
+  const pinned = await runSling(['exec', '-b', 'c.sh'], { cwd: d, env: { HOME: home } });
+  assert.equal(pinned.code, 6, pinned.stderr);
+  for (const ssl of ['auto', 'tls1.2']) {
+    const r = await runSling(['exec', '-b', '--ssl', ssl, 'c.sh'], { cwd: d, env: { HOME: home } });
+    assert.equal(r.code, 0, `--ssl ${ssl}: ${r.stderr}`);
+    assert.match(r.stdout, /on TLSv1\.2/, ssl);
+  }
+});
