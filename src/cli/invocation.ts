@@ -80,11 +80,6 @@ function one(p: ParsedArgs, name: string): string | undefined {
 /** Seconds as the parser checked them (a positive decimal), in milliseconds. */
 const milliseconds = (text: string): number => Math.min(Math.round(Number(text) * 1000), MAX_TIMER_MS);
 
-function nonNegativeInt(text: string, flag: string): number {
-  if (!/^\d+$/.test(text.trim())) throw new UsageError(`${flag} needs a whole number, got '${text}'`);
-  return Number(text);
-}
-
 /**
  * Is the first positional a method? One of the seven (any case) or an all-capital token such as
  * PROPFIND (DECISIONS.md); a lower-case word such as `purge` only when the next positional cannot be
@@ -133,22 +128,18 @@ export function invocationOf(p: ParsedArgs, defaultScheme = 'http'): Invocation 
   let sortHeaders = sorted;
   let formatJson = true;
   let formatXml = true;
-  const bool = (v: string, opt: string) => {
-    if (v.trim() === 'true') return true;
-    if (v.trim() === 'false') return false;
-    throw new UsageError(`--format-options ${opt} must be true or false, got '${v}'`);
-  };
+  // KEY:VALUE pairs the parser checked against the table's keys.
   for (const group of p.values.get('format-options') ?? []) {
-    for (const opt of group.split(',')) {
-      const m = /^\s*(json\.indent|json\.sort_keys|json\.format|headers\.sort|xml\.format|xml\.indent):(.*)$/.exec(opt);
-      if (!m) throw new UsageError(`--format-options: unknown option '${opt}' (json.indent:N, json.sort_keys:BOOL, json.format:BOOL, headers.sort:BOOL, xml.indent:N, xml.format:BOOL)`);
-      const [, name, value] = m as unknown as [string, string, string];
-      if (name === 'json.indent') jsonIndent = nonNegativeInt(value, '--format-options json.indent');
-      else if (name === 'xml.indent') xmlIndent = nonNegativeInt(value, '--format-options xml.indent');
-      else if (name === 'json.sort_keys') sorted = bool(value, name);
-      else if (name === 'headers.sort') sortHeaders = bool(value, name);
-      else if (name === 'json.format') formatJson = bool(value, name);
-      else formatXml = bool(value, name);
+    for (const pair of group.split(',')) {
+      const at = pair.indexOf(':');
+      const name = pair.slice(0, at).trim();
+      const value = pair.slice(at + 1).trim();
+      if (name === 'json.indent') jsonIndent = Number(value);
+      else if (name === 'xml.indent') xmlIndent = Number(value);
+      else if (name === 'json.sort_keys') sorted = value === 'true';
+      else if (name === 'headers.sort') sortHeaders = value === 'true';
+      else if (name === 'json.format') formatJson = value === 'true';
+      else formatXml = value === 'true';
     }
   }
 

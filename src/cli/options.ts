@@ -45,6 +45,8 @@ export interface OptionDef {
   needs?: string;
   /** The value when the option is not given, as it would be written. */
   default?: string;
+  /** The value is `KEY:VALUE` pairs, comma-separated (--format-options): each key and what it takes. */
+  keys?: Readonly<Record<string, 'N' | 'BOOL'>>;
 }
 
 export const OPTIONS: OptionDef[] = [
@@ -95,7 +97,8 @@ export const OPTIONS: OptionDef[] = [
     repeat: true,
     metavar: 'OPTS',
     group: 'Output',
-    help: 'json.indent:N, json.sort_keys:BOOL, json.format:BOOL, headers.sort:BOOL, xml.indent:N, xml.format:BOOL (comma-separated)',
+    help: '{keys} (comma-separated)',
+    keys: { 'json.indent': 'N', 'json.sort_keys': 'BOOL', 'json.format': 'BOOL', 'headers.sort': 'BOOL', 'xml.indent': 'N', 'xml.format': 'BOOL' },
   },
   { long: 'response-charset', kind: 'value', metavar: 'CHARSET', group: 'Output', help: 'decode the response body with this charset' },
   { long: 'response-mime', kind: 'value', metavar: 'MIME', group: 'Output', help: 'format the response body as this media type' },
@@ -241,7 +244,13 @@ export function listOr(words: readonly string[]): string {
   return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
 }
 
-/** The help text, `{choices}` and `{default}` filled in. */
+/** `--format-options`' keys as help and errors list them: `json.indent:N, json.format:BOOL, ...`. */
+export const keysText = (o: OptionDef): string =>
+  Object.entries(o.keys ?? {})
+    .map(([k, v]) => `${k}:${v}`)
+    .join(', ');
+
+/** The help text, `{choices}`, `{keys}` and `{default}` filled in. */
 export function helpOf(o: OptionDef): string {
   if (!o.help.includes('{')) return o.help;
   const choices = (o.choices ?? []).map((c) => {
@@ -250,5 +259,8 @@ export function helpOf(o: OptionDef): string {
     if (c === o.default) text += ' (the default)';
     return text;
   });
-  return o.help.replace('{choices}', choices.join(', ')).replace('{default}', o.default ?? '');
+  return o.help
+    .replace('{choices}', choices.join(', '))
+    .replace('{keys}', keysText(o))
+    .replace('{default}', o.default ?? '');
 }

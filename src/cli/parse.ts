@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { UsageError } from '../errors.js';
-import { bothTables, EXEC_TABLE, listOr, MAIN_TABLE, metavarOf, type OptionDef, type OptionTable } from './options.js';
+import { bothTables, EXEC_TABLE, keysText, listOr, MAIN_TABLE, metavarOf, type OptionDef, type OptionTable } from './options.js';
 
 /** One option as it stood on the line: `--timeout 5` is one, `-jv` two. */
 export interface Occurrence {
@@ -52,6 +52,16 @@ export function checkValue(def: OptionDef, text: string): string {
     throw new UsageError(`${name} needs a positive number of seconds, got '${text}'`);
   }
   if (def.number === 'whole' && !/^\d+$/.test(text.trim())) throw new UsageError(`${name} needs a whole number, got '${text}'`);
+  if (def.keys) {
+    for (const pair of text.split(',')) {
+      const m = /^\s*([^:]*):(.*)$/.exec(pair);
+      const kind = m && Object.hasOwn(def.keys, m[1]!) ? def.keys[m[1]!] : undefined;
+      if (!kind) throw new UsageError(`${name}: unknown option '${pair}' (${keysText(def)})`);
+      const value = m![2]!;
+      if (kind === 'N' && !/^\d+$/.test(value.trim())) throw new UsageError(`${name} ${m![1]} needs a whole number, got '${value}'`);
+      if (kind === 'BOOL' && value.trim() !== 'true' && value.trim() !== 'false') throw new UsageError(`${name} ${m![1]} must be true or false, got '${value}'`);
+    }
+  }
   const choices = def.choices;
   if (!choices) return text;
   const choice = (word: string): string | undefined => {

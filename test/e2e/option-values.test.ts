@@ -23,6 +23,9 @@ const MAIN: [string[], string][] = [
   [['--unix-socket='], '--unix-socket needs the path of a socket'],
   [['--interface', ''], '--interface needs a network interface name or a local IP address'],
   [['--ciphers', ' '], '--ciphers needs an OpenSSL cipher list'],
+  [['--format-options', 'json.indent:x'], "--format-options json.indent needs a whole number, got 'x'"],
+  [['--format-options=json.indent:2,json.sort_keys:yes'], "--format-options json.sort_keys must be true or false, got 'yes'"],
+  [['--format-options', 'json.colour:1'], "--format-options: unknown option 'json.colour:1' (json.indent:N, json.sort_keys:BOOL, json.format:BOOL, headers.sort:BOOL, xml.indent:N, xml.format:BOOL)"],
 ];
 
 const EXEC: [string[], string][] = [
