@@ -112,6 +112,8 @@ interface Reading {
 function read(argv: readonly string[], table: OptionTable): Reading {
   const out: Reading = { occurrences: [], spelled: new Map(), positionals: [], positionalAt: [], errors: [] };
   let i = 0;
+  /** Where the argument being read started (its value may be the next one). */
+  let start = 0;
   const add = (def: OptionDef, spelledAs: string, inline: string | undefined, negated = false, long?: string, short?: string): void => {
     const at = i;
     if (negated) {
@@ -134,11 +136,12 @@ function read(argv: readonly string[], table: OptionTable): Reading {
   };
   const failed = (e: unknown, name: boolean, long?: string, short?: string): void => {
     if (!(e instanceof UsageError)) throw e;
-    out.errors.push({ at: i, error: e, long, short, name });
+    out.errors.push({ at: start, error: e, long, short, name });
   };
 
   for (; i < argv.length; i++) {
     const arg = argv[i]!;
+    start = i;
     if (arg === '--') {
       for (let k = i + 1; k < argv.length; k++) {
         out.positionals.push(argv[k]!);
@@ -235,12 +238,12 @@ function total(occurrences: Occurrence[]): Pick<ParsedArgs, 'flags' | 'counts' |
  * The reading checked against the command's own table, in argv order: an option the command does
  * not take is the error that table gives (`sling --env dev URL`: unknown option '--env').
  */
-function firstError(r: Reading, table: OptionTable): UsageError | undefined {
+function firstError(r: Reading, table: OptionTable, argv: readonly string[]): UsageError | undefined {
   const events: { at: number; check: () => void }[] = r.errors.map((e) => ({
     at: e.at,
     check: () => {
       if (e.long !== undefined) longOption(table, e.long);
-      else if (e.short !== undefined && !table.byShort.has(e.short)) throw unknownShort(e.short, e.short);
+      else if (e.short !== undefined && !table.byShort.has(e.short)) throw unknownShort(e.short, argv[e.at] ?? '');
       throw e.error;
     },
   }));
@@ -250,7 +253,7 @@ function firstError(r: Reading, table: OptionTable): UsageError | undefined {
       at: o.at,
       check: () => {
         if (long !== undefined) longOption(table, long);
-        else if (short !== undefined && table.byShort.get(short) !== o.def) throw unknownShort(short, short);
+        else if (short !== undefined && table.byShort.get(short) !== o.def) throw unknownShort(short, argv[o.at] ?? '');
       },
     });
   }
@@ -313,7 +316,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     r.positionalAt.shift();
   }
   const table = exec ? EXEC_TABLE : MAIN_TABLE;
-  return parsed(r, exec ? 'exec' : 'main', firstError(r, table));
+  return parsed(r, exec ? 'exec' : 'main', firstError(r, table, argv));
 }
 
 /** Options read on their own (config.json's default_options), for the main command: the first error is thrown. */

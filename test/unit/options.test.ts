@@ -137,6 +137,8 @@ test('the line is read once: the command, options before exec, and what was give
   // An option of the other command is that command's error, in the order of the line.
   assert.equal(parseCommandLine(['--env', 'dev', 'example.org', 'exec']).error?.message, "unknown option '--env'");
   assert.equal(parseCommandLine(['-d', 'exec', 'api.http']).error?.message, "unknown option '-d'");
+  assert.equal(parseCommandLine(['-dv', 'exec', 'api.http']).error?.message, "unknown option '-d' (in '-dv')");
+  assert.equal(parseCommandLine(['-t', 'yaml', 'example.org', 'exec']).error?.message, "unknown option '-t'");
   assert.equal(parseCommandLine(['--timeout', '0', '--bogus', 'exec']).error?.message, "--timeout needs a positive number of seconds, got '0'");
   // Nothing given: nothing counts as given, and the defaults come from the table.
   const inv = resolveInvocation(['example.org']);
