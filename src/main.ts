@@ -1,4 +1,5 @@
-import { execArguments, resolveInvocation, type Invocation } from './cli/invocation.js';
+import { invocationOf, type Invocation } from './cli/invocation.js';
+import { joined, parseCommandLine, parseOptions, type ParsedArgs } from './cli/parse.js';
 import { helpText } from './cli/help.js';
 import { configFile, defaultOptions } from './cli/config.js';
 import { CliError, UsageError } from './errors.js';
@@ -19,62 +20,67 @@ function maskedInvocation(inv: Invocation): string {
   if (inv.certKeyPass) copy.certKeyPass = '***';
   if (inv.url !== undefined) copy.url = maskedPassword(inv.url);
   copy.items = inv.items.map((i) => (isCredentialHeader(i.key) && i.value !== '' ? `${i.key}${i.sep}${maskedCredential(i.value)}` : i.orig));
+  copy.given = [...inv.given];
   copy.proxies = Object.fromEntries(Object.entries(inv.proxies).map(([k, v]) => [k, maskedPassword(v)]));
   return JSON.stringify(copy);
 }
 
 /**
  * The main command's invocation, config.json's default_options first. When they are what is wrong
- * (an unknown or malformed option), the error says where they come from.
+ * (an unknown or malformed option, or one that clashes with the line's), the error says where
+ * they come from.
  */
-function withDefaults(defaults: string[], io: Io): Invocation {
+function withDefaults(defaults: string[], line: ParsedArgs, io: Io): Invocation {
+  const fromConfig = (e: unknown) => (e instanceof CliError ? new CliError(e.message, e.exitCode, `the option comes from "default_options" in ${configFile(io.env)}`) : e);
+  if (!defaults.length) return invocationOf(line, io.defaultScheme);
+  let options: ParsedArgs;
   try {
-    return resolveInvocation([...defaults, ...io.argv], 'main', io.defaultScheme);
+    options = parseOptions(defaults);
   } catch (e) {
-    if (!defaults.length || !(e instanceof CliError)) throw e;
+    throw fromConfig(e);
+  }
+  if (line.error) throw line.error;
+  try {
+    return invocationOf(joined(options, line), io.defaultScheme);
+  } catch (e) {
+    if (!(e instanceof CliError)) throw e;
     let ownError: unknown;
     try {
-      resolveInvocation(io.argv, 'main', io.defaultScheme);
+      invocationOf(line, io.defaultScheme);
     } catch (own) {
       ownError = own;
     }
     if (ownError instanceof CliError && ownError.message === e.message) throw e;
-    throw new CliError(e.message, e.exitCode, `the option comes from "default_options" in ${configFile(io.env)}`);
+    throw fromConfig(e);
   }
 }
 
 export async function main(io: Io): Promise<number> {
   const reporter = new Reporter(io);
-  const debugFlag = io.argv.includes('--debug');
-  reporter.debugOn = debugFlag;
   try {
-    if (io.argv.length === 1 && io.argv[0] === '-h') {
-      io.stdout.write(helpText(VERSION));
+    // The line, read once; every command works from what this gives.
+    const line = parseCommandLine(io.argv);
+    // `sling help [exec]`, -h alone, `sling exec -h` and `sling completions SHELL`.
+    if (line.command === 'help') {
+      const topic = line.positionals[0];
+      if (topic !== undefined && topic !== 'exec') throw new UsageError(`no help for '${topic}'`, 'sling help, or sling help exec');
+      io.stdout.write(helpText(VERSION, topic === 'exec' ? 'exec' : 'main'));
       return ExitCode.OK;
     }
-    // `sling help [exec]` and `sling completions SHELL`: words of their own, first on the line.
-    if (io.argv[0] === 'help' && io.argv.length <= 2) {
-      if (io.argv.length === 2 && io.argv[1] !== 'exec') throw new UsageError(`no help for '${io.argv[1]}'`, 'sling help, or sling help exec');
-      io.stdout.write(helpText(VERSION, io.argv[1] === 'exec' ? 'exec' : 'main'));
-      return ExitCode.OK;
-    }
-    if (io.argv[0] === 'completions') {
+    if (line.command === 'completions') {
       const { completionScript } = await import('./cli/completions.js');
-      io.stdout.write(completionScript(io.argv.slice(1)));
+      io.stdout.write(completionScript(line.positionals));
       return ExitCode.OK;
     }
-    const execArgv = execArguments(io.argv);
-    const isExec = execArgv !== undefined;
-    if (isExec && execArgv.length === 1 && execArgv[0] === '-h') {
-      io.stdout.write(helpText(VERSION, 'exec'));
-      return ExitCode.OK;
-    }
+    const isExec = line.command === 'exec';
+    // --debug (also shortened, `--deb`) is known even when the line has an error further on.
+    if (line.flags.get('debug')) reporter.debugOn = true;
     // config.json's default_options go first, so the command line can override them (--no-FLAG).
     const defaults = isExec ? [] : defaultOptions(io.env);
     if (defaults.length) reporter.debug(`default options from config.json: ${defaults.join(' ')}`);
-    const inv = isExec ? resolveInvocation(execArgv, 'exec', io.defaultScheme) : withDefaults(defaults, io);
+    const inv = isExec ? invocationOf(line, io.defaultScheme) : withDefaults(defaults, line, io);
     reporter.quiet = inv.quiet;
-    // --debug shortened (`--deb`) or from default_options: known only once the line is parsed.
+    // --debug from default_options: known only once they are read.
     if (inv.debug) reporter.debugOn = true;
     if (inv.help) {
       io.stdout.write(helpText(VERSION, isExec ? 'exec' : 'main'));

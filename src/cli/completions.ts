@@ -1,36 +1,31 @@
 import { UsageError } from '../errors.js';
-import { STYLE_ALIASES, STYLE_NAMES } from '../output/palette.js';
-import { EXEC_OPTIONS, OPTIONS, type OptionDef } from './options.js';
+import { EXEC_OPTIONS, helpOf, MAIN_ONLY, metavarOf, offeredValues, OPTIONS, type OptionDef } from './options.js';
 
 /**
  * `sling completions SHELL`: completion scripts for bash, zsh, fish and PowerShell, made from the
  * option table (loaded only for this command). They complete the flags of the main command and
  * of `sling exec`, the values of a flag that has a fixed set (`--pretty`, `--style`, `--auth-type`,
- * ...), file names for a flag that takes a file, and file names after `@` in request items
- * (`@body.json`, `field=@file`, `photo@me.jpg`).
+ * ...: the table's choices), file names for a flag that takes a file, and file names after `@` in
+ * request items (`@body.json`, `field=@file`, `photo@me.jpg`).
  */
 export const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const;
 type Shell = (typeof SHELLS)[number];
 
 const SUBCOMMANDS = ['exec', 'completions', 'help'];
 
-/** The fixed values a flag takes (from its metavar, or the palettes for --style), if any. */
-export function optionValues(o: OptionDef): string[] | undefined {
-  if (o.long === 'style') return [...STYLE_NAMES, ...Object.keys(STYLE_ALIASES)];
-  if (o.long === 'print') return ['H', 'B', 'h', 'b', 'p', 'HB', 'hb', 'HBhb'];
-  if (!o.metavar?.includes('|')) return o.long === 'report' ? [o.metavar ?? ''] : undefined;
-  const words = o.metavar.split('|').filter((w) => /^[a-z0-9.-]+$/.test(w));
-  return words.length ? words : undefined;
+/** The fixed values a flag takes (its choices in the table), if any. */
+export function optionValues(o: OptionDef): readonly string[] | undefined {
+  return o.kind === 'value' ? offeredValues(o) : undefined;
 }
 
 /** Does the flag take a file name (metavar FILE or PATH, alone or among fixed values)? */
 function takesFile(o: OptionDef): boolean {
-  return (o.kind === 'value' && /(^|\|)(FILE|PATH)$/.test(o.metavar ?? '')) || /\|PATH$/.test(o.metavar ?? '');
+  const metavar = metavarOf(o);
+  return (o.kind === 'value' && /(^|\|)(FILE|PATH)$/.test(metavar)) || /\|PATH$/.test(metavar);
 }
 
 const names = (o: OptionDef): string[] => [`--${o.long}`, ...(o.short ? [`-${o.short}`] : []), ...(o.aliases ?? []).map((a) => `-${a}`)];
 const negatable = (o: OptionDef): boolean => o.kind === 'flag' && o.long !== 'help' && o.long !== 'version';
-const MAIN_ONLY = ['download', 'output', 'continue', 'raw', 'multipart', 'boundary', 'default-scheme', 'curl'];
 
 function allOptions(): OptionDef[] {
   return [...OPTIONS, ...EXEC_OPTIONS];
@@ -127,12 +122,12 @@ const zdesc = (s: string) => zq(s.replace(/\\/g, '\\\\').replace(/[[\]:]/g, '\\$
 function zsh(): string {
   const specs: string[] = [];
   for (const o of allOptions()) {
-    const desc = zdesc(o.help);
+    const desc = zdesc(helpOf(o));
     let arg = '';
     if (o.kind === 'value') {
       const values = optionValues(o);
       const action = values ? (takesFile(o) ? `{_sling_value_or_file ${values.join(' ')}}` : `(${values.join(' ')})`) : takesFile(o) ? '_files' : ' ';
-      arg = `:${zq((o.metavar ?? 'value').toLowerCase().replace(/[[\]]/g, '').replace(/[:|]/g, ' '))}:${action}`;
+      arg = `:${zq(metavarOf(o).toLowerCase().replace(/[[\]]/g, '').replace(/[:|]/g, ' '))}:${action}`;
     }
     const rep = o.repeat || o.kind === 'count' ? '*' : '';
     specs.push(`'${rep}--${o.long}${o.kind === 'value' ? '=' : ''}[${desc}]${arg}'`);
@@ -193,7 +188,7 @@ function fish(): string {
       else line += ' -x';
       if (values) line += ` -a ${fq(values.join(' '))}`;
     }
-    lines.push(`${line} -d ${fq(o.help)}`);
+    lines.push(`${line} -d ${fq(helpOf(o))}`);
     if (negatable(o)) lines.push(`complete -c sling -l no-${o.long} -d ${fq(`not --${o.long}`)}`);
   }
   return `# fish completion for sling and slings (made by: sling completions fish)

@@ -1,4 +1,4 @@
-import { EXEC_OPTIONS, EXEC_TABLE, OPTIONS, type OptionDef } from './options.js';
+import { EXEC_OPTIONS, EXEC_TABLE, helpOf, metavarOf, OPTIONS, type OptionDef } from './options.js';
 
 /** Every line of `--help` fits this many columns. */
 export const HELP_WIDTH = 100;
@@ -35,7 +35,7 @@ export function wrap(text: string, width: number): string[] {
 
 /** `-x, --long VALUE` of an option. */
 export function optionNames(o: OptionDef): string {
-  return [o.short ? `-${o.short}` : '', ...(o.aliases ?? []).map((a) => `-${a}`), `--${o.long}${o.kind === 'value' ? ` ${o.metavar ?? 'VALUE'}` : ''}`].filter(Boolean).join(', ');
+  return [o.short ? `-${o.short}` : '', ...(o.aliases ?? []).map((a) => `-${a}`), `--${o.long}${o.kind === 'value' ? ` ${metavarOf(o)}` : ''}`].filter(Boolean).join(', ');
 }
 
 function optionLines(options: OptionDef[], lines: string[]): void {
@@ -46,7 +46,7 @@ function optionLines(options: OptionDef[], lines: string[]): void {
       lines.push('', `${group}:`);
     }
     const names = optionNames(o);
-    const text = wrap(o.help, HELP_WIDTH - NAMES - 3);
+    const text = wrap(helpOf(o), HELP_WIDTH - NAMES - 3);
     // A name too long for its column puts the help on the next line.
     if (names.length > NAMES) lines.push(`  ${names}`, ...text.map((t) => `${' '.repeat(NAMES + 3)}${t}`));
     else lines.push(`  ${names.padEnd(NAMES)} ${text[0]}`, ...text.slice(1).map((t) => `${' '.repeat(NAMES + 3)}${t}`));

@@ -1,5 +1,5 @@
 import { EXEC_EXAMPLES, MAIN_EXAMPLES } from './help.js';
-import { EXEC_OPTIONS, OPTIONS, type OptionDef } from './options.js';
+import { EXEC_OPTIONS, helpOf, metavarOf, OPTIONS, type OptionDef } from './options.js';
 
 /**
  * sling(1) in roff, made from the option table and the examples of `--help` by scripts/build.mjs
@@ -15,8 +15,9 @@ const esc = (s: string) =>
 
 function optionEntry(o: OptionDef): string[] {
   const forms = [o.short ? `\\fB\\-${o.short}\\fR` : '', ...(o.aliases ?? []).map((a) => `\\fB\\-${a}\\fR`), `\\fB\\-\\-${esc(o.long)}\\fR`].filter(Boolean);
-  const arg = o.kind === 'value' ? ` \\fI${esc(o.metavar ?? 'VALUE')}\\fR` : '';
-  return ['.TP', `${forms.join(', ')}${arg}`, `${esc(o.help)}${o.repeat && !o.help.includes('repeatable') ? ' (repeatable)' : ''}`];
+  const arg = o.kind === 'value' ? ` \\fI${esc(metavarOf(o))}\\fR` : '';
+  const help = helpOf(o);
+  return ['.TP', `${forms.join(', ')}${arg}`, `${esc(help)}${o.repeat && !help.includes('repeatable') ? ' (repeatable)' : ''}`];
 }
 
 function options(list: OptionDef[], lines: string[]): void {

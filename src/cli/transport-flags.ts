@@ -13,54 +13,31 @@ export interface TransportFlags {
   resolve: ResolveRule[];
   family?: 4 | 6;
   interface?: string;
-  /** --ssl: the one TLS version to use. */
-  tlsVersion?: TlsVersion;
+  /** --ssl: the one TLS version to use; `auto` (given) the newest both sides have, whatever a file pins. */
+  tlsVersion?: TlsVersion | 'auto';
   ciphers?: string;
 }
 
-const HTTP_VERSIONS = ['1.0', '1.1', '2', '2-prior-knowledge'] as const;
+/** --ssl's choices (the parser takes HTTPie's `ssl2.3` for auto and `tls1.0` for tls1): the version each pins. */
+const SSL_VERSIONS: Record<string, TlsVersion | 'auto'> = { auto: 'auto', tls1: 'TLSv1', 'tls1.1': 'TLSv1.1', 'tls1.2': 'TLSv1.2', 'tls1.3': 'TLSv1.3' };
 
 /**
- * --ssl's names: xh's (auto, tls1, tls1.1, tls1.2, tls1.3) and HTTPie's (ssl2.3 = auto, which
- * negotiates; ssl3 exists there only where Python's OpenSSL still has it).
+ * The flags' values as the parser checked them against the option table (a choice of
+ * --http-version or --ssl as the table writes it, no empty --unix-socket), read into settings.
  */
-const SSL_VERSIONS: Record<string, TlsVersion | undefined> = { auto: undefined, 'ssl2.3': undefined, tls1: 'TLSv1', 'tls1.0': 'TLSv1', 'tls1.1': 'TLSv1.1', 'tls1.2': 'TLSv1.2', 'tls1.3': 'TLSv1.3' };
-
 export function transportFlags(values: { one(name: string): string | undefined; all(name: string): string[]; flag(name: string): boolean }): TransportFlags {
   const out: TransportFlags = { resolve: [] };
   const version = values.one('http-version');
-  if (version !== undefined) {
-    // xh takes `1` for 1.0 too.
-    const v = version === '1' ? '1.0' : version;
-    if (!(HTTP_VERSIONS as readonly string[]).includes(v)) throw new UsageError(`--http-version must be 1.0, 1.1, 2 or 2-prior-knowledge, got '${version}'`);
-    out.httpVersion = v as TransportFlags['httpVersion'];
-  }
-  const socket = values.one('unix-socket');
-  if (socket !== undefined) {
-    if (socket === '') throw new UsageError('--unix-socket needs the path of a socket');
-    out.unixSocket = socket;
-  }
+  if (version !== undefined) out.httpVersion = version as TransportFlags['httpVersion'];
+  out.unixSocket = values.one('unix-socket');
   for (const text of values.all('resolve')) out.resolve.push(resolveRule(text));
   if (values.flag('ipv4') && values.flag('ipv6')) throw new UsageError('-4 (--ipv4) and -6 (--ipv6) exclude each other: give one');
   if (values.flag('ipv4')) out.family = 4;
   if (values.flag('ipv6')) out.family = 6;
-  const iface = values.one('interface');
-  if (iface !== undefined) {
-    if (iface === '') throw new UsageError('--interface needs a network interface name or a local IP address');
-    out.interface = iface;
-  }
+  out.interface = values.one('interface');
   const ssl = values.one('ssl');
-  if (ssl !== undefined) {
-    const key = ssl.toLowerCase();
-    if (key === 'ssl3') throw new UsageError("--ssl ssl3: SSL 3.0 is not supported (Node's OpenSSL has no SSL 3.0)");
-    if (!(key in SSL_VERSIONS)) throw new UsageError(`--ssl must be auto, tls1, tls1.1, tls1.2 or tls1.3, got '${ssl}'`);
-    out.tlsVersion = SSL_VERSIONS[key];
-  }
-  const ciphers = values.one('ciphers');
-  if (ciphers !== undefined) {
-    if (ciphers.trim() === '') throw new UsageError('--ciphers needs an OpenSSL cipher list');
-    out.ciphers = ciphers;
-  }
+  if (ssl !== undefined) out.tlsVersion = SSL_VERSIONS[ssl];
+  out.ciphers = values.one('ciphers');
   return out;
 }
 
@@ -95,7 +72,8 @@ export function transportSettings(f: TransportFlags, settings: RequestSettings):
   if (f.interface !== undefined) s.interface = f.interface;
   if (f.tlsVersion !== undefined || f.ciphers !== undefined) {
     s.tls = { ...settings.tls };
-    if (f.tlsVersion !== undefined) s.tls.minVersion = s.tls.maxVersion = f.tlsVersion;
+    if (f.tlsVersion === 'auto') s.tls.minVersion = s.tls.maxVersion = undefined;
+    else if (f.tlsVersion !== undefined) s.tls.minVersion = s.tls.maxVersion = f.tlsVersion;
     if (f.ciphers !== undefined) s.tls.ciphers = f.ciphers;
   }
   return s;

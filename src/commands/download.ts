@@ -28,13 +28,14 @@ import { shellWord } from '../output/to-curl.js';
 /** Atomics.wait on this sleeps the thread (a full non-blocking pipe, written synchronously). */
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
-/** The command line that resumes this download: the user's own, plus --continue and --output if missing. */
-export function resumeCommand(argv: string[], file: string): string {
+/**
+ * The command line that resumes this download: the user's own, plus --continue and --output if the
+ * run (its parsed line, config.json's defaults with it) has none.
+ */
+export function resumeCommand(argv: readonly string[], file: string, run: { output: boolean; resume: boolean }): string {
   const args = [...argv];
-  const has = (...names: string[]) =>
-    args.some((a) => names.includes(a) || names.some((n) => n.startsWith('--') && a.startsWith(n + '=')) || (/^-[a-zA-Z]+$/.test(a) && names.some((n) => /^-[a-zA-Z]$/.test(n) && a.includes(n[1]!))));
-  if (!has('-o', '--output')) args.push('--output', file);
-  if (!has('-C', '-c', '--continue')) args.push('--continue');
+  if (!run.output) args.push('--output', file);
+  if (!run.resume) args.push('--continue');
   return ['sling', ...args].map(shellWord).join(' ');
 }
 
@@ -198,7 +199,7 @@ async function saveBody(hop: Hop, { inv, io, reporter, offset, explicitPath, toS
 
   /** Bytes of this transfer on disk: each write counts what it wrote (a full disk takes part of one). */
   let written = 0;
-  const resumeHint = () => (regular ? `${beside ? 'try again' : 'resume'} with: ${resumeCommand(io.argv, name)}` : undefined);
+  const resumeHint = () => (regular ? `${beside ? 'try again' : 'resume'} with: ${resumeCommand(io.argv, name, { output: inv.output !== undefined, resume: inv.resume })}` : undefined);
   /**
    * After a failure or Ctrl-C: what the file keeps, exactly as the disk has it, or (a restart) that
    * it was left as it was, the new copy removed. Closes the file.

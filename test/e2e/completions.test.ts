@@ -10,9 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runSling } from '../helpers/cli.js';
 import { EXEC_OPTIONS, OPTIONS } from '../../src/cli/options.js';
-import { STYLE_ALIASES, STYLE_NAMES } from '../../src/output/palette.js';
+import { STYLE_NAMES } from '../../src/output/palette.js';
 
-const STYLES = [...STYLE_NAMES, ...Object.keys(STYLE_ALIASES)];
+/** --style's choices: the palettes' names, each once. */
+const STYLES = [...STYLE_NAMES];
 
 const missing = (shell: string) => (spawnSync(shell, ['-c', 'exit 0']).status === 0 ? undefined : `${shell} is not installed`);
 

@@ -95,9 +95,9 @@ test('docs: every option of sling exec --help of its own is in docs/exec-http.md
 test('docs: the --style names are the ones sling accepts', async () => {
   const r = await runSling(['--style', 'no-such-style', '--offline', 'example.org']);
   assert.equal(r.code, 1);
-  const m = /styles: ([a-z, -]+)/.exec(r.stderr);
+  const m = /--style must be ([a-z, -]+), got 'no-such-style'/.exec(r.stderr);
   assert.ok(m, r.stderr);
-  const styles = m[1]!.split(', ');
+  const styles = m[1]!.split(/, | or /);
   const usage = read('docs/usage.md');
   assert.ok(usage.includes(`--style ${styles.join('|')}`), `docs/usage.md should say --style ${styles.join('|')}`);
   // --help lists the same names (it once offered dark and light, which were refused).

@@ -822,3 +822,64 @@ test('sling exec -6 over a curl file holds on every hop of its -L: a host with n
   assert.match(r.stderr, /^sling: error: c\.sh:1: .*localhost.*\(redirect 1 of 1 to http:\/\/localhost:\d+\/four\)$/m, r.stderr);
   assert.deepEqual(reached, [], 'the second hop kept to IPv6');
 });
+
+test("sling exec --max-redirects 30 is given even at its default: it limits a curl file's -L (curl's own limit is 50), and a command's own --max-redirs 2 still wins", async (t) => {
+  const srv = http.createServer((req, res) => {
+    const n = Number(new URL(req.url!, 'http://x').searchParams.get('n'));
+    if (n > 0) return void res.writeHead(302, { Location: `/redir?n=${n - 1}` }).end();
+    res.end('done');
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => srv.closeAllConnections());
+  t.after(() => new Promise((r) => srv.close(r)));
+  const base = `http://127.0.0.1:${(srv.address() as { port: number }).port}`;
+  const d = dir();
+  const w = `-o /dev/null -w '%{num_redirects} %{exitcode}\\n'`;
+  writeFileSync(join(d, 'c.sh'), [`curl -s -L ${w} '${base}/redir?n=31'`, `curl -s -L --max-redirs 2 ${w} '${base}/redir?n=3'`].join('\n') + '\n');
+  const given = await runSling(['exec', '-b', '--max-redirects', '30', 'c.sh'], { cwd: d, env: { HOME: home } });
+  assert.equal(given.code, 3, given.stderr);
+  // 30 redirects, the 31st refused (curl's 47); then the command's own 2 over sling's 30.
+  assert.deepEqual(given.stdout.match(/^\d+ \d+$/gm), ['30 47', '2 47'], given.stdout);
+  assert.match(given.stderr, /too many redirects: more than 30 [^\n]*\n(?:[^\n]*\n)*?[^\n]*hint: raise the limit with --max-redirects N/, given.stderr);
+  assert.match(given.stderr, /too many redirects: more than 2 [^\n]*\n(?:[^\n]*\n)*?[^\n]*hint: raise the limit with --max-redirs N/, given.stderr);
+  // Not given: curl's own limit (50) for the first command.
+  const none = await runSling(['exec', '-b', 'c.sh'], { cwd: d, env: { HOME: home } });
+  assert.deepEqual(none.stdout.match(/^\d+ \d+$/gm), ['31 0', '2 47'], none.stdout);
+});
+
+test("sling exec --verify yes is given even at its default: it checks the certificate of a curl command with -k; not given, -k is the command's own", {
+  skip: certs ? undefined : certsUnavailableReason(),
+}, async (t) => {
+  const srv = https.createServer({ key: readFileSync(certs!.serverKey), cert: readFileSync(certs!.serverCert) }, (_req, res) => res.end('secret'));
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => srv.closeAllConnections());
+  t.after(() => new Promise((r) => srv.close(r)));
+  const d = dir();
+  writeFileSync(join(d, 'c.sh'), `curl -s -k https://localhost:${(srv.address() as { port: number }).port}/\n`);
+  const given = await runSling(['exec', '-b', '--verify', 'yes', 'c.sh'], { cwd: d, env: { HOME: home } });
+  assert.equal(given.code, 6, given.stderr);
+  assert.doesNotMatch(given.stdout, /secret/);
+  assert.match(given.stderr, /certificate/, given.stderr);
+  const none = await runSling(['exec', '-b', 'c.sh'], { cwd: d, env: { HOME: home } });
+  assert.equal(none.code, 0, none.stderr);
+  assert.match(none.stdout, /secret/);
+});
+
+test("sling exec --ssl auto is given even at its default: it lifts a curl command's --tlsv1.3 pin, as --ssl tls1.2 replaces it", { skip: certs ? undefined : certsUnavailableReason() }, async (t) => {
+  // A server that speaks TLS 1.2 at most.
+  const srv = https.createServer({ key: readFileSync(certs!.serverKey), cert: readFileSync(certs!.serverCert), maxVersion: 'TLSv1.2' }, (req, res) =>
+    res.end(`on ${(req.socket as import('node:tls').TLSSocket).getProtocol()}`),
+  );
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => srv.closeAllConnections());
+  t.after(() => new Promise((r) => srv.close(r)));
+  const d = dir();
+  writeFileSync(join(d, 'c.sh'), `curl -s --tlsv1.3 --cacert ${certs!.caCert} https://localhost:${(srv.address() as { port: number }).port}/\n`);
+  const pinned = await runSling(['exec', '-b', 'c.sh'], { cwd: d, env: { HOME: home } });
+  assert.equal(pinned.code, 6, pinned.stderr);
+  for (const ssl of ['auto', 'tls1.2']) {
+    const r = await runSling(['exec', '-b', '--ssl', ssl, 'c.sh'], { cwd: d, env: { HOME: home } });
+    assert.equal(r.code, 0, `--ssl ${ssl}: ${r.stderr}`);
+    assert.match(r.stdout, /on TLSv1\.2/, ssl);
+  }
+});

@@ -73,9 +73,9 @@ test('name from the URL, with an extension from the type, else index', () => {
 });
 
 test('the resume command adds --output and --continue only when missing', () => {
-  assert.equal(resumeCommand(['-d', 'http://h/f'], 'f'), 'sling -d http://h/f --output f --continue');
-  assert.equal(resumeCommand(['-dco', 'my file', 'http://h/f'], 'my file'), "sling -dco 'my file' http://h/f");
-  assert.equal(resumeCommand(['--download', '--output=x', 'http://h/f'], 'x'), 'sling --download --output=x http://h/f --continue');
+  assert.equal(resumeCommand(['-d', 'http://h/f'], 'f', { output: false, resume: false }), 'sling -d http://h/f --output f --continue');
+  assert.equal(resumeCommand(['-dco', 'my file', 'http://h/f'], 'my file', { output: true, resume: true }), "sling -dco 'my file' http://h/f");
+  assert.equal(resumeCommand(['--download', '--output=x', 'http://h/f'], 'x', { output: true, resume: false }), 'sling --download --output=x http://h/f --continue');
 });
 
 test('openUnique never opens over a name that is taken: a file, a folder, a live link, a dangling link', {

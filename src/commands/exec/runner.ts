@@ -761,12 +761,12 @@ const formatLimit = (bytes: number) => (bytes % 1048576 === 0 ? `${bytes / 10485
 function applyFlags(spec: RequestSpec, inv: Invocation): RequestSpec {
   if (
     inv.timeoutMs === undefined &&
-    inv.verify === true &&
+    !inv.given.has('verify') &&
     !inv.cert &&
     !inv.certKey &&
     !inv.follow &&
     !inv.noFollow &&
-    inv.maxRedirects === 30 &&
+    !inv.given.has('max-redirects') &&
     inv.maxHeaders === undefined &&
     !hasKeys(inv.proxies) &&
     !anyTransportFlag(inv.transport)
@@ -776,15 +776,17 @@ function applyFlags(spec: RequestSpec, inv: Invocation): RequestSpec {
   // A limit the file sets for one request (`# @timeout`, curl's -m / --connect-timeout) is that
   // request's own: --timeout is for the others.
   if (inv.timeoutMs !== undefined && s.timeoutFrom === undefined) s.timeoutMs = inv.timeoutMs;
-  if (inv.verify !== true) s.tls.verify = inv.verify;
+  // Given, --verify is every request's, `--verify yes` too (over curl's -k, a file's no-reject-unauthorized).
+  if (inv.given.has('verify')) s.tls.verify = inv.verify;
   if (inv.cert) s.tls.cert = inv.cert;
   if (inv.certKey) s.tls.certKey = inv.certKey;
   if (Object.keys(inv.proxies).length) s.proxies = { ...s.proxies, ...inv.proxies };
   // `# @no-redirect` is that request's own; --follow / --no-follow are for the others.
   if (inv.follow && s.followFrom === undefined) s.follow = true;
   if (inv.noFollow && s.followFrom === undefined) s.follow = false;
-  // A curl command's own --max-redirs is that command's: --max-redirects is for the others.
-  if (inv.maxRedirects !== 30 && s.maxRedirectsFrom === undefined) {
+  // A curl command's own --max-redirs is that command's: --max-redirects, when given (its
+  // default 30 too), is for the others.
+  if (inv.given.has('max-redirects') && s.maxRedirectsFrom === undefined) {
     s.maxRedirects = inv.maxRedirects;
     s.maxRedirectsFrom = '--max-redirects';
   }
