@@ -1,8 +1,8 @@
-import { closeSync, existsSync, fchmodSync, fstatSync, fsyncSync, ftruncateSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fchmodSync, fstatSync, fsyncSync, ftruncateSync, openSync, realpathSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Invocation } from '../cli/invocation.js';
 import { CliError, fileProblem, UsageError, writeFailure } from '../errors.js';
-import { isDirectory } from '../files.js';
+import { isDirectory, replaceFile } from '../files.js';
 import { readerGone } from '../fd-writer.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { onInterrupt } from '../interrupt.js';
@@ -265,7 +265,7 @@ async function saveBody(hop: Hop, { inv, io, reporter, offset, explicitPath, toS
       // Complete: on disk first, then in the partial file's place.
       fsyncSync(fd);
       close();
-      renameSync(beside.tmp, beside.target);
+      replaceFile(beside.tmp, beside.target);
     }
   } catch (e) {
     progress.finish();
