@@ -4,8 +4,8 @@ import { largeFile } from '../../model/upload.js';
 import { isatty } from 'node:tty';
 import { spoolStdinSync } from '../stdin.js';
 import type { FileBody } from '../../model/spec.js';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { homedir, platform } from 'node:os';
+import { resolve } from 'node:path';
 import { fileProblem, UsageError } from '../../errors.js';
 import type { AfterResult, BodyFiles, ExecContext, ExecEntry, Script, SourceOptions } from '../../model/exec.js';
 import { now } from '../../clock.js';
@@ -14,6 +14,7 @@ import { loadEnvironment } from '../http/env.js';
 import { CurlArgError, parseCurlArgs, type Operation } from './args.js';
 import { CurlBuildError, CommandBuilder, planTransfers, storeResponseCookies, type Transfer } from './build.js';
 import { looksLikeCmd, parseCmdScript } from './cmd.js';
+import { curlrcPaths } from './config.js';
 import type { ShellEnv } from './expand.js';
 import { type CurlOutput, isStdout, type OutputContext } from './outputs.js';
 import { walkScript, type Condition, type CurlCall } from './script.js';
@@ -140,7 +141,7 @@ export function parseCurlText(text: string, opts: CurlSourceOptions, extra: Curl
             ? readLimited(resolve(call.cwd, call.stdin.path), SETTINGS_FILE_LIMIT, call.stdin.path, CURL_CONFIG).toString('latin1')
             : processStdin();
       // A CURL_HOME or HOME the file sets for curl (`export`, `HOME=/d curl ...`) moves its .curlrc.
-      const rc = call.cleanEnv || call.unsetEnv || call.env.CURL_HOME !== undefined || call.env.HOME !== undefined || call.env.XDG_CONFIG_HOME !== undefined ? readCurlrc(callEnv) : curlrc;
+      const rc = call.cleanEnv || call.unsetEnv || CURLRC_VARS.some((v) => call.env[v] !== undefined) ? readCurlrc(callEnv) : curlrc;
       const word = extra.word;
       const argv = word ? call.argv.map((a, i) => word(a, ...lineCol(bytes, argAt(i)))) : call.argv;
       ops = parseCurlArgs(argv, { readConfig: (p) => (p === '-' ? configStdin() : readLimited(resolve(call.cwd, p), SETTINGS_FILE_LIMIT, p, CURL_CONFIG).toString('latin1')) }, rc).operations;
@@ -400,6 +401,8 @@ function guessMethod(t: Transfer): string {
 /** What the limits of files.ts say a curl command reads whole: a file (-d @, -H @, -b, -F, a small -T, `< file`) and a config. */
 const CURL_READ = 'a file a curl command reads whole (-d @, -H @, -b, -F)';
 const CURL_CONFIG = 'a curl config file (-K, .curlrc)';
+/** The variables that say where the default config file is (curlrcPaths). */
+const CURLRC_VARS = ['CURL_HOME', 'XDG_CONFIG_HOME', 'HOME', 'USERPROFILE', 'APPDATA'];
 
 /** A command's environment: the process's and the file's exports, unless `env -i`; less what `env -u` took out. */
 function commandEnv(call: CurlCall, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
@@ -408,12 +411,11 @@ function commandEnv(call: CurlCall, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return out;
 }
 
-/** curl reads ~/.curlrc (or $CURL_HOME/.curlrc, $XDG_CONFIG_HOME/.curlrc) before the command line. */
+/** curl reads its default config file (config.ts curlrcPaths: ~/.curlrc, %USERPROFILE%\\_curlrc, ...) before the command line. */
 function readCurlrc(env: NodeJS.ProcessEnv): string | undefined {
-  const dirs = [env.CURL_HOME, env.XDG_CONFIG_HOME, env.HOME].filter((d): d is string => Boolean(d));
-  for (const d of dirs) {
+  for (const path of curlrcPaths(env, platform(), homedir())) {
     try {
-      return readLimited(join(d, '.curlrc'), SETTINGS_FILE_LIMIT, join(d, '.curlrc'), CURL_CONFIG).toString('latin1');
+      return readLimited(path, SETTINGS_FILE_LIMIT, path, CURL_CONFIG).toString('latin1');
     } catch (e) {
       if (e instanceof FileTooLargeError) throw e;
       // next
