@@ -28,3 +28,44 @@ test('curlrc without a dot in $HOME/.config is read when XDG_CONFIG_HOME is not 
   assertExit(await runSling(['exec', 'a.sh'], { cwd: d, env: { HOME: home } }), 0);
   assert.equal(header(s.requests[1]!, 'x-rc'), 'home');
 });
+
+test('an unquoted Windows path in a bash-style curl file (-d @C:\\data\\x.json, which bash makes C:datax.json) fails that command with a hint to quote it or write it with /; the others run', async (t) => {
+  const s = await httpServer(t, okText);
+  const d = dir({
+    'a.sh': [`curl -s -d @C:\\data\\x.json ${s.url}/mangled`, `curl -s -F file=@D:\\up\\a.bin ${s.url}/form`, `curl -s -H 'X-Path: C:\\kept' -d 'C:\\data\\x.json' ${s.url}/quoted`, ''].join('\n'),
+  });
+  const r = await runSling(['exec', 'a.sh'], { cwd: d });
+  assert.notEqual(r.code, 0, 'the refused commands count as failures');
+  const errors = r.stderr.split('\n').filter((l) => l.includes('bash takes the backslashes out'));
+  assert.equal(errors.length, 2, r.stderr);
+  assert.match(
+    errors[0]!,
+    /a\.sh:1:1: bash takes the backslashes out of the unquoted Windows path C:\\data\\x\.json \(curl would get 'C:datax\.json'\): quote it \('C:\\data\\x\.json'\) or write it with \/ \(C:\/data\/x\.json\); the command is not run/,
+  );
+  assert.match(errors[1]!, /a\.sh:2:1: .*D:\\up\\a\.bin .*'D:upa\.bin'/);
+  // Nothing was sent for them; the quoted one went out with its backslashes.
+  assert.deepEqual(
+    s.requests.map((q) => q.url),
+    ['/quoted'],
+  );
+  assert.equal(s.requests[0]!.body.toString(), 'C:\\data\\x.json');
+  assert.equal(header(s.requests[0]!, 'x-path'), 'C:\\kept');
+});
+
+test('-d @ a Windows drive path that is not there fails the command instead of sending an empty POST', async (t) => {
+  const s = await httpServer(t, okText);
+  const d = dir({ 'a.sh': `curl -s -d @'C:\\data\\x.json' ${s.url}/a\ncurl -s -d @C:/data/x.json ${s.url}/b\ncurl -s -d @missing.json ${s.url}/c\n` });
+  const r = await runSling(['exec', 'a.sh'], { cwd: d });
+  assert.notEqual(r.code, 0);
+  assert.match(
+    r.stderr,
+    /a\.sh:1:1: cannot read the file 'C:\\data\\x\.json' for -d; with a Windows drive path the command is not run rather than sent without its body \(in a bash-style file write the path quoted, 'C:\\data\\x\.json', or with \/: C:\/data\/x\.json\)/,
+  );
+  assert.match(r.stderr, /a\.sh:2:1: cannot read the file 'C:\/data\/x\.json' for -d/);
+  // An ordinary missing file is curl's empty POST with a warning, as before.
+  assert.match(r.stderr, /could not read data from file 'missing\.json', this makes an empty POST/);
+  assert.deepEqual(
+    s.requests.map((q) => [q.url, q.method, q.body.length]),
+    [['/c', 'POST', 0]],
+  );
+});

@@ -12,6 +12,7 @@ import { now } from '../../clock.js';
 import { loadPublicSuffixes } from '../../model/cookies.js';
 import { loadEnvironment } from '../http/env.js';
 import { CurlArgError, parseCurlArgs, type Operation } from './args.js';
+import { CurlBodyError } from './body.js';
 import { CurlBuildError, CommandBuilder, planTransfers, storeResponseCookies, type Transfer } from './build.js';
 import { looksLikeCmd, parseCmdScript } from './cmd.js';
 import { curlrcPaths } from './config.js';
@@ -81,8 +82,9 @@ export function parseCurlText(text: string, opts: CurlSourceOptions, extra: Curl
   };
 
   let calls: CurlCall[];
+  const cmdFile = looksLikeCmd(bytes);
   try {
-    if (looksLikeCmd(bytes)) calls = parseCmdScript(bytes, shellEnv);
+    if (cmdFile) calls = parseCmdScript(bytes, shellEnv);
     else calls = walkScript(parseShell(stripPrompts(bytes)), { env: shellEnv, warn: (offset, m) => opts.warn(`${where(offset)}: ${m}`) });
   } catch (e) {
     if (e instanceof ShellSyntaxError) fail(e.offset, e.message);
@@ -155,9 +157,31 @@ export function parseCurlText(text: string, opts: CurlSourceOptions, extra: Curl
       for (const w of op.warnings) opts.warn(`${where(argAt(w.argIndex))}: ${w.option}: ${w.why}`);
       if (op.info) opts.warn(`${where(call.offset)}: curl ${op.info} prints ${op.info === '--version' ? 'its version' : 'help'} and sends nothing; sling skips it`);
     }
-    entries.push(makeEntry(call, transfers, ops, state, processStdin, processStdinLarge, where(call.offset), opts, position(bytes, call.offset).line));
+    const mangled = cmdFile ? undefined : mangledWindowsPath(call.argv, call.argOffsets, bytes);
+    entries.push(makeEntry(call, transfers, ops, state, processStdin, processStdinLarge, where(call.offset), opts, position(bytes, call.offset).line, mangled));
   }
   return { entries };
+}
+
+/**
+ * A Windows path written unquoted in a bash-style file (`-d @C:\\data\\x.json`): bash takes each
+ * backslash out as the escape of the next character, and curl would get `@C:datax.json`, read
+ * nothing and send an empty body. Found where an argument has a drive letter and a colon followed by
+ * no slash (`C:datax.json`, at its start or after `@`, `=` or `<`) and the file's own text of that
+ * word has the drive letter, colon and backslash: the reason to refuse the command, in words.
+ */
+export function mangledWindowsPath(argv: string[], offsets: number[], text: string): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const m = /(?:^|[@=<])([A-Za-z]):(?![\s\\/])/.exec(argv[i]!);
+    if (!m) continue;
+    const raw = /^\S*/.exec(text.slice(offsets[i] ?? 0, (offsets[i] ?? 0) + 4096))![0];
+    const written = new RegExp(`(?:^|[^A-Za-z])(${m[1]}:\\\\[^\\s'"]*)`).exec(raw);
+    if (!written) continue;
+    const path = written[1]!;
+    const got = argv[i]!.slice(m.index + (m[0].length - 2)).split(/[\s;,]/)[0]!;
+    return `bash takes the backslashes out of the unquoted Windows path ${path} (curl would get '${got}'): quote it ('${path}') or write it with / (${path.replace(/\\/g, '/')}); the command is not run`;
+  }
+  return undefined;
 }
 
 function lineCol(bytes: string, offset: number): [number, number] {
@@ -209,6 +233,7 @@ function makeEntry(
   at: string,
   opts: CurlSourceOptions,
   line: number,
+  refused?: string,
 ): ExecEntry {
   const first = transfers[0];
   const label = first ? `${guessMethod(first)} ${first.urlText}` : 'curl';
@@ -234,6 +259,11 @@ function makeEntry(
         return null;
       }
       if (!transfers.length) return null;
+      if (refused !== undefined) {
+        state.status = 1;
+        if (call.errexit && call.countsStatus) state.stopped = true;
+        throw new UsageError(`${at}: ${refused}`);
+      }
       state.status = ctx.offline ? 0 : 1;
       // Under `set -e`, a command that never gets to its end (a network error, a body file that
       // cannot be read) stops the script as its failure would in bash; after() clears it on success.
@@ -305,7 +335,7 @@ function makeEntry(
       try {
         return builder.build();
       } catch (e) {
-        if (e instanceof CurlBuildError || e instanceof CurlUrlError) throw new UsageError(`${at}: ${e.message}`);
+        if (e instanceof CurlBuildError || e instanceof CurlUrlError || e instanceof CurlBodyError) throw new UsageError(`${at}: ${e.message}`);
         throw e;
       }
     },
