@@ -69,3 +69,58 @@ test('-d @ a Windows drive path that is not there fails the command instead of s
     [['/c', 'POST', 0]],
   );
 });
+
+/** A .ps1 file as API docs' "PowerShell" tab gives it: backtick continuations, curl.exe, $env:, a here-string. */
+const pastedPs1 = (url: string) =>
+  [
+    '# Create a user (docs, PowerShell tab)',
+    `curl.exe -X POST "${url}/users" \``,
+    '  -H "Content-Type: application/json" `',
+    '  -H "Authorization: Bearer $env:API_TOKEN" `',
+    `  -d '{"name": "Ada", "tags": ["a", "b"]}'`,
+    '',
+    "$query = @'",
+    '{"query": "{ viewer { login } }"}',
+    "'@",
+    `curl.exe -s -X POST ${url}/graphql -H 'Content-Type: application/json' --data-raw $query`,
+    '',
+    `$env:TRACE = "t-1"; & curl.exe "${url}/search?q=a+b" -H "X-Note: say \`"hi\`" or ""hi""\`tnow" -H 'X-Lit: it''s $env:API_TOKEN' -H "X-Trace: \${env:TRACE}" -H "X-Cost: \`$5 caf\`u{e9}"`,
+    '',
+  ].join('\r\n');
+
+test("PowerShell curl files (backtick continuations, curl.exe, $env:NAME, here-strings, '' and `\" escapes) are read as PowerShell passes the words to curl.exe", async (t) => {
+  const s = await httpServer(t, okText);
+  const d = dir({ 'api.ps1': pastedPs1(s.url) });
+  const r = await runSling(['exec', 'api.ps1'], { cwd: d, env: { API_TOKEN: 'tok-123' } });
+  assertExit(r, 0);
+  assert.deepEqual(
+    s.requests.map((q) => `${q.method} ${q.url}`),
+    ['POST /users', 'POST /graphql', 'GET /search?q=a+b'],
+  );
+  const [users, graphql, search] = s.requests;
+  assert.equal(header(users!, 'authorization'), 'Bearer tok-123');
+  assert.equal(header(users!, 'content-type'), 'application/json');
+  assert.equal(users!.body.toString(), '{"name": "Ada", "tags": ["a", "b"]}');
+  assert.equal(graphql!.body.toString(), '{"query": "{ viewer { login } }"}');
+  assert.equal(header(search!, 'x-note'), 'say "hi" or "hi"\tnow');
+  assert.equal(header(search!, 'x-lit'), "it's $env:API_TOKEN");
+  assert.equal(header(search!, 'x-trace'), 't-1');
+  assert.equal(Buffer.from(header(search!, 'x-cost')!, 'latin1').toString('utf8'), '$5 café');
+});
+
+test('PowerShell curl files: what would run other code ($(...), a pipe into a cmdlet, Invoke-RestMethod) is refused in one line at its place, nothing sent', async (t) => {
+  const s = await httpServer(t, okText);
+  const cases: [string, RegExp][] = [
+    [`curl.exe "${s.url}/a?at=$(Get-Date -UFormat %s)" \`\n  -H "X: 1"\n`, /a\.ps1:1:\d+: \$\(\.\.\.\) \(a PowerShell subexpression\) is not supported/],
+    [`curl.exe ${s.url}/a \`\n  -s | ConvertFrom-Json\n`, /a\.ps1:2:\d+: '\|' \(a PowerShell pipe\) is not supported/],
+    [`curl.exe ${s.url}/a \`\n  -s\nInvoke-RestMethod -Uri ${s.url}/b\n`, /a\.ps1:3:1: 'Invoke-RestMethod' is not curl/],
+  ];
+  for (const [text, message] of cases) {
+    const d = dir({ 'a.ps1': text });
+    const r = await runSling(['exec', 'a.ps1'], { cwd: d });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, message);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  }
+  assert.equal(s.requests.length, 0);
+});

@@ -16,6 +16,7 @@ import { CurlBodyError } from './body.js';
 import { CurlBuildError, CommandBuilder, planTransfers, storeResponseCookies, type Transfer } from './build.js';
 import { looksLikeCmd, parseCmdScript } from './cmd.js';
 import { curlrcPaths } from './config.js';
+import { looksLikePowerShell, parsePowerShell } from './powershell.js';
 import type { ShellEnv } from './expand.js';
 import { type CurlOutput, isStdout, type OutputContext } from './outputs.js';
 import { walkScript, type Condition, type CurlCall } from './script.js';
@@ -83,8 +84,10 @@ export function parseCurlText(text: string, opts: CurlSourceOptions, extra: Curl
 
   let calls: CurlCall[];
   const cmdFile = looksLikeCmd(bytes);
+  const psFile = !cmdFile && looksLikePowerShell(bytes);
   try {
     if (cmdFile) calls = parseCmdScript(bytes, shellEnv);
+    else if (psFile) calls = parsePowerShell(bytes, shellEnv);
     else calls = walkScript(parseShell(stripPrompts(bytes)), { env: shellEnv, warn: (offset, m) => opts.warn(`${where(offset)}: ${m}`) });
   } catch (e) {
     if (e instanceof ShellSyntaxError) fail(e.offset, e.message);
@@ -157,7 +160,7 @@ export function parseCurlText(text: string, opts: CurlSourceOptions, extra: Curl
       for (const w of op.warnings) opts.warn(`${where(argAt(w.argIndex))}: ${w.option}: ${w.why}`);
       if (op.info) opts.warn(`${where(call.offset)}: curl ${op.info} prints ${op.info === '--version' ? 'its version' : 'help'} and sends nothing; sling skips it`);
     }
-    const mangled = cmdFile ? undefined : mangledWindowsPath(call.argv, call.argOffsets, bytes);
+    const mangled = cmdFile || psFile ? undefined : mangledWindowsPath(call.argv, call.argOffsets, bytes);
     entries.push(makeEntry(call, transfers, ops, state, processStdin, processStdinLarge, where(call.offset), opts, position(bytes, call.offset).line, mangled));
   }
   return { entries };
