@@ -6,6 +6,7 @@ import { parseArgv, type ParsedArgs } from './parse.js';
 import { bothTables, EXEC_TABLE, MAIN_TABLE, type OptionTable } from './options.js';
 import { isStyle, unknownStyle } from '../output/palette.js';
 import { charsetOption } from '../output/charset.js';
+import { SHELLS, type Shell } from '../output/shells.js';
 import type { PrintFlags } from '../output/plan.js';
 import { transportFlags, type TransportFlags } from './transport-flags.js';
 
@@ -15,6 +16,8 @@ export interface Invocation extends PrintFlags {
   version: boolean;
   /** --curl: print the equivalent curl command instead of sending. */
   curl: boolean;
+  /** --curl=SHELL: the shell it is written for. */
+  curlShell: Shell;
   ignoreStdin: boolean;
   defaultScheme: string;
   json: boolean;
@@ -65,10 +68,19 @@ export interface ExecOptions {
   report?: 'junit';
   reportFile?: string;
   to?: 'curl' | 'http';
+  /** --shell: the shell `--to curl` writes for. */
+  shell: Shell;
 }
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 const PRINT_CODES = /^[HBhbpm]+$/;
+
+/** The value of --curl=SHELL or --shell SHELL. */
+function shellOption(v: string | undefined, spelled: string): Shell {
+  if (v === undefined) return 'posix';
+  if (!(SHELLS as readonly string[]).includes(v)) throw new UsageError(`${spelled} must be ${SHELLS.join(', ')}; got '${v}'`);
+  return v as Shell;
+}
 
 function one(p: ParsedArgs, name: string): string | undefined {
   const v = p.values.get(name);
@@ -292,7 +304,9 @@ export function resolveInvocation(argv: readonly string[], mode: 'main' | 'exec'
       report: report as ExecOptions['report'],
       reportFile,
       to: to as ExecOptions['to'],
+      shell: shellOption(one(p, 'shell'), '--shell'),
     };
+    if (one(p, 'shell') !== undefined && to !== 'curl') throw new UsageError('--shell goes with --to curl');
   } else {
     if (positionals.length >= 2 && isMethod(positionals[0]!, positionals[1])) {
       method = positionals[0]!.toUpperCase();
@@ -308,6 +322,7 @@ export function resolveInvocation(argv: readonly string[], mode: 'main' | 'exec'
     debug: flag('debug'),
     offline: flag('offline'),
     curl: flag('curl'),
+    curlShell: shellOption(one(p, 'curl'), '--curl'),
     ignoreStdin: flag('ignore-stdin'),
     defaultScheme: one(p, 'default-scheme') ?? defaultScheme,
     print,

@@ -14,6 +14,8 @@ export interface OptionDef {
   kind: OptionKind;
   /** Values accumulate instead of the last one winning. */
   repeat?: boolean;
+  /** A flag that also takes a value after `=` (`--curl=cmd`; never the next word). */
+  equalsValue?: boolean;
   metavar?: string;
   group: string;
   help: string;
@@ -25,7 +27,13 @@ export const OPTIONS: OptionDef[] = [
   { long: 'version', kind: 'flag', group: 'General', help: 'print the version (sling X.Y.Z)' },
   { long: 'debug', kind: 'flag', group: 'General', help: 'like -v, plus timings, connection reuse and redirect hops on stderr; stack traces' },
   { long: 'offline', kind: 'flag', group: 'General', help: 'build and print the request without sending it' },
-  { long: 'curl', kind: 'flag', group: 'General', help: 'print the curl command that sends the same request, and send nothing' },
+  {
+    long: 'curl',
+    kind: 'flag',
+    equalsValue: true,
+    group: 'General',
+    help: 'print the curl command that sends the same request, and send nothing; --curl=powershell or --curl=cmd writes it for that shell (default posix: bash)',
+  },
   { long: 'ignore-stdin', short: 'I', kind: 'flag', group: 'General', help: 'never read a request body from standard input' },
   { long: 'default-scheme', kind: 'value', metavar: 'SCHEME', group: 'General', help: 'scheme for URLs without one (default http; https for slings)' },
   // Output
@@ -116,6 +124,7 @@ export const EXEC_OPTIONS: OptionDef[] = [
   { long: 'report', kind: 'value', metavar: 'junit', group: 'Exec', help: 'write a JUnit report of the run: --report junit [FILE] (report.xml by default)' },
   { long: 'report-file', kind: 'value', metavar: 'FILE', group: 'Exec', help: 'where --report writes' },
   { long: 'to', kind: 'value', metavar: 'curl|http', group: 'Exec', help: 'convert the file instead of running it' },
+  { long: 'shell', kind: 'value', metavar: 'posix|powershell|cmd', group: 'Exec', help: 'the shell --to curl writes for (default posix: bash)' },
 ];
 
 export interface OptionTable {

@@ -46,7 +46,8 @@ export function parseArgv(argv: readonly string[], table: OptionTable = MAIN_TAB
       if (def.long === 'print') out.printChoices.push('print=' + v);
       return;
     }
-    if (inline !== undefined) throw new UsageError(`option ${spelled} takes no value (got '${inline}')`);
+    if (inline !== undefined && def.equalsValue) out.values.set(def.long, [inline]);
+    else if (inline !== undefined) throw new UsageError(`option ${spelled} takes no value (got '${inline}')`);
     if (def.kind === 'count') out.counts.set(def.long, (out.counts.get(def.long) ?? 0) + 1);
     else out.flags.set(def.long, true);
     if (PRINT_SELECTORS.has(def.long)) out.printChoices.push(def.long);

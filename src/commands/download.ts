@@ -1,4 +1,5 @@
 import { closeSync, existsSync, fchmodSync, fstatSync, fsyncSync, ftruncateSync, openSync, realpathSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { platform } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Invocation } from '../cli/invocation.js';
 import { CliError, fileProblem, UsageError, writeFailure } from '../errors.js';
@@ -16,7 +17,8 @@ import { headerIn } from '../model/headers.js';
 import { chooseFileName, openUnique } from '../transport/filename.js';
 import type { Hop } from '../transport/send.js';
 import { deliver, pumpBody } from './deliver.js';
-import { shellWord } from '../output/to-curl.js';
+import { quoteWord } from '../output/to-curl.js';
+import { platformShell, type Shell } from '../output/shells.js';
 
 /**
  * `--download`, `--output`, `--continue` (DECISIONS.md): the body goes to a file, everything else to
@@ -28,13 +30,18 @@ import { shellWord } from '../output/to-curl.js';
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /** The command line that resumes this download: the user's own, plus --continue and --output if missing. */
-export function resumeCommand(argv: string[], file: string): string {
+export function resumeCommand(argv: string[], file: string, shell: Shell = 'posix'): string {
   const args = [...argv];
   const has = (...names: string[]) =>
     args.some((a) => names.includes(a) || names.some((n) => n.startsWith('--') && a.startsWith(n + '=')) || (/^-[a-zA-Z]+$/.test(a) && names.some((n) => /^-[a-zA-Z]$/.test(n) && a.includes(n[1]!))));
   if (!has('-o', '--output')) args.push('--output', file);
   if (!has('-C', '-c', '--continue')) args.push('--continue');
-  return ['sling', ...args].map(shellWord).join(' ');
+  try {
+    return ['sling', ...args].map((w) => quoteWord(w, shell)).join(' ');
+  } catch {
+    // A word cmd.exe cannot hold (a line break): the POSIX form, which says it exactly.
+    return ['sling', ...args].map((w) => quoteWord(w, 'posix')).join(' ');
+  }
 }
 
 interface ContentRange {
@@ -197,7 +204,7 @@ async function saveBody(hop: Hop, { inv, io, reporter, offset, explicitPath, toS
 
   /** Bytes of this transfer on disk: each write counts what it wrote (a full disk takes part of one). */
   let written = 0;
-  const resumeHint = () => (regular ? `${beside ? 'try again' : 'resume'} with: ${resumeCommand(io.argv, name)}` : undefined);
+  const resumeHint = () => (regular ? `${beside ? 'try again' : 'resume'} with: ${resumeCommand(io.argv, name, platformShell(io.env, platform()))}` : undefined);
   /**
    * After a failure or Ctrl-C: what the file keeps, exactly as the disk has it, or (a restart) that
    * it was left as it was, the new copy removed. Closes the file.

@@ -18,13 +18,15 @@ export function looksLikePowerShell(text: string): boolean {
   const command = (l: string) => /^\s*(&\s*)?(\S*[\\/])?curl(\.exe)?(\s|$)/i.test(l);
   const commands = lines.filter(command);
   if (!commands.length) return false;
+  // A backslash ending a line continues a bash command.
+  if (lines.some((l) => /\\$/.test(l))) return false;
   // A backtick ending a line (after a blank) continues a PowerShell command; in bash it would open
   // a command substitution that a pasted curl command never has.
   if (lines.some((l) => /\s`$/.test(l))) return true;
   if (/\$\{?env:[A-Za-z_]/i.test(text)) return true;
   // `curl.exe` (PowerShell 5.1's `curl` is Invoke-WebRequest) or `& curl`, with no bash continuation.
   // Every curl command so, and none behind a prefix (`time curl`, `sudo curl`).
-  if (lines.some((l) => /\\$/.test(l) || (!command(l) && /(^|\s)(\S*[\\/])?curl(\.exe)?\s/i.test(l)))) return false;
+  if (lines.some((l) => !command(l) && /(^|\s)(\S*[\\/])?curl(\.exe)?\s/i.test(l))) return false;
   return commands.every((l) => /^\s*&|curl\.exe/i.test(l));
 }
 
