@@ -34,6 +34,8 @@ test('PowerShell words: quotes, backtick escapes, variables, assignments, commen
     argv('curl.exe "`u{1F600}`e"').map((a) => a.map((w) => Buffer.from(w, 'latin1').toString('utf8'))),
     [['\u{1F600}\x1b']],
   );
+  // Here-strings: @'...'@ as written, @"..."@ expanded; their lines' quotes are text.
+  assert.deepEqual(argv('$a = @\'\n{"k": "$env:T"}\n\'@\n$b = @"\n{"t": "$env:T`t$"}\n"@\ncurl.exe -d $a -d $b', { T: 'x' }), [['-d', '{"k": "$env:T"}', '-d', '{"t": "x\t$"}']]);
   // Write-Host and echo lines do nothing.
   assert.deepEqual(argv('Write-Host "sending"\ncurl.exe x'), [['x']]);
   assert.throws(() => argv('curl.exe "unclosed'), /a quote \("\) that is never closed/);

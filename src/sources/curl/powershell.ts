@@ -174,31 +174,24 @@ export function parsePowerShell(text: string, env: ShellEnv): CurlCall[] {
     close.lastIndex = start;
     const m = close.exec(text);
     if (!m) fail(`a here-string (@${quote}) without its closing line (${quote}@)`, at);
-    const body = text.slice(start + 1, m!.index);
-    i = m!.index + 3;
-    if (quote === "'") return body;
+    const end = m!.index;
+    if (quote === "'") {
+      i = end + 3;
+      return text.slice(start + 1, end);
+    }
     // A here-string in double quotes expands like "...", its quotes taken as they are.
     let out = '';
-    const saved = text;
-    for (let k = 0; k < body.length; k++) {
-      const c = body[k]!;
-      if (c === '`' || c === '$') {
-        // Reuse the readers on the body's own text.
-        const end = i;
-        text = body;
-        i = k;
-        const v = c === '`' ? backtick() : dollar();
-        const next = i;
-        text = saved;
-        i = end;
-        if (v !== undefined) {
-          out += v;
-          k = next - 1;
-          continue;
-        }
+    i = start + 1;
+    while (i < end) {
+      const c = text[i]!;
+      const v = c === '`' ? backtick() : c === '$' ? dollar() : undefined;
+      if (v !== undefined) out += v;
+      else {
+        out += c;
+        i++;
       }
-      out += c;
     }
+    i = end + 3;
     return out;
   };
 
