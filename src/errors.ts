@@ -123,6 +123,8 @@ const FILE_PROBLEMS: Record<string, string> = {
   EEXIST: 'it exists',
   ENOTREG: 'it is not a regular file (a pipe, a socket)',
   ESYMLINK: 'it is a symbolic link, which sling neither writes through nor replaces',
+  // files.ts replaceFile on Windows: EPERM/EBUSY/EACCES on every try for about 1 s.
+  EHELD: 'another program holds the file open (an antivirus scanner, OneDrive, an editor?); still so after trying for 1 s, close it and run again',
 };
 
 /** A failed file operation in words ("permission denied"), without Node's `ENOENT: ..., mkdir '/x'` detail. */

@@ -1,4 +1,5 @@
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, renameSync, statSync, writeSync } from 'node:fs';
+import { platform as osPlatform } from 'node:os';
 import { dirname } from 'node:path';
 import { UsageError } from './errors.js';
 
@@ -175,4 +176,50 @@ export function isLink(path: string): boolean {
 /** A name of the system's own (/dev/null, /dev/stderr, /proc/self/fd/2), where links are what they are meant to be. */
 export function systemName(path: string): boolean {
   return path.startsWith('/dev/') || path.startsWith('/proc/');
+}
+
+/** What replaceFile is given besides the two names: tests hand in a rename that fails, and a platform. */
+export interface ReplaceOptions {
+  rename?: (from: string, to: string) => void;
+  platform?: string;
+  /** Waits `ms` milliseconds (synchronously). */
+  sleep?: (ms: number) => void;
+}
+
+/** The waits between tries of a rename over a file another program holds: about 1 s in all. */
+export const REPLACE_WAITS = [25, 50, 100, 150, 250, 400];
+
+/** The code of a rename that another program kept from happening for REPLACE_WAITS (fileProblem's words). */
+export const HELD_CODE = 'EHELD';
+
+/**
+ * `from` renamed to `to`, over the file there: how a session, a download and a saved response take
+ * their place. On Windows a rename over a file that another program has open (an antivirus scanner
+ * reading the new file, OneDrive syncing it, an editor showing it) fails with EPERM, EBUSY or
+ * EACCES for as long as it holds it, usually a few milliseconds: tried again for about 1 s, then
+ * the error with the code EHELD, which fileProblem says in words. Elsewhere those codes are
+ * lasting (permissions) and thrown at once.
+ */
+export function replaceFile(from: string, to: string, opts: ReplaceOptions = {}): void {
+  const rename = opts.rename ?? renameSync;
+  const sleep = opts.sleep ?? sleepSync;
+  const windows = (opts.platform ?? osPlatform()) === 'win32';
+  for (let i = 0; ; i++) {
+    try {
+      rename(from, to);
+      return;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (!windows || (code !== 'EPERM' && code !== 'EBUSY' && code !== 'EACCES')) throw e;
+      if (i === REPLACE_WAITS.length) throw Object.assign(new Error(`${HELD_CODE}: ${code} for 1 s, rename '${from}' -> '${to}'`), { code: HELD_CODE, path: to, cause: e });
+      sleep(REPLACE_WAITS[i]!);
+    }
+  }
+}
+
+let sleeper: Int32Array | undefined;
+/** A synchronous wait (the callers of replaceFile are synchronous): Atomics.wait on a word nobody changes. */
+function sleepSync(ms: number): void {
+  sleeper ??= new Int32Array(new SharedArrayBuffer(4));
+  Atomics.wait(sleeper, 0, 0, ms);
 }

@@ -4,6 +4,7 @@ import { parseItem, tryParseItem, type Item } from './items.js';
 import { parseArgv, type ParsedArgs } from './parse.js';
 import { EXEC_TABLE, MAIN_TABLE } from './options.js';
 import { charsetOption } from '../output/charset.js';
+import type { Shell } from '../output/shells.js';
 import type { PrintFlags } from '../output/plan.js';
 import { transportFlags, type TransportFlags } from './transport-flags.js';
 
@@ -13,6 +14,8 @@ export interface Invocation extends PrintFlags {
   version: boolean;
   /** --curl: print the equivalent curl command instead of sending. */
   curl: boolean;
+  /** --curl=SHELL: the shell it is written for. */
+  curlShell: Shell;
   ignoreStdin: boolean;
   defaultScheme: string;
   json: boolean;
@@ -68,9 +71,16 @@ export interface ExecOptions {
   report?: 'junit';
   reportFile?: string;
   to?: 'curl' | 'http';
+  /** --shell: the shell `--to curl` writes for. */
+  shell: Shell;
 }
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
+
+/** The value of --curl=SHELL or --shell SHELL (the parser checked it against the table's choices). */
+function shellOption(v: string | undefined): Shell {
+  return (v ?? 'posix') as Shell;
+}
 
 function one(p: ParsedArgs, name: string): string | undefined {
   const v = p.values.get(name);
@@ -207,7 +217,9 @@ export function invocationOf(p: ParsedArgs, defaultScheme = 'http'): Invocation 
       report: report as ExecOptions['report'],
       reportFile,
       to: to as ExecOptions['to'],
+      shell: shellOption(one(p, 'shell')),
     };
+    if (one(p, 'shell') !== undefined && to !== 'curl') throw new UsageError('--shell goes with --to curl');
   } else {
     if (positionals.length >= 2 && isMethod(positionals[0]!, positionals[1])) {
       method = positionals[0]!.toUpperCase();
@@ -223,6 +235,7 @@ export function invocationOf(p: ParsedArgs, defaultScheme = 'http'): Invocation 
     debug: flag('debug'),
     offline: flag('offline'),
     curl: flag('curl'),
+    curlShell: shellOption(one(p, 'curl')),
     ignoreStdin: flag('ignore-stdin'),
     defaultScheme: one(p, 'default-scheme') ?? defaultScheme,
     print,

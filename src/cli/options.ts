@@ -17,6 +17,8 @@ export interface OptionDef {
   kind: OptionKind;
   /** Values accumulate instead of the last one winning. */
   repeat?: boolean;
+  /** A flag that also takes one of these values after `=` (`--curl=cmd`; never the next word). */
+  equalsValue?: readonly string[];
   /** The value's name in help; without it, the choices joined by `|` (and `PATH` with `orFile`). */
   metavar?: string;
   group: string;
@@ -55,7 +57,13 @@ export const OPTIONS: OptionDef[] = [
   { long: 'version', kind: 'flag', group: 'General', help: 'print the version (sling X.Y.Z)' },
   { long: 'debug', kind: 'flag', group: 'General', help: 'like -v, plus timings, connection reuse and redirect hops on stderr; stack traces' },
   { long: 'offline', kind: 'flag', group: 'General', help: 'build and print the request without sending it' },
-  { long: 'curl', kind: 'flag', group: 'General', help: 'print the curl command that sends the same request, and send nothing' },
+  {
+    long: 'curl',
+    kind: 'flag',
+    equalsValue: ['posix', 'powershell', 'cmd'],
+    group: 'General',
+    help: 'print the curl command that sends the same request, and send nothing; --curl=powershell or --curl=cmd writes it for that shell (default posix: bash)',
+  },
   { long: 'ignore-stdin', short: 'I', kind: 'flag', group: 'General', help: 'never read a request body from standard input' },
   { long: 'default-scheme', kind: 'value', metavar: 'SCHEME', group: 'General', help: 'scheme for URLs without one (default http; https for slings)' },
   // Output
@@ -205,6 +213,7 @@ export const EXEC_OPTIONS: OptionDef[] = [
   { long: 'report', kind: 'value', group: 'Exec', help: 'write a JUnit report of the run: --report junit [FILE] (report.xml by default)', choices: ['junit'] },
   { long: 'report-file', kind: 'value', metavar: 'FILE', group: 'Exec', help: 'where --report writes' },
   { long: 'to', kind: 'value', group: 'Exec', help: 'convert the file instead of running it', choices: ['curl', 'http'] },
+  { long: 'shell', kind: 'value', group: 'Exec', help: 'the shell --to curl writes for (default {default}: bash)', choices: ['posix', 'powershell', 'cmd'], default: 'posix' },
 ];
 
 export interface OptionTable {

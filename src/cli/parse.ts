@@ -129,6 +129,9 @@ function read(argv: readonly string[], table: OptionTable): Reading {
       else if (i + 1 >= argv.length) throw new UsageError(`option ${spelledAs} needs a value (${metavarOf(def)})`);
       else value = argv[++i]!;
       value = checkValue(def, value);
+    } else if (inline !== undefined && def.equalsValue) {
+      if (!def.equalsValue.includes(inline)) throw new UsageError(`--${def.long}= must be ${listOr(def.equalsValue)}, got '${inline}'`);
+      value = inline;
     } else if (inline !== undefined) throw new UsageError(`option ${spelledAs} takes no value (got '${inline}')`);
     const o = { def, negated, value, at, end: i };
     out.occurrences.push(o);
@@ -228,6 +231,9 @@ function total(occurrences: Occurrence[]): Pick<ParsedArgs, 'flags' | 'counts' |
     }
     if (def.kind === 'count') out.counts.set(long, (out.counts.get(long) ?? 0) + 1);
     else out.flags.set(long, true);
+    // A flag with a value after `=` (--curl=cmd): the flag, and its value.
+    if (value !== undefined) out.values.set(long, [value]);
+    else if (def.equalsValue) out.values.delete(long);
     if (PRINT_SELECTORS.has(long)) out.printChoices.push(long);
     if (BODY_TYPES.has(long)) out.bodyType = long as ParsedArgs['bodyType'];
   }

@@ -1,8 +1,9 @@
-import { closeSync, existsSync, fchmodSync, fstatSync, fsyncSync, ftruncateSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fchmodSync, fstatSync, fsyncSync, ftruncateSync, openSync, realpathSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { platform } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Invocation } from '../cli/invocation.js';
 import { CliError, fileProblem, UsageError, writeFailure } from '../errors.js';
-import { isDirectory } from '../files.js';
+import { isDirectory, replaceFile } from '../files.js';
 import { readerGone } from '../fd-writer.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { onInterrupt } from '../interrupt.js';
@@ -17,7 +18,8 @@ import { headerIn } from '../model/headers.js';
 import { chooseFileName, openUnique } from '../transport/filename.js';
 import type { Hop } from '../transport/send.js';
 import { deliver, pumpBody } from './deliver.js';
-import { shellWord } from '../output/to-curl.js';
+import { quoteWord } from '../output/to-curl.js';
+import { platformShell, type Shell } from '../output/shells.js';
 
 /**
  * `--download`, `--output`, `--continue` (DECISIONS.md): the body goes to a file, everything else to
@@ -30,13 +32,18 @@ const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /**
  * The command line that resumes this download: the user's own, plus --continue and --output if the
- * run (its parsed line, config.json's defaults with it) has none.
+ * run (its parsed line, config.json's defaults with it) has none, quoted for `shell`.
  */
-export function resumeCommand(argv: readonly string[], file: string, run: { output: boolean; resume: boolean }): string {
+export function resumeCommand(argv: readonly string[], file: string, run: { output: boolean; resume: boolean }, shell: Shell = 'posix'): string {
   const args = [...argv];
   if (!run.output) args.push('--output', file);
   if (!run.resume) args.push('--continue');
-  return ['sling', ...args].map(shellWord).join(' ');
+  try {
+    return ['sling', ...args].map((w) => quoteWord(w, shell)).join(' ');
+  } catch {
+    // A word cmd.exe cannot hold (a line break): the POSIX form, which says it exactly.
+    return ['sling', ...args].map((w) => quoteWord(w, 'posix')).join(' ');
+  }
 }
 
 interface ContentRange {
@@ -199,7 +206,8 @@ async function saveBody(hop: Hop, { inv, io, reporter, offset, explicitPath, toS
 
   /** Bytes of this transfer on disk: each write counts what it wrote (a full disk takes part of one). */
   let written = 0;
-  const resumeHint = () => (regular ? `${beside ? 'try again' : 'resume'} with: ${resumeCommand(io.argv, name, { output: inv.output !== undefined, resume: inv.resume })}` : undefined);
+  const resumeHint = () =>
+    regular ? `${beside ? 'try again' : 'resume'} with: ${resumeCommand(io.argv, name, { output: inv.output !== undefined, resume: inv.resume }, platformShell(io.env, platform()))}` : undefined;
   /**
    * After a failure or Ctrl-C: what the file keeps, exactly as the disk has it, or (a restart) that
    * it was left as it was, the new copy removed. Closes the file.
@@ -267,7 +275,7 @@ async function saveBody(hop: Hop, { inv, io, reporter, offset, explicitPath, toS
       // Complete: on disk first, then in the partial file's place.
       fsyncSync(fd);
       close();
-      renameSync(beside.tmp, beside.target);
+      replaceFile(beside.tmp, beside.target);
     }
   } catch (e) {
     progress.finish();

@@ -1,5 +1,6 @@
 import type { Invocation } from '../cli/invocation.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
+import { UsageError } from '../errors.js';
 import { stdoutSink, type Io, type Reporter } from '../io.js';
 import { makePlan } from '../output/plan.js';
 import { Printer } from '../output/printer.js';
@@ -38,8 +39,15 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
 
   if (inv.curl) {
     // --curl: the curl command line that sends this request (src/output/to-curl.ts); nothing is sent.
-    const { curlCommand } = await import('../output/to-curl.js');
-    await stdoutSink(io.stdout).write(curlCommand(spec, await wouldSend(spec, ctx.session?.jar)) + '\n');
+    const { curlCommand, ShellQuoteError } = await import('../output/to-curl.js');
+    let text: string;
+    try {
+      text = curlCommand(spec, await wouldSend(spec, ctx.session?.jar), inv.curlShell);
+    } catch (e) {
+      if (e instanceof ShellQuoteError) throw new UsageError(`--curl=${inv.curlShell}: ${e.message}`, 'use --curl=posix (bash), or --curl=powershell');
+      throw e;
+    }
+    await stdoutSink(io.stdout).write(text + '\n');
     return ExitCode.OK;
   }
   if (!inv.offline && spec.settings.tls.verify === false && spec.url.scheme === 'https') {

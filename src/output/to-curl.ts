@@ -3,15 +3,93 @@ import type { PreparedRequest } from '../model/prepare.js';
 import type { RequestSpec } from '../model/spec.js';
 import { wholeBody } from '../model/upload.js';
 import { BIDI } from '../sanitize.js';
+import type { Shell } from './shells.js';
 
 /**
  * A request as the curl command line that sends the same bytes (`sling --curl`, `sling exec --to
  * curl`): the wire form's headers, with curl's own defaults taken away where sling does not send
  * them (`-H 'Accept:'`, `-H 'User-Agent:'`, `-H 'Content-Type:'`), the body exactly (`--data-raw`
  * text, `$'...'` bytes, or `printf ... |` when it holds NUL bytes), and the settings as options.
- * The command is for bash; sling's own curl reader reads it back (the round trip sends the same
- * request).
+ * The command is for bash by default, or for PowerShell or cmd.exe (`Shell`); sling's own curl
+ * readers read each back (the round trip sends the same request). All of sling's quoting for a
+ * shell is here: the resume hint of a cut download uses `quoteWord` too.
  */
+
+/** A word that a shell cannot take as it is (a line break for cmd.exe, bytes that are not UTF-8): the message says which and what to do. */
+export class ShellQuoteError extends Error {}
+
+/** A word quoted for `shell`. */
+export function quoteWord(s: string, shell: Shell): string {
+  if (shell === 'powershell') return powershellWord(s);
+  if (shell === 'cmd') return cmdWord(s);
+  return shellWord(s);
+}
+
+/**
+ * Bare words PowerShell passes to a program as written: an option (`-H`, `--data-raw`), digits, or
+ * a word that starts with a letter. Others are quoted: `0x10` and `1e3` would be numbers (16,
+ * 1000), `-D.x` is split in two, `@x` is splatting, `,` makes a list.
+ */
+const PS_SAFE = /^(--?[A-Za-z][A-Za-z0-9-]*|[0-9]+|[A-Za-z][A-Za-z0-9_/:=%+.-]*)$/;
+/** Characters PowerShell takes as quotes besides ' and " (typographic quotes). */
+const PS_QUOTES = /[\u2018-\u201e]/;
+const PS_ESCAPES: Record<string, string> = { '\0': '`0', '\x07': '`a', '\b': '`b', '\x1b': '`e', '\f': '`f', '\n': '`n', '\r': '`r', '\t': '`t', '\v': '`v', '`': '``', '"': '`"', $: '`$' };
+
+/**
+ * A word for PowerShell: as it is, in '...' (`''` for a quote), or in "..." with backtick escapes
+ * when it holds control characters or typographic quotes (`` `n ``, `` `e ``, `` `u{85} ``: neither
+ * the terminal showing it nor an editor is driven by them). `` `e `` and `` `u{} `` need PowerShell 6
+ * or later. It reaches curl.exe as it is under PowerShell 7.3's argument passing.
+ */
+export function powershellWord(s: string): string {
+  if (PS_SAFE.test(s)) return s;
+  if (!ESCAPED.test(s) && !PS_QUOTES.test(s)) return "'" + s.replace(/'/g, "''") + "'";
+  let out = '"';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (PS_ESCAPES[ch] !== undefined) out += PS_ESCAPES[ch];
+    else if (ESCAPED_CHAR.test(ch) || PS_QUOTES.test(ch) || c < 0x20 || c === 0x7f) out += `\`u{${c.toString(16)}}`;
+    else out += ch;
+  }
+  return out + '"';
+}
+
+const CMD_SAFE = /^[A-Za-z0-9_/:=+,.@-]+$/;
+
+/**
+ * A word for cmd.exe: as it is, or quoted the Microsoft C runtime's way (how curl.exe splits its
+ * command line: `"..."`, `\"` for a quote, backslashes doubled before one) with every character
+ * cmd.exe acts on escaped by `^` (the quotes too, so that cmd.exe never enters its quoted mode and
+ * every `%`, `&`, `|`, `<`, `>`, `(`, `)`, `!` is taken as written). A line break, another control
+ * character or a NUL cannot be on a cmd.exe command line: a ShellQuoteError.
+ */
+export function cmdWord(s: string): string {
+  if (s !== '' && CMD_SAFE.test(s)) return s;
+  if (/[\x00-\x08\x0a-\x1f\x7f]/.test(s) || ESCAPED.test(s.replace(/\t/g, ''))) {
+    throw new ShellQuoteError('a value with a line break or another control character cannot be written for cmd.exe');
+  }
+  let quoted = '"';
+  for (let i = 0; i < s.length; i++) {
+    let n = 0;
+    while (s[i] === '\\') {
+      n++;
+      i++;
+    }
+    if (i === s.length) quoted += '\\'.repeat(n * 2);
+    else if (s[i] === '"') quoted += '\\'.repeat(n * 2 + 1) + '"';
+    else quoted += '\\'.repeat(n) + s[i];
+  }
+  quoted += '"';
+  return quoted.replace(/[\^&|<>()%!"]/g, '^$&');
+}
+
+/** How a command goes on over several lines, and its program's name, in each shell. */
+const LAYOUT: Record<Shell, { program: string; next: string }> = {
+  posix: { program: 'curl', next: ' \\\n  ' },
+  // PowerShell 5.1's `curl` is Invoke-WebRequest: curl.exe is the program.
+  powershell: { program: 'curl.exe', next: ' `\n  ' },
+  cmd: { program: 'curl', next: ' ^\n  ' },
+};
 
 const SAFE = /^[A-Za-z0-9_/:=@%+,.^-]+$/;
 
@@ -71,9 +149,10 @@ function printfFormat(bytes: Buffer): string {
 
 const has = (headers: [string, string][], name: string) => headers.some(([n]) => n.toLowerCase() === name);
 
-export function curlCommand(spec: RequestSpec, prepared: PreparedRequest): string {
+export function curlCommand(spec: RequestSpec, prepared: PreparedRequest, shell: Shell = 'posix'): string {
   // One option (with its value) per line, as browsers' "Copy as cURL" writes it.
   const opts: string[] = [];
+  const shellWord = (w: string) => quoteWord(w, shell);
   let prefix = '';
   const url = `${originText(spec.url)}${prepared.target}`;
   // A large file's bytes are read to be written out (an exporter writes the body into the command).
@@ -110,10 +189,17 @@ export function curlCommand(spec: RequestSpec, prepared: PreparedRequest): strin
     const text = body.toString('utf8');
     // NUL bytes cannot be an argument, and a body over 64 kB could pass the system's limit on one
     // argument (128 kB on Linux): printf is a bash builtin, which has no such limit.
-    if (body.includes(0) || body.length > 64 * 1024) {
+    const exact = Buffer.from(text, 'utf8').equals(body);
+    if (shell !== 'posix') {
+      // No printf, no $'...' bytes, and a command line of at most 8,191 (cmd.exe) or 32,767 characters (Windows).
+      const limit = shell === 'cmd' ? 6 * 1024 : 24 * 1024;
+      if (body.includes(0) || !exact) throw new ShellQuoteError('the body holds NUL bytes or bytes that are not UTF-8 text, which a Windows command line cannot carry');
+      if (body.length > limit) throw new ShellQuoteError(`the body is over ${limit / 1024} kB, more than a ${shell === 'cmd' ? 'cmd.exe' : 'Windows'} command line holds`);
+      opts.push(`--data-raw ${shellWord(text)}`);
+    } else if (body.includes(0) || body.length > 64 * 1024) {
       prefix = `printf -- ${printfFormat(body)} | `;
       opts.push('--data-binary @-');
-    } else if (Buffer.from(text, 'utf8').equals(body)) opts.push(`--data-raw ${shellWord(text)}`);
+    } else if (exact) opts.push(`--data-raw ${shellWord(text)}`);
     else opts.push(`--data-raw ${ansiC(body)}`);
   }
 
@@ -145,5 +231,6 @@ export function curlCommand(spec: RequestSpec, prepared: PreparedRequest): strin
   if (s.tls.maxVersion) opts.push(`--tls-max ${tlsFlag[s.tls.maxVersion]}`);
   if (s.tls.ciphers) opts.push(`--ciphers ${shellWord(s.tls.ciphers)}`);
   if (s.digest) opts.push('--digest', `-u ${shellWord(`${s.digest.user}:${s.digest.password}`)}`);
-  return [`${prefix}curl ${shellWord(url)}`, ...opts].join(' \\\n  ');
+  const layout = LAYOUT[shell];
+  return [`${prefix}${layout.program} ${shellWord(url)}`, ...opts].join(layout.next);
 }

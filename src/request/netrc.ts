@@ -1,5 +1,5 @@
-import { FileTooLargeError, readLimited, SETTINGS_FILE_LIMIT } from '../files.js';
-import { homedir } from 'node:os';
+import { FileTooLargeError, occupied, readLimited, SETTINGS_FILE_LIMIT } from '../files.js';
+import { homedir, platform as osPlatform } from 'node:os';
 import { join } from 'node:path';
 
 /**
@@ -41,8 +41,22 @@ export function parseNetrc(text: string): { machines: Map<string, NetrcEntry>; f
   return { machines, fallback };
 }
 
-export function netrcCredentials(host: string, env: NodeJS.ProcessEnv): NetrcEntry | undefined {
-  const path = env.NETRC || join(env.HOME || homedir(), '.netrc');
+/**
+ * The .netrc file to read, as curl finds it: $NETRC, else `.netrc` in $HOME. On Windows, where cmd
+ * and PowerShell set no HOME, %USERPROFILE% is the home when HOME is not set, and `_netrc` is read
+ * when there is no `.netrc` (curl.exe's two names, `.netrc` first).
+ */
+export function netrcPath(env: NodeJS.ProcessEnv, platform: string = osPlatform()): string {
+  if (env.NETRC) return env.NETRC;
+  const windows = platform === 'win32';
+  const home = env.HOME || (windows ? env.USERPROFILE : undefined) || homedir();
+  const dotted = join(home, '.netrc');
+  if (windows && !occupied(dotted) && occupied(join(home, '_netrc'))) return join(home, '_netrc');
+  return dotted;
+}
+
+export function netrcCredentials(host: string, env: NodeJS.ProcessEnv, platform?: string): NetrcEntry | undefined {
+  const path = netrcPath(env, platform);
   let text: string;
   try {
     text = readLimited(path, SETTINGS_FILE_LIMIT, path, 'a .netrc file').toString('utf8');

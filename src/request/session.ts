@@ -1,6 +1,6 @@
-import { chmodSync, closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { FileTooLargeError, readLimited, SETTINGS_FILE_LIMIT, utf8Text } from '../files.js';
-import { makeDirs } from '../files.js';
+import { makeDirs, replaceFile } from '../files.js';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { configDir } from '../cli/config.js';
 import { fileProblem, UsageError } from '../errors.js';
@@ -225,6 +225,11 @@ export function writeAtomically(path: string, text: string, ownFolder: boolean, 
     throw e;
   }
   closeSync(fd);
-  renameSync(tmp, path);
+  try {
+    replaceFile(tmp, path);
+  } catch (e) {
+    unlinkSync(tmp);
+    throw e;
+  }
   chmodSync(path, 0o600);
 }

@@ -54,6 +54,7 @@ export function tlsOptions(settings: RequestSettings, servername: string): Conne
   };
   const opts: ConnectionOptions = { rejectUnauthorized: tls.verify !== false, servername: /^[\d.]+$|:/.test(servername) ? undefined : servername };
   if (typeof tls.verify === 'string') opts.ca = read(tls.verify, 'CA bundle');
+  else if (tls.verify !== false && systemCaWanted) addSystemCa(opts);
   if (tls.cert) opts.cert = read(tls.cert, 'client certificate');
   if (tls.certKey) opts.key = read(tls.certKey, 'client certificate key');
   else if (tls.cert) opts.key = opts.cert;
@@ -75,8 +76,53 @@ export function tlsOptions(settings: RequestSettings, servername: string): Conne
   return opts;
 }
 
-/** Whether tlsOptions() needs node:tls loaded first (loadTls): it checks a client certificate or a cipher list with it. */
-export const tlsChecks = (settings: RequestSettings): boolean => Boolean(settings.tls.cert || settings.tls.ciphers);
+/** Whether tlsOptions() needs node:tls loaded first (loadTls): it checks a client certificate or a cipher list with it, or adds the system's CA store. */
+export const tlsChecks = (settings: RequestSettings): boolean => Boolean(settings.tls.cert || settings.tls.ciphers || (systemCaWanted && defaultVerify(settings)));
+
+/** Certificates are checked against the default CA store: no --verify=no, no --verify PATH or --cacert. */
+const defaultVerify = (settings: RequestSettings) => settings.tls.verify !== false && typeof settings.tls.verify !== 'string';
+
+let systemCaWanted = false;
+/** The system's CA store added (set as Node's default), its certificates for each connection, or nothing (Node has no such API). */
+let systemCa: 'default' | string[] | null | undefined;
+
+/**
+ * Whether requests with the default certificate checks trust the system's CA store besides Node's
+ * bundled roots (and NODE_EXTRA_CA_CERTS): on Windows and macOS, as curl.exe and macOS's curl
+ * trust what the system trusts (a company's TLS inspection root in the Windows store, say); not on
+ * Linux, where the system's bundle is mostly the roots Node bundles and reading it costs 50-100 ms
+ * a run (NODE_USE_SYSTEM_CA=1, Node's own switch, adds it there). SLING_SYSTEM_CA=1 or 0 says so
+ * on any system. Called by exchange() for each request; the store is read at the first HTTPS
+ * connection that uses it, never at start-up.
+ */
+export function chooseSystemCa(env: NodeJS.ProcessEnv, platform: string): void {
+  const said = env.SLING_SYSTEM_CA;
+  systemCaWanted = said === '1' ? true : said === '0' ? false : platform === 'win32' || platform === 'darwin';
+}
+
+/**
+ * The system's store added to the CA certificates, where Node offers it (tls.getCACertificates
+ * with 'system': Node 22.15 and 23.3 on; not Node 20): once as Node's default
+ * (tls.setDefaultCACertificates, Node 22.19 and 24.5 on), else as each connection's `ca`.
+ */
+function addSystemCa(opts: ConnectionOptions): void {
+  if (systemCa === undefined) {
+    const t = tlsMod as (typeof import('node:tls') & { getCACertificates?: (type: string) => string[]; setDefaultCACertificates?: (certs: string[]) => void }) | undefined;
+    systemCa = null;
+    if (t && typeof t.getCACertificates === 'function') {
+      try {
+        const all = [...new Set([...t.getCACertificates('default'), ...t.getCACertificates('system')])];
+        if (typeof t.setDefaultCACertificates === 'function') {
+          t.setDefaultCACertificates(all);
+          systemCa = 'default';
+        } else systemCa = all;
+      } catch {
+        // A store that cannot be read: Node's own roots, as before.
+      }
+    }
+  }
+  if (Array.isArray(systemCa)) opts.ca = systemCa;
+}
 
 const checkedCiphers = new Set<string>();
 /** A cipher list OpenSSL matches nothing in is the user's error, before anything is sent. */

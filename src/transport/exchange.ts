@@ -11,6 +11,8 @@ import { loadPublicSuffixes, publicSuffixesLoaded, withJarCookies, type CookieJa
 import { redirectSpec } from './redirect.js';
 import { digestAuthorization, parseDigestChallenge } from './digest.js';
 import { pickProxy } from './proxy.js';
+import { chooseSystemCa } from './connect.js';
+import { platform } from 'node:os';
 import { sendRaw } from './raw.js';
 import { closeH2, closeIdle, sendKeepAlive } from './keepalive.js';
 
@@ -63,6 +65,7 @@ export async function closeConnections(): Promise<void> {
  * waiting 1 s, 2 s, 4 s... (or the fixed delay, or what Retry-After asks), within maxTime.
  */
 export function exchange(first: RequestSpec, opts: ExchangeOptions): Promise<Hop> {
+  chooseSystemCa(opts.env, platform());
   const retry = first.settings.retry;
   // Not an async function: the promise of the one exchange is handed back as it is.
   if (!retry || retry.count <= 0) return exchangeOnce(first, opts);

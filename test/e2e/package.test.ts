@@ -61,3 +61,12 @@ test('the build runs from a clone whose path has a blank and a percent sign (fil
     rmSync(dirname(dir), { recursive: true, force: true });
   }
 });
+
+test('installing the package runs no script of its own: dist/ is built when it is packed (prepack), not by prepare', () => {
+  const { scripts } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  // npm 11 warns on a global install of a package with a prepare script; a tarball ships dist/ already.
+  for (const hook of ['prepare', 'preinstall', 'install', 'postinstall']) assert.equal(scripts[hook], undefined, `package.json has a ${hook} script`);
+  assert.equal(scripts.prepack, 'node scripts/build.mjs', 'npm pack and npm publish build dist/ first');
+  // A fresh clone's `npm ci && npm test` still builds: the test step builds dist/ itself.
+  assert.match(scripts.pretest ?? '', /scripts\/build\.mjs --tests/);
+});

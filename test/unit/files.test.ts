@@ -1,10 +1,11 @@
 // src/files.ts: makeDirs (mkdir -p without Node 20's endless loop), isDirectory and readLimited.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { closeSync, existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileTooLargeError, isDirectory, makeDirs, occupied, openToWrite, readLimited, writeToFile } from '../../src/files.js';
+import { fileProblem } from '../../src/errors.js';
+import { FileTooLargeError, isDirectory, makeDirs, occupied, openToWrite, readLimited, replaceFile, writeToFile } from '../../src/files.js';
 
 test('makeDirs makes the missing folders and returns the first it made (undefined when none was missing)', () => {
   const base = mkdtempSync(join(tmpdir(), 'sling-files-'));
@@ -69,5 +70,75 @@ test('readLimited: a file of exactly the limit is read whole; one byte more, a d
     );
   } finally {
     rmSync(d, { recursive: true, force: true });
+  }
+});
+
+test('replaceFile on Windows: a rename refused while another program holds the target (EBUSY, EPERM, EACCES) is tried again, and the file takes its place', () => {
+  const base = mkdtempSync(join(tmpdir(), 'sling-files-'));
+  try {
+    writeFileSync(join(base, 'session.json'), 'old');
+    writeFileSync(join(base, '.new.tmp'), 'new');
+    const codes = ['EBUSY', 'EPERM', 'EACCES'];
+    const waits: number[] = [];
+    const rename = (from: string, to: string) => {
+      const code = codes.shift();
+      if (code) throw Object.assign(new Error(`${code}: held, rename '${from}' -> '${to}'`), { code });
+      renameSync(from, to);
+    };
+    replaceFile(join(base, '.new.tmp'), join(base, 'session.json'), { rename, platform: 'win32', sleep: (ms) => waits.push(ms) });
+    assert.equal(readFileSync(join(base, 'session.json'), 'utf8'), 'new');
+    assert.ok(!existsSync(join(base, '.new.tmp')));
+    assert.equal(waits.length, 3);
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+});
+
+test('replaceFile on Windows: a target held for good fails after about 1 s of tries, in words that say another program holds it', () => {
+  const waits: number[] = [];
+  let tries = 0;
+  const rename = () => {
+    tries++;
+    throw Object.assign(new Error('EPERM: operation not permitted'), { code: 'EPERM' });
+  };
+  let error: unknown;
+  try {
+    replaceFile('/x/.tmp', '/x/out.json', { rename, platform: 'win32', sleep: (ms) => waits.push(ms) });
+  } catch (e) {
+    error = e;
+  }
+  assert.equal((error as NodeJS.ErrnoException).code, 'EHELD');
+  assert.equal((error as NodeJS.ErrnoException).path, '/x/out.json');
+  assert.match(fileProblem(error), /^another program holds the file open \(an antivirus scanner, OneDrive, an editor\?\)/);
+  const total = waits.reduce((a, b) => a + b, 0);
+  assert.ok(total >= 900 && total <= 1500, `waited ${total} ms in all`);
+  assert.equal(tries, waits.length + 1);
+});
+
+test('replaceFile elsewhere than Windows: EACCES or EPERM is lasting and thrown at the first try; other codes everywhere', () => {
+  for (const [platform, code] of [
+    ['linux', 'EACCES'],
+    ['darwin', 'EPERM'],
+    ['win32', 'ENOENT'],
+  ] as const) {
+    let tries = 0;
+    const rename = () => {
+      tries++;
+      throw Object.assign(new Error(code), { code });
+    };
+    assert.throws(() => replaceFile('a', 'b', { rename, platform, sleep: () => assert.fail('no wait') }), { code });
+    assert.equal(tries, 1);
+  }
+});
+
+test('replaceFile with the real rename and the real wait: a rename that works at once', () => {
+  const base = mkdtempSync(join(tmpdir(), 'sling-files-'));
+  try {
+    writeFileSync(join(base, 'a'), 'A');
+    writeFileSync(join(base, 'b'), 'B');
+    replaceFile(join(base, 'a'), join(base, 'b'));
+    assert.equal(readFileSync(join(base, 'b'), 'utf8'), 'A');
+  } finally {
+    rmSync(base, { recursive: true, force: true });
   }
 });

@@ -19,7 +19,7 @@ const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 test('the options with a fixed set of values are the ones expected, each with its choices in the table', () => {
   assert.deepEqual(
     WITH_CHOICES.map((o) => o.long),
-    ['print', 'pretty', 'style', 'auth-type', 'http-version', 'verify', 'ssl', 'type', 'report', 'to'],
+    ['print', 'pretty', 'style', 'auth-type', 'http-version', 'verify', 'ssl', 'type', 'report', 'to', 'shell'],
   );
   for (const o of WITH_CHOICES) assert.equal(o.kind, 'value', o.long);
 });

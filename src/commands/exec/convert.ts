@@ -1,5 +1,6 @@
-import { CliError } from '../../errors.js';
-import { curlCommand } from '../../output/to-curl.js';
+import { CliError, UsageError } from '../../errors.js';
+import { curlCommand, ShellQuoteError } from '../../output/to-curl.js';
+import type { Shell } from '../../output/shells.js';
 import { httpRequest } from '../../sources/http/to-http.js';
 import type { RequestSpec } from '../../model/spec.js';
 import { wouldSend } from '../deliver.js';
@@ -19,6 +20,7 @@ import type { ExecContext, ExecEntry } from '../../model/exec.js';
 export async function convertEntries(
   entries: ExecEntry[],
   to: 'curl' | 'http',
+  shell: Shell,
   ctx: ExecContext,
   write: (text: string) => Promise<void> | void,
   apply: (s: RequestSpec) => RequestSpec,
@@ -26,7 +28,9 @@ export async function convertEntries(
 ): Promise<void> {
   const offline: ExecContext = { ...ctx, offline: true };
   let first = true;
-  if (to === 'curl') await write('#!/usr/bin/env bash\n');
+  // A bash script starts with its interpreter; a PowerShell file with a comment; a cmd.exe batch with @echo off (REM comments).
+  const comment = shell === 'cmd' ? 'REM ' : '# ';
+  if (to === 'curl') await write(shell === 'posix' ? '#!/usr/bin/env bash\n' : shell === 'cmd' ? '@echo off\n' : '# PowerShell 7.3 or later (curl.exe gets each word as it is)\n');
   for (const entry of entries) {
     let built: Awaited<ReturnType<ExecEntry['build']>>;
     try {
@@ -46,7 +50,16 @@ export async function convertEntries(
       // The comment naming the request: one line, its control characters visible however it is read later.
       const title = neutralise(where.replace(/\r?\n/g, ' '));
       if (to === 'curl') {
-        await write(`\n# ${title}\n${curlCommand(spec, prepared)}\n`);
+        let command: string;
+        try {
+          command = curlCommand(spec, prepared, shell);
+        } catch (e) {
+          if (!(e instanceof ShellQuoteError)) throw e;
+          failed(new UsageError(`--shell ${shell}: ${e.message}; the request is left out (--shell posix writes it)`), entry);
+          continue;
+        }
+        // cmd.exe acts on % & | < > in a REM line's text too: they are left out of it.
+        await write(`\n${comment}${shell === 'cmd' ? title.replace(/[%&|<>^]/g, ' ') : title}\n${command}\n`);
       } else {
         const { text, problems } = httpRequest(spec, prepared, title);
         for (const p of problems) ctx.warn(`${where}: ${p}`);

@@ -92,6 +92,7 @@ export async function runExec(inv: Invocation, io: Io, reporter: Reporter): Prom
     await (await import('./convert.js')).convertEntries(
       entries,
       ex.to,
+      ex.shell,
       ctx,
       // On a terminal, control characters shown as the rest of sling shows them (sanitize.ts); piped, the text as written.
       (text) => out.write(io.stdout.isTTY ? neutralise(text) : text),

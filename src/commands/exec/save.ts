@@ -1,6 +1,6 @@
-import { closeSync, linkSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { fileProblem } from '../../errors.js';
-import { isLink, occupied, openToWrite } from '../../files.js';
+import { isLink, occupied, openToWrite, replaceFile } from '../../files.js';
 import type { SavedFile, SaveTarget } from '../../model/exec.js';
 
 /**
@@ -63,7 +63,7 @@ export class FileTee {
           if (fresh) putNew(part, saved.path);
           // The rename would replace a link put there meanwhile: refused, as writing through it is.
           else if (isLink(saved.path)) throw Object.assign(new Error('a symbolic link'), { code: 'ESYMLINK' });
-          else renameSync(part, saved.path);
+          else replaceFile(part, saved.path);
         }
       } catch (e) {
         saved.problem ??= fileProblem(e);
@@ -87,7 +87,7 @@ function putNew(part: string, path: string) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EMLINK') throw e;
     if (occupied(path)) throw Object.assign(new Error('it exists'), { code: 'EEXIST' });
-    renameSync(part, path);
+    replaceFile(part, path);
   }
 }
 

@@ -51,11 +51,25 @@ export function urlencodePiece(value: string, files: FileAccess): string {
   let content: string | undefined;
   if (sep === '@') {
     content = files.read(rest);
-    if (content === undefined) files.warn(`could not read data from file '${rest}', this makes an empty POST`);
+    if (content === undefined) missingData(rest, files);
     if (!content) return '';
   } else content = rest;
   const enc = escapeData(content);
   return name ? `${name}=${enc}` : enc;
+}
+
+/**
+ * A -d @file that cannot be read: curl warns and sends an empty body. A Windows drive path
+ * (`C:\\data\\x.json`, `C:/x.json`) that is not there is a file written for another system, or a
+ * path bash took apart: the command is refused rather than sent without its body.
+ */
+function missingData(path: string, files: FileAccess): void {
+  if (/^[A-Za-z]:[\\/]/.test(path)) {
+    throw new CurlBodyError(
+      `cannot read the file '${path}' for -d; with a Windows drive path the command is not run rather than sent without its body (in a bash-style file write the path quoted, '${path}', or with /: ${path.replace(/\\/g, '/')})`,
+    );
+  }
+  files.warn(`could not read data from file '${path}', this makes an empty POST`);
 }
 
 /** The value of one -d/--data-* option: a file's content or the text itself. */
@@ -65,7 +79,7 @@ export function dataPiece(kind: DataKind, value: string, files: FileAccess): str
     const path = value.slice(1);
     const content = files.read(path);
     if (content === undefined) {
-      files.warn(`could not read data from file '${path}', this makes an empty POST`);
+      missingData(path, files);
       return '';
     }
     // -d @file and --data-ascii @file read the file as text lines; binary and json keep the bytes.

@@ -1,4 +1,30 @@
+import { join } from 'node:path';
 import { matchLong, optionByShort } from './options.js';
+
+/**
+ * Where curl looks for its default config file, in curl's order (the first that can be read is
+ * used): `.curlrc` in $CURL_HOME, $XDG_CONFIG_HOME, $HOME, and on Windows %USERPROFILE%, %APPDATA%
+ * and %USERPROFILE%\Application Data, each folder with `_curlrc` after `.curlrc` on Windows; then,
+ * when XDG_CONFIG_HOME is not set, `curlrc` in $CURL_HOME/.config and $HOME/.config; then, except
+ * on Windows, the user's home folder from the system (`home`). Unset or empty variables are passed
+ * over. (curl.exe also looks in its own folder, which sling, not being curl.exe, does not have.)
+ */
+export function curlrcPaths(env: NodeJS.ProcessEnv, platform: string, home: string): string[] {
+  const windows = platform === 'win32';
+  const names = windows ? ['.curlrc', '_curlrc'] : ['.curlrc'];
+  const out: string[] = [];
+  const vars = windows ? ['CURL_HOME', 'XDG_CONFIG_HOME', 'HOME', 'USERPROFILE', 'APPDATA', 'USERPROFILE'] : ['CURL_HOME', 'XDG_CONFIG_HOME', 'HOME'];
+  vars.forEach((name, i) => {
+    const dir = env[name];
+    if (!dir) return;
+    // The second USERPROFILE: its "Application Data" folder (older Windows' APPDATA).
+    const folder = windows && i === 5 ? join(dir, 'Application Data') : dir;
+    for (const n of names) out.push(join(folder, n));
+  });
+  if (env.XDG_CONFIG_HOME === undefined) for (const name of ['CURL_HOME', 'HOME']) if (env[name]) out.push(join(env[name]!, '.config', 'curlrc'));
+  if (!windows && home) out.push(join(home, '.curlrc'));
+  return out;
+}
 
 /**
  * A curl config file (-K, .curlrc): one option per line, with or without dashes, its value after

@@ -4,16 +4,19 @@ import { largeFile } from '../../model/upload.js';
 import { isatty } from 'node:tty';
 import { spoolStdinSync } from '../stdin.js';
 import type { FileBody } from '../../model/spec.js';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { homedir, platform } from 'node:os';
+import { resolve } from 'node:path';
 import { fileProblem, UsageError } from '../../errors.js';
 import type { AfterResult, BodyFiles, ExecContext, ExecEntry, Script, SourceOptions } from '../../model/exec.js';
 import { now } from '../../clock.js';
 import { loadPublicSuffixes } from '../../model/cookies.js';
 import { loadEnvironment } from '../http/env.js';
 import { CurlArgError, parseCurlArgs, type Operation } from './args.js';
+import { CurlBodyError } from './body.js';
 import { CurlBuildError, CommandBuilder, planTransfers, type Transfer } from './build.js';
 import { looksLikeCmd, parseCmdScript } from './cmd.js';
+import { curlrcPaths } from './config.js';
+import { looksLikePowerShell, parsePowerShell } from './powershell.js';
 import type { ShellEnv } from './expand.js';
 import { type CurlOutput, isStdout, type OutputContext } from './outputs.js';
 import { walkScript, type Condition, type CurlCall } from './script.js';
@@ -80,8 +83,11 @@ export function parseCurlText(text: string, opts: CurlSourceOptions, extra: Curl
   };
 
   let calls: CurlCall[];
+  const cmdFile = looksLikeCmd(bytes);
+  const psFile = !cmdFile && looksLikePowerShell(bytes);
   try {
-    if (looksLikeCmd(bytes)) calls = parseCmdScript(bytes, shellEnv);
+    if (cmdFile) calls = parseCmdScript(bytes, shellEnv);
+    else if (psFile) calls = parsePowerShell(bytes, shellEnv);
     else calls = walkScript(parseShell(stripPrompts(bytes)), { env: shellEnv, warn: (offset, m) => opts.warn(`${where(offset)}: ${m}`) });
   } catch (e) {
     if (e instanceof ShellSyntaxError) fail(e.offset, e.message);
@@ -140,7 +146,7 @@ export function parseCurlText(text: string, opts: CurlSourceOptions, extra: Curl
             ? readLimited(resolve(call.cwd, call.stdin.path), SETTINGS_FILE_LIMIT, call.stdin.path, CURL_CONFIG).toString('latin1')
             : processStdin();
       // A CURL_HOME or HOME the file sets for curl (`export`, `HOME=/d curl ...`) moves its .curlrc.
-      const rc = call.cleanEnv || call.unsetEnv || call.env.CURL_HOME !== undefined || call.env.HOME !== undefined || call.env.XDG_CONFIG_HOME !== undefined ? readCurlrc(callEnv) : curlrc;
+      const rc = call.cleanEnv || call.unsetEnv || CURLRC_VARS.some((v) => call.env[v] !== undefined) ? readCurlrc(callEnv) : curlrc;
       const word = extra.word;
       const argv = word ? call.argv.map((a, i) => word(a, ...lineCol(bytes, argAt(i)))) : call.argv;
       ops = parseCurlArgs(argv, { readConfig: (p) => (p === '-' ? configStdin() : readLimited(resolve(call.cwd, p), SETTINGS_FILE_LIMIT, p, CURL_CONFIG).toString('latin1')) }, rc).operations;
@@ -154,9 +160,31 @@ export function parseCurlText(text: string, opts: CurlSourceOptions, extra: Curl
       for (const w of op.warnings) opts.warn(`${where(argAt(w.argIndex))}: ${w.option}: ${w.why}`);
       if (op.info) opts.warn(`${where(call.offset)}: curl ${op.info} prints ${op.info === '--version' ? 'its version' : 'help'} and sends nothing; sling skips it`);
     }
-    entries.push(makeEntry(call, transfers, ops, state, processStdin, processStdinLarge, where(call.offset), opts, position(bytes, call.offset).line));
+    const mangled = cmdFile || psFile ? undefined : mangledWindowsPath(call.argv, call.argOffsets, bytes);
+    entries.push(makeEntry(call, transfers, ops, state, processStdin, processStdinLarge, where(call.offset), opts, position(bytes, call.offset).line, mangled));
   }
   return { entries };
+}
+
+/**
+ * A Windows path written unquoted in a bash-style file (`-d @C:\\data\\x.json`): bash takes each
+ * backslash out as the escape of the next character, and curl would get `@C:datax.json`, read
+ * nothing and send an empty body. Found where an argument has a drive letter and a colon followed by
+ * no slash (`C:datax.json`, at its start or after `@`, `=` or `<`) and the file's own text of that
+ * word has the drive letter, colon and backslash: the reason to refuse the command, in words.
+ */
+export function mangledWindowsPath(argv: string[], offsets: number[], text: string): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const m = /(?:^|[@=<])([A-Za-z]):(?![\s\\/])/.exec(argv[i]!);
+    if (!m) continue;
+    const raw = /^\S*/.exec(text.slice(offsets[i] ?? 0, (offsets[i] ?? 0) + 4096))![0];
+    const written = new RegExp(`(?:^|[^A-Za-z])(${m[1]}:\\\\[^\\s'"]*)`).exec(raw);
+    if (!written) continue;
+    const path = written[1]!;
+    const got = argv[i]!.slice(m.index + (m[0].length - 2)).split(/[\s;,]/)[0]!;
+    return `bash takes the backslashes out of the unquoted Windows path ${path} (curl would get '${got}'): quote it ('${path}') or write it with / (${path.replace(/\\/g, '/')}); the command is not run`;
+  }
+  return undefined;
 }
 
 function lineCol(bytes: string, offset: number): [number, number] {
@@ -208,6 +236,7 @@ function makeEntry(
   at: string,
   opts: CurlSourceOptions,
   line: number,
+  refused?: string,
 ): ExecEntry {
   const first = transfers[0];
   const label = first ? `${guessMethod(first)} ${first.urlText}` : 'curl';
@@ -233,6 +262,11 @@ function makeEntry(
         return null;
       }
       if (!transfers.length) return null;
+      if (refused !== undefined) {
+        state.status = 1;
+        if (call.errexit && call.countsStatus) state.stopped = true;
+        throw new UsageError(`${at}: ${refused}`);
+      }
       state.status = ctx.offline ? 0 : 1;
       // Under `set -e`, a command that never gets to its end (a network error, a body file that
       // cannot be read) stops the script as its failure would in bash; after() clears it on success.
@@ -304,7 +338,7 @@ function makeEntry(
       try {
         return builder.build();
       } catch (e) {
-        if (e instanceof CurlBuildError || e instanceof CurlUrlError) throw new UsageError(`${at}: ${e.message}`);
+        if (e instanceof CurlBuildError || e instanceof CurlUrlError || e instanceof CurlBodyError) throw new UsageError(`${at}: ${e.message}`);
         throw e;
       }
     },
@@ -398,6 +432,8 @@ function guessMethod(t: Transfer): string {
 /** What the limits of files.ts say a curl command reads whole: a file (-d @, -H @, -b, -F, a small -T, `< file`) and a config. */
 const CURL_READ = 'a file a curl command reads whole (-d @, -H @, -b, -F)';
 const CURL_CONFIG = 'a curl config file (-K, .curlrc)';
+/** The variables that say where the default config file is (curlrcPaths). */
+const CURLRC_VARS = ['CURL_HOME', 'XDG_CONFIG_HOME', 'HOME', 'USERPROFILE', 'APPDATA'];
 
 /** A command's environment: the process's and the file's exports, unless `env -i`; less what `env -u` took out. */
 function commandEnv(call: CurlCall, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
@@ -406,12 +442,11 @@ function commandEnv(call: CurlCall, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return out;
 }
 
-/** curl reads ~/.curlrc (or $CURL_HOME/.curlrc, $XDG_CONFIG_HOME/.curlrc) before the command line. */
+/** curl reads its default config file (config.ts curlrcPaths: ~/.curlrc, %USERPROFILE%\\_curlrc, ...) before the command line. */
 function readCurlrc(env: NodeJS.ProcessEnv): string | undefined {
-  const dirs = [env.CURL_HOME, env.XDG_CONFIG_HOME, env.HOME].filter((d): d is string => Boolean(d));
-  for (const d of dirs) {
+  for (const path of curlrcPaths(env, platform(), homedir())) {
     try {
-      return readLimited(join(d, '.curlrc'), SETTINGS_FILE_LIMIT, join(d, '.curlrc'), CURL_CONFIG).toString('latin1');
+      return readLimited(path, SETTINGS_FILE_LIMIT, path, CURL_CONFIG).toString('latin1');
     } catch (e) {
       if (e instanceof FileTooLargeError) throw e;
       // next
