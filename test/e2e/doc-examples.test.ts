@@ -4,7 +4,7 @@
 // reason; a listed line the documents no longer have fails the test.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -18,6 +18,8 @@ const CANNOT_RUN = new Map<string, string>([
   ['sling --resolve example.org:127.0.0.1 https://example.org', 'HTTPS: the demo server speaks plain HTTP'],
   ['pbpaste | sling exec', "macOS's clipboard"],
 ]);
+
+const noBash = spawnSync('bash', ['-c', 'exit 0']).status === 0 ? undefined : 'bash is not installed';
 
 const SHELL_LANGS = new Set(['sh', 'bash', 'shell', 'console']);
 
@@ -80,7 +82,7 @@ function run(line: string, cwd: string, env: Record<string, string>): Promise<{ 
   });
 }
 
-test('docs: every sling example of README.md and docs/*.md runs against the demo server with the exit code it says', async (t) => {
+test('docs: every sling example of README.md and docs/*.md runs against the demo server with the exit code it says', { skip: noBash }, async (t) => {
   const { startDemoServer } = (await import(pathToFileURL(join(REPO_ROOT, 'demo', 'server.mjs')).href)) as {
     startDemoServer: () => Promise<{ port: number; url: string; close: () => Promise<void>; stats: { noRoute: number } }>;
   };
