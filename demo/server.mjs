@@ -18,6 +18,8 @@ const MAX_BODY = 10 * 1024 * 1024; // echoing bigger bodies than this is not wha
 const MAX_BYTES = 100 * 1024; // /bytes/:n cap, as httpbin's
 const MAX_DELAY = 10; // seconds
 const MAX_REDIRECTS = 100;
+const FILE_BYTES = 4096; // /files/:name
+const BIG_BYTES = 1024 * 1024; // /big
 
 const ROUTES = [
   ['GET', '/', 'this list of routes'],
@@ -31,6 +33,11 @@ const ROUTES = [
   ['GET', '/basic-auth/:user/:pass', '200 with the right basic credentials, else 401 with WWW-Authenticate'],
   ['GET', '/delay/:seconds', `answer after a delay (at most ${MAX_DELAY} s)`],
   ['GET', '/html', 'a small HTML page'],
+  ['any', '/users, /items, /upload, /doc, /search, /me', "echo, as /anything (the routes the documentation's examples use)"],
+  ['any', '/login', 'set a session cookie and answer a token (JSON), echoing the request'],
+  ['GET', '/health', '{"status": "ok"}'],
+  ['GET', '/files/:name', `${FILE_BYTES} bytes of binary data, offered for download as that name (Content-Disposition)`],
+  ['GET', '/big', `${BIG_BYTES} bytes of binary data; a Range request gets the part it asks for (206)`],
 ];
 
 // ------------------------------------------------------------------ helpers --
@@ -224,7 +231,7 @@ function gzip(req, res, url) {
 }
 
 // Deterministic bytes (not random) so that a download can be compared run to run.
-function bytes(res, n) {
+function someBytes(n) {
   const body = Buffer.alloc(n);
   let x = 0x2545f491;
   for (let i = 0; i < n; i++) {
@@ -233,8 +240,46 @@ function bytes(res, n) {
     x ^= x << 5; // xorshift32
     body[i] = x & 0xff;
   }
+  return body;
+}
+
+function bytes(res, n) {
   res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': n });
-  res.end(body);
+  res.end(someBytes(n));
+}
+
+// A file to download under its own name: /files/report.pdf is offered as report.pdf.
+function file(res, name) {
+  const type = name.endsWith('.pdf') ? 'application/pdf' : 'application/octet-stream';
+  const safe = name.replace(/["\\\r\n]/g, '_');
+  res.writeHead(200, { 'Content-Type': type, 'Content-Length': FILE_BYTES, 'Content-Disposition': `attachment; filename="${safe}"` });
+  res.end(someBytes(FILE_BYTES));
+}
+
+// A large body that a resumed download (Range: bytes=N-) can ask the rest of.
+let bigBody;
+function big(req, res) {
+  bigBody ??= someBytes(BIG_BYTES);
+  const headers = { 'Content-Type': 'application/octet-stream', 'Accept-Ranges': 'bytes' };
+  const m = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range || '');
+  if (!m) {
+    res.writeHead(200, { ...headers, 'Content-Length': BIG_BYTES });
+    return res.end(bigBody);
+  }
+  const start = Number(m[1]);
+  const end = Math.min(m[2] ? Number(m[2]) : BIG_BYTES - 1, BIG_BYTES - 1);
+  if (start >= BIG_BYTES || start > end) {
+    res.writeHead(416, { ...headers, 'Content-Range': `bytes */${BIG_BYTES}`, 'Content-Length': 0 });
+    return res.end();
+  }
+  res.writeHead(206, { ...headers, 'Content-Range': `bytes ${start}-${end}/${BIG_BYTES}`, 'Content-Length': end - start + 1 });
+  res.end(bigBody.subarray(start, end + 1));
+}
+
+// A login: a session cookie and a token, with the request echoed.
+async function login(req, res, url) {
+  const buf = await readBody(req);
+  sendJson(res, 200, { token: 'demo-token-42', ...requestInfo(req, url), ...parseBody(req, buf) }, { 'Set-Cookie': 'sid=demo-session; Path=/; HttpOnly' });
 }
 
 function basicAuth(req, res, url, user, pass) {
@@ -297,8 +342,30 @@ async function handle(req, res, state) {
       if (parts.length === 1 && only('GET')) sendJson(res, 200, requestInfo(req, url));
       else if (parts.length !== 1) break;
       return;
+    case '/login':
+      if (parts.length !== 1) break;
+      await login(req, res, url);
+      return;
+    case '/health':
+      if (parts.length === 1 && only('GET')) sendJson(res, 200, { status: 'ok' });
+      else if (parts.length !== 1) break;
+      return;
+    case '/files':
+      if (parts.length !== 2) break;
+      if (only('GET')) file(res, parts[1]);
+      return;
+    case '/big':
+      if (parts.length === 1 && only('GET')) big(req, res);
+      else if (parts.length !== 1) break;
+      return;
     case '/post':
-    case '/anything': {
+    case '/anything':
+    case '/users':
+    case '/items':
+    case '/upload':
+    case '/doc':
+    case '/search':
+    case '/me': {
       if (route === '/post' && parts.length !== 1) break;
       if (route === '/post' && !only('POST', 'PUT', 'PATCH')) return;
       const buf = await readBody(req);
@@ -359,6 +426,7 @@ async function handle(req, res, state) {
       else if (parts.length !== 1) break;
       return;
   }
+  state.stats.noRoute++;
   sendError(res, 404, `no route for ${req.method} ${url.pathname}; GET / lists the routes`);
 }
 
@@ -368,11 +436,12 @@ async function handle(req, res, state) {
  * Starts the demo server on 127.0.0.1.
  * @param {{port?: number}} [options] port 0 (the default) picks a free port
  * @returns {Promise<{port: number, url: string, close: () => Promise<void>,
- *   stats: {requests: number, last: {method: string, path: string, status: number} | null}}>}
+ *   stats: {requests: number, noRoute: number, last: {method: string, path: string, status: number} | null}}>}
  */
 export function startDemoServer({ port = 0 } = {}) {
   // stats.last: method, path and status of the latest answered request (the demo checks it).
-  const state = { port: 0, url: '', timers: new Set(), stats: { requests: 0, last: null } };
+  // stats.noRoute: requests no route answered (404 "no route for ...").
+  const state = { port: 0, url: '', timers: new Set(), stats: { requests: 0, last: null, noRoute: 0 } };
   const server = http.createServer((req, res) => {
     state.stats.requests++;
     res.on('finish', () => {

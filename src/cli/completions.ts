@@ -84,8 +84,20 @@ _sling_files() {
   if [[ \${#COMPREPLY[@]} == 1 && \${COMPREPLY[0]} == */ ]] && type compopt >/dev/null 2>&1; then compopt -o nospace 2>/dev/null; fi
 }
 
+_sling_item() {
+  # The word at the cursor whole: bash splits it at COMP_WORDBREAKS ('f=@re' comes as 'f' '=@' 're'),
+  # and bash-completion's _get_comp_words_by_ref joins it back; without that, the line up to the
+  # cursor from its last blank. Sets item, and pre: the part of item that bash keeps.
+  if declare -F _get_comp_words_by_ref >/dev/null; then _get_comp_words_by_ref -n =@: -c item
+  elif [[ -n \${COMP_LINE-} ]]; then item=\${COMP_LINE:0:COMP_POINT}; item=\${item##*[[:space:]]}
+  else item=$cur; fi
+  pre=\${item%"\${item##*["$COMP_WORDBREAKS"]}"}
+  # readline keeps a leading '@' or '$' in the word it replaces (bash's special prefixes).
+  if [[ $pre == *[@$] ]]; then pre=\${pre%?}; fi
+}
+
 _sling() {
-  local cur=\${COMP_WORDS[COMP_CWORD]} prev='' opt='' i
+  local cur=\${COMP_WORDS[COMP_CWORD]} prev='' opt='' i item pre
   (( COMP_CWORD > 0 )) && prev=\${COMP_WORDS[COMP_CWORD-1]}
   # bash splits --flag=value at '=': the flag is the word before the '='.
   if [[ $cur == = ]]; then opt=$prev; cur='';
@@ -103,8 +115,13 @@ ${valueCases.join('\n')}
       if (( exec )); then _sling_reply "${exec.join(' ')}" "$cur" 0
       else _sling_reply "${main.join(' ')}" "$cur" 0; fi
       return 0 ;;
-    *@*) _sling_files "\${cur%%@*}@" "\${cur#*@}"; return 0 ;;
   esac
+  _sling_item
+  if [[ $item == *@* && $item != -* ]]; then
+    _sling_files "\${item%%@*}@" "\${item#*@}"
+    if [[ -n $pre ]]; then COMPREPLY=("\${COMPREPLY[@]#"$pre"}"); fi
+    return 0
+  fi
   if [[ $prev == completions ]]; then _sling_reply "${SHELLS.join(' ')}" "$cur" 0; return 0; fi
   if (( COMP_CWORD == 1 )); then _sling_reply "${SUBCOMMANDS.join(' ')}" "$cur" 0; return 0; fi
   if (( exec )); then _sling_files '' "$cur"; return 0; fi

@@ -4,11 +4,12 @@
 // for real (each skipped, with the reason, where that shell is not installed).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runSling } from '../helpers/cli.js';
+import { ttySkipReason } from '../helpers/tty.js';
 import { EXEC_OPTIONS, OPTIONS } from '../../src/cli/options.js';
 import { STYLE_NAMES } from '../../src/output/palette.js';
 
@@ -77,7 +78,8 @@ test('completions: bash -n accepts the script, and _sling completes flags, value
     [['sling', 'completions', 'f'], 'fish'],
   ];
   const calls = cases.map(([words]) => `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); _sling; echo "\${COMPREPLY[*]}"`).join('\n');
-  const r = spawnSync('bash', ['--norc', '-c', `source '${file}'\n${calls}`], { cwd: dir, encoding: 'utf8' });
+  // COMP_WORDS as bash makes them when COMP_WORDBREAKS has no '@' (the real splitting: the test below).
+  const r = spawnSync('bash', ['--norc', '-c', `COMP_WORDBREAKS=\${COMP_WORDBREAKS//@}; source '${file}'\n${calls}`], { cwd: dir, encoding: 'utf8' });
   assert.equal(r.stderr, '');
   const got = r.stdout.split('\n').slice(0, cases.length);
   cases.forEach(([words, want], i) => assert.equal(got[i]!.split(' ').sort().join(' '), want.split(' ').sort().join(' '), words.join(' ')));
@@ -85,6 +87,68 @@ test('completions: bash -n accepts the script, and _sling completes flags, value
   const reg = spawnSync('bash', ['--norc', '-c', `source '${file}'; complete -p sling slings`], { encoding: 'utf8' });
   assert.equal(reg.stdout, 'complete -o default -F _sling sling\ncomplete -o default -F _sling slings\n');
 });
+
+const BASH_COMPLETION = '/usr/share/bash-completion/bash_completion';
+
+/**
+ * Each line typed with a Tab, then Enter, into an interactive bash in a pseudo-terminal (util-linux
+ * `script`), where `sling` is a shell function that prints the words it gets: what the completion
+ * made of the line. The next line is typed once the previous one has printed.
+ */
+function bashAtPrompt(dir: string, setup: string, lines: string[]): Promise<string[]> {
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, TERM: 'dumb', INPUTRC: '/dev/null', LANG: 'C.UTF-8' };
+  const child = spawn('script', ['-qfc', 'bash --norc --noprofile -i', '/dev/null'], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  const got = () => [...out.matchAll(/\[(.*)\] END\r?\n/g)].map((m) => m[1]!);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  return new Promise((resolve) => {
+    let typed = -1;
+    const next = () => {
+      if (typed === lines.length - 1) {
+        child.stdin.end('exit\n');
+        return;
+      }
+      typed++;
+      child.stdin.write(`${lines[typed]}\t\n`);
+    };
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString('utf8');
+      if (typed === -1 ? out.includes('READY') : got().length === typed + 1) next();
+    });
+    child.on('close', () => {
+      clearTimeout(timer);
+      resolve(got());
+    });
+    child.stdin.write(`PS1='$ '; ${setup}; sling() { printf '[%s]' "$*"; echo ' E''ND'; }; echo RE''ADY\n`);
+  });
+}
+
+for (const withPackage of [false, true]) {
+  const skip = missing('bash') ?? ttySkipReason ?? (withPackage && !existsSync(BASH_COMPLETION) ? 'the bash-completion package is not installed' : undefined);
+  test(`completions: in an interactive bash${withPackage ? ' with bash-completion' : ''}, Tab completes @file, field=@file and name@file items whole`, { skip }, async () => {
+    const { dir, file } = workdir('sling.bash', await script('bash'));
+    const setup = `${withPackage ? `source ${BASH_COMPLETION}; ` : ''}source ${file}`;
+    const cases: [string, string][] = [
+      ['sling POST x @bo', 'POST x @body.json'],
+      ['sling POST x f=@bi', 'POST x f=@big.bin'],
+      ['sling POST x photo@bo', 'POST x photo@body.json'],
+      ['sling x data:=@bi', 'x data:=@big.bin'],
+      ['sling x photo@su', 'x photo@sub/'],
+      ['sling x f=@sub/', 'x f=@sub/x.txt'],
+      ['sling --pretty=c', '--pretty=colors'],
+      ['sling --pre', '--pretty'],
+    ];
+    const got = await bashAtPrompt(
+      dir,
+      setup,
+      cases.map(([line]) => line),
+    );
+    assert.deepEqual(
+      got.map((g) => g.trimEnd()),
+      cases.map(([, want]) => want),
+    );
+  });
+}
 
 test('completions: zsh -n accepts the script, and compinit takes it for sling and slings', { skip: missing('zsh') }, async () => {
   const { file } = workdir('_sling', await script('zsh'));

@@ -157,6 +157,19 @@ test('docs: README.md is under 300 lines and links the reference', () => {
   assert.match(readme, /^npm test {19}#/m);
 });
 
+test('docs: piped output is headers and body, said plainly in README.md and first among the differences from HTTPie, with -b for the body alone', () => {
+  // test/e2e/output.test.ts "default print: ..." keeps the behaviour (its stdout is a pipe).
+  const output = /\*\*Output\.\*\*[^]*?\n\n/.exec(read('README.md'))?.[0] ?? '';
+  assert.match(output, /headers and the body, on a terminal and piped alike/);
+  assert.match(output, /`-b` gives the body alone/);
+  assert.doesNotMatch(output, /piped, the body goes out/);
+  const first = section(read('docs/usage.md'), 'Differences from HTTPie')
+    .split('\n')
+    .find((l) => l.startsWith('- '));
+  assert.match(first ?? '', /Piped, sling prints the response headers and the body/);
+  assert.match(section(read('docs/usage.md'), 'Differences from HTTPie'), /body alone, in a\n {2}script: `sling -b URL`/);
+});
+
 /** GitHub's anchor for a heading. */
 const slug = (heading: string) =>
   heading

@@ -280,6 +280,65 @@ test('exec http: --name runs a request and what it depends on; --line picks by l
   assert.equal(srv.requests.length, 5);
 });
 
+test('exec http: --name and --line run first the request whose script sets a global the request uses (the nearest one above it)', async (t) => {
+  const srv = await httpServer(t, api);
+  const dir = workdir({
+    'g.http': [
+      '### login',
+      `POST ${srv.url}/login`,
+      '',
+      '> {% client.global.set("token", response.body.token); %}',
+      '',
+      '### other',
+      `GET ${srv.url}/other`,
+      '',
+      '### refresh',
+      `POST ${srv.url}/login?again`,
+      '',
+      "> {% client.global.set('token', 'r-' + response.body.path); %}",
+      '',
+      '### me',
+      `GET ${srv.url}/me`,
+      'Authorization: Bearer {{token}}',
+      '',
+      '### later',
+      `GET ${srv.url}/later`,
+      '',
+      '> {% client.global.set("late", "x"); %}',
+      '',
+      '### uses-late',
+      `GET ${srv.url}/uses?v={{late}}`,
+      '',
+      '### before',
+      `GET ${srv.url}/before?v={{token2}}`,
+      '',
+      '### sets-after',
+      `GET ${srv.url}/after`,
+      '',
+      '> {% client.global.set("token2", "y"); %}',
+    ].join('\n'),
+  });
+  const r = await exec(dir, ['--name', 'me', 'g.http']);
+  assertExit(r, 0);
+  assert.deepEqual(
+    srv.requests.map((q) => [q.url, header(q, 'authorization')]),
+    [
+      ['/login?again', undefined],
+      ['/me', 'Bearer r-/login?again'],
+    ],
+  );
+  const byLine = await exec(dir, ['--line', '24', 'g.http']);
+  assertExit(byLine, 0);
+  assert.deepEqual(
+    srv.requests.slice(2).map((q) => q.url),
+    ['/later', '/uses?v=x'],
+  );
+  // A request below never moves up: the global is unknown, as in a run of the whole file.
+  const below = await exec(dir, ['--name', 'before', 'g.http']);
+  assertError(below, 1, /g\.http:27:\d+: unknown variable \{\{token2\}\}/);
+  assert.equal(srv.requests.length, 4);
+});
+
 test('exec http: a request referred to from above runs first (once); --line picks the request whose block holds the line', async (t) => {
   const srv = await httpServer(t, api);
   const text = [

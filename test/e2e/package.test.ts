@@ -70,3 +70,61 @@ test('installing the package runs no script of its own: dist/ is built when it i
   // A fresh clone's `npm ci && npm test` still builds: the test step builds dist/ itself.
   assert.match(scripts.pretest ?? '', /scripts\/build\.mjs --tests/);
 });
+
+/** The README's install lines, run in a copy of a clone with `npm install -g` given a prefix of the test's own. */
+test("the README's install lines work from a fresh clone: npm install -g . links the clone, npm pack's tarball installs a copy that works without it", { skip: noNpm }, async (t) => {
+  const { cpSync, mkdtempSync, rmSync, symlinkSync, readdirSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { httpServer } = await import('../helpers/assert.js');
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const LINK = 'npm ci && npm run build && npm install -g .';
+  const COPY = 'npm pack && npm install -g ./sling-*.tgz';
+  assert.match(readme, new RegExp(`^${LINK.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} +#`, 'm'), 'README.md installs from a clone with this line');
+  assert.match(readme, new RegExp(`^${COPY.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} +#`, 'm'), 'README.md installs a copy with this line');
+  const top = mkdtempSync(join(tmpdir(), 'sling-install-'));
+  t.after(() => rmSync(top, { recursive: true, force: true }));
+  // A fresh clone: the committed files, no dist/ and no build/. `npm ci` would fetch node_modules; the
+  // test links the ones installed here instead (no network), and runs the rest as written.
+  const clone = join(top, 'clone');
+  for (const part of ['package.json', 'package-lock.json', 'scripts', 'src', 'README.md', 'LICENSE', 'SECURITY.md', 'docs']) cpSync(join(REPO_ROOT, part), join(clone, part), { recursive: true });
+  symlinkSync(join(REPO_ROOT, 'node_modules'), join(clone, 'node_modules'), 'junction');
+  const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false' };
+  const sh = (line: string, prefix: string) => {
+    const cmd = line.replace(/^npm ci && /, '').replace(/npm install -g /g, `npm install -g --offline --prefix '${prefix}' `);
+    const r = spawnSync('sh', ['-c', cmd], { cwd: clone, env, encoding: 'utf8', timeout: 120_000 });
+    assert.equal(r.status, 0, `${cmd}\n${r.stdout}\n${r.stderr}`);
+  };
+  const srv = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.end('installed and answering');
+  });
+  // Run as a shell runs it (its #! line and the node on PATH); asynchronously, as the server is in this process.
+  const run = (bin: string, args: string[]) =>
+    new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+      const child = spawn(bin, args, { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 15_000 });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (c: Buffer) => (out += c));
+      child.stderr.on('data', (c: Buffer) => (err += c));
+      child.on('close', (code) => resolve({ code, out, err }));
+    });
+  const version = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).version;
+  const works = async (prefix: string) => {
+    const bin = join(prefix, 'bin', 'sling');
+    const v = await run(bin, ['--version']);
+    assert.equal(v.code, 0, `${bin} --version: ${v.err}`);
+    assert.equal(v.out, `sling ${version}\n`);
+    const r = await run(bin, ['-b', `${srv.url}/`]);
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.out, 'installed and answering');
+  };
+  const linked = join(top, 'linked');
+  sh(LINK, linked);
+  await works(linked);
+  const copied = join(top, 'copied');
+  sh(COPY, copied);
+  assert.ok(readdirSync(clone).some((f) => /^sling-.*\.tgz$/.test(f)));
+  // The copy does not point into the clone: it works with the clone gone.
+  rmSync(clone, { recursive: true, force: true });
+  await works(copied);
+});

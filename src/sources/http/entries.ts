@@ -80,6 +80,46 @@ function assertRunner() {
 }
 
 /** The requests this one needs (references, httpyac `name.field`, `# @ref`), through file variables. */
+/** `client.global.set("name", ...)` with the name written as a string. */
+const GLOBAL_SET = /\bclient\s*\.\s*global\s*\.\s*set\s*\(\s*(['"`])([^'"`\\\s]+)\1/g;
+
+function setsGlobal(scripts: ScriptNode[], name: string): boolean {
+  for (const s of scripts) if (s.code !== undefined && !s.lua) for (const m of s.code.matchAll(GLOBAL_SET)) if (m[2] === name) return true;
+  return false;
+}
+
+/** Per file: for each global its scripts set by name, the named requests that set it (in file order). */
+const setters = new WeakMap<FileCtx, Map<string, { line: number; name: string }[]>>();
+
+/**
+ * The named request nearest above `line` whose pre-request script or handler sets the global `name`
+ * (`client.global.set("token", ...)`): what a run of the whole file would have run before, so that
+ * `--name`/`--line` run it first. A request below never moves up.
+ */
+function globalSetter(file: FileCtx, name: string, line: number): string | undefined {
+  let byName = setters.get(file);
+  if (!byName) {
+    byName = new Map();
+    for (const item of file.parsed.items) {
+      if (item.kind !== 'request') continue;
+      const own = requestName(item);
+      if (own === undefined) continue;
+      for (const s of [...item.pre, ...item.handlers]) {
+        if (s.code === undefined || s.lua) continue;
+        for (const m of s.code.matchAll(GLOBAL_SET)) {
+          const list = byName.get(m[2]!) ?? [];
+          if (list.at(-1)?.line !== item.line) list.push({ line: item.line, name: own });
+          byName.set(m[2]!, list);
+        }
+      }
+    }
+    setters.set(file, byName);
+  }
+  let found: string | undefined;
+  for (const s of byName.get(name) ?? []) if (s.line < line) found = s.name;
+  return found;
+}
+
 export function dependencies(node: RequestNode, file: FileCtx, rt: Pick<Runtime, 'requestNames' | 'atNames' | 'env'>): string[] {
   const names = rt.requestNames;
   const deps = new Set<string>(node.directives.refs);
@@ -100,6 +140,10 @@ export function dependencies(node: RequestNode, file: FileCtx, rt: Pick<Runtime,
       else if (!e.name.includes('.') && rt.atNames.has(e.name) && !file.parsed.vars.has(e.name)) deps.add(e.name);
       const defs = file.parsed.vars.get(e.name);
       if (defs) visit(pickDef(defs, node.line).value);
+      else if (!e.name.includes('.') && !rt.env.vars.has(e.name) && !setsGlobal(node.pre, e.name)) {
+        const setter = globalSetter(file, e.name, node.line);
+        if (setter !== undefined) deps.add(setter);
+      }
     }
   };
   for (const t of templatesOf(node)) visit(t);
