@@ -278,10 +278,11 @@ interface AssertionOptions {
 }
 
 class AssertionError extends Error {
-  actual: unknown;
-  expected: unknown;
-  operator: unknown;
-  code: string;
+  // Set in the constructor, in Node's order (name first): `declare` makes no field of its own.
+  declare actual: unknown;
+  declare expected: unknown;
+  declare operator: unknown;
+  declare code: string;
   constructor(options: unknown) {
     const o: AssertionOptions = options && typeof options === 'object' ? (options as AssertionOptions) : { message: String(options) };
     super(o.message as string);
