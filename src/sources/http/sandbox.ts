@@ -9,6 +9,7 @@ import { jsonPath } from './jsonpath.js';
  * Every value that crosses is a string (JSON for structures). The code that runs inside the
  * engine is in engine/ (ARCHITECTURE.md, "Scripts").
  */
+
 /** A host operation of the JetBrains realm that needs Node: a digest of the crypto API, or JSONPath. */
 export function jetbrainsHelper(op: string, a: (string | undefined)[]): string | undefined {
   if (op === 'digest') return JSON.stringify(digest(a[0] ?? '', a[1] ?? 'null', a[2] ?? '[]', a[3] ?? 'crypto'));
