@@ -11,14 +11,28 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 // The main command's path is one small entry plus one chunk of Node-built-ins-only code; what it
 // does not always need (exec and its parsers, downloads, sessions, formatters of other types) is
 // split into chunks that are loaded only when used, so start-up stays close to `node -e 0`.
-/** One source file bundled into a string (not written): the chunk loader, the man page generator. */
-async function bundleText(entry, format, minify = true) {
+/** One source file bundled into a string (not written): the chunk loader, the man page generator, the script engine's realms. */
+async function bundleText(entry, format, minify = true, options = {}) {
   const minified = minify ? { minifySyntax: true, legalComments: 'none' } : {};
-  const result = await build({ entryPoints: [join(root, entry)], bundle: true, write: false, platform: 'node', target: 'node20', format, ...minified, logLevel: 'warning' });
+  const result = await build({ entryPoints: [join(root, entry)], bundle: true, write: false, platform: 'node', target: 'node20', format, ...minified, logLevel: 'warning', ...options });
   return result.outputFiles[0].text;
+}
+// The script engine's realms (src/sources/http/engine/, ARCHITECTURE.md "Scripts"): each realm's
+// setup program is a .ts file of its own, bundled here into one script (no imports left, strict
+// mode, not minified) whose text script.ts evaluates in a new realm. It is handed to the host code
+// only as that text, through `define`, in dist/ and in the test build alike.
+const ENGINE = { SLING_ENGINE_JETBRAINS: 'jetbrains.ts', SLING_ENGINE_HTTPYAC: 'httpyac.ts', SLING_ENGINE_EXPRESSIONS: 'expressions.ts' };
+const engineDir = join('src', 'sources', 'http', 'engine');
+const enginePrograms = {};
+for (const [name, file] of Object.entries(ENGINE)) {
+  // QuickJS: ECMAScript 2023 or so, none of Node's or a browser's globals. The folder's tsconfig.json
+  // is "strict": each program starts with 'use strict'.
+  const options = { platform: 'neutral', target: 'es2022', legalComments: 'none', tsconfig: join(root, engineDir, 'tsconfig.json') };
+  enginePrograms[name] = JSON.stringify(await bundleText(join(engineDir, file), 'iife', false, options));
 }
 const defines = {
   SLING_VERSION: JSON.stringify(pkg.version),
+  ...enginePrograms,
 };
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 await build({
@@ -108,8 +122,10 @@ if (process.argv.includes('--tests')) {
   const walk = (dir) => {
     for (const name of readdirSync(dir)) {
       const p = join(dir, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (p.endsWith('.ts') && !p.endsWith('.d.ts')) files.push(p);
+      if (statSync(p).isDirectory()) {
+        // The script engine's code reaches the tests only as the text of its realms (defines above).
+        if (p !== join(root, engineDir)) walk(p);
+      } else if (p.endsWith('.ts') && !p.endsWith('.d.ts')) files.push(p);
     }
   };
   walk(join(root, 'src'));

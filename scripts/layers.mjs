@@ -7,7 +7,8 @@
 //
 // Node built-ins and packages are not checked here (scripts/build.mjs keeps the bundle to
 // built-ins), but for one: `process` (the global, `globalThis.process`, or imported from 'process'
-// or 'node:process') is bin.ts's alone, and the few files in PROCESS below, each with its reason.
+// or 'node:process') is bin.ts's alone, and the few files in PROCESS below, each with its reason;
+// and the script engine's code (sources/http/engine/) imports none at all.
 //
 //   node scripts/layers.mjs [--graph] [--src DIR]   (DIR: another source tree, for the checker's own test)
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -22,6 +23,9 @@ const src = at === -1 ? fileURLToPath(new URL('../src', import.meta.url)) : reso
 // path under src/ (a folder ends in '/'; a file name is matched exactly). `may` lists the layers
 // it may import besides its own.
 const LAYERS = [
+  // The code that runs inside the script engine (QuickJS), not in sling's process: it imports only
+  // its own folder, and nothing imports it (scripts/build.mjs hands it to script.ts as text).
+  { name: 'engine', files: ['sources/http/engine/'], may: [] },
   { name: 'base', files: ['clock.ts', 'errors.ts', 'exit.ts', 'fd-writer.ts', 'files.ts', 'interrupt.ts', 'io.ts', 'nesting.ts', 'sanitize.ts', 'version.ts', 'types/'], may: [] },
   { name: 'model', files: ['model/'], may: ['base'] },
   { name: 'cli', files: ['cli/'], may: ['base', 'model', 'output'] },
@@ -79,7 +83,11 @@ for (const path of files) {
   const imports = [];
   for (const m of text.matchAll(IMPORT)) {
     const spec = m[2] ?? m[3];
-    if (!spec.startsWith('.')) continue;
+    if (!spec.startsWith('.')) {
+      // Node's modules and packages do not exist inside the script engine.
+      if (layerOf(file)?.name === 'engine') problems.push(`${file} imports '${spec}': the script engine's code imports only files of its own folder (it runs in QuickJS, without Node)`);
+      continue;
+    }
     // A package's file by its path (quickjs.ts loads the engine's CommonJS glue that way): no file of src/.
     if (spec.includes('/node_modules/')) continue;
     let target = resolve(dirname(path), spec).replace(/\.js$/, '.ts');
@@ -110,6 +118,10 @@ for (const [file, imports] of graph) {
   for (const { to, kind } of imports) {
     const into = layerOf(to);
     if (!into || into === from) continue;
+    if (into.name === 'engine') {
+      problems.push(`${file} imports ${to}: the script engine's code runs only inside the engine, as the text scripts/build.mjs makes of it (SLING_ENGINE_*)`);
+      continue;
+    }
     if (!from.may.includes(into.name))
       problems.push(`${file} (${from.name}) imports ${to} (${into.name})${kind === 'static' ? '' : `, ${kind}`}: ${from.name} may import ${from.may.length ? from.may.join(', ') : 'nothing else'}`);
   }

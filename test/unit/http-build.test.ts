@@ -362,6 +362,14 @@ test('scripts: the sandbox has no Node modules, process or host constructors', a
   assert.deepEqual((await entries[0]!.after!(done(spec, 200, {}, 'abc'), ctx)).failures, ['t: boom 3']);
 });
 
+test("scripts: the sandbox's functions have the names Node gives them (require, assert, btoa, atob)", async () => {
+  // The sandbox's code is bundled (scripts/build.mjs), which may rename a function whose name is used elsewhere in the bundle.
+  const { entries, ctx } = await load('GET http://h/\n\n> {% client.log([require.name, require("assert").name, require("assert/strict").name, btoa.name, atob.name].join()) %}');
+  const spec = (await entries[0]!.build(ctx)) as RequestSpec;
+  const r = await entries[0]!.after!(done(spec, 200, {}, ''), ctx);
+  assert.deepEqual([r.failures, r.log], [[], ['require,assert,assert,btoa,atob']]);
+});
+
 test('scripts: JetBrains request iterations over {{$.path}}', async () => {
   const { entries, ctx } = await load('< {% request.variables.set("c", [{"id": 1}, {"id": 3}]) %}\nPOST http://h/{{$.c..id}}\n\n> {% client.log("it", request.iteration()) %}');
   const built = (await entries[0]!.build(ctx)) as RequestSpec[];

@@ -1,7 +1,8 @@
 // scripts/layers.mjs, the checker of ARCHITECTURE.md's layers: it passes on src/ and, on a small
 // tree of its own, names each broken rule (an import against the layers, a cycle, an import of
 // main.ts, a file in no layer, `process` outside the files allowed it, in any spelling: the
-// global, globalThis.process, an import of 'process' or 'node:process').
+// global, globalThis.process, an import of 'process' or 'node:process'; the script engine's code
+// importing anything but its own folder, or being imported).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -70,4 +71,33 @@ test('each broken rule is named on a line of its own', (t) => {
   for (const line of expect) assert.ok(lines.includes(line), `missing: ${line}\nin:\n${lines.join('\n')}`);
   assert.equal(lines.length, expect.length + 1, lines.join('\n'));
   assert.ok(lines.includes(`layers: ${expect.length} broken rules (see ARCHITECTURE.md)`));
+});
+
+test("the script engine's code imports only its own folder, and no file of sling imports it", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-layers-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const files: Record<string, string> = {
+    'errors.ts': 'export class CliError extends Error {}\n',
+    // Inside the engine: its own folder is fine; Node, a package or a file of sling is not there.
+    'sources/http/engine/lib.ts': 'export const lib = 1;\n',
+    'sources/http/engine/jetbrains.ts':
+      "import { lib } from './lib.js';\nimport { createHash } from 'node:crypto';\nimport { CliError } from '../../../errors.js';\nimport 'some-package';\nexport const x = [lib, createHash, CliError];\n",
+    // Outside: the engine's code is text made by the build, never a module of sling's.
+    'sources/http/script.ts': "import { lib } from './engine/lib.js';\nexport const y = lib;\n",
+  };
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  const r = check('--src', dir);
+  assert.equal(r.status, 1);
+  const lines = r.stderr.trim().split('\n').sort();
+  const expect = [
+    "layers: sources/http/engine/jetbrains.ts imports 'node:crypto': the script engine's code imports only files of its own folder (it runs in QuickJS, without Node)",
+    "layers: sources/http/engine/jetbrains.ts imports 'some-package': the script engine's code imports only files of its own folder (it runs in QuickJS, without Node)",
+    'layers: sources/http/engine/jetbrains.ts (engine) imports errors.ts (base): engine may import nothing else',
+    "layers: sources/http/script.ts imports sources/http/engine/lib.ts: the script engine's code runs only inside the engine, as the text scripts/build.mjs makes of it (SLING_ENGINE_*)",
+    'layers: 4 broken rules (see ARCHITECTURE.md)',
+  ].sort();
+  assert.deepEqual(lines, expect);
 });

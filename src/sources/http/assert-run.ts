@@ -53,7 +53,7 @@ export interface Evaluated {
  */
 export function expressionOf(a: ParsedAssert, namespaces?: Record<string, string>): string | undefined {
   if (a.field === 'js') return a.value;
-  // XPath 1.0 over the body as an XML document (sandbox-xml.ts, inside the engine): httpyac's value,
+  // XPath 1.0 over the body as an XML document (engine/xml.ts, inside the engine): httpyac's value,
   // undefined for no node, a node's text, a list of texts for several, or a number, string, boolean.
   if (a.field === 'xpath') return `__expr_xpath(response.body, ${JSON.stringify(a.value)}, ${JSON.stringify(namespaces ?? {})})`;
   if (a.field === 'body' && a.value) return `(response.parsedBody || response.body)${/^[[(]/.test(a.value) ? '' : '.'}${a.value}`;

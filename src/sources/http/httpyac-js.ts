@@ -13,7 +13,7 @@ import { pickDef, storedJson, type Resolution } from './vars.js';
  *   `$global.name = value` a value kept for the run (`{{$global.name}}`);
  * - a placeholder that is not a plain variable (`{{ Date.now() }}`, `{{response.parsedBody.id}}`,
  *   `{{list.length}}`) is a JavaScript expression, worked out when its request is built.
- * The code runs in the script process's sandbox (sandbox-httpyac.ts), never in sling: what it can
+ * The code runs in the script engine's httpyac realm (engine/httpyac.ts), never in sling: what it can
  * see is sent with it as JSON (the variables its text names, `response`, `request`, `$global`),
  * and what it changes comes back as JSON.
  */

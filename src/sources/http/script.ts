@@ -1,9 +1,14 @@
 import { oneLine } from '../../errors.js';
 import { Engine, type Fault, loadEngine, type Outcome, type Realm } from './quickjs.js';
-import { checked, JETBRAINS_SETUP, jetbrainsHelper, libraryHelper } from './sandbox.js';
-import { checked as checkedYac, HTTPYAC_SETUP, httpyacProgram } from './sandbox-httpyac.js';
-import { LIB_SOURCE } from './sandbox-lib.js';
-import { XML_SOURCE } from './sandbox-xml.js';
+import { checked, jetbrainsHelper, libraryHelper } from './sandbox.js';
+import { checked as checkedYac, httpyacProgram } from './sandbox-httpyac.js';
+
+// The setup program of each realm: the text of engine/jetbrains.ts, engine/httpyac.ts and
+// engine/expressions.ts, each bundled into one script by scripts/build.mjs (esbuild's `define`).
+// The engine's code is never imported here: it runs only inside the engine, from this text.
+declare const SLING_ENGINE_JETBRAINS: string;
+declare const SLING_ENGINE_HTTPYAC: string;
+declare const SLING_ENGINE_EXPRESSIONS: string;
 
 /**
  * JetBrains HTTP Client scripts (`< {% %}` pre-request scripts, `> {% %}` response handlers),
@@ -14,8 +19,8 @@ import { XML_SOURCE } from './sandbox-xml.js';
  * around the API it is given: there is nothing on the other side but the one host function of its
  * realm, whose every operation is listed in `call` below and takes and gives strings.
  *
- * Three realms per run, made when first needed: the JetBrains API (sandbox.ts), httpyac's
- * (sandbox-httpyac.ts), and one for assertion expressions. Each script has 10 s (an expression 1 s)
+ * Three realms per run, made when first needed: the JetBrains API (engine/jetbrains.ts), httpyac's
+ * (engine/httpyac.ts), and one for assertion expressions (engine/expressions.ts). Each script has 10 s (an expression 1 s)
  * and the engine a heap of SCRIPT_MEMORY_MB: past either, that script fails (its request is
  * reported, the requests before it keep their output) and the engine is made anew for the next
  * one; what sling keeps (client.global values, as text) is still there. Loaded only when a file
@@ -79,7 +84,7 @@ function countLines(text: string, end: number): number {
   return n;
 }
 
-/** What an httpyac script or expression gives back (sandbox-httpyac.ts). */
+/** What an httpyac script or expression gives back (engine/httpyac.ts). */
 export interface HttpyacOutcome {
   logs: string[];
   tests: [string, string | null][];
@@ -93,7 +98,7 @@ export interface HttpyacOutcome {
 const TIMEOUT_MS = 10_000;
 /** A script's request and response up to this size go into the engine as program text (one trip in); larger, as an argument. */
 const INLINE_PAYLOAD = 64 * 1024;
-/** What a JetBrains script may change of sling's state, told with its result (sandbox.ts). */
+/** What a JetBrains script may change of sling's state, told with its result (engine/jetbrains.ts). */
 const CHANGES = new Set(['setGlobal', 'clearGlobal', 'clearAll', 'setRequestVar', 'setGlobalHeader', 'clearGlobalHeader']);
 const EXPRESSION_MS = 1000;
 /** The engine's heap, in MB (SLING_SCRIPT_MEMORY_MB changes it). */
@@ -117,25 +122,6 @@ const NO_HOOKS: ScriptHooks = {
 
 const failed = (error: string): ScriptResult => ({ tests: [], logs: [], exit: false, error });
 const failedYac = (error: string): HttpyacOutcome => ({ logs: [], tests: [], exports: {}, global: '', error });
-
-/** The realm with only the library (sandbox-lib.ts), where assertion expressions run; `__expr_set(input)` hands the next one its response. */
-const EXPRESSION_SETUP = `(function (host) {
-  (function (host) {${LIB_SOURCE}})(host);
-  const xml = (${XML_SOURCE})();
-  // httpyac's '?? xpath EXPR': over the body as an XML document (assert-run.ts, expressionOf).
-  Object.defineProperty(globalThis, '__expr_xpath', {
-    value: (body, expression, ns) => {
-      let doc;
-      try { doc = xml.parse(String(body)); } catch (e) { throw new Error('the body is not XML: ' + e.message); }
-      return xml.select(doc, expression, ns);
-    },
-    writable: false, configurable: false,
-  });
-  let input = 'null';
-  Object.defineProperty(globalThis, '__expr_set', { value: (t) => { input = t; }, writable: false, configurable: false });
-  Object.defineProperty(globalThis, '__expr_take', { value: () => { const t = input; input = 'null'; return t; }, writable: false, configurable: false });
-})(globalThis.__sling_host);
-delete globalThis.__sling_host;`;
 
 /** Where a syntax error is: the line of the file, from the engine's `sling-script:FILE:LINE` plus the lines before the code. */
 function syntaxError(o: Outcome, offset: number): string {
@@ -369,7 +355,7 @@ export class ScriptHost {
   private async open(kind: 'jetbrains' | 'httpyac' | 'expressions'): Promise<{ engine: Engine; realm: Realm } | string> {
     try {
       const engine = await this.ready();
-      const setup = { jetbrains: JETBRAINS_SETUP, httpyac: HTTPYAC_SETUP, expressions: EXPRESSION_SETUP }[kind];
+      const setup = { jetbrains: SLING_ENGINE_JETBRAINS, httpyac: SLING_ENGINE_HTTPYAC, expressions: SLING_ENGINE_EXPRESSIONS }[kind];
       const realm = (this[kind] ??= engine.realm(this.call, [setup]));
       return { engine, realm };
     } catch (e) {
