@@ -6,7 +6,7 @@ export interface ParsedArgs {
   flags: Map<string, boolean>;
   counts: Map<string, number>;
   values: Map<string, string[]>;
-  /** Output-selection options in the order they appeared: the last one wins (DECISIONS.md). */
+  /** Output-selection options in the order they appeared: the last one wins (docs/decisions.md, Output). */
   printChoices: string[];
   positionals: string[];
   /** Where in argv the first positional stood (not counting those after `--`). */

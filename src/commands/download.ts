@@ -18,7 +18,7 @@ import type { Hop } from '../transport/send.js';
 import { deliver, pumpBody } from './deliver.js';
 
 /**
- * `--download`, `--output`, `--continue` (DECISIONS.md): the body goes to a file, everything else to
+ * `--download`, `--output`, `--continue` (docs/decisions.md, Downloads): the body goes to a file, everything else to
  * stderr. A file on disk is either complete or a prefix of the resource that `-C` can resume: a
  * cut-off transfer keeps what arrived and prints the command that resumes it.
  */

@@ -142,7 +142,7 @@ export interface RequestSettings {
   /**
    * A front end's own redirect rules (curl's -L for curl files): builds the next hop's request from
    * the response that redirected (exchange.ts keeps the exchange's limits on it: deadline,
-   * timeoutMs, maxRedirects, maxHeaders). Undefined: the DECISIONS.md rules of exchange.ts.
+   * timeoutMs, maxRedirects, maxHeaders). Undefined: the rules of exchange.ts (docs/decisions.md, Network).
    */
   redirect?: (spec: RequestSpec, response: import('./exchange.js').ResponseHead, location: string) => RequestSpec;
   /** Connect to this Unix domain socket instead of the URL's host (curl's --unix-socket). */

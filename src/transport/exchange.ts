@@ -41,7 +41,7 @@ export interface ExchangeOptions {
   streamable?: (head: ResponseHead) => boolean;
 }
 
-/** The request of the next hop (DECISIONS.md: 303, and 301/302 after POST, become a body-less GET). */
+/** The request of the next hop (docs/decisions.md, Network: 303, and 301/302 after POST, become a body-less GET). */
 export function redirectSpec(spec: RequestSpec, hop: Hop, location: string): RequestSpec {
   let next: URL;
   try {
