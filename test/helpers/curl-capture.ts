@@ -3,6 +3,7 @@
 // request lists that the curl-file tests use: what real curl sent against what sling sent.
 import net from 'node:net';
 import { spawnSync } from 'node:child_process';
+import { comparisonToolMissing } from './tools.js';
 
 export interface RawRequest {
   method: string;
@@ -116,11 +117,9 @@ export async function startCurlCapture(): Promise<CurlCapture> {
   };
 }
 
-/** Why curl cannot be compared against here, or undefined when /usr/bin/curl (or curl on PATH) runs. */
+/** Why curl cannot be compared against here, or undefined when curl on PATH runs; under CI=true a missing curl throws (helpers/tools.ts). */
 export function curlMissing(): string | undefined {
-  const r = spawnSync('curl', ['--version'], { encoding: 'utf8' });
-  if (r.error || r.status !== 0) return 'curl is not installed: the comparison with real curl is skipped';
-  return undefined;
+  return comparisonToolMissing('curl');
 }
 
 /** The curl version line (for messages). */
