@@ -155,20 +155,21 @@ const boundaryOf = (r: RawRequest) => /boundary=([^;\s]+)/.exec(r.headers.find((
  * The differences between what curl sent and what sling sent, compared as bytes: the request line,
  * the header lines in their order with their case, and the body. Normalised, because they must
  * differ and nothing else may:
- *   - the `User-Agent` line, when curl sent its default (`curl/VERSION`; sling sends its own);
+ *   - the `User-Agent` line, when the reference sent its default (`curl/VERSION`, `HTTPie/VERSION`;
+ *     sling sends its own);
  *   - the value of `Accept-Encoding` (`--compressed`: each program offers the codings it was built
  *     with; the line must still be there, in the same place, with the same name);
  *   - a multipart boundary (each program draws its own), in the headers and the body.
  */
-export function diffRequests(expected: RawRequest[], actual: RawRequest[], known: readonly KnownDifference[] = []): string[] {
+export function diffRequests(expected: RawRequest[], actual: RawRequest[], known: readonly KnownDifference[] = [], reference = 'curl'): string[] {
   const diffs: string[] = [];
-  if (expected.length !== actual.length) diffs.push(`request count: curl ${expected.length}, sling ${actual.length}`);
-  const curlUa = (r: RawRequest) => r.rawHeaders.some((l) => /^user-agent: curl\//i.test(l));
+  if (expected.length !== actual.length) diffs.push(`request count: ${reference} ${expected.length}, sling ${actual.length}`);
+  const defaultUa = (r: RawRequest) => r.rawHeaders.some((l) => /^user-agent: (curl|HTTPie)\//i.test(l));
   for (let i = 0; i < Math.min(expected.length, actual.length); i++) {
     const e = expected[i]!;
     const a = actual[i]!;
     const at = `#${i + 1}`;
-    const dropUa = curlUa(e);
+    const dropUa = defaultUa(e);
     const norm = (r: RawRequest) => {
       const b = boundaryOf(r);
       const unbound = (t: string) => (b ? t.split(b).join('BOUNDARY') : t);
@@ -183,9 +184,9 @@ export function diffRequests(expected: RawRequest[], actual: RawRequest[], known
     };
     const en = norm(e);
     const an = norm(a);
-    if (en.line !== an.line) diffs.push(`${at} request line: curl ${JSON.stringify(en.line)}, sling ${JSON.stringify(an.line)}`);
-    if (en.head.join('\r\n') !== an.head.join('\r\n')) diffs.push(`${at} header lines: curl ${JSON.stringify(en.head)}, sling ${JSON.stringify(an.head)}`);
-    if (en.body !== an.body) diffs.push(`${at} body: curl ${JSON.stringify(en.body.slice(0, 200))}, sling ${JSON.stringify(an.body.slice(0, 200))}`);
+    if (en.line !== an.line) diffs.push(`${at} request line: ${reference} ${JSON.stringify(en.line)}, sling ${JSON.stringify(an.line)}`);
+    if (en.head.join('\r\n') !== an.head.join('\r\n')) diffs.push(`${at} header lines: ${reference} ${JSON.stringify(en.head)}, sling ${JSON.stringify(an.head)}`);
+    if (en.body !== an.body) diffs.push(`${at} body: ${reference} ${JSON.stringify(en.body.slice(0, 200))}, sling ${JSON.stringify(an.body.slice(0, 200))}`);
   }
   return diffs;
 }
