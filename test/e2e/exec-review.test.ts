@@ -263,8 +263,8 @@ test('exec: over HTTPS and HTTP/2 too, a body that stalls or is cut prints the b
     t,
     (req, res) => {
       res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '100' });
-      res.write('tls-partial-');
-      if (req.url === '/cut') setTimeout(() => req.socket.destroy(), 100);
+      // Cut as soon as the bytes are out (a cut after a delay would race the 0.5 s --timeout of /stall's run).
+      res.write('tls-partial-', () => req.url === '/cut' && req.socket.destroy());
     },
     { cert: 'good' },
   );
@@ -273,8 +273,7 @@ test('exec: over HTTPS and HTTP/2 too, a body that stalls or is cut prints the b
   h2.on('stream', (stream, headers) => {
     stream.on('error', () => {});
     stream.respond({ ':status': 200, 'content-type': 'text/plain', 'content-length': '100' });
-    stream.write('h2c-partial-');
-    if (headers[':path'] === '/reset') setTimeout(() => stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR), 100);
+    stream.write('h2c-partial-', () => headers[':path'] === '/reset' && stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR));
   });
   await new Promise<void>((r) => h2.listen(0, '127.0.0.1', () => r()));
   t.after(() => new Promise<void>((r) => h2.close(() => r())));
