@@ -15,6 +15,8 @@ export interface RawRequest {
   target: string;
   headers: [string, string][];
   body: Buffer;
+  /** The client's address (TCP only). */
+  remoteAddress?: string;
 }
 
 export interface CurlCapture {
@@ -34,8 +36,8 @@ function answer(target: string): { status: number; headers: [string, string][] }
   return { status: 200, headers: [] };
 }
 
-/** Starts the server on 127.0.0.1 (port 0). Answers 200 JSON, and redirects on /redirect[-CODE]/N. */
-export async function startCurlCapture(): Promise<CurlCapture> {
+/** Starts the server on 127.0.0.1 (port 0), or on the Unix socket `path`. Answers 200 JSON, and redirects on /redirect[-CODE]/N. */
+export async function startCurlCapture(path?: string): Promise<CurlCapture> {
   const requests: RawRequest[] = [];
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
@@ -66,7 +68,7 @@ export async function startCurlCapture(): Promise<CurlCapture> {
           });
           const get = (n: string) => headers.find(([h]) => h.toLowerCase() === n)?.[1];
           if (get('expect')?.toLowerCase() === '100-continue') socket.write('HTTP/1.1 100 Continue\r\n\r\n');
-          const req: RawRequest = { line: lines[0]!, rawHeaders: lines.slice(1), method, target, headers, body: Buffer.alloc(0) };
+          const req: RawRequest = { line: lines[0]!, rawHeaders: lines.slice(1), method, target, headers, body: Buffer.alloc(0), remoteAddress: socket.remoteAddress };
           const te = get('transfer-encoding');
           const cl = get('content-length');
           if (te && /chunked/i.test(te)) pending = { req, chunked: true };
@@ -107,8 +109,8 @@ export async function startCurlCapture(): Promise<CurlCapture> {
       pump();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => (path ? server.listen(path, resolve) : server.listen(0, '127.0.0.1', resolve)));
+  const port = path ? 0 : (server.address() as net.AddressInfo).port;
   return {
     port,
     url: `http://127.0.0.1:${port}`,
