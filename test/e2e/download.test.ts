@@ -620,7 +620,7 @@ test("-d -o FILE through a redirect whose body never ends: the target is saved, 
     pump();
   });
   const dir = tmp();
-  const r = await runSling(['-d', '-o', 'out.bin', `${srv.url}/r`], { cwd: dir, timeoutMs: 20000 });
+  const r = await runSling(['-d', '-o', 'out.bin', `${srv.url}/r`], { cwd: dir, timeoutMs: 120_000 });
   assert.equal(r.timedOut, false, `sling did not end: ${r.stderr}`);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(readFileSync(join(dir, 'out.bin'), 'utf8'), 'the target\n');

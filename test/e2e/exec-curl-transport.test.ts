@@ -35,7 +35,7 @@ async function both(line: string): Promise<{ curl: number | null; sling: number 
   // Asynchronous: the servers live in this process and must keep answering while curl runs.
   const c = await new Promise<{ status: number | null }>((resolve) => {
     const child = spawn('bash', ['-c', line], { cwd: d, env: { ...process.env, HOME: home }, stdio: 'ignore' });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
     child.on('close', (status) => {
       clearTimeout(timer);
       resolve({ status });

@@ -39,7 +39,7 @@ async function interruptedToFile(args: string[], dir: string, when: Promise<void
   const child = spawn(process.execPath, [SLING_PATH, ...args], { env: baseEnv(), stdio: ['ignore', fd, 'pipe'] });
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
   await (typeof when === 'function' ? when(out) : when);
   child.kill('SIGINT');
   const code = await new Promise<number | null>((r) => child.on('close', r));
@@ -141,7 +141,7 @@ test('exec to a pipe: a response is printed before the next request is answered'
   const child = spawn(process.execPath, [SLING_PATH, 'exec', '--print=b', path], { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
   child.stdout.on('data', (d: Buffer) => {
     out += d.toString('utf8');
     if (out.includes('/first\n')) release();
@@ -323,7 +323,7 @@ test('exec to a file with 2>&1, Ctrl-C after a body without its last newline: th
   const out = join(dir, 'merged.txt');
   const fd = openSync(out, 'w');
   const child = spawn(process.execPath, [SLING_PATH, 'exec', '--print=b', path], { env: baseEnv(), stdio: ['ignore', fd, fd] });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
   await until('the part of the body that came, in the file', () => textOf(out).includes('partial-body-'));
   child.kill('SIGINT');
   const code = await new Promise<number | null>((r) => child.on('close', r));
