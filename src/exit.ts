@@ -1,4 +1,4 @@
-/** Exit codes of DECISIONS.md: one table, used by every front end. */
+/** Exit codes of docs/decisions.md: one table, used by every front end. */
 export const ExitCode = {
   OK: 0,
   ERROR: 1,

@@ -92,7 +92,7 @@ const milliseconds = (text: string): number => Math.min(Math.round(Number(text) 
 
 /**
  * Is the first positional a method? One of the seven (any case) or an all-capital token such as
- * PROPFIND (DECISIONS.md); a lower-case word such as `purge` only when the next positional cannot be
+ * PROPFIND (docs/decisions.md, URL and method); a lower-case word such as `purge` only when the next positional cannot be
  * a request item, i.e. it is the URL (HTTPie upper-cases any word there).
  */
 function isMethod(word: string, next: string | undefined): boolean {
@@ -125,7 +125,7 @@ export function invocationOf(p: ParsedArgs, defaultScheme = 'http'): Invocation 
     else if (lastChoice === 'meta') print = 'p';
     else if (lastChoice === 'verbose') print = count('verbose') >= 2 ? 'HBhbp' : 'HBhb';
   }
-  // --debug shows what -v shows (DECISIONS.md), unless the output was chosen explicitly.
+  // --debug shows what -v shows (docs/decisions.md, Output), unless the output was chosen explicitly.
   if (print === undefined && flag('debug')) print = 'HBhb';
 
   const charsetText = one(p, 'response-charset');

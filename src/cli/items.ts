@@ -1,7 +1,7 @@
 import { UsageError } from '../errors.js';
 
 /**
- * The request-item grammar of HTTPie (DECISIONS.md: "all of it"). An item is split at the first
+ * The request-item grammar of HTTPie (docs/decisions.md, Request items: all of it). An item is split at the first
  * unescaped separator; when several separators start at the same place the longest wins
  * (`a:=@f` is `:=@`, not `:`). A backslash before one of the separator characters makes it
  * literal; any other backslash is kept for later stages (nested JSON paths read `\[`, `\]`, `\\`).

@@ -12,7 +12,7 @@ export interface OptionDef {
   /** Long name without dashes; also the key in the parsed option record. */
   long: string;
   short?: string;
-  /** Extra short letters (e.g. `-c` for `--continue`, as DECISIONS.md asks). */
+  /** Extra short letters (e.g. `-c` for `--continue`, as docs/decisions.md, Downloads, asks). */
   aliases?: string[];
   kind: OptionKind;
   /** Values accumulate instead of the last one winning. */

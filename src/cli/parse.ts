@@ -30,7 +30,7 @@ export interface ParsedArgs {
   values: Map<string, string[]>;
   /** The options given on the line, also those given their default value, or undone with --no-NAME. */
   given: Set<string>;
-  /** Output-selection options in the order they appeared: the last one wins (DECISIONS.md). */
+  /** Output-selection options in the order they appeared: the last one wins (docs/decisions.md, Output). */
   printChoices: string[];
   /** Of --json/--form/--multipart, the one in effect: the last one given (HTTPie), unless undone. */
   bodyType?: 'json' | 'form' | 'multipart';

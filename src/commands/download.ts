@@ -22,7 +22,7 @@ import { quoteWord } from '../output/to-curl.js';
 import { platformShell, type Shell } from '../output/shells.js';
 
 /**
- * `--download`, `--output`, `--continue` (DECISIONS.md): the body goes to a file, everything else to
+ * `--download`, `--output`, `--continue` (docs/decisions.md, Downloads): the body goes to a file, everything else to
  * stderr. A file on disk is either complete or a prefix of the resource that `-C` can resume: a
  * cut-off transfer keeps what arrived and prints the command that resumes it.
  */

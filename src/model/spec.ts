@@ -141,7 +141,7 @@ export interface RequestSettings {
   digest?: { user: string; password: string };
   /**
    * A curl command's rules (curl files), as data: how transport/redirect.ts makes each hop of its
-   * -L from the one before, and where its cookies go. Undefined: the DECISIONS.md redirect rules.
+   * -L from the one before, and where its cookies go. Undefined: the redirect rules of docs/decisions.md, Network.
    */
   curl?: CurlRules;
   /** Connect to this Unix domain socket instead of the URL's host (curl's --unix-socket). */

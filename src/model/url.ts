@@ -2,7 +2,7 @@ import { domainToASCII } from 'node:url';
 import { UsageError } from '../errors.js';
 
 /**
- * URL rules of DECISIONS.md plus the normalisation HTTPie's Python stack applies, so the request
+ * URL rules of docs/decisions.md (URL and method) plus the normalisation HTTPie's Python stack applies, so the request
  * target a server sees is the one HTTPie would send:
  *  - `:3000/x` → `localhost:3000/x`, `:/x` → `localhost/x`, `://host` → `host`; no scheme → default;
  *  - characters that may not appear raw are percent-encoded (UTF-8), existing escapes are kept

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 /**
  * ~/.netrc (or the file NETRC names): `machine HOST login USER password PASS`, and `default`.
- * Used for basic credentials when neither -a nor the URL gives any (DECISIONS.md; --ignore-netrc).
+ * Used for basic credentials when neither -a nor the URL gives any (docs/decisions.md, Authentication; --ignore-netrc).
  */
 export interface NetrcEntry {
   login: string;

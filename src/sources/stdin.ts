@@ -6,7 +6,7 @@ import type { Io, Reporter } from '../io.js';
 
 /**
  * Standard input is a body only when it is a pipe, a socket or a regular file: never a terminal
- * or a character device such as /dev/null (DECISIONS.md). When nothing arrives for 2 seconds a
+ * or a character device such as /dev/null (docs/decisions.md, Request body and standard input). When nothing arrives for 2 seconds a
  * hint names --ignore-stdin, so a script never hangs without a word.
  */
 export function stdinIsBodySource(_io: Io): boolean {

@@ -3,7 +3,7 @@ import { notHttp1 } from './head.js';
 
 const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS|ERR_SSL|EPROTO|HOSTNAME_MISMATCH|ALTNAME/;
 
-/** Turns a Node network error into the one-line message and exit code of DECISIONS.md. */
+/** Turns a Node network error into the one-line message and exit code of docs/decisions.md (Exit codes). */
 export function mapNetworkError(err: unknown, where: string, via?: string): CliError {
   if (err instanceof CliError) return err;
   const e = err as NodeJS.ErrnoException & { reason?: string };

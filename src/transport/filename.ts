@@ -108,7 +108,7 @@ export function extensionFor(contentType: string | undefined): string {
   return (mime && EXTENSIONS[mime]) || '';
 }
 
-/** DECISIONS.md: Content-Disposition, else the last URL path segment (+ extension from the type), else `index`. */
+/** docs/decisions.md, Downloads: Content-Disposition, else the last URL path segment (+ extension from the type), else `index`. */
 export function chooseFileName(contentDisposition: string | undefined, urlPath: string, contentType: string | undefined): string {
   const fromHeader = sanitizeFileName(nameFromContentDisposition(contentDisposition) ?? '');
   if (fromHeader) return fromHeader;

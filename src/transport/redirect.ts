@@ -11,7 +11,7 @@ import type { Hop } from './send.js';
  * proxy, --resolve, HTTP version, address family, interface, limits) goes on to every hop; what
  * changes is the URL, the method and body, and the headers the rules name:
  *
- * - DECISIONS.md (the main command, .http files): 303, and 301/302 after POST, become a body-less
+ * - sling's own (docs/decisions.md, Network; the main command, .http files): 303, and 301/302 after POST, become a body-less
  *   GET; on a hop to another origin Authorization, Cookie and Proxy-Authorization are dropped.
  * - a curl command's `-L` (`settings.curl`, data the curl front end writes): curl 7.88's rules,
  *   below (curlHop).

@@ -12,6 +12,7 @@ import { gzipSync } from 'node:zlib';
 import { runSling, SLING_PATH, baseEnv } from '../helpers/cli.js';
 import { assertError, httpServer, httpsServer, proxyServer, rawServer } from '../helpers/assert.js';
 import { certsUnavailableReason, makeCerts } from '../helpers/servers.js';
+import { until } from '../helpers/wait.js';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const tmp = () => mkdtempSync(join(tmpdir(), 'sling-dl-'));
@@ -251,12 +252,16 @@ test('a resume answered with 200 that stalls past --timeout, or is stopped by Ct
 
   const child = spawn(process.execPath, [SLING_PATH, '-d', '-C', '-o', 'e.bin', `${s.url}/e.bin`], { cwd: dir, env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
-  child.stderr.on('data', (c: Buffer) => {
-    stderr += c;
-    // The warning comes once the answer's head is read: the new copy is being written.
-    if (/ignored the Range request/.test(stderr)) setTimeout(() => child.kill('SIGINT'), 100);
+  child.stderr.on('data', (c: Buffer) => (stderr += c));
+  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+  // Ctrl-C once the new copy beside the file holds the 5 bytes that came.
+  const part = () => readdirSync(dir).find((n) => n.endsWith('.part'));
+  await until('the 5 bytes in the new copy', () => {
+    const p = part();
+    return p !== undefined && existsSync(join(dir, p)) && statSync(join(dir, p)).size === 5;
   });
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  child.kill('SIGINT');
+  const code = await closed;
   assert.equal(code, 130, stderr);
   assert.match(stderr, /^sling: interrupted; 'e\.bin' was left as it was, 1000000 bytes \(977 kB\); the new copy begun beside it \(5 bytes\) was discarded$/m);
   assert.equal(sha(readFileSync(join(dir, 'e.bin'))), sha(partial));
@@ -281,10 +286,8 @@ test('a resume answered with 200: the partial file stays whole while the new cop
   symlinkSync(join('real', 'f.bin'), join(dir, 'link.bin'));
   let pid = 0;
   const run = runSling(['-d', '-C', '-o', 'link.bin', `${s.url}/f`], { cwd: dir, onSpawn: (p) => (pid = p) });
-  // Half of the new copy has come (it is written beside the file): the file is still the partial one.
-  const deadline = Date.now() + 5000;
-  while (readdirSync(real).length < 2 && statSync(join(real, 'f.bin')).size === partial.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-  await new Promise((r) => setTimeout(r, 100));
+  // A third of the new copy has come (it is written beside the file): the file is still the partial one.
+  await until('the first 100,000 bytes in the new copy beside the file', () => readdirSync(real).some((n) => n !== 'f.bin' && existsSync(join(real, n)) && statSync(join(real, n)).size === 100_000));
   assert.equal(sha(readFileSync(join(real, 'f.bin'))), sha(partial), 'the partial file is untouched until the new copy is complete');
   // The new copy's name (docs/usage.md): `.NAME.sling-PID-XXXXXX.part`, PID sling's process id.
   const beside = readdirSync(real).filter((n) => n !== 'f.bin');
@@ -617,7 +620,7 @@ test("-d -o FILE through a redirect whose body never ends: the target is saved, 
     pump();
   });
   const dir = tmp();
-  const r = await runSling(['-d', '-o', 'out.bin', `${srv.url}/r`], { cwd: dir, timeoutMs: 20000 });
+  const r = await runSling(['-d', '-o', 'out.bin', `${srv.url}/r`], { cwd: dir, timeoutMs: 120_000 });
   assert.equal(r.timedOut, false, `sling did not end: ${r.stderr}`);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(readFileSync(join(dir, 'out.bin'), 'utf8'), 'the target\n');

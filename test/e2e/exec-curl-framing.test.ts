@@ -54,7 +54,7 @@ function shell(line: string, dir: string, home: string): Promise<{ status: numbe
     const child = spawn('bash', ['-c', line], { cwd: dir, env: { ...process.env, HOME: home }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (d: Buffer) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
     child.on('close', (status) => {
       clearTimeout(timer);
       resolve({ status, stderr });

@@ -13,7 +13,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runSling } from '../helpers/cli.js';
-import { curlMissing } from '../helpers/curl-capture.js';
+import { curlMissing, diffRequests, startCurlCapture, type RawRequest } from '../helpers/curl-capture.js';
 import { closedPort, makeCerts, certsUnavailableReason } from '../helpers/servers.js';
 import { httpServer, httpsServer, okText, proxyServer } from '../helpers/assert.js';
 
@@ -36,7 +36,7 @@ async function both(line: string): Promise<{ curl: number | null; sling: number 
   // Asynchronous: the servers live in this process and must keep answering while curl runs.
   const c = await new Promise<{ status: number | null }>((resolve) => {
     const child = spawn('bash', ['-c', line], { cwd: d, env: { ...process.env, HOME: home }, stdio: 'ignore' });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
     child.on('close', (status) => {
       clearTimeout(timer);
       resolve({ status });
@@ -47,20 +47,17 @@ async function both(line: string): Promise<{ curl: number | null; sling: number 
   return { curl: c.status, sling: s.code, stderr: s.stderr };
 }
 
-test('--unix-socket: the request goes to the socket, Host from the URL', { skip: noCurl }, async (t) => {
-  const seen: Seen[] = [];
+test("--unix-socket: the request goes to the socket, Host from the URL; the bytes are curl's", { skip: noCurl }, async (t) => {
   const sock = join(dir(), 's.sock');
-  const srv = http.createServer((req, res) => {
-    seen.push({ method: req.method!, url: req.url!, version: req.httpVersion, host: req.headers.host });
-    res.end('ok');
-  });
-  await new Promise<void>((r) => srv.listen(sock, r));
-  t.after(() => new Promise((r) => srv.close(r)));
+  const srv = await startCurlCapture(sock);
+  t.after(() => srv.close());
   const r = await both(`curl -s -o /dev/null --unix-socket ${sock} http://api.local/v1/x?y=1`);
   assert.deepEqual([r.curl, r.sling], [0, 0], r.stderr);
-  assert.equal(seen.length, 2);
-  assert.deepEqual(seen[1], seen[0]);
-  assert.deepEqual(seen[0], { method: 'GET', url: '/v1/x?y=1', version: '1.1', host: 'api.local' });
+  assert.equal(srv.requests.length, 2);
+  const [byCurl, bySling] = srv.requests as [RawRequest, RawRequest];
+  assert.deepEqual(diffRequests([byCurl], [bySling]), []);
+  assert.equal(byCurl.line, 'GET /v1/x?y=1 HTTP/1.1');
+  assert.equal(byCurl.rawHeaders[0], 'Host: api.local');
 });
 
 test('--retry: transient 503s are retried as curl retries them', { skip: noCurl }, async (t) => {
@@ -187,45 +184,33 @@ test("--resolve and --connect-to in a curl file change only where the connection
   assert.deepEqual(seen, expected);
 });
 
-test('-4 resolves localhost to IPv4', { skip: noCurl }, async (t) => {
-  const seen: Seen[] = [];
-  const srv = http.createServer((req, res) => {
-    seen.push({ method: req.method!, url: req.url!, version: req.httpVersion, host: req.headers.host });
-    res.end('ok');
-  });
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  t.after(() => new Promise((r) => srv.close(r)));
-  const port = (srv.address() as { port: number }).port;
-  const r = await both(`curl -s -o /dev/null -4 http://localhost:${port}/four`);
+test("-4 resolves localhost to IPv4; the bytes are curl's", { skip: noCurl }, async (t) => {
+  const srv = await startCurlCapture();
+  t.after(() => srv.close());
+  const r = await both(`curl -s -o /dev/null -4 http://localhost:${srv.port}/four`);
   assert.deepEqual([r.curl, r.sling], [0, 0], r.stderr);
-  assert.deepEqual(seen[1], seen[0]);
+  assert.equal(srv.requests.length, 2);
+  assert.deepEqual(diffRequests(srv.requests.slice(0, 1), srv.requests.slice(1)), []);
+  assert.equal(srv.requests[0]!.rawHeaders[0], `Host: localhost:${srv.port}`);
 });
 
 test('--http2 on http:// sends one HTTP/1.1 request with the h2c upgrade offer curl sends, to a server without h2c', { skip: noCurl }, async (t) => {
-  const seen: string[] = [];
-  const srv = http.createServer((req, res) => {
-    const h = req.headers;
-    seen.push(`${req.method} ${req.url} ${req.httpVersion} | ${h.connection} | ${h.upgrade} | ${h['http2-settings']} | ${h['content-length']}`);
-    req.resume();
-    req.on('end', () => res.end('ok'));
-  });
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  t.after(() => new Promise((r) => srv.close(r)));
-  const port = (srv.address() as { port: number }).port;
-  const offer = 'Upgrade, HTTP2-Settings | h2c | AAMAAABkAAQCAAAAAAIAAAAA';
-  let r = await both(`curl -s -o /dev/null --http2 http://127.0.0.1:${port}/plain`);
-  assert.deepEqual([r.curl, r.sling], [0, 0], r.stderr);
-  assert.deepEqual(seen, [`GET /plain 1.1 | ${offer} | undefined`, `GET /plain 1.1 | ${offer} | undefined`]);
-  // With a body, and next to the user's own Connection header.
-  seen.length = 0;
-  r = await both(`curl -s -o /dev/null --http2 -d abc http://127.0.0.1:${port}/post`);
-  assert.deepEqual([r.curl, r.sling], [0, 0], r.stderr);
-  assert.deepEqual(seen, [`POST /post 1.1 | ${offer} | 3`, `POST /post 1.1 | ${offer} | 3`]);
-  seen.length = 0;
-  r = await both(`curl -s -o /dev/null --http2 -H 'Connection: close' http://127.0.0.1:${port}/close`);
-  assert.deepEqual([r.curl, r.sling], [0, 0], r.stderr);
-  const closing = 'GET /close 1.1 | Upgrade, HTTP2-Settings, close | h2c | AAMAAABkAAQCAAAAAAIAAAAA | undefined';
-  assert.deepEqual(seen, [closing, closing]);
+  const srv = await startCurlCapture();
+  t.after(() => srv.close());
+  const offer = ['Connection: Upgrade, HTTP2-Settings', 'Upgrade: h2c', 'HTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA'];
+  for (const [line, own] of [
+    [`curl -s -o /dev/null --http2 ${srv.url}/plain`, []],
+    // With a body, and next to the user's own Connection header (a line of its own after the offer).
+    [`curl -s -o /dev/null --http2 -d abc ${srv.url}/post`, []],
+    [`curl -s -o /dev/null --http2 -H 'Connection: close' ${srv.url}/close`, ['Connection: close']],
+  ] as const) {
+    srv.requests.length = 0;
+    const r = await both(line);
+    assert.deepEqual([r.curl, r.sling], [0, 0], r.stderr);
+    assert.equal(srv.requests.length, 2, line);
+    assert.deepEqual(diffRequests(srv.requests.slice(0, 1), srv.requests.slice(1)), [], line);
+    for (const h of [...offer, ...own]) assert.ok(srv.requests[0]!.rawHeaders.includes(h), `${line}: ${h} in ${srv.requests[0]!.rawHeaders.join(' | ')}`);
+  }
 });
 
 /**
@@ -654,14 +639,9 @@ test("as curl: -f -i keeps the error's head; past --max-redirs -w reports the la
 });
 
 test('--http1.0 / -0 and --interface: the request line and the local address curl gives, and no warning', { skip: noCurl }, async (t) => {
-  const seen: string[] = [];
-  const srv = http.createServer((req, res) => {
-    seen.push(`${req.method} ${req.url} HTTP/${req.httpVersion} from ${req.socket.remoteAddress}`);
-    res.end('ok');
-  });
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  t.after(() => new Promise((r) => srv.close(r)));
-  const port = (srv.address() as { port: number }).port;
+  const srv = await startCurlCapture();
+  t.after(() => srv.close());
+  const port = srv.port;
   for (const [line, expected] of [
     [`curl -s -o /dev/null --http1.0 http://127.0.0.1:${port}/old`, 'GET /old HTTP/1.0 from 127.0.0.1'],
     [`curl -s -o /dev/null -0 -d a=1 http://127.0.0.1:${port}/post`, 'POST /post HTTP/1.0 from 127.0.0.1'],
@@ -669,10 +649,15 @@ test('--http1.0 / -0 and --interface: the request line and the local address cur
     [`curl -s -o /dev/null --interface 127.0.0.4 http://127.0.0.1:${port}/bound`, 'GET /bound HTTP/1.1 from 127.0.0.4'],
     [`curl -s -o /dev/null --interface if!lo http://127.0.0.1:${port}/lo`, 'GET /lo HTTP/1.1 from 127.0.0.1'],
   ] as const) {
-    const before = seen.length;
+    srv.requests.length = 0;
     const r = await both(line);
     assert.deepEqual([r.curl, r.sling], [0, 0], r.stderr);
-    assert.deepEqual(seen.slice(before), [expected, expected], line);
+    assert.deepEqual(
+      srv.requests.map((q) => `${q.line} from ${q.remoteAddress}`),
+      [expected, expected],
+      line,
+    );
+    assert.deepEqual(diffRequests(srv.requests.slice(0, 1), srv.requests.slice(1)), [], line);
     assert.doesNotMatch(r.stderr, /warning/, line);
   }
 });

@@ -314,7 +314,7 @@ test('exec http: $auth.token, a token response over 1 MiB fails its token reques
     }),
     'api.http': 'GET {{base}}/x\nAuthorization: Bearer {{$auth.token("a")}}\n\n###\nGET {{base}}/after\n\n###\nGET {{base}}/y\nX-T: {{$auth.token("a")}}\n\n###\nGET {{base}}/last\n',
   });
-  const r = await runSling(['exec', '--env', 'dev', 'api.http'], { cwd: dir, timeoutMs: 30000 });
+  const r = await runSling(['exec', '--env', 'dev', 'api.http'], { cwd: dir, timeoutMs: 120_000 });
   assertError(r, 1, `api.http:1: Security.Auth "a": the token request to ${tokens.url}/token failed: the answer (HTTP 200) is over 1 MiB: the rest is not read`);
   assert.match(r.stderr, /api\.http:8: Security\.Auth "a": the token request .* is over 1 MiB/, `the next request that needs it fails the same way, without asking again${show(r)}`);
   assert.doesNotMatch(r.stderr, /unexpected/, show(r));

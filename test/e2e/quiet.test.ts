@@ -1,4 +1,4 @@
-// -q/--quiet has one meaning (DECISIONS.md "--quiet"), said the same way by
+// -q/--quiet has one meaning (docs/decisions.md, Output), said the same way by
 // --help and docs/usage.md and done by sling: nothing on stdout, and on stderr only warnings and
 // errors (no headers, progress or summary of a download); -qq leaves out the warnings too.
 import { test } from 'node:test';

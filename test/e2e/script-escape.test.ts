@@ -220,7 +220,7 @@ test('script sandbox: assert, assert/strict and crypto are there on purpose (the
       '',
     ].join('\n'),
   });
-  const r = await runSling(['exec', '--print=b', 'mods.http'], { cwd: dir, timeoutMs: 30000 });
+  const r = await runSling(['exec', '--print=b', 'mods.http'], { cwd: dir, timeoutMs: 120_000 });
   assert.equal(r.code, 1, show(r));
   const first = new URL(srv.requests[0]!.url!, 'http://x');
   assert.match(first.searchParams.get('nonce')!, /^[0-9a-f]{16}$/);

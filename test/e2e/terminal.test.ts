@@ -150,7 +150,7 @@ test('-a USER asks for the password on the terminal without echoing it', { skip:
       child.stdin.write('s3cret-pw\r');
     }
   });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   clearTimeout(timer);
   assert.equal(code, 0, out);

@@ -19,7 +19,7 @@ export interface RunOptions {
   /** Extra environment variables, layered over the cleaned default environment. */
   env?: Record<string, string>;
   cwd?: string;
-  /** Kill the child after this many milliseconds (default 15000). */
+  /** Kill the child after this many milliseconds (default 60000: a watchdog for a run that hangs). */
   timeoutMs?: number;
   /** Another copy of dist/sling.js to run (another install). */
   script?: string;
@@ -77,7 +77,8 @@ export function baseEnv(): Record<string, string> {
 }
 
 export function runSling(args: string[], opts: RunOptions = {}): Promise<RunResult> {
-  const timeoutMs = opts.timeoutMs ?? 15000;
+  // A watchdog for a run that hangs, not a bound on speed: generous, so a busy machine cannot trip it.
+  const timeoutMs = opts.timeoutMs ?? 60_000;
   const env = { ...baseEnv(), ...(opts.env ?? {}) };
   const peakFile = opts.measurePeak ? join(CACHE_DIR, `peak-${process.pid}-${++peakRuns}.txt`) : undefined;
   if (peakFile) {

@@ -1,15 +1,22 @@
 // A loopback HTTP/1.1 capture server on a raw socket (node:http would reject or rewrite some of
-// what curl sends: raw UTF-8 in the target, odd header bytes), and the lenient comparison of two
-// request lists that the curl-file tests use: what real curl sent against what sling sent.
+// what curl sends: raw UTF-8 in the target, odd header bytes), and the comparison of two request
+// lists that the curl-file tests use, byte for byte: what real curl sent against what sling sent.
 import net from 'node:net';
 import { spawnSync } from 'node:child_process';
+import { comparisonToolMissing } from './tools.js';
 
 export interface RawRequest {
+  /** The request line exactly as received (latin1), without its CRLF. */
+  line: string;
+  /** The header lines exactly as received (latin1), in order, name case kept, without their CRLFs. */
+  rawHeaders: string[];
   method: string;
   /** The request target exactly as received, as a byte string (latin1). */
   target: string;
   headers: [string, string][];
   body: Buffer;
+  /** The client's address (TCP only). */
+  remoteAddress?: string;
 }
 
 export interface CurlCapture {
@@ -32,8 +39,8 @@ function answer(target: string): { status: number; headers: [string, string][] }
   return { status: 200, headers: [] };
 }
 
-/** Starts the server on 127.0.0.1 (port 0). Answers 200 JSON, and redirects on /redirect[-CODE]/N and /hop[-CODE]?to=URL. */
-export async function startCurlCapture(): Promise<CurlCapture> {
+/** Starts the server on 127.0.0.1 (port 0), or on the Unix socket `path`. Answers 200 JSON, and redirects on /redirect[-CODE]/N and /hop[-CODE]?to=URL. */
+export async function startCurlCapture(path?: string): Promise<CurlCapture> {
   const requests: RawRequest[] = [];
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
@@ -64,7 +71,7 @@ export async function startCurlCapture(): Promise<CurlCapture> {
           });
           const get = (n: string) => headers.find(([h]) => h.toLowerCase() === n)?.[1];
           if (get('expect')?.toLowerCase() === '100-continue') socket.write('HTTP/1.1 100 Continue\r\n\r\n');
-          const req: RawRequest = { method, target, headers, body: Buffer.alloc(0) };
+          const req: RawRequest = { line: lines[0]!, rawHeaders: lines.slice(1), method, target, headers, body: Buffer.alloc(0), remoteAddress: socket.remoteAddress };
           const te = get('transfer-encoding');
           const cl = get('content-length');
           if (te && /chunked/i.test(te)) pending = { req, chunked: true };
@@ -105,8 +112,8 @@ export async function startCurlCapture(): Promise<CurlCapture> {
       pump();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => (path ? server.listen(path, resolve) : server.listen(0, '127.0.0.1', resolve)));
+  const port = path ? 0 : (server.address() as net.AddressInfo).port;
   return {
     port,
     url: `http://127.0.0.1:${port}`,
@@ -119,11 +126,9 @@ export async function startCurlCapture(): Promise<CurlCapture> {
   };
 }
 
-/** Why curl cannot be compared against here, or undefined when /usr/bin/curl (or curl on PATH) runs. */
+/** Why curl cannot be compared against here, or undefined when curl on PATH runs; under CI=true a missing curl throws (helpers/tools.ts). */
 export function curlMissing(): string | undefined {
-  const r = spawnSync('curl', ['--version'], { encoding: 'utf8' });
-  if (r.error || r.status !== 0) return 'curl is not installed: the comparison with real curl is skipped';
-  return undefined;
+  return comparisonToolMissing('curl');
 }
 
 /** The curl version line (for messages). */
@@ -131,44 +136,62 @@ export function curlVersion(): string {
   return spawnSync('curl', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0] ?? '';
 }
 
+/**
+ * A difference between the two sides that is known and not fixed yet, allowed by name so that
+ * nothing else is: `blanks`, the blanks after that header's colon (and at the end of its line) may
+ * differ; `place`, that header's line may stand elsewhere in the head (its bytes must still match).
+ */
+export interface KnownDifference {
+  header: string;
+  kind: 'blanks' | 'place';
+  /** Why it is allowed: what each side does. */
+  why: string;
+}
+
+/** The request without its header lines of that name (a header that one side sends on purpose). */
+export function withoutHeader(r: RawRequest, name: string): RawRequest {
+  const n = name.toLowerCase();
+  return { ...r, headers: r.headers.filter(([h]) => h.toLowerCase() !== n), rawHeaders: r.rawHeaders.filter((l) => l.slice(0, l.indexOf(':')).toLowerCase() !== n) };
+}
+
 const boundaryOf = (r: RawRequest) => /boundary=([^;\s]+)/.exec(r.headers.find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '')?.[1];
 
 /**
- * The differences between what curl sent and what sling sent, as curldiff counts them (without
- * --lenient-transport): the User-Agent is ignored when curl sent its default, Accept-Encoding is
- * compared by presence, multipart boundaries are ignored; connection management counts
- * (`Connection`, `Expect`, `Proxy-Connection`, `Content-Length: 0`).
+ * The differences between what curl sent and what sling sent, compared as bytes: the request line,
+ * the header lines in their order with their case, and the body. Normalised, because they must
+ * differ and nothing else may:
+ *   - the `User-Agent` line, when the reference sent its default (`curl/VERSION`, `HTTPie/VERSION`;
+ *     sling sends its own);
+ *   - the value of `Accept-Encoding` (`--compressed`: each program offers the codings it was built
+ *     with; the line must still be there, in the same place, with the same name);
+ *   - a multipart boundary (each program draws its own), in the headers and the body.
  */
-export function diffRequests(expected: RawRequest[], actual: RawRequest[]): string[] {
+export function diffRequests(expected: RawRequest[], actual: RawRequest[], known: readonly KnownDifference[] = [], reference = 'curl'): string[] {
   const diffs: string[] = [];
-  if (expected.length !== actual.length) diffs.push(`request count: curl ${expected.length}, sling ${actual.length}`);
+  if (expected.length !== actual.length) diffs.push(`request count: ${reference} ${expected.length}, sling ${actual.length}`);
+  const defaultUa = (r: RawRequest) => r.rawHeaders.some((l) => /^user-agent: (curl|HTTPie)\//i.test(l));
   for (let i = 0; i < Math.min(expected.length, actual.length); i++) {
     const e = expected[i]!;
     const a = actual[i]!;
     const at = `#${i + 1}`;
-    if (e.method !== a.method) diffs.push(`${at} method: curl ${e.method}, sling ${a.method}`);
-    if (e.target !== a.target) diffs.push(`${at} target: curl ${JSON.stringify(e.target)}, sling ${JSON.stringify(a.target)}`);
-    const eb = boundaryOf(e);
-    const ab = boundaryOf(a);
-    const body = (r: RawRequest, b?: string) => (b ? r.body.toString('latin1').split(b).join('BOUNDARY') : r.body.toString('latin1'));
-    if (body(e, eb) !== body(a, ab)) diffs.push(`${at} body: curl ${JSON.stringify(body(e, eb).slice(0, 200))}, sling ${JSON.stringify(body(a, ab).slice(0, 200))}`);
-    const norm = (r: RawRequest, b?: string) => {
-      const out: string[] = [];
-      for (const [n, v0] of r.headers) {
-        const name = n.toLowerCase();
-        let v = v0;
-        if (name === 'user-agent' && (e.headers.find(([h]) => h.toLowerCase() === 'user-agent')?.[1] ?? '').startsWith('curl/')) continue;
-        if (name === 'accept-encoding') v = '(present)';
-        if (b) v = v.split(b).join('BOUNDARY');
-        out.push(`${name}: ${v}`);
-      }
-      return out.sort();
+    const dropUa = defaultUa(e);
+    const norm = (r: RawRequest) => {
+      const b = boundaryOf(r);
+      const unbound = (t: string) => (b ? t.split(b).join('BOUNDARY') : t);
+      const nameOf = (l: string) => l.slice(0, l.indexOf(':')).toLowerCase();
+      const kindOf = (l: string, kind: KnownDifference['kind']) => known.some((k) => k.kind === kind && k.header.toLowerCase() === nameOf(l));
+      const lines = r.rawHeaders
+        .filter((l) => !(dropUa && /^user-agent:/i.test(l)))
+        .map((l) => unbound(l.replace(/^(accept-encoding:).*$/i, '$1 (codings)')))
+        .map((l) => (kindOf(l, 'blanks') ? l.replace(/^([^:]*):\s*(.*?)\s*$/, '$1: $2') : l));
+      const head = [...lines.filter((l) => !kindOf(l, 'place')), ...lines.filter((l) => kindOf(l, 'place')).sort()];
+      return { line: r.line, head, body: unbound(r.body.toString('latin1')) };
     };
-    const eh = norm(e, eb);
-    const ah = norm(a, ab);
-    const missing = eh.filter((h) => !ah.includes(h) || eh.filter((x) => x === h).length > ah.filter((x) => x === h).length);
-    const extra = ah.filter((h) => !eh.includes(h) || ah.filter((x) => x === h).length > eh.filter((x) => x === h).length);
-    if (missing.length || extra.length) diffs.push(`${at} headers: curl only ${JSON.stringify([...new Set(missing)])}, sling only ${JSON.stringify([...new Set(extra)])}`);
+    const en = norm(e);
+    const an = norm(a);
+    if (en.line !== an.line) diffs.push(`${at} request line: ${reference} ${JSON.stringify(en.line)}, sling ${JSON.stringify(an.line)}`);
+    if (en.head.join('\r\n') !== an.head.join('\r\n')) diffs.push(`${at} header lines: ${reference} ${JSON.stringify(en.head)}, sling ${JSON.stringify(an.head)}`);
+    if (en.body !== an.body) diffs.push(`${at} body: ${reference} ${JSON.stringify(en.body.slice(0, 200))}, sling ${JSON.stringify(an.body.slice(0, 200))}`);
   }
   return diffs;
 }

@@ -195,9 +195,17 @@ export async function unansweredPort(): Promise<{ port: number; close(): void }>
     child.stdout!.once('data', (d: Buffer) => resolve(Number(String(d).trim())));
     child.once('exit', (code) => reject(new Error(`the unanswering listener ended (${code})`)));
   });
-  // The queue (backlog 1) holds two: fill it, and a third attempt waits.
-  const fillers = [0, 1, 2].map(() => net.connect(port, '127.0.0.1').on('error', () => {}));
-  await new Promise((r) => setTimeout(r, 200));
+  // The queue (backlog 1) holds two: fill it (two connections are made), and a third attempt waits.
+  let connected = 0;
+  let full!: () => void;
+  const queued = new Promise<void>((r) => (full = r));
+  const fillers = [0, 1, 2].map(() =>
+    net
+      .connect(port, '127.0.0.1')
+      .on('connect', () => ++connected === 2 && full())
+      .on('error', () => {}),
+  );
+  await queued;
   return {
     port,
     close: () => {

@@ -25,7 +25,7 @@ export function runOnTty(args: string[], env: Record<string, string> = {}, opts:
     child.stdin.end();
     const chunks: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => chunks.push(c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
     child.on('close', (code) => {
       clearTimeout(timer);
       const out = Buffer.concat(chunks).toString('utf8');

