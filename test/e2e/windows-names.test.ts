@@ -1,0 +1,24 @@
+// Names that mean something else on Windows: a named pipe given to --unix-socket, a session name
+// that is a device (CON, NUL, COM1, ...), and the null device written in a .http file as `/dev/null`
+// or `NUL`. `npm run test:windows` (scripts/test-windows.mjs) runs the same under Windows Node.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runSling } from '../helpers/cli.js';
+import { assertError, assertExit, httpServer, okText, show } from '../helpers/assert.js';
+
+function box(): string {
+  return mkdtempSync(join(tmpdir(), 'sling-windows-names-'));
+}
+
+test('--unix-socket naming a Windows named pipe nobody serves is one line that names the named pipe', async (t) => {
+  const s = await httpServer(t, okText);
+  const d = box();
+  const r = await runSling(['--unix-socket', '\\\\.\\pipe\\nobody', `${s.url}/x`], { cwd: d });
+  // The exit code of a connection that failed (exit-codes.md), as for a Unix socket.
+  assertError(r, 6);
+  assert.match(r.stderr, /^sling: error: cannot connect to named pipe \\\\\.\\pipe\\nobody \(for [^)]+\): no such named pipe\n$/, show(r));
+  assert.equal(s.requests.length, 0);
+});
