@@ -2,6 +2,15 @@ import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSy
 import { dirname } from 'node:path';
 import { UsageError } from './errors.js';
 
+/** Names Windows keeps for devices, with any extension: `con.json` is the console, `nul.txt` nothing. */
+const DEVICE_NAMES = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/i;
+
+/** Whether a file name (no folder) is a Windows device's: its part before the first dot is CON, NUL, COM1, ... */
+export function isDeviceName(name: string): boolean {
+  const dot = name.indexOf('.');
+  return DEVICE_NAMES.test(dot === -1 ? name : name.slice(0, dot));
+}
+
 /** An existing folder (false for a file, a missing path or one that cannot be read). */
 export function isDirectory(path: string): boolean {
   try {

@@ -22,3 +22,19 @@ test('--unix-socket naming a Windows named pipe nobody serves is one line that n
   assert.match(r.stderr, /^sling: error: cannot connect to named pipe \\\\\.\\pipe\\nobody \(for [^)]+\): no such named pipe\n$/, show(r));
   assert.equal(s.requests.length, 0);
 });
+
+test('a session name that is a Windows device name (con, NUL, com1, aux.work) is refused before anything is sent', async (t) => {
+  const s = await httpServer(t, okText);
+  const d = box();
+  for (const name of ['con', 'NUL', 'com1', 'aux.work']) {
+    for (const flag of ['--session', '--session-read-only']) {
+      const r = await runSling([flag, name, `${s.url}/x`], { env: { SLING_CONFIG_DIR: d } });
+      assertError(r, 1, new RegExp(`^sling: error: ${flag} '${name.replace('.', '\\.')}': ${name.split('.')[0]!.toUpperCase()} is the name of a device on Windows`));
+    }
+  }
+  assert.equal(s.requests.length, 0, 'nothing sent');
+  assert.deepEqual(readdirSync(d), [], 'no session file or folder made');
+  // A name that only starts like one is a name like any other.
+  const ok = await runSling(['--session', 'console', `${s.url}/x`], { env: { SLING_CONFIG_DIR: d } });
+  assertExit(ok, 0);
+});
