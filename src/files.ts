@@ -11,6 +11,11 @@ export function isDeviceName(name: string): boolean {
   return DEVICE_NAMES.test(dot === -1 ? name : name.slice(0, dot));
 }
 
+/** `/dev/null` and `NUL` (cmd.exe's), the names of the null device in a file that may be run on either system. */
+export function isNullName(name: string): boolean {
+  return name === '/dev/null' || /^nul:?$/i.test(name);
+}
+
 /** An existing folder (false for a file, a missing path or one that cannot be read). */
 export function isDirectory(path: string): boolean {
   try {

@@ -38,3 +38,14 @@ test('a session name that is a Windows device name (con, NUL, com1, aux.work) is
   const ok = await runSling(['--session', 'console', `${s.url}/x`], { env: { SLING_CONFIG_DIR: d } });
   assertExit(ok, 0);
 });
+
+test('>> NUL and >> /dev/null in a .http file throw the answer away; no file named NUL is written', async (t) => {
+  const s = await httpServer(t, okText);
+  const d = box();
+  writeFileSync(join(d, 'n.http'), `GET ${s.url}/a\r\n\r\n>> NUL\r\n\r\n###\r\nGET ${s.url}/b\r\n\r\n>>! nul\r\n\r\n###\r\nGET ${s.url}/c\r\n\r\n>> /dev/null\r\n`);
+  const r = await runSling(['exec', 'n.http'], { cwd: d });
+  assertExit(r, 0);
+  assert.equal(s.requests.length, 3, show(r));
+  assert.deepEqual(readdirSync(d), ['n.http'], show(r));
+  assert.equal(existsSync('/dev/null-1'), false);
+});
