@@ -1,6 +1,17 @@
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, statSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { homedir } from 'node:os';
+import { dirname, join, sep } from 'node:path';
 import { UsageError } from './errors.js';
+
+/**
+ * A path that starts with `~` as the shell reads it: `~` and `~/...` are in the home folder, and on
+ * Windows, where `\` separates folders too, `~\...` (`@~\body.json`). Any other path is as given.
+ */
+export function expandHome(path: string, home = homedir(), backslashSeparates = sep === '\\'): string {
+  if (path === '~') return home;
+  if (path.startsWith('~/') || (backslashSeparates && path.startsWith('~\\'))) return join(home, path.slice(2));
+  return path;
+}
 
 /** Names Windows keeps for devices, with any extension: `con.json` is the console, `nul.txt` nothing. */
 const DEVICE_NAMES = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/i;
