@@ -133,7 +133,15 @@ writeFileSync(
 );
 writeFileSync(
   join(work, 'calls.curl'),
-  crlf(['rem Copy as cURL (cmd)', `curl.exe -X POST "${base}/curl/post" ^`, '  -H "X-Smoke: %SLING_SMOKE%" ^', '  -H "Content-Type: application/json" ^', '  --data-binary @body.json']),
+  crlf([
+    'rem Copy as cURL (cmd)',
+    `curl.exe -X POST "${base}/curl/post" ^`,
+    '  -H "X-Smoke: %SLING_SMOKE%" ^',
+    '  -H "Content-Type: application/json" ^',
+    '  --data-binary @body.json',
+    `curl.exe -s "${base}/curl/quiet" >NUL 2>&1`,
+    `curl.exe -s "${base}/curl/saved" > saved.txt`,
+  ]),
 );
 writeFileSync(join(work, 'part.bin'), FILE.subarray(0, 50_000));
 // -o names a file in a folder that exists (sling makes no folder for -o, as curl without --create-dirs).
@@ -182,7 +190,7 @@ const cases = [
   { name: 'a ~\\ path is the home folder: @~\\file', steps: [{ sling: ['POST', `${base}/tilde/post`, '@~\\sling-smoke-home.json'] }] },
   { name: '--unix-socket with a named pipe nobody serves', steps: [{ sling: ['--unix-socket', '\\\\.\\pipe\\sling-smoke-nobody', `${base}/pipe/x`] }] },
   { name: 'exec: a CRLF .http file, < .\\data.json, >> /dev/null and >> NUL', steps: [{ sling: ['exec', 'win.http'], cwd: `${W}\\exec` }] },
-  { name: 'exec: a cmd-style curl file (curl.exe, ^ continuations, %VAR%)', steps: [{ sling: ['exec', 'calls.curl'], env: { SLING_SMOKE: 'from-cmd' } }] },
+  { name: 'exec: a cmd-style curl file (curl.exe, ^ continuations, %VAR%, >NUL 2>&1, > file)', steps: [{ sling: ['exec', 'calls.curl'], env: { SLING_SMOKE: 'from-cmd' } }] },
   {
     name: 'build: node.exe scripts\\build.mjs in a copy of the clone',
     skip: buildCase === 'run' ? undefined : buildCase,
@@ -291,8 +299,13 @@ const checks = {
     same(got('exec').find((r) => r.what === 'post')?.body ?? '', '{"from": "a .http file"}\r\n', 'the body sent') ??
     (existsSync(join(driveC, 'dev', 'null')) ? '>> /dev/null wrote C:\\dev\\null' : undefined) ??
     (existsSync(join(work, 'exec', 'NUL')) || existsSync(join(work, 'exec', 'nul')) ? '>> NUL wrote a file' : undefined),
-  'exec: a cmd-style curl file (curl.exe, ^ continuations, %VAR%)': ([s]) =>
-    exitOk(s) ?? (got('curl')[0]?.headers['x-smoke'] === 'from-cmd' ? undefined : `X-Smoke: ${got('curl')[0]?.headers['x-smoke']}`) ?? same(got('curl')[0]?.body ?? '', BODY, 'the body sent'),
+  'exec: a cmd-style curl file (curl.exe, ^ continuations, %VAR%, >NUL 2>&1, > file)': ([s]) =>
+    exitOk(s) ??
+    (got('curl')[0]?.headers['x-smoke'] === 'from-cmd' ? undefined : `X-Smoke: ${got('curl')[0]?.headers['x-smoke']}`) ??
+    same(got('curl')[0]?.body ?? '', BODY, 'the body sent') ??
+    (got('curl').length === 3 ? undefined : `${got('curl').length} requests, 3 expected`) ??
+    fileIs(join(work, 'saved.txt'), '{"ok": true}\n') ??
+    (readdirSync(work).some((f) => /^nul$/i.test(f)) ? '>NUL wrote a file' : undefined),
   'build: node.exe scripts\\build.mjs in a copy of the clone': ([b, v]) =>
     exitOk(b) ?? exitOk(v) ?? (/^sling \d+\.\d+\.\d+$/.test(v.stdout.trim()) ? undefined : `--version printed ${JSON.stringify(v.stdout)}`),
 };

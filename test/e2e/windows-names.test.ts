@@ -3,7 +3,7 @@
 // or `NUL`. `npm run test:windows` (scripts/test-windows.mjs) runs the same under Windows Node.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runSling } from '../helpers/cli.js';
@@ -48,4 +48,23 @@ test('>> NUL and >> /dev/null in a .http file throw the answer away; no file nam
   assert.equal(s.requests.length, 3, show(r));
   assert.deepEqual(readdirSync(d), ['n.http'], show(r));
   assert.equal(existsSync('/dev/null-1'), false);
+});
+
+test('a cmd-style curl file: >NUL and 1>nul write no file, 2>&1 and 2>NUL are accepted, > and >> write the body to a file', async (t) => {
+  const s = await httpServer(t, (req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.end(`${req.url}\n`);
+  });
+  const d = box();
+  const cmd = [`curl.exe -s ^`, `  "${s.url}/a" >NUL 2>&1`, `curl.exe "${s.url}/b" > out.txt`, `curl.exe "${s.url}/c" 2>NUL >>out.txt`, `curl.exe "${s.url}/d" 1>nul`, `curl.exe "${s.url}/e"`];
+  writeFileSync(join(d, 'calls.curl'), cmd.join('\r\n') + '\r\n');
+  const r = await runSling(['exec', 'calls.curl'], { cwd: d });
+  assertExit(r, 0);
+  assert.deepEqual(
+    s.requests.map((q) => q.url),
+    ['/a', '/b', '/c', '/d', '/e'],
+    show(r),
+  );
+  assert.equal(readFileSync(join(d, 'out.txt'), 'utf8'), '/b\n/c\n');
+  assert.deepEqual(readdirSync(d).sort(), ['calls.curl', 'out.txt']);
 });
