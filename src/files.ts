@@ -1,7 +1,31 @@
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, renameSync, statSync, writeSync } from 'node:fs';
-import { platform as osPlatform } from 'node:os';
-import { dirname } from 'node:path';
+import { homedir, platform as osPlatform } from 'node:os';
+import { dirname, join, sep } from 'node:path';
 import { UsageError } from './errors.js';
+
+/**
+ * A path that starts with `~` as the shell reads it: `~` and `~/...` are in the home folder, and on
+ * Windows, where `\` separates folders too, `~\...` (`@~\body.json`). Any other path is as given.
+ */
+export function expandHome(path: string, home = homedir(), backslashSeparates = sep === '\\'): string {
+  if (path === '~') return home;
+  if (path.startsWith('~/') || (backslashSeparates && path.startsWith('~\\'))) return join(home, path.slice(2));
+  return path;
+}
+
+/** Names Windows keeps for devices, with any extension: `con.json` is the console, `nul.txt` nothing. */
+const DEVICE_NAMES = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/i;
+
+/** Whether a file name (no folder) is a Windows device's: its part before the first dot is CON, NUL, COM1, ... */
+export function isDeviceName(name: string): boolean {
+  const dot = name.indexOf('.');
+  return DEVICE_NAMES.test(dot === -1 ? name : name.slice(0, dot));
+}
+
+/** `/dev/null` and `NUL` (cmd.exe's), the names of the null device in a file that may be run on either system. */
+export function isNullName(name: string): boolean {
+  return name === '/dev/null' || /^nul:?$/i.test(name);
+}
 
 /** An existing folder (false for a file, a missing path or one that cannot be read). */
 export function isDirectory(path: string): boolean {

@@ -1,9 +1,8 @@
-import { homedir } from 'node:os';
 import { basename, resolve } from 'node:path';
 import type { Invocation } from '../cli/invocation.js';
 import { anyTransportFlag, transportSettings } from '../cli/transport-flags.js';
 import { UsageError, tooDeep } from '../errors.js';
-import { FileTooLargeError, readLimited, TEXT_FILE_LIMIT, utf8Text } from '../files.js';
+import { expandHome, FileTooLargeError, readLimited, TEXT_FILE_LIMIT, utf8Text } from '../files.js';
 import type { Item } from '../cli/items.js';
 import { formText, jsonString, parseJson, JsonSyntaxError, type JsonValue } from '../model/json.js';
 import { guessMime } from './mime.js';
@@ -39,14 +38,10 @@ export interface BuildContext {
 
 const DATA_KINDS = new Set(['data', 'data-file', 'json', 'json-file']);
 
-function expandUser(p: string): string {
-  return p === '~' || p.startsWith('~/') ? homedir() + p.slice(1) : p;
-}
-
 function readItemFile(item: Item, cwd: string, path = item.value): Buffer {
   try {
     // A small file, or a device (a large file or a pipe is an upload.ts FileBody instead).
-    return readLimited(resolve(cwd, expandUser(path)), TEXT_FILE_LIMIT, path, "a request item's file read whole");
+    return readLimited(resolve(cwd, expandHome(path)), TEXT_FILE_LIMIT, path, "a request item's file read whole");
   } catch (e) {
     if (e instanceof FileTooLargeError) throw new UsageError(`item '${item.orig}': ${e.message}`);
     const code = (e as NodeJS.ErrnoException).code;
@@ -57,7 +52,7 @@ function readItemFile(item: Item, cwd: string, path = item.value): Buffer {
 
 /** A file to send as it is: a FileBody when it is large (read as it is sent, upload.ts), else its bytes. */
 function uploadFile(item: Item, cwd: string, path = item.value): Buffer | FileBody {
-  return largeFile(resolve(cwd, expandUser(path)), path) ?? readItemFile(item, cwd, path);
+  return largeFile(resolve(cwd, expandHome(path)), path) ?? readItemFile(item, cwd, path);
 }
 
 function readTextFile(item: Item, cwd: string): string {

@@ -1,5 +1,5 @@
 import { chmodSync, closeSync, fsyncSync, openSync, unlinkSync, writeSync } from 'node:fs';
-import { FileTooLargeError, readLimited, SETTINGS_FILE_LIMIT, utf8Text } from '../files.js';
+import { FileTooLargeError, isDeviceName, readLimited, SETTINGS_FILE_LIMIT, utf8Text } from '../files.js';
 import { makeDirs, replaceFile } from '../files.js';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { configDir } from '../cli/config.js';
@@ -32,11 +32,20 @@ const TRANSIENT = /^(content-|if-)|^(cookie|host|content-length|transfer-encodin
 /** `--session ./team.json` (a path) rather than `--session work` (a name, kept in sling's folder). */
 const isPath = (nameOrPath: string) => /[/\\]/.test(nameOrPath) || nameOrPath.endsWith('.json');
 
+/**
+ * A session name is a file name in every system: letters, digits, `_`, `-` and `.`, and not a name
+ * Windows keeps for a device (`con` would be `con.json`, the console, there).
+ */
+function checkName(name: string, flag: string): void {
+  if (!/^[\w.-]+$/.test(name)) throw new UsageError(`${flag} '${name}': a session name may use letters, digits, '_', '-' and '.' (or give a path)`);
+  if (isDeviceName(name)) throw new UsageError(`${flag} '${name}': ${name.split('.')[0]!.toUpperCase()} is the name of a device on Windows, not of a file; choose another session name`);
+}
+
 const givenPath = (path: string, cwd: string) => (isAbsolute(path) ? path : resolve(cwd, path));
 
 export function sessionPath(nameOrPath: string, url: ParsedUrl, env: NodeJS.ProcessEnv, cwd: string): string {
   if (isPath(nameOrPath)) return givenPath(nameOrPath, cwd);
-  if (!/^[\w.-]+$/.test(nameOrPath)) throw new UsageError(`--session '${nameOrPath}': a session name may use letters, digits, '_', '-' and '.' (or give a path)`);
+  checkName(nameOrPath, '--session');
   return join(configDir(env), 'sessions', sessionFolder(url), `${nameOrPath}.json`);
 }
 
@@ -74,8 +83,7 @@ export class SessionStore {
   ) {
     this.jar = new CookieJar({ warn });
     // A name that can never be a file: one error before anything is sent (not one per request).
-    if (!isPath(nameOrPath) && !/^[\w.-]+$/.test(nameOrPath))
-      throw new UsageError(`--session${readOnly ? '-read-only' : ''} '${nameOrPath}': a session name may use letters, digits, '_', '-' and '.' (or give a path)`);
+    if (!isPath(nameOrPath)) checkName(nameOrPath, readOnly ? '--session-read-only' : '--session');
     // A path is one file for every host: one that is not a session stops the run before anything is sent.
     if (isPath(nameOrPath)) this.load(givenPath(nameOrPath, cwd));
   }

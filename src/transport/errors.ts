@@ -20,11 +20,13 @@ export function mapNetworkError(err: unknown, where: string, via?: string): CliE
     const local = (e as { address?: string }).address;
     return new UsageError(`cannot connect from local address ${local ?? '?'} (--interface): ${code === 'EADDRNOTAVAIL' ? 'no network interface of this machine has that address' : code || e.message}`);
   }
-  // --unix-socket: a path that is no socket, or one nobody listens on.
+  // --unix-socket: a path that is no socket, or one nobody listens on; on Windows a named pipe
+  // (`\\.\pipe\name`), whose path has no `/`.
   const path = (e as { address?: string }).address;
-  if ((e as { syscall?: string }).syscall === 'connect' && typeof path === 'string' && path.includes('/')) {
-    const why: Record<string, string> = { ENOENT: 'no such file', ECONNREFUSED: 'nothing is listening on it', EACCES: 'permission denied', ENOTSOCK: 'not a socket' };
-    if (why[code]) return new NetworkError(`cannot connect to Unix socket ${path} (for ${where}): ${why[code]}`, undefined, { cause: err });
+  if ((e as { syscall?: string }).syscall === 'connect' && typeof path === 'string' && /[/\\]/.test(path)) {
+    const pipe = /^[/\\]{2}[.?][/\\]pipe[/\\]/i.test(path);
+    const why: Record<string, string> = { ENOENT: pipe ? 'no such named pipe' : 'no such file', ECONNREFUSED: 'nothing is listening on it', EACCES: 'permission denied', ENOTSOCK: 'not a socket' };
+    if (why[code]) return new NetworkError(`cannot connect to ${pipe ? 'named pipe' : 'Unix socket'} ${path} (for ${where}): ${why[code]}`, undefined, { cause: err });
   }
   switch (code) {
     case 'ERR_HTTP2_STREAM_ERROR':

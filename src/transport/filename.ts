@@ -1,4 +1,4 @@
-import { openToWrite } from '../files.js';
+import { isDeviceName, openToWrite } from '../files.js';
 import { join } from 'node:path';
 import { BIDI } from '../sanitize.js';
 
@@ -8,7 +8,6 @@ import { BIDI } from '../sanitize.js';
  * (bidirectional ones included), no characters Windows forbids, no reserved device names (CON, NUL,
  * COM1, ...), at most 255 bytes.
  */
-const RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/i;
 const MAX_BYTES = 255;
 /** Control characters, and bidirectional controls (`invoice\u202egnp.exe` would read as `invoiceexe.png`). */
 const NOT_IN_NAMES = new RegExp(`[\\x00-\\x1f\\x7f-\\x9f${BIDI}]`, 'g');
@@ -18,9 +17,7 @@ export function sanitizeFileName(raw: string): string | undefined {
   name = name.replace(NOT_IN_NAMES, '').replace(/[<>:"|?*]/g, '_');
   name = withoutDotsAtEnd(name.replace(/^[.\s]+/, ''));
   if (!name) return undefined;
-  const dot = name.indexOf('.');
-  const stem = dot === -1 ? name : name.slice(0, dot);
-  if (RESERVED.test(stem)) name = '_' + name;
+  if (isDeviceName(name)) name = '_' + name;
   if (Buffer.byteLength(name) > MAX_BYTES) {
     const ext = /\.[A-Za-z0-9]{1,10}$/.exec(name)?.[0] ?? '';
     // The longest run of whole characters from the start that fits with the extension, in one

@@ -55,7 +55,7 @@ function examples(): Example[] {
 
 function fixtures(dir: string, base: string) {
   const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-  const http = /```http\n([^]*?)```/.exec(readme)![1]!.replaceAll('http://localhost:3000', base);
+  const http = /```http\n([\s\S]*?)```/.exec(readme)![1]!.replaceAll('http://localhost:3000', base);
   const curl = `curl ${base}/get\ncurl -d 'a=1' ${base}/post\n`;
   const files: Record<string, string> = {
     'api.http': http,

@@ -159,7 +159,7 @@ test('docs: README.md is under 300 lines and links the reference', () => {
 
 test('docs: piped output is headers and body, said plainly in README.md and first among the differences from HTTPie, with -b for the body alone', () => {
   // test/e2e/output.test.ts "default print: ..." keeps the behaviour (its stdout is a pipe).
-  const output = /\*\*Output\.\*\*[^]*?\n\n/.exec(read('README.md'))?.[0] ?? '';
+  const output = /\*\*Output\.\*\*[\s\S]*?\n\n/.exec(read('README.md'))?.[0] ?? '';
   assert.match(output, /headers and the body, on a terminal and piped alike/);
   assert.match(output, /`-b` gives the body alone/);
   assert.doesNotMatch(output, /piped, the body goes out/);

@@ -5,7 +5,7 @@ import { closeSync, existsSync, lstatSync, mkdtempSync, readFileSync, renameSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileProblem } from '../../src/errors.js';
-import { FileTooLargeError, isDirectory, makeDirs, occupied, openToWrite, readLimited, replaceFile, writeToFile } from '../../src/files.js';
+import { expandHome, FileTooLargeError, isDeviceName, isDirectory, isNullName, makeDirs, occupied, openToWrite, readLimited, replaceFile, writeToFile } from '../../src/files.js';
 
 test('makeDirs makes the missing folders and returns the first it made (undefined when none was missing)', () => {
   const base = mkdtempSync(join(tmpdir(), 'sling-files-'));
@@ -141,4 +141,21 @@ test('replaceFile with the real rename and the real wait: a rename that works at
   } finally {
     rmSync(base, { recursive: true, force: true });
   }
+});
+
+test('expandHome: ~ and ~/ are the home folder everywhere; ~\\ too where a backslash separates folders (Windows)', () => {
+  assert.equal(expandHome('~', '/home/u', false), '/home/u');
+  assert.equal(expandHome('~/a/b.json', '/home/u', false), join('/home/u', 'a/b.json'));
+  // On Linux a backslash is part of a file name: `~\\x` is a name in the working folder.
+  assert.equal(expandHome('~\\b.json', '/home/u', false), '~\\b.json');
+  assert.equal(expandHome('~\\b.json', '/home/u', true), join('/home/u', 'b.json'));
+  assert.equal(expandHome('~user/x', '/home/u', true), '~user/x');
+  assert.equal(expandHome('a/~/x', '/home/u', true), 'a/~/x');
+});
+
+test('isDeviceName: the names Windows keeps for devices, with any extension; isNullName: /dev/null and NUL', () => {
+  for (const n of ['con', 'CON', 'con.json', 'nul', 'Prn.txt', 'aux', 'com1', 'LPT9.log', 'com\u00b9']) assert.equal(isDeviceName(n), true, n);
+  for (const n of ['console', 'con_', 'nul-1.json', 'com', 'lpt10', 'x.con', '']) assert.equal(isDeviceName(n), false, n);
+  for (const n of ['/dev/null', 'NUL', 'nul', 'NUL:']) assert.equal(isNullName(n), true, n);
+  for (const n of ['/dev/null/x', 'null', './NUL', 'NUL.txt', '/dev/zero']) assert.equal(isNullName(n), false, n);
 });

@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+import { isNullName } from '../../files.js';
 import type { ShellEnv } from './expand.js';
 import type { CurlCall } from './script.js';
 import { ShellSyntaxError } from './shell.js';
@@ -18,9 +20,19 @@ export function looksLikeCmd(text: string): boolean {
   return lines.some((l) => /\s\^\s*$/.test(l) || /\s\^"/.test(l));
 }
 
-/** cmd.exe's pass: ^ escapes, continuations, %VAR%; gives each command's text and its offset. */
-function cmdPass(text: string, env: ShellEnv): { text: string; offset: number }[] {
-  const commands: { text: string; offset: number }[] = [];
+/** A redirection of cmd.exe: `>NUL`, `2>&1`, `>> out.json`, `< in.json`. */
+interface CmdRedirect {
+  fd: number;
+  append: boolean;
+  /** The file, or `&N` for a copy of another stream. */
+  target: string;
+  offset: number;
+}
+
+/** cmd.exe's pass: ^ escapes, continuations, %VAR%, redirections; gives each command's text, its redirections and its offset. */
+function cmdPass(text: string, env: ShellEnv): { text: string; offset: number; redirects: CmdRedirect[] }[] {
+  const commands: { text: string; offset: number; redirects: CmdRedirect[] }[] = [];
+  let redirects: CmdRedirect[] = [];
   let cur = '';
   /** `cur` holds only blanks so far (asking `cur.trim()` at each character was quadratic). */
   let blank = true;
@@ -31,7 +43,8 @@ function cmdPass(text: string, env: ShellEnv): { text: string; offset: number }[
   let start = 0;
   let inQuote = false;
   const end = (at: number) => {
-    if (!blank) commands.push({ text: cur, offset: start });
+    if (!blank) commands.push({ text: cur, offset: start, redirects });
+    redirects = [];
     cur = '';
     blank = true;
     start = at;
@@ -96,7 +109,37 @@ function cmdPass(text: string, env: ShellEnv): { text: string; offset: number }[
       end(i + 1);
       continue;
     }
-    if (c === '|' || c === '<' || c === '>') throw new ShellSyntaxError(`'${c}' (a cmd.exe pipe or redirection) is not supported`, i);
+    if (c === '|') throw new ShellSyntaxError(`'|' (a cmd.exe pipe) is not supported`, i);
+    if (c === '<' || c === '>') {
+      // `[n]>file`, `[n]>>file`, `[n]>&m`, `<file`: the number, when there is one, is the word before.
+      let fd = c === '<' ? 0 : 1;
+      const n = /(^|[ \t])([0-9])$/.exec(cur);
+      if (n) {
+        fd = Number(n[2]);
+        cur = cur.slice(0, cur.length - 1);
+      }
+      const at = i;
+      const append = c === '>' && text[i + 1] === '>';
+      if (append) i++;
+      while (text[i + 1] === ' ' || text[i + 1] === '\t') i++;
+      let target = '';
+      if (text[i + 1] === '&' && /[0-9]/.test(text[i + 2] ?? '')) {
+        target = `&${text[i + 2]}`;
+        i += 2;
+      } else {
+        let quoted = false;
+        while (i + 1 < text.length) {
+          const t = text[i + 1]!;
+          if (t === '"') quoted = !quoted;
+          else if (!quoted && /[ \t\r\n&|<>]/.test(t)) break;
+          else target += t;
+          i++;
+        }
+      }
+      if (!target) throw new ShellSyntaxError(`'${c}' (a cmd.exe redirection) needs a file name`, at);
+      redirects.push({ fd, append, target, offset: at });
+      continue;
+    }
     add(c);
   }
   end(text.length);
@@ -155,7 +198,7 @@ export function parseCmdScript(text: string, env: ShellEnv): CurlCall[] {
     const args = splitWindowsArgs(cmd.text.replace(/^@/, ''));
     if (!args.length) continue;
     if (!/(^|[\\/])curl(\.exe)?$/i.test(args[0]!)) throw new ShellSyntaxError(`'${args[0]}' is not curl: sling runs curl commands and does not run other programs`, cmd.offset);
-    calls.push({
+    const call: CurlCall = {
       argv: args.slice(1),
       argOffsets: args.slice(1).map(() => cmd.offset),
       offset: cmd.offset,
@@ -166,7 +209,26 @@ export function parseCmdScript(text: string, env: ShellEnv): CurlCall[] {
       countsStatus: true,
       errexit: false,
       handled: false,
-    });
+    };
+    applyCmdRedirects(cmd.redirects, call, env);
+    calls.push(call);
   }
   return calls;
+}
+
+/**
+ * What cmd.exe's redirections do to curl: `>NUL` (`1>nul`, `>>NUL`) throws the output away,
+ * `> file` and `>> file` write it there, `< file` is its stdin; curl's stderr (`2>NUL`, `2>&1`,
+ * `2> log`) is sling's own messages, which stay on stderr; `>&2` throws the output away as the
+ * POSIX reader does.
+ */
+function applyCmdRedirects(redirects: CmdRedirect[], call: CurlCall, env: ShellEnv): void {
+  for (const r of redirects) {
+    if (r.fd === 2) continue;
+    if (r.fd === 0 && !r.target.startsWith('&')) call.stdin = { kind: 'file', path: resolve(env.cwd, r.target) };
+    else if (r.fd === 1 && r.target.startsWith('&')) {
+      if (r.target !== '&1') call.stdout = { kind: 'discard' };
+    } else if (r.fd === 1) call.stdout = isNullName(r.target) ? { kind: 'discard' } : { kind: 'file', path: resolve(env.cwd, r.target), append: r.append };
+    else throw new ShellSyntaxError(`the redirection '${r.fd}>${r.append ? '>' : ''}' is not supported`, r.offset);
+  }
 }

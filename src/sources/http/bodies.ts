@@ -1,8 +1,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
-import { FileTooLargeError, readLimited, TEXT_FILE_LIMIT } from '../../files.js';
+import { expandHome, FileTooLargeError, readLimited, TEXT_FILE_LIMIT } from '../../files.js';
 import type { BodyPiece, FileBody } from '../../model/spec.js';
 import { largeFile } from '../../model/upload.js';
-import { homedir } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
 import { UsageError } from '../../errors.js';
 import type { BodyLine, RequestNode } from './ast.js';
@@ -20,7 +19,7 @@ export interface BuildOptions {
 /** Request bodies as written: plain lines and `< file` includes, multipart, url-encoded forms, GraphQL. */
 function readInclude(line: BodyLine & { kind: 'file' }, o: BuildOptions): Buffer | FileBody | string {
   const path = o.res.resolve(line.path);
-  const full = resolvePath(o.file.dir, path === '~' || path.startsWith('~/') ? homedir() + path.slice(1) : path);
+  const full = resolvePath(o.file.dir, expandHome(path));
   // `< file` as it is: a large one is read as it is sent (upload.ts), not now.
   if (!line.vars) {
     const large = largeFile(full, path);

@@ -1,6 +1,7 @@
 import { MAX_TIMER_MS } from '../../clock.js';
-import { type Creation, FileTooLargeError, isDirectory, makeDirs, occupied, readLimited, SETTINGS_FILE_LIMIT, systemName, writeToFile } from '../../files.js';
+import { type Creation, FileTooLargeError, isDirectory, isNullName, makeDirs, occupied, readLimited, SETTINGS_FILE_LIMIT, systemName, writeToFile } from '../../files.js';
 import { lstatSync, statSync } from 'node:fs';
+import { devNull } from 'node:os';
 import { dirname, extname, resolve as resolvePath } from 'node:path';
 import { fileProblem, UsageError } from '../../errors.js';
 import type { AfterResult, BodyFiles, Completed, ExecContext, ExecEntry } from '../../model/exec.js';
@@ -543,6 +544,13 @@ class HttpEntry implements ExecEntry {
       const target: OutputTarget = { line: out.line, shown: written.length > 100 ? written.slice(0, 100) + '...' : written };
       try {
         const resolved = p.res.resolve(out.path);
+        // `>> /dev/null` and `>> NUL` throw the body away on every system (resolved, `/dev/null`
+        // would be C:\dev\null on Windows, and `NUL` a file named NUL on Linux).
+        if (isNullName(resolved.trim())) {
+          target.path = devNull;
+          target.how = 'replace';
+          return target;
+        }
         let full = resolvePath(file.dir, resolved);
         // A folder (`>> out/`, or one that exists): a file in it named as JetBrains names its response history.
         if (/[/\\]$/.test(resolved) || isDirectory(full)) full = resolvePath(full, historyName(answer));
