@@ -194,7 +194,7 @@ export function curlCommand(spec: RequestSpec, prepared: PreparedRequest, shell:
       // No printf, no $'...' bytes, and a command line of at most 8,191 (cmd.exe) or 32,767 characters (Windows).
       const limit = shell === 'cmd' ? 6 * 1024 : 24 * 1024;
       if (body.includes(0) || !exact) throw new ShellQuoteError('the body holds NUL bytes or bytes that are not UTF-8 text, which a Windows command line cannot carry');
-      if (body.length > limit) throw new ShellQuoteError(`the body is over ${limit / 1024} kB, more than a ${shell === 'cmd' ? 'cmd.exe' : 'Windows'} command line holds`);
+      if (body.length > limit) throw new ShellQuoteError(`the body is over ${limit / 1024} KiB, more than a ${shell === 'cmd' ? 'cmd.exe' : 'Windows'} command line holds`);
       opts.push(`--data-raw ${shellWord(text)}`);
     } else if (body.includes(0) || body.length > 64 * 1024) {
       prefix = `printf -- ${printfFormat(body)} | `;
