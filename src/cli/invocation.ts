@@ -224,6 +224,10 @@ export function invocationOf(p: ParsedArgs, defaultScheme = 'http'): Invocation 
     if (positionals.length >= 2 && isMethod(positionals[0]!, positionals[1])) {
       method = positionals[0]!.toUpperCase();
       rest = positionals.slice(1);
+    } else if (positionals.length === 1 && METHODS.has(positionals[0]!)) {
+      // `sling GET` alone: a method without its URL (not a request to the host "get").
+      method = positionals[0];
+      rest = [];
     }
     url = rest[0];
     items = rest.slice(1).map(parseItem);

@@ -68,14 +68,17 @@ export interface HopPrinting {
 export async function send(spec: RequestSpec, printer: Printer, options: ExchangeOptions, printing: HopPrinting = {}): Promise<Hop> {
   const t = transport ?? (await loadTransport());
   const { printHops = true, final = false, earlierHeads: earlier, settled } = printing;
-  let opts = printHops ? { ...options, ...printingHops(printer, final) } : options;
+  let opts = printHops ? { ...options, ...printingHops(printer, final, spec.settings.http2) } : options;
   if (earlier) {
     const inner = opts.onRedirect;
     opts = { ...opts, onRedirect: (hop, body) => (earlier.push(hop.response), inner?.(hop, body)) };
   }
   let hop: Hop;
+  /** The version of the final answer: the request held for it is printed in that version's form. */
+  let answered: string | undefined;
   try {
     hop = await t.exchange(spec, opts);
+    answered = hop.response.httpVersion;
   } catch (e) {
     // A later hop failed: the heads of the redirects before it (-D, -i). The answer reported is
     // the last redirect (its head is the last of them) or, past --max-redirs, the one after them.
@@ -86,7 +89,7 @@ export async function send(spec: RequestSpec, printer: Printer, options: Exchang
     throw e;
   } finally {
     if (settled) await settled();
-    await printer.heldRequest();
+    await printer.heldRequest(answered);
   }
   if (earlier?.length) hop.info.earlierHeads = earlier;
   return hop;

@@ -42,7 +42,8 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
     const { curlCommand, ShellQuoteError } = await import('../output/to-curl.js');
     let text: string;
     try {
-      text = curlCommand(spec, await wouldSend(spec, ctx.session?.jar), inv.curlShell);
+      const save = inv.download ? { output: inv.output, resume: inv.resume } : undefined;
+      text = curlCommand(spec, await wouldSend(spec, ctx.session?.jar), inv.curlShell, save);
     } catch (e) {
       if (e instanceof ShellQuoteError) throw new UsageError(`--curl=${inv.curlShell}: ${e.message}`, 'use --curl=posix (bash), or --curl=powershell');
       throw e;

@@ -26,6 +26,12 @@ export function headerInPairs(pairs: readonly (readonly [string, string])[], nam
   return found;
 }
 
+/**
+ * Connection-specific headers, which HTTP/2 forbids (RFC 9113, 8.2.2): transport/h2.ts does not
+ * send them, and the printer does not show them on a request that went over HTTP/2.
+ */
+export const H2_FORBIDDEN = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'http2-settings']);
+
 /** Headers whose values are credentials: --debug output (which ends up in bug reports) masks them. */
 export function isCredentialHeader(name: string): boolean {
   return /^(authorization|proxy-authorization|cookie)$/i.test(name);

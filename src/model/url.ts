@@ -223,6 +223,19 @@ export function parseUrl(input: string, defaultScheme = 'http', pathAsIs = false
     const colon = hostport.lastIndexOf(':');
     hostname = colon === -1 ? hostport : hostport.slice(0, colon);
     portText = colon === -1 ? '' : hostport.slice(colon + 1);
+    // Percent escapes in a host name are decoded, as curl and the WHATWG URL do (`%41bc` is
+    // `abc`); a `%` without two hex digits after it, or escapes that are not UTF-8, make no host
+    // name at all: an invalid URL, as HTTPie says, not a name to look up.
+    if (hostname.includes('%')) {
+      let decoded: string | undefined;
+      if (!/%(?![0-9a-fA-F]{2})/.test(hostname)) {
+        try {
+          decoded = decodeURIComponent(hostname);
+        } catch {}
+      }
+      if (decoded === undefined || decoded.includes('%')) throw bad(`'${hostname}' is not a valid host name (a '%' there must be a percent escape of UTF-8)`);
+      hostname = decoded;
+    }
     if (/[^\x21-\x7e]/.test(hostname) && !/[\s]/.test(hostname)) {
       const ascii = domainToASCII(hostname);
       if (!ascii) throw bad(`'${hostname}' is not a valid host name`);

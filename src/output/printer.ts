@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { PreparedRequest } from '../model/prepare.js';
 import { bodyChunks, isStreamed, type StreamedBody } from '../model/upload.js';
 import type { ResponseHead, HopInfo } from '../model/exchange.js';
-import { headerIn, headerInPairs, isCredentialHeader, maskedCredential } from '../model/headers.js';
+import { H2_FORBIDDEN, headerIn, headerInPairs, isCredentialHeader, maskedCredential } from '../model/headers.js';
 import { colourJson, formatJson, formatJsonBytes, looksLikeJson, NotFormatted } from './json-format.js';
 import { bodyKind, highlightCss, highlightForm, highlightJs, highlightMarkup, indentXml } from './highlight.js';
 import type { OutputPlan } from './plan.js';
@@ -130,15 +130,20 @@ export class Printer {
     return out;
   }
 
-  /** The request as sent (or as it would be sent, with --offline). */
-  async request(req: PreparedRequest) {
+  /**
+   * The request as sent (or as it would be sent, with --offline). `h2`: it went over HTTP/2, so
+   * `HTTP/2` on its first line and without the connection-specific headers HTTP/2 does not send
+   * (Host stays: its value went as `:authority`).
+   */
+  async request(req: PreparedRequest, h2 = false) {
     const { plan } = this;
     if (!plan.requestHeaders && !plan.requestBody) return;
     this.startMessage();
     const p = plan.palette;
     if (plan.requestHeaders) {
-      const start = `${this.text(req.method, p.method)} ${this.text(req.target, p.url)} ${this.text(`HTTP/${req.version ?? '1.1'}`, p.version)}`;
-      const headers = plan.maskCredentials ? req.headers.map(([n, v]): [string, string] => (isCredentialHeader(n) ? [n, maskedCredential(v)] : [n, v])) : req.headers;
+      const start = `${this.text(req.method, p.method)} ${this.text(req.target, p.url)} ${this.text(h2 ? 'HTTP/2' : `HTTP/${req.version ?? '1.1'}`, p.version)}`;
+      const sent = h2 ? req.headers.filter(([n]) => !H2_FORBIDDEN.has(n.toLowerCase())) : req.headers;
+      const headers = plan.maskCredentials ? sent.map(([n, v]): [string, string] => (isCredentialHeader(n) ? [n, maskedCredential(v)] : [n, v])) : sent;
       this.put(this.headLines(start, headers));
       this.last = 'head';
     }
@@ -151,22 +156,35 @@ export class Printer {
     await this.drained();
   }
 
-  /** A request held until its answer is known to be the last one (printingHops' final pair). */
+  /**
+   * A request held until its answer is known to be the last one (printingHops' final pair), or,
+   * when HTTP/2 was asked for, until its answer says which version carried it (TLS's ALPN decides).
+   */
   private held?: PreparedRequest;
+  /** The held request asked for HTTP/2 (`settings.http2`): the answer's version decides how it is printed. */
+  private heldHttp2?: 'alpn' | 'prior-knowledge';
 
   /** Prints the request held back, if any: before its answer, or before the failure that ended it. */
-  hold(req: PreparedRequest) {
+  hold(req: PreparedRequest, http2?: 'alpn' | 'prior-knowledge') {
     this.held = req;
+    this.heldHttp2 = http2;
   }
 
-  async heldRequest() {
+  /**
+   * `answered`: the HTTP version of the answer to the held request. Without one (the exchange
+   * failed), a request asked for with HTTP/2 prior knowledge is shown as HTTP/2, one that left it to
+   * ALPN as HTTP/1.1.
+   */
+  async heldRequest(answered?: string) {
     const req = this.held;
+    const http2 = this.heldHttp2;
     this.held = undefined;
-    if (req) await this.request(req);
+    this.heldHttp2 = undefined;
+    if (req) await this.request(req, http2 !== undefined && (answered === undefined ? http2 === 'prior-knowledge' : answered === '2'));
   }
 
   async responseHead(head: ResponseHead) {
-    if (this.held) await this.heldRequest();
+    if (this.held) await this.heldRequest(head.httpVersion);
     this.responseHeadNow(head);
     await this.drained();
   }
@@ -508,24 +526,33 @@ const lineStream = (plan: OutputPlan, mime: string) => plan.stream || /^(text\/e
  * (or a failure) comes; without, the first request, printed as it goes out. Shared by the main
  * command, downloads and exec.
  */
-export function printingHops(printer: Printer, finalPair = false) {
+export function printingHops(printer: Printer, finalPair = false, http2?: 'alpn' | 'prior-knowledge') {
   let first = true;
   return {
     onRequest: (prepared: PreparedRequest): Promise<void> | undefined => {
       const { plan } = printer;
       if (!plan.requestHeaders && !plan.requestBody) return undefined;
       if (!plan.intermediate && finalPair) {
-        printer.hold(prepared);
+        printer.hold(prepared, http2);
         return undefined;
       }
       const print = first || plan.intermediate;
       first = false;
+      // HTTP/2 asked for: the request is printed once its answer says which version carried it.
+      if (print && http2) {
+        printer.hold(prepared, http2);
+        return undefined;
+      }
       // Nothing to print: no promise (the per-request path of `sling exec`).
       if (print) return printer.request(prepared);
       return undefined;
     },
     onRedirect: async (hop: { response: ResponseHead }, body: Buffer) => {
-      if (!printer.plan.intermediate) return;
+      if (!printer.plan.intermediate) {
+        // The first request, held for its version: printed now, before the hops that follow it.
+        if (http2 && !finalPair) await printer.heldRequest(hop.response.httpVersion);
+        return;
+      }
       await printer.responseHead(hop.response);
       await printer.responseBody(hop.response, body);
     },

@@ -4,22 +4,26 @@
  * terminal. The one-line summary at the end is printed by the caller either way.
  */
 import { now as clock } from '../clock.js';
+/**
+ * A size or a rate in decimal units, as HTTPie prints them (1 kB = 1000 bytes; 200,000 bytes is
+ * `200 kB`, 1,500,000 is `1.50 MB`): the one formatter of every size sling shows (progress bar,
+ * download summary, messages). Whole bytes below 1 kB (a rate of 59.5 B/s shows as 60 B).
+ */
 export function formatBytes(n: number): string {
-  // Whole bytes (a rate is a fraction: 59.5 B/s shows as 60 B).
-  if (n < 1024) return `${Math.round(n)} B`;
+  if (n < 999.5) return `${Math.round(n)} B`;
   const units = ['kB', 'MB', 'GB', 'TB'];
   let v = n;
   let u = -1;
   do {
-    v /= 1024;
+    v /= 1000;
     u++;
-  } while (v >= 1024 && u < units.length - 1);
-  return `${v.toFixed(v < 10 ? 2 : v < 100 ? 1 : 0)} ${units[u]}`;
+  } while (v >= 999.5 && u < units.length - 1);
+  return `${v.toFixed(v < 9.995 ? 2 : v < 99.95 ? 1 : 0)} ${units[u]}`;
 }
 
-/** A count of bytes that must be exact (what a file keeps): `1048576 bytes (1.00 MB)`, `5 bytes`. */
+/** A count of bytes that must be exact (what a file keeps): `1500000 bytes (1.50 MB)`, `5 bytes`. */
 export function exactBytes(n: number): string {
-  return n === 1 ? '1 byte' : n < 1024 ? `${n} bytes` : `${n} bytes (${formatBytes(n)})`;
+  return n === 1 ? '1 byte' : n < 1000 ? `${n} bytes` : `${n} bytes (${formatBytes(n)})`;
 }
 
 export function formatDuration(seconds: number): string {

@@ -149,7 +149,15 @@ function printfFormat(bytes: Buffer): string {
 
 const has = (headers: [string, string][], name: string) => headers.some(([n]) => n.toLowerCase() === name);
 
-export function curlCommand(spec: RequestSpec, prepared: PreparedRequest, shell: Shell = 'posix'): string {
+/** Where a download goes (`sling -d`, `-o FILE`, `-C`): written by curl the same way. */
+export interface CurlSave {
+  /** `-o FILE` (`-` is standard output); none: the name comes from the answer or the URL. */
+  output?: string;
+  /** `-C`: go on from the end of the file. */
+  resume?: boolean;
+}
+
+export function curlCommand(spec: RequestSpec, prepared: PreparedRequest, shell: Shell = 'posix', save?: CurlSave): string {
   // One option (with its value) per line, as browsers' "Copy as cURL" writes it.
   const opts: string[] = [];
   const shellWord = (w: string) => quoteWord(w, shell);
@@ -194,7 +202,7 @@ export function curlCommand(spec: RequestSpec, prepared: PreparedRequest, shell:
       // No printf, no $'...' bytes, and a command line of at most 8,191 (cmd.exe) or 32,767 characters (Windows).
       const limit = shell === 'cmd' ? 6 * 1024 : 24 * 1024;
       if (body.includes(0) || !exact) throw new ShellQuoteError('the body holds NUL bytes or bytes that are not UTF-8 text, which a Windows command line cannot carry');
-      if (body.length > limit) throw new ShellQuoteError(`the body is over ${limit / 1024} kB, more than a ${shell === 'cmd' ? 'cmd.exe' : 'Windows'} command line holds`);
+      if (body.length > limit) throw new ShellQuoteError(`the body is over ${limit / 1024} KiB, more than a ${shell === 'cmd' ? 'cmd.exe' : 'Windows'} command line holds`);
       opts.push(`--data-raw ${shellWord(text)}`);
     } else if (body.includes(0) || body.length > 64 * 1024) {
       prefix = `printf -- ${printfFormat(body)} | `;
@@ -231,6 +239,14 @@ export function curlCommand(spec: RequestSpec, prepared: PreparedRequest, shell:
   if (s.tls.maxVersion) opts.push(`--tls-max ${tlsFlag[s.tls.maxVersion]}`);
   if (s.tls.ciphers) opts.push(`--ciphers ${shellWord(s.tls.ciphers)}`);
   if (s.digest) opts.push('--digest', `-u ${shellWord(`${s.digest.user}:${s.digest.password}`)}`);
+  // A download: to the file named (-o), else under the name the answer's Content-Disposition
+  // gives or the URL's last segment (-O -J, which never overwrite a file either); -C as curl's `-C -`,
+  // which goes on from the file's size as sling does.
+  if (save) {
+    if (save.output !== undefined) opts.push(`-o ${shellWord(save.output)}`);
+    else opts.push('-O', '-J');
+    if (save.resume) opts.push('-C -');
+  }
   const layout = LAYOUT[shell];
   return [`${prefix}${layout.program} ${shellWord(url)}`, ...opts].join(layout.next);
 }

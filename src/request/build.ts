@@ -104,7 +104,7 @@ export function randomBoundary(): string {
 
 /** Builds the request of the main command from its invocation. */
 export async function buildRequest(inv: Invocation, ctx: BuildContext): Promise<RequestSpec> {
-  if (inv.url === undefined) throw new UsageError('no URL given', 'usage: sling [flags] [METHOD] URL [items...]');
+  if (inv.url === undefined) throw new UsageError(`no URL given${inv.method ? ` after the method ${inv.method}` : ''}`, 'usage: sling [flags] [METHOD] URL [items...]');
   const url = parseUrl(inv.url, inv.defaultScheme, inv.pathAsIs);
   const version = inv.transport.httpVersion;
   // xh fails there too (reqwest: UserUnsupportedVersion); cleartext HTTP/2 needs prior knowledge.

@@ -10,7 +10,7 @@ import { connectLimit, deadlineError, h2Name, mapNetworkError, timeoutError, tim
 import { connectionKey, socketTarget } from './connect.js';
 import type { Hop } from './send.js';
 import type { HopInfo, Timings } from '../model/exchange.js';
-import { headerInPairs } from '../model/headers.js';
+import { H2_FORBIDDEN, headerInPairs } from '../model/headers.js';
 import { now } from '../clock.js';
 import { isStreamed, writeStreamed } from '../model/upload.js';
 import { checkHead } from './wire.js';
@@ -26,7 +26,7 @@ const sessions = new Map<string, ClientHttp2Session>();
 const inFlight = new WeakMap<ClientHttp2Session, number>();
 
 /** Headers HTTP/2 forbids (connection-specific), and Host, which becomes :authority. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host', 'http2-settings']);
+const HOP_BY_HOP = new Set([...H2_FORBIDDEN, 'host']);
 
 export function closeH2Sessions() {
   for (const s of sessions.values()) s.close();

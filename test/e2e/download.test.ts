@@ -57,6 +57,20 @@ function rangeHandler(data: Buffer, opts: { chunk?: number; delayMs?: number; he
   };
 }
 
+test('the download summary gives sizes in decimal units, as HTTPie does: 200,000 bytes is 200 kB, 1,500,000 is 1.50 MB', async (t) => {
+  const dir = tmp();
+  for (const [size, shown] of [
+    [200_000, '200 kB'],
+    [1_500_000, '1.50 MB'],
+  ] as const) {
+    const s = await httpServer(t, rangeHandler(Buffer.alloc(size, 7)));
+    const r = await runSling(['-d', '-o', `f${size}.bin`, `${s.url}/f`], { cwd: dir });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, new RegExp(`^Saved ${shown.replace('.', '\\.')} to 'f${size}\\.bin' in `, 'm'));
+    assert.equal(statSync(join(dir, `f${size}.bin`)).size, size);
+  }
+});
+
 test('-d saves under the URL name; headers on stderr, nothing on stdout', async (t) => {
   const data = randomBytes(3000);
   const s = await httpServer(t, rangeHandler(data));
@@ -65,7 +79,7 @@ test('-d saves under the URL name; headers on stderr, nothing on stdout', async 
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, '');
   assert.match(r.stderr, /^HTTP\/1\.1 200 OK$/m);
-  assert.match(r.stderr, /Saved 2\.93 kB to 'report\.bin'/);
+  assert.match(r.stderr, /Saved 3\.00 kB to 'report\.bin'/);
   assert.equal(sha(readFileSync(join(dir, 'report.bin'))), sha(data));
   assert.equal(s.requests[0]!.rawHeaders.join('\n').includes('Accept-Encoding\nidentity'), true);
 });
@@ -234,7 +248,7 @@ test('a resume answered with 200 and cut short leaves the partial file as it was
   const r = await runSling(['-d', '-C', '-o', 'e.bin', `${s.url}/e.bin`], { cwd: dir });
   assertError(r, 6, /cut short/);
   assert.match(r.stderr, /sling: warning: the server ignored the Range request \(HTTP 200\)/);
-  assert.match(r.stderr, /; 'e\.bin' was left as it was, 1000000 bytes \(977 kB\); the new copy begun beside it \(5 bytes\) was discarded$/m);
+  assert.match(r.stderr, /; 'e\.bin' was left as it was, 1000000 bytes \(1\.00 MB\); the new copy begun beside it \(5 bytes\) was discarded$/m);
   assert.match(r.stderr, /^  hint: try again with: sling -d -C -o e\.bin http:\/\/127\.0\.0\.1:\d+\/e\.bin$/m);
   assert.equal(statSync(join(dir, 'e.bin')).size, 1_000_000);
   assert.equal(sha(readFileSync(join(dir, 'e.bin'))), sha(partial));
@@ -263,7 +277,7 @@ test('a resume answered with 200 that stalls past --timeout, or is stopped by Ct
   child.kill('SIGINT');
   const code = await closed;
   assert.equal(code, 130, stderr);
-  assert.match(stderr, /^sling: interrupted; 'e\.bin' was left as it was, 1000000 bytes \(977 kB\); the new copy begun beside it \(5 bytes\) was discarded$/m);
+  assert.match(stderr, /^sling: interrupted; 'e\.bin' was left as it was, 1000000 bytes \(1\.00 MB\); the new copy begun beside it \(5 bytes\) was discarded$/m);
   assert.equal(sha(readFileSync(join(dir, 'e.bin'))), sha(partial));
   assert.deepEqual(readdirSync(dir), ['e.bin']);
 });
@@ -377,7 +391,7 @@ test('Ctrl-C during a download keeps the partial file, prints the resume command
   assert.equal(statSync(join(dir, 'c.bin')).size, 4000);
   assert.match(stderr, /resume with: sling .*c\.bin.*--continue/);
   assert.equal(stderr.match(/interrupted/g)?.length, 1, `one line says it was interrupted: ${stderr}`);
-  assert.match(stderr, /^sling: interrupted; 'c\.bin' keeps 4000 bytes \(3\.91 kB\)$/m);
+  assert.match(stderr, /^sling: interrupted; 'c\.bin' keeps 4000 bytes \(4\.00 kB\)$/m);
 });
 
 test('gzip: decoded when only the transfer was compressed, kept for a .gz file', async (t) => {

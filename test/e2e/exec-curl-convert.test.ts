@@ -92,6 +92,47 @@ test('sling --curl for a response that may be compressed: the printed command ha
   assert.doesNotMatch(download.stdout, /--compressed/);
 });
 
+test('sling --curl of a download (-d, -o FILE, -C): curl running the printed command writes the file sling writes', { skip: noCurl }, async (t) => {
+  const { startHttp } = await import('../helpers/servers.js');
+  const data = Buffer.from(Array.from({ length: 150_000 }, (_, i) => (i * 7) % 251));
+  // Range honoured (206), and a file name in Content-Disposition for /named.
+  const srv = await startHttp((req, res) => {
+    const named = req.url === '/files/named' ? { 'Content-Disposition': 'attachment; filename="report.bin"' } : {};
+    const m = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
+    const start = m ? Number(m[1]) : 0;
+    if (m) res.writeHead(206, { 'Content-Type': 'application/octet-stream', 'Content-Range': `bytes ${start}-${data.length - 1}/${data.length}`, ...named });
+    else res.writeHead(200, { 'Content-Type': 'application/octet-stream', ...named });
+    res.end(data.subarray(start));
+  });
+  t.after(() => srv.close());
+  const { readFileSync, readdirSync } = await import('node:fs');
+  const cases: { args: string[]; file: string; partial?: number }[] = [
+    { args: ['-d', `${srv.url}/files/named`], file: 'report.bin' },
+    { args: ['-d', `${srv.url}/files/plain.bin`], file: 'plain.bin' },
+    { args: ['-d', '-o', 'out.bin', `${srv.url}/files/named`], file: 'out.bin' },
+    { args: ['-d', '-o', 'part.bin', '-C', `${srv.url}/files/plain.bin`], file: 'part.bin', partial: 40_000 },
+  ];
+  for (const { args, file, partial } of cases) {
+    const bySling = mkdtempSync(join(tmpdir(), 'sling-curl-dl-'));
+    const byCurl = mkdtempSync(join(tmpdir(), 'sling-curl-dl-'));
+    if (partial) for (const dir of [bySling, byCurl]) writeFileSync(join(dir, file), data.subarray(0, partial));
+    const direct = await runSling(args, { cwd: bySling });
+    assert.equal(direct.code, 0, direct.stderr);
+    const printed = await runSling(['--curl', ...args], { cwd: byCurl });
+    assert.equal(printed.code, 0, printed.stderr);
+    writeFileSync(join(byCurl, 'cmd.sh'), printed.stdout);
+    assert.equal(await bash(byCurl, 'cmd.sh'), 0, printed.stdout);
+    assert.deepEqual(
+      readdirSync(byCurl).filter((n) => n !== 'cmd.sh'),
+      readdirSync(bySling),
+      printed.stdout,
+    );
+    assert.ok(readFileSync(join(bySling, file)).equals(data), `sling's ${file}`);
+    assert.ok(readFileSync(join(byCurl, file)).equals(data), `curl's ${file}, running:\n${printed.stdout}`);
+    if (partial) assert.equal(srv.requests.at(-1)!.rawHeaders.includes(`bytes=${partial}-`), true, 'curl resumed');
+  }
+});
+
 test('sling exec --to curl and --to http: converted files send the same requests', async (t) => {
   const srv = await startCurlCapture();
   t.after(() => srv.close());

@@ -93,6 +93,30 @@ test('bad URL "http://": exit 1 with an error', async () => {
   assertError(r, 1);
 });
 
+test('a host name with a % that is not a percent escape is an invalid URL (exit 1, as HTTPie), not a name looked up', async () => {
+  for (const url of ['http://%zz/', 'http://a%4/x', 'http://%ff.example/']) {
+    const r = await runSling([url]);
+    assertError(r, 1, new RegExp(`^sling: error: invalid URL '${url.replace(/[.]/g, '\\.')}': '[^']+' is not a valid host name`));
+    assert.doesNotMatch(r.stderr, /resolve/, show(r));
+  }
+});
+
+test('percent escapes in a host name are decoded, as curl does: %31%32%37.0.0.1 is 127.0.0.1', async (t) => {
+  const srv = await httpServer(t, okText);
+  const r = await runSling(['--print=h', `http://%31%32%37.0.0.1:${srv.port}/x`]);
+  assertExit(r, 0);
+  assert.equal(srv.requests.length, 1);
+  assert.match(srv.requests[0]!.rawHeaders.join('\n'), new RegExp(`^Host\\n127\\.0\\.0\\.1:${srv.port}$`, 'm'));
+});
+
+test('a method alone (sling GET) says no URL was given after it: exit 1, nothing looked up', async () => {
+  for (const args of [['GET'], ['POST'], ['--offline', 'DELETE'], ['--curl', 'GET']]) {
+    const r = await runSling(args);
+    assertError(r, 1, new RegExp(`^sling: error: no URL given after the method ${args.at(-1)}$`, 'm'));
+    assert.doesNotMatch(r.stderr, /resolve/, show(r));
+  }
+});
+
 test('--timeout abc: exit 1, error mentions the value or the flag', async (t) => {
   const srv = await httpServer(t, okText);
   const r = await runSling(['--timeout', 'abc', `${srv.url}/`]);

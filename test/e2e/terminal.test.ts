@@ -111,13 +111,13 @@ function slowBody(length: boolean) {
   };
 }
 
-test('downloads show a progress bar on a terminal (and nothing with -q)', { skip: skipReason }, async (t) => {
+test('downloads show a progress bar on a terminal, sizes in decimal units (and nothing with -q)', { skip: skipReason }, async (t) => {
   const s = await httpServer(t, slowBody(true));
   const dir = (await import('node:fs')).mkdtempSync((await import('node:path')).join((await import('node:os')).tmpdir(), 'sling-tty-'));
   const r = await runOnTty(['-d', '-o', `${dir}/a.bin`, s.url + '/a.bin']);
   assert.equal(r.code, 0, r.out);
-  assert.match(r.out, /\[=*>? *\] +\d+% [\d.]+ kB \/ 400 kB +[\d.]+ (kB|MB)\/s +ETA /);
-  assert.match(r.out, /Saved 400 kB to '.*a\.bin'/);
+  assert.match(r.out, /\[=*>? *\] +\d+% [\d.]+ kB \/ 410 kB +[\d.]+ (kB|MB)\/s +ETA /);
+  assert.match(r.out, /Saved 410 kB to '.*a\.bin'/);
   const quiet = await runOnTty(['-q', '-d', '-o', `${dir}/b.bin`, s.url + '/b.bin']);
   assert.equal(quiet.code, 0);
   assert.equal(quiet.out, '');

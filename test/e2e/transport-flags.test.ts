@@ -117,6 +117,78 @@ test('--http-version 2 on https:// negotiates h2 by ALPN, and HTTP/1.1 when the 
   assert.match(fallback.stdout, /^HTTP version: HTTP\/1\.1$/m);
 });
 
+/** The request heads in -v output: each first line up to the blank line after its headers. */
+const requestHeads = (stdout: string) => [...stdout.matchAll(/^(?:GET|POST) \S+ HTTP\/\S+\n(?:[^\n]+\n)*/gm)].map((m) => m[0]);
+
+test('-v with --http-version 2-prior-knowledge prints the request as sent: HTTP/2, without the connection headers HTTP/2 forbids', async (t) => {
+  const seen: Seen[] = [];
+  const port = await listen(
+    t,
+    http2.createServer((req, res) => {
+      if (req.url === '/pk') {
+        res.writeHead(307, { Location: '/done' });
+        res.end();
+      } else record(seen)(req, res);
+    }),
+  );
+  const r = await runSling(['-v', '--follow', '--http-version', '2-prior-knowledge', `http://127.0.0.1:${port}/pk`, 'a=1']);
+  assertExit(r, 0);
+  assert.equal(seen[0]!.line, 'POST /done HTTP/2.0');
+  const heads = requestHeads(r.stdout);
+  assert.equal(heads.length, 2, r.stdout);
+  assert.match(heads[0]!, /^POST \/pk HTTP\/2\n/);
+  assert.match(heads[1]!, /^POST \/done HTTP\/2\n/);
+  for (const head of heads) {
+    assert.match(head, new RegExp(`^Host: 127\\.0\\.0\\.1:${port}$`, 'm'));
+    assert.match(head, /^Content-Type: application\/json$/m);
+    assert.doesNotMatch(head, /^(Connection|Keep-Alive|Transfer-Encoding|Upgrade):/im, head);
+  }
+  // Each request comes before its answer.
+  assert.ok(r.stdout.indexOf('POST /pk HTTP/2') < r.stdout.indexOf('HTTP/2 307'), r.stdout);
+  assert.ok(r.stdout.indexOf('POST /done HTTP/2') < r.stdout.indexOf('HTTP/2 200'), r.stdout);
+  // Without --follow: the one request, as sent.
+  const once = await runSling(['-v', '--http-version', '2-prior-knowledge', `http://127.0.0.1:${port}/once`]);
+  assertExit(once, 0);
+  assert.deepEqual(
+    requestHeads(once.stdout).map((h) => h.split('\n')[0]),
+    ['GET /once HTTP/2'],
+  );
+});
+
+test('-v with --http-version 2 on https:// prints the version ALPN chose: HTTP/2, or HTTP/1.1 with its Connection header', { skip: noCerts }, async (t) => {
+  const h2port = await listen(t, http2.createSecureServer({ ...tlsOptions(), allowHTTP1: true }, record([])));
+  const h2 = await runSling(['-v', '--http-version', '2', '--verify', certs!.caCert, `https://localhost:${h2port}/alpn`]);
+  assertExit(h2, 0);
+  const [head] = requestHeads(h2.stdout);
+  assert.match(head!, /^GET \/alpn HTTP\/2\n/, h2.stdout);
+  assert.doesNotMatch(head!, /^Connection:/im);
+  assert.match(h2.stdout, /^HTTP\/2 200 OK$/m);
+
+  const h1port = await listen(t, https.createServer(tlsOptions(), record([])));
+  const h1 = await runSling(['-v', '--http-version', '2', '--verify', certs!.caCert, `https://localhost:${h1port}/fallback`]);
+  assertExit(h1, 0);
+  const [fallback] = requestHeads(h1.stdout);
+  assert.match(fallback!, /^GET \/fallback HTTP\/1\.1\n/, h1.stdout);
+  assert.match(fallback!, /^Connection: keep-alive$/m);
+  assert.match(h1.stdout, /^HTTP\/1\.1 200 OK$/m);
+});
+
+test('sling exec -v with --http-version 2-prior-knowledge prints each request as sent over HTTP/2', async (t) => {
+  const port = await listen(t, http2.createServer(record([])));
+  const dir = mkdtempSync(join(tmpdir(), 'sling-h2v-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'pk.http'), `GET http://127.0.0.1:${port}/one\n\n###\nPOST http://127.0.0.1:${port}/two\nContent-Type: text/plain\n\nhello\n`);
+  const r = await runSling(['exec', '-v', '--http-version', '2-prior-knowledge', 'pk.http'], { cwd: dir });
+  assertExit(r, 0);
+  const heads = requestHeads(r.stdout);
+  assert.deepEqual(
+    heads.map((h) => h.split('\n')[0]),
+    ['GET /one HTTP/2', 'POST /two HTTP/2'],
+    r.stdout,
+  );
+  for (const head of heads) assert.doesNotMatch(head, /^(Connection|Keep-Alive|Transfer-Encoding|Upgrade):/im, head);
+});
+
 test('--http-version 2 on http:// is a usage error pointing at 2-prior-knowledge (xh fails there too); a bad value is one', async (t) => {
   const seen: Seen[] = [];
   const port = await listen(t, http.createServer(record(seen)));

@@ -129,21 +129,26 @@ test('XML indentation keeps text and refuses mismatched tags', () => {
   assert.equal(indentXml('<a><b></a>', 2), null);
 });
 
-test('formatBytes: whole bytes below 1 kB (a rate of 59.5 B/s shows as 60 B), then kB, MB', async () => {
+test('formatBytes: decimal units as HTTPie shows them: 200,000 bytes is 200 kB, 1,500,000 is 1.50 MB', async () => {
   const { formatBytes } = await import('../../src/output/progress.js');
   assert.equal(formatBytes(59.54738981788344), '60 B');
-  assert.equal(formatBytes(1023), '1023 B');
-  assert.equal(formatBytes(1536), '1.50 kB');
-  assert.equal(formatBytes(5 * 1024 * 1024), '5.00 MB');
+  assert.equal(formatBytes(999), '999 B');
+  assert.equal(formatBytes(1000), '1.00 kB');
+  assert.equal(formatBytes(1536), '1.54 kB');
+  assert.equal(formatBytes(200_000), '200 kB');
+  assert.equal(formatBytes(1_500_000), '1.50 MB');
+  assert.equal(formatBytes(9_999_000), '10.0 MB');
+  assert.equal(formatBytes(999_999), '1.00 MB');
+  assert.equal(formatBytes(2_500_000_000), '2.50 GB');
 });
 
-test('exactBytes: the exact count first (what a file keeps), the rounded size only beside it', async () => {
+test('exactBytes: the exact count first (what a file keeps), the rounded decimal size only beside it', async () => {
   const { exactBytes } = await import('../../src/output/progress.js');
   assert.equal(exactBytes(0), '0 bytes');
   assert.equal(exactBytes(1), '1 byte');
-  assert.equal(exactBytes(1023), '1023 bytes');
-  assert.equal(exactBytes(1_048_576), '1048576 bytes (1.00 MB)');
-  assert.equal(exactBytes(884_736), '884736 bytes (864 kB)');
+  assert.equal(exactBytes(999), '999 bytes');
+  assert.equal(exactBytes(1_048_576), '1048576 bytes (1.05 MB)');
+  assert.equal(exactBytes(200_000), '200000 bytes (200 kB)');
 });
 
 test('a golden file that is missing fails the test and is not written; UPDATE_GOLDEN=1 writes it', () => {
