@@ -1,6 +1,6 @@
 import { invocationOf, type Invocation } from './cli/invocation.js';
 import { joined, parseCommandLine, parseOptions, type ParsedArgs } from './cli/parse.js';
-import { helpText } from './cli/help.js';
+import { completionsHelp, helpText, helpWidth } from './cli/help.js';
 import { configFile, defaultOptions } from './cli/config.js';
 import { CliError, UsageError } from './errors.js';
 import { ExitCode } from './exit.js';
@@ -55,6 +55,9 @@ function withDefaults(defaults: string[], line: ParsedArgs, io: Io): Invocation 
   }
 }
 
+/** The width help is laid out for: the terminal's columns, else 80 (a pipe, a file, an unknown width). */
+const terminalWidth = (io: Io): number => helpWidth(io.stdout.isTTY ? (io.stdout as { columns?: number }).columns : undefined);
+
 export async function main(io: Io): Promise<number> {
   const reporter = new Reporter(io);
   try {
@@ -63,12 +66,20 @@ export async function main(io: Io): Promise<number> {
     // `sling help [exec]`, -h alone, `sling exec -h` and `sling completions SHELL`.
     if (line.command === 'help') {
       const topic = line.positionals[0];
-      if (topic !== undefined && topic !== 'exec') throw new UsageError(`no help for '${topic}'`, 'sling help, or sling help exec');
-      io.stdout.write(helpText(VERSION, topic === 'exec' ? 'exec' : 'main'));
+      if (topic !== undefined && topic !== 'exec' && topic !== 'completions') throw new UsageError(`no help for '${topic}'`, 'sling help, sling help exec or sling help completions');
+      if (topic === 'completions') {
+        const { SHELLS } = await import('./cli/completions.js');
+        io.stdout.write(completionsHelp(VERSION, SHELLS, terminalWidth(io)));
+      } else io.stdout.write(helpText(VERSION, topic === 'exec' ? 'exec' : 'main', terminalWidth(io)));
       return ExitCode.OK;
     }
     if (line.command === 'completions') {
-      const { completionScript } = await import('./cli/completions.js');
+      const { completionScript, SHELLS } = await import('./cli/completions.js');
+      // `sling completions --help` (or -h) alone: what the command does, as `sling help completions`.
+      if (line.positionals.length === 1 && (line.positionals[0] === '--help' || line.positionals[0] === '-h')) {
+        io.stdout.write(completionsHelp(VERSION, SHELLS, terminalWidth(io)));
+        return ExitCode.OK;
+      }
       io.stdout.write(completionScript(line.positionals));
       return ExitCode.OK;
     }
@@ -83,7 +94,7 @@ export async function main(io: Io): Promise<number> {
     // --debug from default_options: known only once they are read.
     if (inv.debug) reporter.debugOn = true;
     if (inv.help) {
-      io.stdout.write(helpText(VERSION, isExec ? 'exec' : 'main'));
+      io.stdout.write(helpText(VERSION, isExec ? 'exec' : 'main', terminalWidth(io)));
       return ExitCode.OK;
     }
     if (inv.version) {

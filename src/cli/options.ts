@@ -1,4 +1,4 @@
-import { STYLE_NAMES } from '../output/palette.js';
+import { STYLE_NAMES, STYLE_SYNONYMS } from '../output/palette.js';
 
 /**
  * The one declarative table of the commands' options: names, what each takes (its choices, its
@@ -47,6 +47,8 @@ export interface OptionDef {
   needs?: string;
   /** The value when the option is not given, as it would be written. */
   default?: string;
+  /** The value must match this pattern (whole), or it is refused: `--NAME needs <form.is>, got 'x'`. */
+  form?: { pattern: RegExp; is: string };
   /** The value is `KEY:VALUE` pairs, comma-separated (--format-options): each key and what it takes. */
   keys?: Readonly<Record<string, 'N' | 'BOOL'>>;
 }
@@ -92,8 +94,9 @@ export const OPTIONS: OptionDef[] = [
     kind: 'value',
     metavar: 'STYLE',
     group: 'Output',
-    help: 'colour style: {choices}',
+    help: "colour style: {choices} (HTTPie's other names, pie, pie-dark, pie-light and Pygments' styles, pick the nearest of these)",
     choices: STYLE_NAMES,
+    synonyms: STYLE_SYNONYMS,
     notes: { solarized: '(= solarized-dark)' },
     default: 'default',
   },
@@ -109,7 +112,15 @@ export const OPTIONS: OptionDef[] = [
     keys: { 'json.indent': 'N', 'json.sort_keys': 'BOOL', 'json.format': 'BOOL', 'headers.sort': 'BOOL', 'xml.indent': 'N', 'xml.format': 'BOOL' },
   },
   { long: 'response-charset', kind: 'value', metavar: 'CHARSET', group: 'Output', help: 'decode the response body with this charset' },
-  { long: 'response-mime', kind: 'value', metavar: 'MIME', group: 'Output', help: 'format the response body as this media type' },
+  {
+    long: 'response-mime',
+    kind: 'value',
+    metavar: 'MIME',
+    group: 'Output',
+    help: 'format the response body as this media type (type/subtype)',
+    // A media type's two tokens (RFC 9110 5.6.2), as HTTPie asks for type/subtype; parameters may follow.
+    form: { pattern: /^[-!#$%&'*+.^_`|~0-9A-Za-z]+\/[-!#$%&'*+.^_`|~0-9A-Za-z]+\s*(;.*)?$/s, is: 'a media type, type/subtype (application/json)' },
+  },
   { long: 'stream', short: 'S', kind: 'flag', group: 'Output', help: 'print the response body as it arrives' },
   // Request body
   { long: 'json', short: 'j', kind: 'flag', group: 'Request', help: 'send data items as a JSON object (the default) and ask for JSON' },
@@ -199,7 +210,7 @@ export const OPTIONS: OptionDef[] = [
   // Downloads
   { long: 'download', short: 'd', kind: 'flag', group: 'Downloads', help: 'save the response body to a file' },
   { long: 'output', short: 'o', kind: 'value', metavar: 'FILE', group: 'Downloads', help: 'save the response body to FILE (implies --download; - is stdout)' },
-  { long: 'continue', short: 'C', aliases: ['c'], kind: 'flag', group: 'Downloads', help: 'resume a partial download (with --download)' },
+  { long: 'continue', short: 'C', aliases: ['c'], kind: 'flag', group: 'Downloads', help: 'resume a partial download: with --download and -o FILE, the file to resume' },
 ];
 
 /** Options of `sling exec` on top of the main command's output and network options. */

@@ -52,6 +52,7 @@ export function checkValue(def: OptionDef, text: string): string {
     throw new UsageError(`${name} needs a positive number of seconds, got '${text}'`);
   }
   if (def.number === 'whole' && !/^\d+$/.test(text.trim())) throw new UsageError(`${name} needs a whole number, got '${text}'`);
+  if (def.form && !def.form.pattern.test(text)) throw new UsageError(`${name} needs ${def.form.is}, got '${text}'`);
   if (def.keys) {
     for (const pair of text.split(',')) {
       const m = /^\s*([^:]*):(.*)$/.exec(pair);

@@ -346,6 +346,29 @@ export const THEMES: Readonly<Record<string, Theme>> = {
 /** The names `--style` takes, in the order help and errors list them. */
 export const STYLE_NAMES: readonly string[] = ['default', 'auto', ...Object.keys(THEMES).filter((n) => n !== 'default'), 'mono'];
 
+/**
+ * HTTPie's style names that are not sling's (its own pie styles and the Pygments styles `http --help`
+ * lists), each read as the nearest sling style, so that an HTTPie user's options work unchanged:
+ * a style for any background, or for a light one, is `default`; a dark one the sling style nearest
+ * in hues; the colourless ones `mono`. docs/usage.md lists them.
+ */
+// biome-ignore format: a word list, one background a line
+export const STYLE_SYNONYMS: Readonly<Record<string, string>> = {
+  // HTTPie's own (pie is its universal style; pie-dark and pie-light its variants for a background).
+  pie: 'default', 'pie-dark': 'default', 'pie-light': 'default',
+  // Light backgrounds.
+  abap: 'default', arduino: 'default', autumn: 'default', borland: 'default', colorful: 'default', emacs: 'default',
+  friendly: 'default', igor: 'default', lilypond: 'default', lovelace: 'default', manni: 'default', murphy: 'default',
+  'paraiso-light': 'default', pastie: 'default', perldoc: 'default', rainbow_dash: 'default', sas: 'default',
+  staroffice: 'default', stata: 'default', 'stata-light': 'default', tango: 'default', trac: 'default', vs: 'default',
+  xcode: 'default',
+  // Dark backgrounds.
+  inkpot: 'native', rrt: 'native', vim: 'native', material: 'one-dark', 'stata-dark': 'one-dark',
+  'nord-darker': 'nord', 'paraiso-dark': 'monokai', zenburn: 'gruvbox-dark',
+  // No colours, only bold and italics.
+  bw: 'mono', algol: 'mono', algol_nu: 'mono', friendly_grayscale: 'mono',
+};
+
 /** `solarized` is `solarized-dark`, its name before the light variant came. */
 export const STYLE_ALIASES: Readonly<Record<string, string>> = { solarized: 'solarized-dark' };
 

@@ -469,13 +469,35 @@ export class Printer {
     if (tooBig) await this.out(`${this.lastNewline ? '' : '\n'}${this.text(`[body over ${WHOLE_LIMIT >> 20} MiB (${size} bytes): shown as it came, not formatted]`, plan.palette.meta)}\n`);
   }
 
-  /** Line by line as the lines arrive (--stream, server-sent events, NDJSON): each line coloured. */
+  /**
+   * Line by line as the lines arrive (--stream, server-sent events, NDJSON): each line coloured.
+   * When formatting, a server-sent event's `data:` line that holds a JSON object or array is
+   * indented as a JSON body is, after its `data:` (as HTTPie shows it); the other lines stay as
+   * they came.
+   */
   private async streamLines(stream: Readable, mime: string, contentType: string | undefined) {
-    const p = this.plan.palette;
-    const colours = this.plan.colors;
-    const decoder = charsetDecoder(bodyCharset(this.plan.responseCharset, contentType));
+    const { plan } = this;
+    const p = plan.palette;
+    const colours = plan.colors;
+    const decoder = charsetDecoder(bodyCharset(plan.responseCharset, contentType));
+    const fmt = plan.format && plan.formatJson && mime === 'text/event-stream' ? { indent: plan.indent, sorted: plan.sorted, palette: p } : undefined;
     let pending = '';
+    /** The JSON of a `data:` line, formatted; undefined when it is not an object or array, not JSON, or too deep to format. */
+    const dataJson = (value: string): string | undefined => {
+      if (!fmt || !/^\s*[[{]/.test(value)) return undefined;
+      try {
+        const out = formatJsonBytes(Buffer.from(value, 'utf8'), fmt);
+        if (!out?.length) return undefined;
+        return (plan.terminal ? neutraliseJson(out) : out).toString().replace(/\n$/, '');
+      } catch (e) {
+        if (e instanceof NotFormatted) return undefined;
+        throw e;
+      }
+    };
     const renderLine = (line: string): string => {
+      const data = fmt ? /^data(:\s?)(.*)$/s.exec(line) : null;
+      const json = data ? dataJson(data[2]!) : undefined;
+      if (json !== undefined) return `${colours ? paintLine(p.key, 'data', p) : 'data'}${this.safe(data![1]!)}${json}`;
       const safe = this.safe(line);
       if (!colours) return safe;
       if (mime === 'text/event-stream') {

@@ -69,6 +69,8 @@ export function mapNetworkError(err: unknown, where: string, via?: string): CliE
     case 'HPE_INVALID_CHUNK_SIZE':
       return new NetworkError(`${where} sent a malformed HTTP response (${e.reason ?? e.message})`, undefined, { cause: err });
   }
+  // The certificate is good but for other names: no CA bundle fixes that; the name in the URL does.
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return nameMismatch(e, where, through);
   if (TLS_CODES.test(code) || /certificate|SSL|TLS/i.test(e.message ?? '')) {
     const alert = tlsAlert(e.message ?? '');
     // Each hint only where it helps: --verify for the server's certificate, --cert for a server
@@ -88,6 +90,43 @@ export function mapNetworkError(err: unknown, where: string, via?: string): CliE
     );
   }
   return new NetworkError(`request to ${where} failed: ${e.message ?? String(err)}`, undefined, { cause: err });
+}
+
+/** The certificate's names (its subjectAltName, else its CN), as `DNS:a.example, IP:10.0.0.1`. */
+function certNames(cert: { subjectaltname?: string; subject?: { CN?: string | string[] } } | undefined): string[] {
+  const alt = cert?.subjectaltname
+    ?.split(/,\s*/)
+    .map((n) => n.trim())
+    .filter((n) => /^(DNS|IP Address):/.test(n))
+    .map((n) => n.replace(/^IP Address:/, 'IP:'));
+  if (alt?.length) return alt;
+  const cn = cert?.subject?.CN;
+  return cn === undefined ? [] : [`CN:${Array.isArray(cn) ? cn[0] : cn}`];
+}
+
+const MAX_NAMES = 8;
+
+/** A certificate for other names than the URL's host: which names it has, and how to reach the server by one of them. */
+function nameMismatch(e: NodeJS.ErrnoException & { host?: string; cert?: object }, where: string, through: string): NetworkError {
+  const names = certNames(e.cert as Parameters<typeof certNames>[0]);
+  const host = e.host ?? where.replace(/:\d+$/, '');
+  const shown = names.length > MAX_NAMES ? `${names.slice(0, MAX_NAMES).join(', ')} and ${names.length - MAX_NAMES} more` : names.join(', ');
+  const port = /:(\d+)$/.exec(where)?.[1] ?? '443';
+  const dns = names.find((n) => n.startsWith('DNS:') && !n.includes('*'))?.slice(4);
+  const address = /^[\d.]+$|:/.test(host) ? host.replace(/^\[|\]$/g, '') : 'ADDRESS';
+  return new NetworkError(
+    `TLS handshake with ${where} failed: the certificate is for ${shown ? `other names (${shown})` : 'other names'}, not ${host}${through}`,
+    dns
+      ? `use a name the certificate is for in the URL (${dns}); to reach this server by it, add --resolve ${dns}:${port}:${address}`
+      : 'use a name the certificate is for in the URL, with --resolve NAME:PORT:ADDRESS if that name does not lead to this server',
+    { cause: e },
+  );
+}
+
+/** The connect limit reached: before TCP connected, no connection; after it (https), the TLS handshake did not finish. */
+export function connectTimeout(where: string, limitText: string, tcpConnected: boolean): TimeoutError {
+  if (tcpConnected) return new TimeoutError(`connected to ${where}, but the TLS handshake did not finish within ${limitText}`);
+  return new TimeoutError(`could not connect to ${where} within ${limitText}`);
 }
 
 /** TLS alerts by number (RFC 8446 6): OpenSSL's messages give only the number. */

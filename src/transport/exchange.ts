@@ -168,7 +168,7 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
         const body = await hopBody(hop, opts);
         await opts.onRedirect?.(hop, body);
         const authorization = await digestAuthorization(challenge, spec.settings.digest, prepared.method, prepared.target);
-        spec = { ...spec, headers: [...spec.headers.filter(([n]) => n.toLowerCase() !== 'authorization'), ['Authorization', authorization]] };
+        spec = { ...spec, headers: withAuthorization(spec, authorization) };
         hops--;
         continue;
       }
@@ -194,6 +194,21 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
     await opts.onRedirect?.(hop, body);
     spec = redirectSpec(spec, hop, location);
   }
+}
+
+/**
+ * The request's headers with the digest answer as its Authorization: where curl writes it for a
+ * curl command (after Host and Proxy-Authorization, before User-Agent and Accept, as its Basic one),
+ * else last, where HTTPie's digest handler adds it.
+ */
+function withAuthorization(spec: RequestSpec, authorization: string): [string, string][] {
+  const headers = spec.headers.filter(([n]) => n.toLowerCase() !== 'authorization');
+  let at = headers.length;
+  if (spec.settings.curl) {
+    at = 0;
+    while (at < headers.length && /^(host|proxy-authorization)$/i.test(headers[at]![0])) at++;
+  }
+  return [...headers.slice(0, at), ['Authorization', authorization], ...headers.slice(at)];
 }
 
 /** An intermediate answer's body, read up to HOP_BODY_LIMIT (a warning says when it went on past that). */

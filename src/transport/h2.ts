@@ -2,11 +2,11 @@ import type { ClientHttp2Session, ClientHttp2Stream, IncomingHttpHeaders } from 
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { PassThrough } from 'node:stream';
-import { NetworkError, TimeoutError } from '../errors.js';
+import { NetworkError } from '../errors.js';
 import type { PreparedRequest } from '../model/prepare.js';
 import type { RequestSettings } from '../model/spec.js';
 import { hostAndPort, type ParsedUrl } from '../model/url.js';
-import { connectLimit, deadlineError, h2Name, mapNetworkError, timeoutError, timeLeft } from './errors.js';
+import { connectLimit, connectTimeout, deadlineError, h2Name, mapNetworkError, timeoutError, timeLeft } from './errors.js';
 import { connectionKey, socketTarget } from './connect.js';
 import type { Hop } from './send.js';
 import type { HopInfo, Timings } from '../model/exchange.js';
@@ -64,14 +64,16 @@ async function connectSocket(url: ParsedUrl, settings: RequestSettings, tlsOpts:
   const s: Socket | TLSSocket = url.scheme === 'https' ? (await import('node:tls')).connect({ ...to, ...tlsOpts, ALPNProtocols: ['h2', 'http/1.1'] }) : (await import('node:net')).connect(to);
   return await new Promise((resolve, reject) => {
     const limit = connectLimit(settings);
+    let tcp = false;
     const timer = limit
       ? setTimeout(() => {
           s.destroy();
-          reject(new TimeoutError(`could not connect to ${where} within ${limit.text}`));
+          reject(connectTimeout(where, limit.text, tcp && url.scheme === 'https'));
         }, limit.ms)
       : undefined;
     // The limit covers the TLS handshake too, as curl's --connect-timeout does.
     s.once('connect', () => {
+      tcp = true;
       timings.connect = now();
       if (url.scheme !== 'http') return;
       if (timer) clearTimeout(timer);

@@ -1,11 +1,11 @@
 import type { Socket } from 'node:net';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import { Readable } from 'node:stream';
-import { NetworkError, TimeoutError } from '../errors.js';
+import { NetworkError } from '../errors.js';
 import type { PreparedRequest } from '../model/prepare.js';
 import type { RequestSettings } from '../model/spec.js';
 import { hostAndPort, type ParsedUrl } from '../model/url.js';
-import { connectLimit, deadlineError, mapNetworkError, timeoutError, timeLeft } from './errors.js';
+import { connectLimit, connectTimeout, deadlineError, mapNetworkError, timeoutError, timeLeft } from './errors.js';
 import { IDEMPOTENT, connectionKey, h2cOfferHeaders, loadTls, proxyHeaders, proxyTarget, socketTarget, tlsOptions, tunnel } from './connect.js';
 import type { ProxyTarget } from './proxy.js';
 import { headerIn } from '../model/headers.js';
@@ -364,12 +364,14 @@ async function connect(url: ParsedUrl, route: Route, settings: RequestSettings, 
   c.socket.once('lookup', () => (timings.dns = now()));
   await new Promise<void>((resolve, reject) => {
     const limit = connectLimit(settings);
+    let tcp = false;
     const timer = limit
       ? setTimeout(() => {
           info.timedOut = true;
           c.current = undefined;
           c.socket.destroy();
-          reject(new TimeoutError(`could not connect to ${via ? `proxy ${via}` : route.where} within ${limit.text}`));
+          // Connected over TCP, the wait was for the TLS handshake.
+          reject(connectTimeout(via ? `proxy ${via}` : route.where, limit.text, tcp && route.kind === 'tls'));
         }, limit.ms)
       : undefined;
     c.current = {
@@ -380,6 +382,7 @@ async function connect(url: ParsedUrl, route: Route, settings: RequestSettings, 
       },
     };
     c.socket.once('connect', () => {
+      tcp = true;
       timings.connect = now();
       // The limit covers the TLS handshake too, as curl's --connect-timeout does.
       if (route.kind === 'tls') return;

@@ -2,11 +2,11 @@ import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import type { TLSSocket, ConnectionOptions } from 'node:tls';
-import { NetworkError, TimeoutError, UsageError } from '../errors.js';
+import { NetworkError, UsageError } from '../errors.js';
 import type { PreparedRequest } from '../model/prepare.js';
 import type { RequestSettings } from '../model/spec.js';
 import type { ParsedUrl } from '../model/url.js';
-import { connectLimit, deadlineError, mapNetworkError, timeoutError, timeLeft } from './errors.js';
+import { connectLimit, connectTimeout, deadlineError, mapNetworkError, timeoutError, timeLeft } from './errors.js';
 import { IDEMPOTENT, connectionKey, loadTls, proxyHeaders, proxyTarget, socketTarget, tlsChecks, tlsOptions, tunnel } from './connect.js';
 import { pickProxy } from './proxy.js';
 import { MAX_INTERIM, tooManyInterim, unaskedSwitch } from './head.js';
@@ -187,12 +187,15 @@ export async function sendOnce(url: ParsedUrl, request: PreparedRequest, setting
       // limit, else --timeout, also for a server that never accepts or never finishes the handshake.
       const limit = connectLimit(settings);
       if (limit && socket.connecting) {
+        const encrypted = Boolean((socket as Socket & { encrypted?: boolean }).encrypted);
+        let tcp = false;
+        socket.once('connect', () => (tcp = true));
         const timer = setTimeout(() => {
           hopInfo.timedOut = true;
-          // Through a proxy, the connection is the proxy's.
-          req.destroy(new TimeoutError(`could not connect to ${proxy ? `proxy ${proxy.display}` : where} within ${limit.text}`));
+          // Through a proxy, the connection is the proxy's. Connected, the wait was for the TLS handshake.
+          req.destroy(connectTimeout(proxy ? `proxy ${proxy.display}` : where, limit.text, encrypted && tcp));
         }, limit.ms);
-        socket.once((socket as Socket & { encrypted?: boolean }).encrypted ? 'secureConnect' : 'connect', () => clearTimeout(timer));
+        socket.once(encrypted ? 'secureConnect' : 'connect', () => clearTimeout(timer));
         socket.once('close', () => clearTimeout(timer));
       }
       socket.once('lookup', () => (timings.dns = now()));

@@ -212,25 +212,43 @@ test('sling exec --to http warns about what a .http file cannot hold: a final li
   writeFileSync(join(dir, 'back.http'), r.stdout);
   const back = await runSling(['exec', '--offline', 'back.http'], { cwd: dir, env: { HOME: home } });
   assert.equal(back.code, 0, back.stderr);
-  assert.match(r.stderr, /\/nl \(line 1\): the body's final line break is dropped/);
+  assert.match(r.stderr, /sling: warning: 2 requests \(lines 1, 4\): the body's final line break is dropped/);
   assert.match(r.stderr, /\(line 2\): '\{\{' would be read as a variable placeholder/);
   assert.match(r.stderr, /\/r \(line 3\): a limit of 1 redirects has no place in a \.http file/);
   assert.match(r.stderr, /\/f \(line 4\): a multipart part that ends with a line break loses it/);
   assert.doesNotMatch(r.stderr, /\/fine \(line 5\): (?!a \.http runner adds Accept-Encoding)/);
   // Body lines a .http runner would read as syntax are indented (and said), so the file still reads
   // back as the same requests: nothing saved, no assertion, no extra request.
-  assert.match(r.stderr, /\/syntax \(line 7\): body lines that a \.http runner would read as syntax .* were indented/);
+  // Said once for the four requests it concerns (/syntax, /ws, /first, /var), with their lines.
+  assert.match(r.stderr, /sling: warning: 4 requests \(lines 7, 10, 11, 12\): body lines that a \.http runner would read as syntax .* were indented/);
   assert.match(r.stdout, /\na\n >> saved\.txt\n \?\? status == 500\n\n POST http:\/\/127\.0\.0\.1:9\/x\nb\n/);
   assert.equal((back.stdout.match(/^### /gm) ?? []).length, 12, back.stdout);
   // A paragraph of `@name = value` lines would be file variables: indented, kept body.
-  assert.match(r.stderr, /\/var \(line 12\): body lines that a \.http runner would read as syntax .* were indented/);
   assert.match(r.stdout, /\na\n\n @x = 1\n# c\n\n@y=2\nz(\n|$)/);
   assert.match(back.stdout, /\na\n\n @x = 1\n# c\n\n@y=2\nz(\n|$)/);
   assert.match(r.stdout, /\nx\n\n WS ws:\/\/h\/x\nmore\n/);
   assert.match(r.stdout, /\n\n GET http:\/\/h\/x\nmore\n/);
   assert.doesNotMatch(back.stderr, /not supported/);
   assert.match(r.stderr, /\/lead \(line 8\): blank lines at the start of the body are dropped/);
-  assert.match(r.stderr, /\/form \(line 9\): a form body with line breaks or blanks around = and & is sent differently/);
+  assert.match(r.stderr, /sling: warning: 2 requests \(lines 1, 9\): a form body with line breaks or blanks around = and & is sent differently/);
+});
+
+test('exec --to http says a warning once with the number of requests it concerns, and writes no User-Agent the source did not have', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sling-curl-conv-'));
+  writeFileSync(join(dir, 'c.sh'), [1, 2, 3].map((n) => `curl http://127.0.0.1:9/${n}`).join('\n') + `\ncurl -A agent/1 http://127.0.0.1:9/own\n`);
+  writeFileSync(join(dir, 'h.http'), 'GET http://127.0.0.1:9/a\n\n###\nGET http://127.0.0.1:9/b\nUser-Agent: mine/2\n');
+  const c = await runSling(['exec', '--to', 'http', 'c.sh'], { cwd: dir, env: { HOME: home } });
+  assert.equal(c.code, 0, c.stderr);
+  assert.equal(c.stderr, 'sling: warning: 4 requests (lines 1, 2, 3, 4): a .http runner adds Accept-Encoding\n');
+  assert.deepEqual(c.stdout.match(/^User-Agent: .*$/gm), ['User-Agent: agent/1']);
+  const h = await runSling(['exec', '--to', 'http', 'h.http'], { cwd: dir, env: { HOME: home } });
+  assert.equal(h.code, 0, h.stderr);
+  assert.deepEqual(h.stdout.match(/^User-Agent: .*$/gm), ['User-Agent: mine/2']);
+  // Read back, the requests still carry a User-Agent: the runner's own.
+  writeFileSync(join(dir, 'back.http'), c.stdout);
+  const back = await runSling(['exec', '--offline', 'back.http'], { cwd: dir, env: { HOME: home } });
+  assert.equal(back.code, 0, back.stderr);
+  assert.equal((back.stdout.match(/^User-Agent: sling\//gm) ?? []).length, 3, back.stdout);
 });
 
 test("--to http keeps a curl -g target byte for byte (# @no-auto-encoding) and a command's cookies its own (# @no-cookie-jar); --curl pipes a large body through printf", async (t) => {
@@ -344,5 +362,7 @@ test('exec --to curl piped writes those controls in bash`s own escapes and sends
   assert.match(toHttp.stdout, /^X-A: evil\u202etxt\.exe \u009b31m$/m, 'piped: the text as the file had it');
   assert.match(toHttp.stdout, /^### GET .*a\\u202eb\?x=\\x9b \(line 1\)$/m, 'the title comment shows them escaped');
   writeFileSync(join(dir, 'back.http'), toHttp.stdout);
-  assert.deepEqual(diffRequests(original, await run('back.http')), []);
+  // --to http writes no User-Agent the source did not have: the file read back gets sling's own, in the place a .http request puts it.
+  const uaPlace: KnownDifference[] = [{ header: 'User-Agent', kind: 'place', why: 'sling adds its own User-Agent where a .http request puts it' }];
+  assert.deepEqual(diffRequests(original, await run('back.http'), uaPlace), []);
 });

@@ -987,7 +987,7 @@ GET https://127.0.0.1:${silent.url.split(':').pop()}/tls
   assertExit(r3, 2);
   assert.match(
     r3.stderr,
-    /u\.http:1: could not connect to 127\.0\.0\.1:\d+ within 0\.5s \(--timeout\)\n[\s\S]*u\.http:5: could not connect to 127\.0\.0\.1:\d+ within 0\.5s \(# @connection-timeout\)/,
+    /u\.http:1: could not connect to 127\.0\.0\.1:\d+ within 0\.5s \(--timeout\)\n[\s\S]*u\.http:5: connected to 127\.0\.0\.1:\d+, but the TLS handshake did not finish within 0\.5s \(# @connection-timeout\)/,
     show(r3),
   );
 });

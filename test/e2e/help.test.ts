@@ -2,7 +2,8 @@
 // cover exec's own flags and end with two examples.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runSling } from '../helpers/cli.js';
+import { runSling, VERSION } from '../helpers/cli.js';
+import { runOnTty, ttySkipReason } from '../helpers/tty.js';
 import { EXEC_OPTIONS, OPTIONS } from '../../src/cli/options.js';
 
 /** The commands of the Examples section at the end of a help text. */
@@ -16,12 +17,12 @@ function examples(help: string): string[] {
     .map((l) => l.trim());
 }
 
-function fits(help: string, what: string): void {
-  const long = help.split('\n').filter((l) => [...l].length > 100);
-  assert.deepEqual(long, [], `${what}: lines wider than 100 columns`);
+function fits(help: string, what: string, width = 80): void {
+  const long = help.split('\n').filter((l) => [...l].length > width);
+  assert.deepEqual(long, [], `${what}: lines wider than ${width} columns`);
 }
 
-test('--help: every line fits 100 columns, every flag is there, and it ends with five examples', async () => {
+test('--help not on a terminal: every line fits 80 columns, every flag is there, and it ends with five examples', async () => {
   for (const args of [['--help'], ['help'], ['-h']]) {
     const r = await runSling(args);
     assert.equal(r.code, 0, r.stderr);
@@ -34,7 +35,7 @@ test('--help: every line fits 100 columns, every flag is there, and it ends with
   }
 });
 
-test("sling help exec and sling exec --help: exec's own flags, within 100 columns, two examples", async () => {
+test("sling help exec and sling exec --help: exec's own flags, within 80 columns, two examples", async () => {
   const outputs: string[] = [];
   for (const args of [
     ['help', 'exec'],
@@ -61,5 +62,49 @@ test('sling help WORD: help exists for exec only', async () => {
   const r = await runSling(['help', 'curl']);
   assert.equal(r.code, 1);
   assert.equal(r.stdout, '');
-  assert.equal(r.stderr, "sling: error: no help for 'curl'\n  hint: sling help, or sling help exec\n");
+  assert.equal(r.stderr, "sling: error: no help for 'curl'\n  hint: sling help, sling help exec or sling help completions\n");
+});
+
+test('--help on a terminal is laid out for its width: within 50 columns on a narrow one, wider lines on a wide one', { skip: ttySkipReason }, async () => {
+  const widest = (text: string) => Math.max(...text.split('\n').map((l) => [...l].length));
+  for (const args of [['--help'], ['help', 'exec'], ['completions', '--help']]) {
+    const narrow = await runOnTty(args, {}, { columns: 50 });
+    assert.equal(narrow.code, 0, narrow.out);
+    fits(narrow.out, `${args.join(' ')} on 50 columns`, 50);
+    if (args[0] === '--help') for (const o of OPTIONS) assert.ok(narrow.out.includes(`--${o.long}`), `--${o.long} is not in --help`);
+  }
+  const wide = await runOnTty(['--help'], {}, { columns: 160 });
+  assert.equal(wide.code, 0, wide.out);
+  assert.ok(widest(wide.out) > 100, `the widest line is ${widest(wide.out)} columns on a terminal of 160`);
+  fits(wide.out, '--help on 160 columns', 160);
+  // The same text, only laid out otherwise.
+  const words = (t: string) => t.split(/\s+/).filter(Boolean).join(' ');
+  const piped = await runSling(['--help']);
+  assert.equal(words(wide.out), words(piped.stdout));
+});
+
+test('sling completions --help and sling help completions say how to load the completions, exit 0', async () => {
+  const outputs: string[] = [];
+  for (const args of [
+    ['completions', '--help'],
+    ['completions', '-h'],
+    ['help', 'completions'],
+  ]) {
+    const r = await runSling(args);
+    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+    assert.equal(r.stderr, '');
+    assert.ok(r.stdout.startsWith(`sling ${VERSION}: sling completions prints a shell's completion script\n`), r.stdout);
+    assert.match(r.stdout, /sling completions bash\|zsh\|fish\|powershell/);
+    assert.match(r.stdout, /source <\(sling completions bash\)/);
+    fits(r.stdout, args.join(' '));
+    outputs.push(r.stdout);
+  }
+  assert.equal(outputs[0], outputs[1]);
+  assert.equal(outputs[0], outputs[2]);
+});
+
+test('--continue says in help that it needs --download and -o FILE', async () => {
+  const r = await runSling(['--help']);
+  const at = r.stdout.indexOf('--continue');
+  assert.match(r.stdout.slice(at, at + 200).replace(/\s+/g, ' '), /--continue resume a partial download: with --download and -o FILE/);
 });

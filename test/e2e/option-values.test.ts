@@ -23,6 +23,8 @@ const MAIN: [string[], string][] = [
   [['--unix-socket='], '--unix-socket needs the path of a socket'],
   [['--interface', ''], '--interface needs a network interface name or a local IP address'],
   [['--ciphers', ' '], '--ciphers needs an OpenSSL cipher list'],
+  [['--response-mime=notamime'], "--response-mime needs a media type, type/subtype (application/json), got 'notamime'"],
+  [['--response-mime', 'application/json/x'], "--response-mime needs a media type, type/subtype (application/json), got 'application/json/x'"],
   [['--format-options', 'json.indent:x'], "--format-options json.indent needs a whole number, got 'x'"],
   [['--format-options=json.indent:2,json.sort_keys:yes'], "--format-options json.sort_keys must be true or false, got 'yes'"],
   [['--format-options', 'json.colour:1'], "--format-options: unknown option 'json.colour:1' (json.indent:N, json.sort_keys:BOOL, json.format:BOOL, headers.sort:BOOL, xml.indent:N, xml.format:BOOL)"],
@@ -73,4 +75,36 @@ test("a bad value in config.json's default_options names the option and where it
   assert.equal(r.code, 1, r.stderr);
   assert.equal(r.stderr, `sling: error: --pretty must be all, colors, format or none, got 'loud'\n  hint: the option comes from "default_options" in ${join(cfg, 'config.json')}\n`);
   assert.equal(srv.requests.length, 0);
+});
+
+// The styles `http --help` of HTTPie 3.2.1 lists.
+const HTTPIE_STYLES = (
+  'abap algol algol_nu arduino auto autumn borland bw colorful default dracula emacs friendly friendly_grayscale fruity github-dark gruvbox-dark ' +
+  'gruvbox-light igor inkpot lilypond lovelace manni material monokai murphy native nord nord-darker one-dark paraiso-dark paraiso-light pastie ' +
+  'perldoc pie pie-dark pie-light rainbow_dash rrt sas solarized solarized-dark solarized-light staroffice stata stata-dark stata-light tango trac vim vs xcode zenburn'
+).split(' ');
+
+test("every style name HTTPie takes is taken, as one of sling's own styles, on the line and in default_options", async () => {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { STYLE_NAMES } = await import('../../src/output/palette.js');
+  const show = (style: string, env: Record<string, string> = {}) =>
+    runSling(['--offline', '--pretty=all', ...(style ? [`--style=${style}`] : []), 'POST', 'example.org/x', 'a=1', 'n:=2'], { env: { FORCE_COLOR: '1', ...env } });
+  const own = new Map<string, string>();
+  for (const name of STYLE_NAMES) own.set((await show(name)).stdout, name);
+  assert.notEqual(own.get((await show('default')).stdout), 'mono', 'no colours');
+  for (const name of HTTPIE_STYLES) {
+    const r = await show(name);
+    assert.equal(r.code, 0, `${name}: ${r.stderr}`);
+    assert.equal(r.stderr, '', name);
+    assert.ok(own.has(r.stdout), `--style=${name} looks like none of sling's styles`);
+  }
+  const cfg = mkdtempSync(join(tmpdir(), 'sling-cfg-'));
+  writeFileSync(join(cfg, 'config.json'), JSON.stringify({ default_options: ['--style=pie-dark'] }));
+  const r = await show('', { SLING_CONFIG_DIR: cfg });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(own.get(r.stdout), 'default');
+  assert.equal(own.get((await show('zenburn')).stdout), 'gruvbox-dark');
+  assert.equal(own.get((await show('bw')).stdout), 'mono');
 });

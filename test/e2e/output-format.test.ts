@@ -86,13 +86,66 @@ for (const args of [['--body'], ['--body', '--pretty=all'], ['--body', '--stream
       void gate.then(() => res.end('event: tick\ndata: {"n":2}\n\n'));
     });
     const run = spawnSling([...args, s.url + '/events']);
-    await run.waitFor(/"n":1/);
-    assert.doesNotMatch(run.output(), /"n":2/);
+    await run.waitFor(/"n":\s?1/);
+    assert.doesNotMatch(run.output(), /"n":\s?2/);
     release();
     assert.equal(await run.done, 0);
-    assert.match(run.output().replace(/\x1b\[[0-9;]*m/g, ''), /event: tick\ndata: \{"n":1\}\n\nevent: tick\ndata: \{"n":2\}\n/);
+    // Formatting (--pretty=all, format) indents the JSON of each data: line, as HTTPie does.
+    const formatted = args.some((a) => a === '--pretty=all' || a === '--pretty=format');
+    const data = (n: number) => (formatted ? `data: {\n    "n": ${n}\n}` : `data: {"n":${n}}`);
+    assert.equal(run.output().replace(/\x1b\[[0-9;]*m/g, ''), `event: tick\n${data(1)}\n\nevent: tick\n${data(2)}\n\n`);
   });
 }
+
+test('server-sent events: a data: line holding a JSON object or array is indented as HTTPie shows it, the other lines stay as they came', async (t) => {
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+    res.end('event: update\ndata: {"a":1,"b":[1,2],"c":{"d":"x"}}\nid: 1\n\ndata: not json\n\ndata: [1, 2]\n\ndata:{"no":"space"}\n\ndata: 42\n\ndata: {"broken":\n\n: comment {"a":1}\n\n');
+  });
+  const expected = [
+    'event: update',
+    'data: {',
+    '    "a": 1,',
+    '    "b": [',
+    '        1,',
+    '        2',
+    '    ],',
+    '    "c": {',
+    '        "d": "x"',
+    '    }',
+    '}',
+    'id: 1',
+    '',
+    'data: not json',
+    '',
+    'data: [',
+    '    1,',
+    '    2',
+    ']',
+    '',
+    'data:{',
+    '    "no": "space"',
+    '}',
+    '',
+    'data: 42',
+    '',
+    'data: {"broken":',
+    '',
+    ': comment {"a":1}',
+    '',
+    '',
+  ].join('\n');
+  const r = await runSling(['--body', '--pretty=format', s.url + '/']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, expected);
+  // --sorted and json.indent apply as to a JSON body; without formatting, the lines are as they came.
+  const sorted = await runSling(['--body', '--pretty=format', '--sorted', '--format-options=json.indent:2', s.url + '/']);
+  assert.match(sorted.stdout, /^data: \{\n {2}"a": 1,\n {2}"b": \[/m);
+  const plain = await runSling(['--body', '--pretty=none', s.url + '/']);
+  assert.match(plain.stdout, /^data: \{"a":1,"b":\[1,2\],"c":\{"d":"x"\}\}$/m);
+  const off = await runSling(['--body', '--pretty=format', '--format-options=json.format:false', s.url + '/']);
+  assert.match(off.stdout, /^data: \{"a":1,"b":\[1,2\],"c":\{"d":"x"\}\}$/m);
+});
 
 test('NDJSON lines print as they arrive with --pretty=all', async (t) => {
   let release!: () => void;

@@ -332,6 +332,10 @@ test('bidirectional controls and C1 controls from the network are shown as escap
       res.writeHead(200, { 'Content-Type': 'application/json' });
       // Valid JSON: neither C1 controls nor bidi controls need escaping in a string.
       res.end(`{"f":"${bidi}","c":"\x9b2J"}`);
+    } else if (req.url === '/events') {
+      // A data: line of JSON is formatted on a terminal: the same escapes.
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      res.end(`data: {"f":"${bidi}","c":"\x9b2J"}\n\n`);
     } else {
       res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
       res.end(`file: ${bidi} csi:\x9b2J\n`);
@@ -342,6 +346,7 @@ test('bidirectional controls and C1 controls from the network are shown as escap
     ['--body', s.url + '/json'],
     ['--pretty=none', '--body', s.url + '/json'],
     ['--stream', '--body', s.url + '/json'],
+    ['--body', s.url + '/events'],
   ]) {
     const r = await runOnTty(args, { NO_COLOR: '1' });
     assert.equal(r.code, 0, r.out);

@@ -12,11 +12,13 @@ export interface TtyOptions {
   colour?: boolean;
   /** Keep the terminal's \r\n line ends as they came. */
   keepCrLf?: boolean;
+  /** The terminal's width (`stty cols`), else script's own. */
+  columns?: number;
 }
 
 /** What a terminal showed (\r\n as \n unless keepCrLf), and the exit code. NO_COLOR unless env or `colour` says otherwise. */
 export function runOnTty(args: string[], env: Record<string, string> = {}, opts: TtyOptions = {}): Promise<{ code: number | null; out: string }> {
-  const cmd = [process.execPath, SLING_PATH, ...args].map(q).join(' ');
+  const cmd = `${opts.columns ? `stty cols ${opts.columns}; ` : ''}${[process.execPath, SLING_PATH, ...args].map(q).join(' ')}`;
   const fullEnv: Record<string, string> = { ...baseEnv(), TERM: 'xterm-256color', ...env };
   if (opts.colour && !('NO_COLOR' in env)) delete fullEnv.NO_COLOR;
   return new Promise((resolve) => {

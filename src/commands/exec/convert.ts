@@ -6,6 +6,7 @@ import type { RequestSpec } from '../../model/spec.js';
 import { wouldSend } from '../deliver.js';
 import { neutralise } from '../../sanitize.js';
 import type { ExecContext, ExecEntry } from '../../model/exec.js';
+import { USER_AGENT } from '../../version.js';
 
 /**
  * `sling exec --to curl|http FILE`: builds every request of the file as --offline would (nothing is
@@ -16,7 +17,13 @@ import type { ExecContext, ExecEntry } from '../../model/exec.js';
  * each request shows them as visible escapes (sanitize.ts); a .http file has no escapes of its own,
  * so its text keeps them when piped (the same request) and shows them escaped on a terminal (the
  * caller's `write`), as --offline and the printer do.
+ * sling's own User-Agent, which every front end adds to a request that has none, is not written
+ * into a .http file: the source did not have it, and a .http runner adds its own. What a .http file
+ * cannot hold is warned about once per kind of problem, with the number of requests it concerns.
  */
+/** The most lines a warning that concerns many requests names. */
+const MAX_LINES = 10;
+
 export async function convertEntries(
   entries: ExecEntry[],
   to: 'curl' | 'http',
@@ -27,6 +34,8 @@ export async function convertEntries(
   failed: (e: CliError, entry: ExecEntry) => void,
 ): Promise<void> {
   const offline: ExecContext = { ...ctx, offline: true };
+  // Each problem once, with the requests it concerns, in the order first met.
+  const problems = new Map<string, { where: string; line: string }[]>();
   let first = true;
   // A bash script starts with its interpreter; a PowerShell file with a comment; a cmd.exe batch with @echo off (REM comments).
   const comment = shell === 'cmd' ? 'REM ' : '# ';
@@ -61,11 +70,20 @@ export async function convertEntries(
         // cmd.exe acts on % & | < > in a REM line's text too: they are left out of it.
         await write(`\n${comment}${shell === 'cmd' ? title.replace(/[%&|<>^]/g, ' ') : title}\n${command}\n`);
       } else {
-        const { text, problems } = httpRequest(spec, prepared, title);
-        for (const p of problems) ctx.warn(`${where}: ${p}`);
+        const own = { ...prepared, headers: prepared.headers.filter(([n, v]) => !(n.toLowerCase() === 'user-agent' && v === USER_AGENT)) };
+        const { text, problems: found } = httpRequest(spec, own, title);
+        const at = { where, line: `${entry.file ? entry.file + ' ' : ''}${entry.line}` };
+        for (const p of found) problems.set(p, [...(problems.get(p) ?? []), at]);
         await write((first ? '' : '\n') + text);
       }
       first = false;
+    }
+  }
+  for (const [problem, at] of problems) {
+    if (at.length === 1) ctx.warn(`${at[0]!.where}: ${problem}`);
+    else {
+      const lines = at.slice(0, MAX_LINES).map((a) => a.line);
+      ctx.warn(`${at.length} requests (lines ${lines.join(', ')}${at.length > MAX_LINES ? `, and ${at.length - MAX_LINES} more` : ''}): ${problem}`);
     }
   }
 }
