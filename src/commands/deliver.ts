@@ -6,7 +6,7 @@ import { prepareRequest, type PreparedRequest } from '../model/prepare.js';
 import type { RequestSpec } from '../model/spec.js';
 import { type Printer, printingHops } from '../output/printer.js';
 import type { ExchangeOptions } from '../transport/exchange.js';
-import type { Hop } from '../transport/send.js';
+import type { Hop } from '../transport/hop.js';
 
 /**
  * One send-and-print for every command (the main command, --download, `sling exec`): a request goes

@@ -4,7 +4,7 @@ import { headerIn } from '../model/headers.js';
 import { decodeBody } from './decode.js';
 import { h2Code } from './errors.js';
 import { setArriving } from './inflight.js';
-import type { Hop } from './send.js';
+import type { Hop } from './hop.js';
 
 /** A body that ended before its end (`why`: how the connection ended), as every lane says it: with the Content-Length it promised. */
 export function cutShort(where: string, rawHeaders: readonly string[], why: string, cause?: unknown): NetworkError {

@@ -8,7 +8,7 @@ import type { RequestSettings } from '../model/spec.js';
 import { hostAndPort, type ParsedUrl } from '../model/url.js';
 import { connectLimit, deadlineError, h2Name, mapNetworkError, timeoutError, timeLeft } from './errors.js';
 import { connectionKey, socketTarget } from './connect.js';
-import type { Hop } from './send.js';
+import type { Hop } from './hop.js';
 import type { HopInfo, Timings } from '../model/exchange.js';
 import { headerInPairs } from '../model/headers.js';
 import { now } from '../clock.js';

@@ -22,7 +22,7 @@ import { onInterrupt } from '../../interrupt.js';
 import type { AfterResult, Completed, ExecContext, ExecEntry, SavedFile, Script, SourceParser } from '../../model/exec.js';
 import { FileTee } from './save.js';
 import type { Sink } from '../../io.js';
-import type { Hop } from '../../transport/send.js';
+import type { Hop } from '../../transport/hop.js';
 import type { ResponseHead } from '../../model/exchange.js';
 import { headerIn } from '../../model/headers.js';
 import { STREAM_FROM } from '../../transport/head.js';
@@ -221,7 +221,7 @@ class Run {
       this.readBody = t.readBody;
       this.wholeBody = t.wholeBody;
     }
-    this.hopOptions = { env: this.env, keepAliveLane: true, debug: this.rep.debugOn ? this.ctx.debug : undefined, warn: this.ctx.warn, onSent: this.onSent };
+    this.hopOptions = { env: this.env, readWhole: true, debug: this.rep.debugOn ? this.ctx.debug : undefined, warn: this.ctx.warn, onSent: this.onSent };
     // The lane hands over a body as a stream when nothing reads it after it is printed (see streamsBody).
     // Also a body the printer would hold to format it: past the lane's threshold (or of unknown
     // length) it is not read whole either; the printer's own bounds apply (as in the main command).
