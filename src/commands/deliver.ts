@@ -153,7 +153,7 @@ export interface PumpOptions {
 
 /**
  * Reads the final response's body a piece at a time into `write`, never whole: decoded unless
- * keepEncoding, and from the download lane straight off the socket (`attach`) when nothing is
+ * keepEncoding, and from the HTTP/1.1 client straight off the socket (`attach`) when nothing is
  * decoded. A failure of the body is its bodyError (transport/body.ts), with the bytes handed over.
  */
 export async function pumpBody(hop: Hop, options: PumpOptions): Promise<void> {

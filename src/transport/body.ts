@@ -52,7 +52,7 @@ export async function decodedBody(hop: Hop): Promise<Readable> {
 }
 
 /**
- * The body keepalive.ts has read already, when there is nothing to decode (no stream, no await).
+ * The body client.ts has read already, when there is nothing to decode (no stream, no await).
  * `keepEncoding`: the bytes as they came, encoded or not (curl without --compressed).
  */
 export function wholeBody(hop: Hop, keepEncoding = false): Buffer | undefined {
@@ -67,7 +67,7 @@ export function wholeBody(hop: Hop, keepEncoding = false): Buffer | undefined {
  * heldBodyTooLarge() (`sling exec`), or with `stop`, quietly, with what came (`hop.info.bodyCut` set).
  */
 export async function readBody(hop: Hop, keepEncoding = false, limit?: number, stop = false): Promise<Buffer> {
-  // keepalive.ts has read the whole body already: no stream to go through unless it is encoded.
+  // client.ts has read the whole body already: no stream to go through unless it is encoded.
   const whole = wholeBody(hop, keepEncoding);
   if (whole) return whole;
   const stream = keepEncoding ? hop.body : await decodedBody(hop);
@@ -81,7 +81,7 @@ export async function readBody(hop: Hop, keepEncoding = false, limit?: number, s
   // Ctrl-C while the body comes: `sling exec` prints what arrived.
   setArriving(() => ({ response: hop.response, body: sofar(), info: hop.info }));
   // A body cut short or stalled: what came of it goes with the error (printed before it), as the
-  // keep-alive lane does, when it needed no decoding.
+  // HTTP/1.1 client does, when it needed no decoding.
   const withPartial = (e: NetworkError | TimeoutError) => {
     // The chunks are the body as it is shown (decoded when it is decoded): what came of it.
     if (!e.partial) {

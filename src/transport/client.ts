@@ -745,7 +745,7 @@ function exchangeOn(
         finish(e);
       }, timeLeft(settings));
     }
-    // The request as node:http would write it (a `Connection: keep-alive` line added), or as curl does (curlFraming).
+    // The request with a `Connection: keep-alive` line when it has none (as HTTPie sends it), or as curl does (curlFraming).
     const curl = settings.curlFraming === true;
     const body = request.body;
     if (isStreamed(body)) {

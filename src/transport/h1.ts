@@ -9,11 +9,11 @@ import { contentLength, MAX_INTERIM, maxHeadersError, notHttp1, parseResponseHea
 import { checkHead } from './wire.js';
 
 /**
- * The HTTP/1.1 codec of the raw lanes (raw.ts for downloads, keepalive.ts for `sling exec` and
- * curl files): the request as bytes (requestBytes, writeRequest), the response head with its
- * interim 1xx answers skipped (HeadReader), and the body framed by Content-Length, chunks (with
- * trailers) or the close (BodyReader). It owns no socket and no timer: the lanes read and write,
- * and decide what a connection's end, a stall or a full disk mean (their policy).
+ * The one HTTP/1.1 codec, of the one client every command sends through (client.ts): the request
+ * as bytes (requestBytes, writeRequest), the response head with its interim 1xx answers skipped
+ * (HeadReader, parseResponseHead in head.ts), and the body framed by Content-Length, chunks (with
+ * trailers) or the close (BodyReader). It owns no socket and no timer: the client reads and
+ * writes, and decides what a connection's end, a stall or a full disk mean.
  */
 
 export type HeaderLines = readonly (readonly [string, string])[];
@@ -28,11 +28,11 @@ export function sendsChunked(headers: HeaderLines): boolean {
 }
 
 /**
- * The bytes node:http would write: the request line and names as latin1 (a target can carry raw
- * bytes, as curl sends them), header values with non-ASCII characters as UTF-8 (send.ts), and a
+ * The bytes of a request: the request line and names as latin1 (a target can carry raw
+ * bytes, as curl sends them), header values with non-ASCII characters as UTF-8 (as HTTPie sends them), and a
  * body framed in chunks when the request says `Transfer-Encoding: chunked`. `curlFraming`: curl's
  * `-H 'Name;'` goes out as `Name:` with nothing after the colon. `keepAlive`: a `Connection:
- * keep-alive` line when the request has no Connection line (node:http adds one). A streamed body
+ * keep-alive` line when the request has no Connection line. A streamed body
  * (upload.ts) is not in the bytes: the caller writes it after them (writeStreamed). A CR, LF or NUL
  * in the method, the target or a header is thrown (wire.ts) and no byte is made: the lanes check
  * the same before they connect, so this only holds the line.

@@ -6,7 +6,7 @@ const STATUS = /^HTTP\/(\d(?:\.\d)?)[ \t]+(\d{3})(?:[ \t](.*))?$/;
 
 /**
  * `sling exec` prints a body this large (or of unknown length) as it arrives when nothing reads it
- * afterwards (keepalive.ts hands it over as a stream, runner.ts prints it so); smaller ones are
+ * afterwards (client.ts hands it over as a stream, runner.ts prints it so); smaller ones are
  * read whole first.
  */
 export const STREAM_FROM = 1 << 20;
@@ -77,10 +77,10 @@ export function maxHeadersError(head: ResponseHead, settings: RequestSettings, w
 }
 
 /**
- * The body length a head gives with Content-Length, for the raw lanes: undefined when it gives
+ * The body length a head gives with Content-Length, for the codec (h1.ts): undefined when it gives
  * none. A value that is not a number (`abc`, `-5`) or several that disagree (`2` and `5`; a list
  * of equal values such as `2, 2` is that value, RFC 9110 §8.6) make the response malformed, as
- * node:http and curl treat it: the body's end could not be known.
+ * RFC 9112 §6.3 says a recipient must (curl takes `+5` and the last of `5` and `6`): the body's end could not be known.
  */
 export function contentLength(raw: string[], where: string): number | undefined {
   let length: number | undefined;
@@ -91,7 +91,7 @@ export function contentLength(raw: string[], where: string): number | undefined 
       const v = parts[k]!.trim();
       const n = Number(v);
       // Past 2^53 a JavaScript number no longer says where the body ends (`9007199254740993` reads
-      // as ...992, 400 digits as Infinity): malformed, as node:http and curl call a length past what
+      // as ...992, 400 digits as Infinity): malformed, as llhttp and curl call a length past what
       // they can hold (2^64, 2^63).
       if (!/^\d+$/.test(v) || !Number.isSafeInteger(n)) throw new NetworkError(`${where} sent a malformed HTTP response (Content-Length '${raw[i + 1]!.slice(0, 40)}')`);
       if (length !== undefined && n !== length) throw new NetworkError(`${where} sent a malformed HTTP response (Content-Length ${length} and ${n} disagree)`);

@@ -108,7 +108,7 @@ test('request bytes: no method, target, header name or value with CR, LF or NUL 
     fc.property(anyText, anyText, fc.array(fc.tuple(anyText, anyText), { maxLength: 5 }), (method, target, headers) => {
       const request = { method, target, headers, body: Buffer.alloc(0) } as unknown as PreparedRequest;
       const bad = BREAKS.test(method) || BREAKS.test(target) || headers.some(([n, v]) => BREAKS.test(n) || BREAKS.test(v));
-      // The check every lane makes (send.ts, h2.ts, keepalive.ts, raw.ts) says the same as the bytes do.
+      // The check every client makes (client.ts, h2.ts) says the same as the bytes do.
       assert.equal(headProblem(method, target, headers) !== undefined, bad);
       let bytes: Buffer | undefined;
       try {

@@ -475,7 +475,7 @@ class Run {
       }
       sending.request = hop.request;
       const keep = spec.settings.keepEncoding;
-      // curl's -f: an HTTP error's body is not read (the keep-alive lane has not read it either).
+      // curl's -f: an HTTP error's body is not read (the HTTP/1.1 client has not read it either).
       const skipBody = spec.settings.failAtHead === true && hop.response.status >= 400;
       // Written to its files as it arrives, never held whole (not with --retry, which sends it again).
       const files = !skipBody && !retrying ? entry.bodyFiles?.({ spec, request: hop.request, url: hop.url, response: hop.response, info: hop.info }) : undefined;
