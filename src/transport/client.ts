@@ -74,10 +74,12 @@ function unpark(c: Conn) {
 }
 
 /**
- * Where every socket of the lane reads into (node:net's `onread`): no stream machinery and no new
- * buffer per read. A chunk is only valid during the call; whatever is kept is copied.
+ * Where every socket of the client reads into (node:net's `onread`): no stream machinery and no
+ * new buffer per read. A chunk is only valid during the call; whatever is kept is copied (a body
+ * taken by `attach` goes to its file from here, uncopied). 1 MiB, as the download lane had: a
+ * large body comes in fewer reads (its pages are touched only as far as reads fill them).
  */
-const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+const READ_BUFFER = Buffer.allocUnsafe(1 << 20);
 
 /** How the lane reaches a server, and the pool of kept-alive connections it belongs to. */
 interface Route {
