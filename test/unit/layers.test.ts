@@ -24,9 +24,9 @@ test('each broken rule is named on a line of its own', (t) => {
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const files: Record<string, string> = {
     'errors.ts': "import type { RequestSpec } from './model/spec.js';\nexport class CliError extends Error {}\n",
-    'model/spec.ts': "import type { Hop } from '../transport/hop.js';\nexport interface RequestSpec { hop?: Hop }\n",
+    'model/spec.ts': "import type { Hop } from '../transport/send.js';\nexport interface RequestSpec { hop?: Hop }\n",
     'transport/send.ts': "import { CliError } from '../errors.js';\nimport { print } from '../output/printer.js';\nexport interface Hop { e: CliError }\nprint();\n",
-    'output/printer.ts': "// import { x } from '../transport/hop.js'; (a comment: no import)\nexport function print() { return process.env.X; }\n",
+    'output/printer.ts': "// import { x } from '../transport/send.js'; (a comment: no import)\nexport function print() { return process.env.X; }\n",
     'output/a.ts': "import { b } from './b.js';\nexport const a = () => b;\n",
     'output/b.ts': "export { a as b } from './a.js';\n",
     'commands/run.ts': "import { main } from '../main.js';\nimport { print } from '../output/printer.js';\nexport const run = () => [main, print];\n",
