@@ -27,13 +27,6 @@ export function bodyError(hop: Hop, err: unknown, received: number): Error {
     const why = reset ? `HTTP/2 stream reset (${h2Code(e.message)})` : e?.code === 'ECONNRESET' && e.message !== 'aborted' ? 'connection reset' : 'connection closed';
     return cutShort(where, hop.response.rawHeaders, why);
   }
-  // node:http's parser on the body's framing (a chunk size that is not hexadecimal, say): the
-  // server's fault, said as the exec lane says it, not as a failure to decode.
-  if (typeof e?.code === 'string' && e.code.startsWith('HPE_')) {
-    const why = (e.message ?? '').replace(/^Parse Error: /, '');
-    const what = /chunk/i.test(e.code + why) ? 'chunked body' : 'response body';
-    return new NetworkError(`${where} sent a malformed ${what}${why ? ` (${why.charAt(0).toLowerCase()}${why.slice(1)})` : ''}`);
-  }
   if (e?.code?.startsWith?.('Z_') || e?.code === 'ERR__ERROR' || /incorrect header|invalid|unexpected end/i.test(e?.message ?? '')) {
     return new NetworkError(`the response body from ${where} could not be decoded (${headerIn(hop.response.rawHeaders, 'content-encoding')}): ${e.message}`);
   }
