@@ -6,7 +6,7 @@ import { prepareRequest, type PreparedRequest } from '../model/prepare.js';
 import type { RequestSpec } from '../model/spec.js';
 import { type Printer, printingHops } from '../output/printer.js';
 import type { ExchangeOptions } from '../transport/exchange.js';
-import type { Hop } from '../transport/send.js';
+import type { Hop } from '../transport/hop.js';
 
 /**
  * One send-and-print for every command (the main command, --download, `sling exec`): a request goes
@@ -160,7 +160,7 @@ export interface PumpOptions {
 
 /**
  * Reads the final response's body a piece at a time into `write`, never whole: decoded unless
- * keepEncoding, and from the download lane straight off the socket (`attach`) when nothing is
+ * keepEncoding, and from the HTTP/1.1 client straight off the socket (`attach`) when nothing is
  * decoded. A failure of the body is its bodyError (transport/body.ts), with the bytes handed over.
  */
 export async function pumpBody(hop: Hop, options: PumpOptions): Promise<void> {

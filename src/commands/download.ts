@@ -16,7 +16,7 @@ import type { RequestSpec } from '../model/spec.js';
 import { bodyError } from '../transport/body.js';
 import { headerIn } from '../model/headers.js';
 import { chooseFileName, openUnique } from '../transport/filename.js';
-import type { Hop } from '../transport/send.js';
+import type { Hop } from '../transport/hop.js';
 import { deliver, pumpBody } from './deliver.js';
 import { quoteWord } from '../output/to-curl.js';
 import { platformShell, type Shell } from '../output/shells.js';
@@ -95,7 +95,7 @@ export async function runDownload(inv: Invocation, spec: RequestSpec, plan: Outp
   const to: Destination = { inv, io, reporter, offset, explicitPath, toStdout };
   const { result } = await deliver(spec, {
     printer,
-    exchange: { env: io.env, jar, fastLane: true, debug: (m) => reporter.debug(m), warn: (m) => reporter.warn(m) },
+    exchange: { env: io.env, jar, debug: (m) => reporter.debug(m), warn: (m) => reporter.warn(m) },
     final: true,
     body: { save: (hop) => saveBody(hop, to) },
   });
@@ -199,7 +199,8 @@ async function saveBody(hop: Hop, { inv, io, reporter, offset, explicitPath, toS
 
   const encoding = header('content-encoding');
   const decode = encoding !== undefined && !keepEncoded(encoding, header('content-type'), name);
-  const lengthText = header('content-length');
+  // Transfer-Encoding frames the body when it comes with a Content-Length (RFC 9112 §6.3): no length to expect then.
+  const lengthText = header('transfer-encoding') === undefined ? header('content-length') : undefined;
   const expected = lengthText !== undefined && /^\d+$/.test(lengthText) && !decode ? Number(lengthText) : undefined;
   const showBar = Boolean(io.stderr.isTTY) && inv.quiet === 0;
   const progress = new Progress(showBar ? (s) => void io.stderr.write(s) : null, expected, append ? offset : 0, (io.stderr as { columns?: number }).columns || 80);

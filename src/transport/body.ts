@@ -4,7 +4,7 @@ import { headerIn } from '../model/headers.js';
 import { decodeBody } from './decode.js';
 import { h2Code } from './errors.js';
 import { setArriving } from './inflight.js';
-import type { Hop } from './send.js';
+import type { Hop } from './hop.js';
 
 /** A body that ended before its end (`why`: how the connection ended), as every lane says it: with the Content-Length it promised. */
 export function cutShort(where: string, rawHeaders: readonly string[], why: string, cause?: unknown): NetworkError {
@@ -27,13 +27,6 @@ export function bodyError(hop: Hop, err: unknown, received: number): Error {
     const why = reset ? `HTTP/2 stream reset (${h2Code(e.message)})` : e?.code === 'ECONNRESET' && e.message !== 'aborted' ? 'connection reset' : 'connection closed';
     return cutShort(where, hop.response.rawHeaders, why);
   }
-  // node:http's parser on the body's framing (a chunk size that is not hexadecimal, say): the
-  // server's fault, said as the exec lane says it, not as a failure to decode.
-  if (typeof e?.code === 'string' && e.code.startsWith('HPE_')) {
-    const why = (e.message ?? '').replace(/^Parse Error: /, '');
-    const what = /chunk/i.test(e.code + why) ? 'chunked body' : 'response body';
-    return new NetworkError(`${where} sent a malformed ${what}${why ? ` (${why.charAt(0).toLowerCase()}${why.slice(1)})` : ''}`);
-  }
   if (e?.code?.startsWith?.('Z_') || e?.code === 'ERR__ERROR' || /incorrect header|invalid|unexpected end/i.test(e?.message ?? '')) {
     return new NetworkError(`the response body from ${where} could not be decoded (${headerIn(hop.response.rawHeaders, 'content-encoding')}): ${e.message}`);
   }
@@ -52,7 +45,7 @@ export async function decodedBody(hop: Hop): Promise<Readable> {
 }
 
 /**
- * The body keepalive.ts has read already, when there is nothing to decode (no stream, no await).
+ * The body client.ts has read already, when there is nothing to decode (no stream, no await).
  * `keepEncoding`: the bytes as they came, encoded or not (curl without --compressed).
  */
 export function wholeBody(hop: Hop, keepEncoding = false): Buffer | undefined {
@@ -67,7 +60,7 @@ export function wholeBody(hop: Hop, keepEncoding = false): Buffer | undefined {
  * heldBodyTooLarge() (`sling exec`), or with `stop`, quietly, with what came (`hop.info.bodyCut` set).
  */
 export async function readBody(hop: Hop, keepEncoding = false, limit?: number, stop = false): Promise<Buffer> {
-  // keepalive.ts has read the whole body already: no stream to go through unless it is encoded.
+  // client.ts has read the whole body already: no stream to go through unless it is encoded.
   const whole = wholeBody(hop, keepEncoding);
   if (whole) return whole;
   const stream = keepEncoding ? hop.body : await decodedBody(hop);
@@ -81,7 +74,7 @@ export async function readBody(hop: Hop, keepEncoding = false, limit?: number, s
   // Ctrl-C while the body comes: `sling exec` prints what arrived.
   setArriving(() => ({ response: hop.response, body: sofar(), info: hop.info }));
   // A body cut short or stalled: what came of it goes with the error (printed before it), as the
-  // keep-alive lane does, when it needed no decoding.
+  // HTTP/1.1 client does, when it needed no decoding.
   const withPartial = (e: NetworkError | TimeoutError) => {
     // The chunks are the body as it is shown (decoded when it is decoded): what came of it.
     if (!e.partial) {

@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import { FileTooLargeError, readLimited, SETTINGS_FILE_LIMIT } from '../files.js';
@@ -10,11 +9,12 @@ import { hostAndPort, type ParsedUrl } from '../model/url.js';
 import { now } from '../clock.js';
 import { connectLimit, mapNetworkError } from './errors.js';
 import { parseProxy, type ProxyTarget } from './proxy.js';
+import { HeadReader, requestBytes } from './h1.js';
+import { incompleteHead } from './head.js';
 import type { Timings } from '../model/exchange.js';
 
 /**
- * What both HTTP/1.1 lanes (send.ts with node:http, keepalive.ts with its own writer) need to reach
- * a server: TLS options, a CONNECT tunnel through a proxy, the proxy as given, and the header lines
+ * What the HTTP/1.1 client (client.ts) and HTTP/2 (h2.ts) need to reach a server: TLS options, a CONNECT tunnel through a proxy, the proxy as given, and the header lines
  * a proxy or an h2c upgrade offer add.
  */
 
@@ -220,31 +220,58 @@ function checkClientCert(cert: string, certKey: string | undefined, opts: Connec
   checkedCerts.add(key);
 }
 
-/** Opens a CONNECT tunnel through an HTTP proxy and starts TLS inside it. */
+/**
+ * Opens a CONNECT tunnel through an HTTP proxy and starts TLS inside it. The CONNECT request and
+ * the proxy's answer are the HTTP/1.1 codec's (h1.ts: `CONNECT host:port`, Host, the proxy's
+ * credentials and `Connection: close`, as node:http wrote them before; interim answers skipped).
+ */
 export async function tunnel(proxy: ProxyTarget, url: ParsedUrl, settings: RequestSettings, timings: Timings): Promise<TLSSocket> {
-  const http = await import('node:http');
+  const net = await import('node:net');
   const tls = await loadTls();
   const authority = hostAndPort(destination(url, settings));
-  const headers: string[] = ['Host', authority];
-  if (proxy.authorization) headers.push('Proxy-Authorization', proxy.authorization);
+  const headers: [string, string][] = [['Host', authority]];
+  if (proxy.authorization) headers.push(['Proxy-Authorization', proxy.authorization]);
+  headers.push(['Connection', 'close']);
+  const where = `proxy ${proxy.display}`;
   const socket = await new Promise<Socket>((resolve, reject) => {
-    const req = http.request({ host: proxy.url.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.url.port || 80), method: 'CONNECT', path: authority, headers, agent: false });
+    const sock = net.connect({ host: proxy.url.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.url.port || 80), noDelay: true });
+    const heads = new HeadReader(where, where, settings);
+    let settled = false;
+    const fail = (e: unknown) => {
+      if (settled) return;
+      settled = true;
+      sock.destroy();
+      reject(mapNetworkError(e, where));
+    };
     // The tunnel is part of connecting (curl's --connect-timeout counts it), as is its TLS handshake.
     const limit = connectLimit(settings);
-    if (limit) req.setTimeout(limit.ms, () => req.destroy(new TimeoutError(`proxy ${proxy.display} did not answer within ${limit.text}`)));
-    req.on('connect', (res: IncomingMessage, sock: Socket) => {
+    if (limit) sock.setTimeout(limit.ms, () => fail(new TimeoutError(`${where} did not answer within ${limit.text}`)));
+    const onData = (data: Buffer) => {
+      let rest: Buffer | undefined;
+      try {
+        rest = heads.read(data);
+      } catch (e) {
+        return fail(e);
+      }
+      if (rest === undefined) return;
+      settled = true;
+      sock.off('data', onData);
+      sock.pause();
+      if (limit) sock.setTimeout(0);
       timings.connect = now();
-      if (res.statusCode !== 200) {
+      const head = heads.head!;
+      if (head.status !== 200) {
         sock.destroy();
-        reject(new NetworkError(`proxy ${proxy.display} refused the tunnel to ${authority}: ${res.statusCode} ${res.statusMessage ?? ''}`.trim()));
-      } else resolve(sock);
-    });
-    req.on('response', (res: IncomingMessage) => {
-      res.resume();
-      reject(new NetworkError(`proxy ${proxy.display} refused the tunnel to ${authority}: ${res.statusCode} ${res.statusMessage ?? ''}`.trim()));
-    });
-    req.on('error', (e) => reject(mapNetworkError(e, `proxy ${proxy.display}`)));
-    req.end();
+        return reject(new NetworkError(`${where} refused the tunnel to ${authority}: ${head.status} ${head.reason}`.trim()));
+      }
+      // Bytes after the proxy's answer are the server's: TLS reads them first.
+      if (rest.length) sock.unshift(Buffer.from(rest));
+      resolve(sock);
+    };
+    sock.on('data', onData);
+    sock.once('connect', () => sock.write(requestBytes({ method: 'CONNECT', target: authority, headers, body: Buffer.alloc(0) }, headers, authority, false, false)));
+    sock.on('error', fail);
+    sock.once('close', () => fail(heads.partial ? incompleteHead(where) : Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })));
   });
   return await new Promise<TLSSocket>((resolve, reject) => {
     const limit = connectLimit(settings);

@@ -1,18 +1,17 @@
 import { CliError, NetworkError, TimeoutError, UsageError } from '../errors.js';
-import { notHttp1 } from './head.js';
 
 const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS|ERR_SSL|EPROTO|HOSTNAME_MISMATCH|ALTNAME/;
 
 /** Turns a Node network error into the one-line message and exit code of docs/decisions.md (Exit codes). */
 export function mapNetworkError(err: unknown, where: string, via?: string): CliError {
   if (err instanceof CliError) return err;
-  const e = err as NodeJS.ErrnoException & { reason?: string };
+  const e = err as NodeJS.ErrnoException;
   const code = e.code ?? '';
   const through = via ? ` (through proxy ${via})` : '';
   // node:http2 wraps the socket's own error (a pending stream canceled because the connection failed).
   const cause = (e as { cause?: NodeJS.ErrnoException }).cause;
   if (code === 'ERR_HTTP2_STREAM_CANCEL' && cause?.code) return mapNetworkError(cause, where, via);
-  // node:http's (and the raw lanes') word for a connection that closed before any answer; its code
+  // The HTTP/1.1 client's word (node:http's before it) for a connection that closed before any answer; its code
   // is ECONNRESET although nothing was reset.
   if (e.message === 'socket hang up') return new NetworkError(`${where} closed the connection without answering${through}`, undefined, { cause: err });
   // --interface: the local address could not be bound (not this machine's, or taken): the user's argument.
@@ -57,17 +56,6 @@ export function mapNetworkError(err: unknown, where: string, via?: string): CliE
     case 'ENETUNREACH':
     case 'EADDRNOTAVAIL':
       return new NetworkError(`cannot reach ${where}${through} (${code})`, undefined, { cause: err });
-    case 'HPE_INVALID_CONSTANT': {
-      const alien = notHttp1(where, (e as { rawPacket?: Buffer }).rawPacket);
-      if (alien) return alien;
-      return new NetworkError(`${where} sent a malformed HTTP response (${e.reason ?? e.message})`, undefined, { cause: err });
-    }
-    case 'HPE_HEADER_OVERFLOW':
-    case 'HPE_INVALID_STATUS':
-    case 'HPE_INVALID_HEADER_TOKEN':
-    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
-    case 'HPE_INVALID_CHUNK_SIZE':
-      return new NetworkError(`${where} sent a malformed HTTP response (${e.reason ?? e.message})`, undefined, { cause: err });
   }
   // The certificate is good but for other names: no CA bundle fixes that; the name in the URL does.
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return nameMismatch(e, where, through);

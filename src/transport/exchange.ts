@@ -5,7 +5,7 @@ import type { RequestSpec } from '../model/spec.js';
 import { formatUrl, originOf } from '../model/url.js';
 import { HOP_BODY_LIMIT, readHopBody } from './body.js';
 import { headerIn } from '../model/headers.js';
-import { closeAgents, sendOnce, type Hop } from './send.js';
+import type { Hop } from './hop.js';
 import type { ResponseHead } from '../model/exchange.js';
 import { loadPublicSuffixes, publicSuffixesLoaded, withJarCookies, type CookieJar } from '../model/cookies.js';
 import { redirectSpec } from './redirect.js';
@@ -13,8 +13,7 @@ import { digestAuthorization, parseDigestChallenge } from './digest.js';
 import { pickProxy } from './proxy.js';
 import { chooseSystemCa } from './connect.js';
 import { platform } from 'node:os';
-import { sendRaw } from './raw.js';
-import { closeH2, closeIdle, sendKeepAlive } from './keepalive.js';
+import { closeH2, closeIdle, sendRequest } from './client.js';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
@@ -28,17 +27,19 @@ export interface ExchangeOptions {
   debug?(message: string): void;
   /** Warnings (a retry that is coming). */
   warn?(message: string): void;
-  /** Use raw.ts for plain HTTP without a proxy (downloads: the body goes straight to a file). */
-  fastLane?: boolean;
-  /** Use keepalive.ts for plain HTTP without a proxy (`sling exec`: many requests on kept-alive sockets). */
-  keepAliveLane?: boolean;
-  /** Called once a request has been written (keepalive lane), or sent (other lanes). */
+  /**
+   * Each final answer's body is read whole before the hop is handed over (`sling exec`, which
+   * prints a response behind the next request); without it the hop comes at its head, the body
+   * still arriving (the main command, downloads). client.ts ClientOptions.readWhole.
+   */
+  readWhole?: boolean;
+  /** Called once a request has been written. */
   onSent?(): void;
   /**
-   * The caller prints a body with this head as it comes and keeps nothing (`sling exec`, a request
-   * whose response no script, assertion, output file or later request reads, printed piece by
-   * piece): the keepalive lane then hands over a large or open-ended body still arriving as a
-   * stream instead of reading it whole first.
+   * With readWhole: the caller prints a body with this head as it comes and keeps nothing (`sling
+   * exec`, a request whose response no script, assertion, output file or later request reads,
+   * printed piece by piece): a large or open-ended body is then handed over still arriving, as a
+   * stream, instead of being read whole first.
    */
   streamable?: (head: ResponseHead) => boolean;
   /**
@@ -53,7 +54,6 @@ const TRANSIENT_STATUS = new Set([408, 429, 500, 502, 503, 504]);
 
 /** Closes every kept-alive connection and HTTP/2 session of the process (the end of a `sling exec` run, of a main command). */
 export async function closeConnections(): Promise<void> {
-  closeAgents();
   closeIdle();
   await closeH2();
 }
@@ -108,7 +108,7 @@ async function exchangeRetrying(first: RequestSpec, opts: ExchangeOptions, retry
 }
 
 async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<Hop> {
-  // curl's -m: one deadline for this attempt, its redirects and its body (each lane keeps to it).
+  // curl's -m: one deadline for this attempt, its redirects and its body (client.ts and h2.ts keep to it).
   let spec = first.settings.maxTimeMs ? { ...first, settings: { ...first.settings, deadline: Date.now() + first.settings.maxTimeMs } } : first;
   let answeredDigest = false;
   /** The hop before this one (a redirect that was followed). */
@@ -123,19 +123,11 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
     }
     const st = spec.settings;
     const proxy = pickProxy(spec.url, st.proxies, st.proxyEnv ?? opts.env);
-    // keepalive.ts writes each request head itself: `sling exec`, and any request that must go out
-    // as a curl file gives it (node:http upper-cases the method and adds a Connection line).
-    // HTTP/2 (h2.ts behind it), and HTTP/1.0 (node:http writes only 1.1) outside the download lane, too.
-    const rawOk = opts.fastLane && spec.url.scheme === 'http' && !st.unixSocket && !st.family && !st.http2 && !proxy;
-    const ownLane = opts.keepAliveLane || st.curlFraming === true || prepared.method !== prepared.method.toUpperCase() || st.http2 !== undefined || (st.http10 === true && !rawOk);
-    const raw = !ownLane && rawOk;
+    // Every HTTP/1.1 request goes through the one client (client.ts), HTTP/2 behind it; what the
+    // command changes is policy: whether the body is read whole first.
     let hop: Hop;
     try {
-      hop = ownLane
-        ? await sendKeepAlive(spec.url, prepared, st, { proxy, onWritten: opts.onSent, streamable: opts.streamable, poll: !opts.env.SLING_NO_POLL })
-        : raw
-          ? await sendRaw(spec.url, prepared, st)
-          : await sendOnce(spec.url, prepared, st, { env: opts.env });
+      hop = await sendRequest(spec.url, prepared, st, { proxy, onWritten: opts.onSent, readWhole: opts.readWhole, streamable: opts.streamable, poll: !opts.env.SLING_NO_POLL });
     } catch (e) {
       // A hop after redirects failed: the redirects that came still count (curl's -w reports the
       // last answer's %{http_code} and %{num_redirects}, with the failing URL as %{url_effective}).
@@ -148,8 +140,6 @@ async function exchangeOnce(first: RequestSpec, opts: ExchangeOptions): Promise<
       throw e;
     }
     previous = hop;
-    // The keep-alive lane calls it as soon as the request is written; the others once they return.
-    if (!ownLane) opts.onSent?.();
     if (opts.debug) opts.debug(`${prepared.method} ${formatUrl(spec.url, '')} → ${hop.response.status} (${hop.info.reused ? 'reused connection' : 'new connection'})`);
     if (jar) {
       const raw = hop.response.rawHeaders;

@@ -9,11 +9,11 @@ import { contentLength, MAX_INTERIM, maxHeadersError, notHttp1, parseResponseHea
 import { checkHead } from './wire.js';
 
 /**
- * The HTTP/1.1 codec of the raw lanes (raw.ts for downloads, keepalive.ts for `sling exec` and
- * curl files): the request as bytes (requestBytes, writeRequest), the response head with its
- * interim 1xx answers skipped (HeadReader), and the body framed by Content-Length, chunks (with
- * trailers) or the close (BodyReader). It owns no socket and no timer: the lanes read and write,
- * and decide what a connection's end, a stall or a full disk mean (their policy).
+ * The one HTTP/1.1 codec, of the one client every command sends through (client.ts): the request
+ * as bytes (requestBytes, writeRequest), the response head with its interim 1xx answers skipped
+ * (HeadReader, parseResponseHead in head.ts), and the body framed by Content-Length, chunks (with
+ * trailers) or the close (BodyReader). It owns no socket and no timer: the client reads and
+ * writes, and decides what a connection's end, a stall or a full disk mean.
  */
 
 export type HeaderLines = readonly (readonly [string, string])[];
@@ -28,11 +28,11 @@ export function sendsChunked(headers: HeaderLines): boolean {
 }
 
 /**
- * The bytes node:http would write: the request line and names as latin1 (a target can carry raw
- * bytes, as curl sends them), header values with non-ASCII characters as UTF-8 (send.ts), and a
+ * The bytes of a request: the request line and names as latin1 (a target can carry raw
+ * bytes, as curl sends them), header values with non-ASCII characters as UTF-8 (as HTTPie sends them), and a
  * body framed in chunks when the request says `Transfer-Encoding: chunked`. `curlFraming`: curl's
  * `-H 'Name;'` goes out as `Name:` with nothing after the colon. `keepAlive`: a `Connection:
- * keep-alive` line when the request has no Connection line (node:http adds one). A streamed body
+ * keep-alive` line when the request has no Connection line. A streamed body
  * (upload.ts) is not in the bytes: the caller writes it after them (writeStreamed). A CR, LF or NUL
  * in the method, the target or a header is thrown (wire.ts) and no byte is made: the lanes check
  * the same before they connect, so this only holds the line.
@@ -149,6 +149,9 @@ export class HeadReader {
   }
 }
 
+/** A chunk-size line: the size, then blanks and an extension or nothing. */
+const CHUNK_SIZE = /^([0-9a-fA-F]{1,13})[ \t]*(?:;.*)?$/;
+
 /** The longest chunk-size line, and the most trailer bytes, of a chunked body. */
 const CHUNK_LINE_MAX = 16 * 1024;
 
@@ -160,6 +163,8 @@ const CHUNK_LINE_MAX = 16 * 1024;
  */
 export class BodyReader {
   readonly framing: 'none' | 'length' | 'chunked' | 'close';
+  /** Whether the connection may carry another request after this body (not after a head framed two ways). */
+  readonly reusable: boolean = true;
   /** Bytes still to come (Content-Length framing). */
   private remaining = 0;
   // Chunks: > 0 data left in the chunk, -1 size line next, -2 CRLF after data, -3 trailers.
@@ -176,8 +181,13 @@ export class BodyReader {
   ) {
     const te = headerIn(head.rawHeaders, 'transfer-encoding');
     if (method === 'HEAD' || head.status === 204 || head.status === 304) this.framing = 'none';
-    else if (te && /chunked/i.test(te)) this.framing = 'chunked';
-    else {
+    else if (te !== undefined) {
+      // Transfer-Encoding wins over Content-Length (RFC 9112 §6.3): the chunks frame the body when
+      // chunked is the last coding, else the close does. Both together, or Transfer-Encoding in
+      // an HTTP/1.0 answer, is what a smuggling attempt looks like: the connection is not used again.
+      this.framing = /(^|,)[ \t]*chunked[ \t]*$/i.test(te) ? 'chunked' : 'close';
+      if (head.httpVersion === '1.0' || headerIn(head.rawHeaders, 'content-length') !== undefined) this.reusable = false;
+    } else {
       const cl = contentLength(head.rawHeaders, where);
       if (cl !== undefined) {
         this.framing = 'length';
@@ -247,8 +257,10 @@ export class BodyReader {
         if ((this.trailerBytes += line.length + 2) > CHUNK_LINE_MAX) throw new NetworkError(`${this.where} sent a malformed chunked body (trailers of more than 16 kB)`);
         continue;
       }
-      const n = parseInt(line, 16);
-      if (!Number.isFinite(n) || n < 0) throw new NetworkError(`${this.where} sent a malformed chunked body`);
+      // chunk-size [ BWS ";" chunk-ext ] (RFC 9112 §7.1): hexadecimal digits only (not `0x5`, `+5`, ` 5`).
+      const size = CHUNK_SIZE.exec(line);
+      const n = size ? Number.parseInt(size[1]!, 16) : Number.NaN;
+      if (!Number.isSafeInteger(n)) throw new NetworkError(`${this.where} sent a malformed chunked body (chunk size '${line.slice(0, 20).replace(/[^\x20-\x7e]/g, '.')}')`);
       this.chunkLeft = n === 0 ? -3 : n;
     }
   }

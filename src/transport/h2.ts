@@ -8,7 +8,7 @@ import type { RequestSettings } from '../model/spec.js';
 import { hostAndPort, type ParsedUrl } from '../model/url.js';
 import { connectLimit, connectTimeout, deadlineError, h2Name, mapNetworkError, timeoutError, timeLeft } from './errors.js';
 import { connectionKey, socketTarget } from './connect.js';
-import type { Hop } from './send.js';
+import type { Hop } from './hop.js';
 import type { HopInfo, Timings } from '../model/exchange.js';
 import { H2_FORBIDDEN, headerInPairs } from '../model/headers.js';
 import { now } from '../clock.js';
@@ -35,7 +35,7 @@ export function closeH2Sessions() {
 
 async function session(url: ParsedUrl, settings: RequestSettings, tlsOpts: object, timings: Timings, where: string): Promise<ClientHttp2Session | null> {
   // Over plain HTTP only prior knowledge speaks h2 here: curl's --http2 there offers an h2c
-  // upgrade on an HTTP/1.1 request (send.ts).
+  // upgrade on an HTTP/1.1 request (client.ts).
   if (url.scheme === 'http' && settings.http2 !== 'prior-knowledge') return null;
   const key = `${url.scheme}://${url.hostHeader}|${settings.http2}|${JSON.stringify(settings.tls)}|${connectionKey(settings)}`;
   const cached = sessions.get(key);

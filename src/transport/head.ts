@@ -6,16 +6,19 @@ const STATUS = /^HTTP\/(\d(?:\.\d)?)[ \t]+(\d{3})(?:[ \t](.*))?$/;
 
 /**
  * `sling exec` prints a body this large (or of unknown length) as it arrives when nothing reads it
- * afterwards (keepalive.ts hands it over as a stream, runner.ts prints it so); smaller ones are
+ * afterwards (client.ts hands it over as a stream, runner.ts prints it so); smaller ones are
  * read whole first.
  */
 export const STREAM_FROM = 1 << 20;
 
 /**
  * A response head as received (status line and header lines, without the blank line after them),
- * read leniently as node:http does: LF or CRLF line ends, `HTTP/1.1` or `HTTP/2`, blanks around
- * names and values dropped, folded lines skipped; a header line without a colon is a malformed
- * response. Read by the codec of the raw lanes (h1.ts).
+ * read by the one HTTP/1.1 client's codec (h1.ts), by the rules of ARCHITECTURE.md ("One HTTP/1.1
+ * client"): LF or CRLF line ends (RFC 9112 §2.2), `HTTP/1.1` or `HTTP/2`, blanks around names and
+ * values dropped (`X-B : v` is `X-B`, as curl takes it), a folded line (obs-fold) joined to the
+ * value before it with one space (RFC 9112 §5.2, as curl does), a CR inside a value read as a
+ * space (RFC 9110 §5.5); a NUL anywhere in the head, or a header line without a colon, makes the
+ * response malformed (curl: "Nul byte in header", "Header without colon").
  */
 export function parseResponseHead(text: string, where: string): ResponseHead {
   let nl = text.indexOf('\n');
@@ -23,18 +26,27 @@ export function parseResponseHead(text: string, where: string): ResponseHead {
   if (first.charCodeAt(first.length - 1) === 13) first = first.slice(0, -1);
   const m = STATUS.exec(first);
   if (!m) throw new NetworkError(`${where} sent a malformed HTTP response (status line '${first.slice(0, 80)}')`);
+  if (text.indexOf('\0') !== -1) throw new NetworkError(`${where} sent a malformed HTTP response (a NUL character in its head)`);
   const rawHeaders: string[] = [];
   while (nl !== -1) {
     const from = nl + 1;
     nl = text.indexOf('\n', from);
     const end = nl === -1 ? text.length : nl;
+    if (isBlank(text.charCodeAt(from)) && from < end) {
+      // A folded continuation line (obs-fold): one space and its text, onto the value before it.
+      // Blank lines before the first header are consumed without being read (RFC 9112 §2.2).
+      let c = from;
+      let e = end;
+      while (c < e && isBlank(text.charCodeAt(c))) c++;
+      while (e > c && isBlank(text.charCodeAt(e - 1))) e--;
+      if (rawHeaders.length && c < e) rawHeaders[rawHeaders.length - 1] = `${rawHeaders[rawHeaders.length - 1]} ${inValue(text.slice(c, e))}`.trimStart();
+      continue;
+    }
     const colon = text.indexOf(':', from);
     if (colon === -1 || colon >= end || colon === from) {
-      // A folded continuation line (obsolete, starts with a blank) is skipped; any other line
-      // without a name and a colon makes the head malformed, as node:http and curl ("Header
-      // without colon") treat it.
+      // Any other line without a name and a colon makes the head malformed, as curl treats it.
       const line = text.slice(from, end).replace(/\r$/, '');
-      if (line === '' || isBlank(line.charCodeAt(0))) continue;
+      if (line === '') continue;
       throw new NetworkError(`${where} sent a malformed HTTP response (a header line without a colon: '${line.slice(0, 60)}')`);
     }
     // Name and value without the blanks around them (and the CR before the LF).
@@ -46,10 +58,13 @@ export function parseResponseHead(text: string, where: string): ResponseHead {
     let e = end;
     while (c < e && isBlank(text.charCodeAt(c))) c++;
     while (e > c && isBlank(text.charCodeAt(e - 1))) e--;
-    rawHeaders.push(text.slice(a, b), text.slice(c, e));
+    rawHeaders.push(text.slice(a, b), inValue(text.slice(c, e)));
   }
   return { httpVersion: m[1]!.length === 1 ? `${m[1]}.0` : m[1]!, status: Number(m[2]), reason: m[3] ?? '', rawHeaders };
 }
+
+/** A CR inside a header value, as RFC 9110 §5.5 lets a recipient take it: a space. */
+const inValue = (v: string) => (v.indexOf('\r') === -1 ? v : v.replace(/\r/g, ' '));
 
 /** What String.prototype.trim removes in a latin1 head: space, tab, CR, LF, VT, FF, NBSP. */
 const isBlank = (c: number) => c === 32 || (c >= 9 && c <= 13) || c === 160;
@@ -62,10 +77,10 @@ export function maxHeadersError(head: ResponseHead, settings: RequestSettings, w
 }
 
 /**
- * The body length a head gives with Content-Length, for the raw lanes: undefined when it gives
+ * The body length a head gives with Content-Length, for the codec (h1.ts): undefined when it gives
  * none. A value that is not a number (`abc`, `-5`) or several that disagree (`2` and `5`; a list
  * of equal values such as `2, 2` is that value, RFC 9110 §8.6) make the response malformed, as
- * node:http and curl treat it: the body's end could not be known.
+ * RFC 9112 §6.3 says a recipient must (curl takes `+5` and the last of `5` and `6`): the body's end could not be known.
  */
 export function contentLength(raw: string[], where: string): number | undefined {
   let length: number | undefined;
@@ -76,7 +91,7 @@ export function contentLength(raw: string[], where: string): number | undefined 
       const v = parts[k]!.trim();
       const n = Number(v);
       // Past 2^53 a JavaScript number no longer says where the body ends (`9007199254740993` reads
-      // as ...992, 400 digits as Infinity): malformed, as node:http and curl call a length past what
+      // as ...992, 400 digits as Infinity): malformed, as llhttp and curl call a length past what
       // they can hold (2^64, 2^63).
       if (!/^\d+$/.test(v) || !Number.isSafeInteger(n)) throw new NetworkError(`${where} sent a malformed HTTP response (Content-Length '${raw[i + 1]!.slice(0, 40)}')`);
       if (length !== undefined && n !== length) throw new NetworkError(`${where} sent a malformed HTTP response (Content-Length ${length} and ${n} disagree)`);

@@ -2,8 +2,8 @@ import { availableParallelism } from 'node:os';
 import { now } from '../clock.js';
 
 /**
- * Polling for an answer instead of sleeping (`sling exec` only: the keep-alive lane, keepalive.ts,
- * and send.ts for HTTPS and proxies). After a request is written the event loop is kept turning
+ * Polling for an answer instead of sleeping (the HTTP/1.1 client, client.ts, for every command;
+ * off with SLING_NO_POLL). After a request is written the event loop is kept turning
  * (one setImmediate after another, so libuv polls the sockets without blocking) for up to POLL_MS,
  * and only then sleeps in the kernel until the answer comes. On a virtual machine a process that
  * sleeps lets its virtual CPU halt, and waking it when a loopback answer arrives costs ~90 µs on

@@ -3,7 +3,7 @@ import { CurlUrlError, formatCurlUrl, hostHeader, resolveLocation, toParsedUrl, 
 import { noProxyMatches } from '../model/no-proxy.js';
 import type { Body, CurlRules, Header, RequestSpec } from '../model/spec.js';
 import { originOf, parseUrl } from '../model/url.js';
-import type { Hop } from './send.js';
+import type { Hop } from './hop.js';
 
 /**
  * The one place where the next hop of a redirect is made, for every front end. It is made from the

@@ -1,8 +1,8 @@
 import { oneLine, UsageError } from '../errors.js';
 
 /**
- * The last word on a request head before its bytes are made, in every lane (h1.ts for the raw
- * lanes, send.ts for node:http, h2.ts for HTTP/2): a CR, LF or NUL in the method, the request
+ * The last word on a request head before its bytes are made, in every client (h1.ts and
+ * client.ts for HTTP/1.1, h2.ts for HTTP/2): a CR, LF or NUL in the method, the request
  * target or a header's name or value would end a line early and let the text after it go out as a
  * header or a request of its own (a token from a server's answer holding `\r\nX-Injected: yes`,
  * say). Such a request is refused whole, naming what holds the character; nothing is sent. The

@@ -588,7 +588,7 @@ test('download (-o FILE, -o -): a reset and a clean close are told apart; a body
   const closed = await runSling(['-o', join(dir, 'c.txt'), `${srv.url}/close`], { cwd: dir });
   assertError(closed, 6, /was cut short \(Content-Length was 1000\): connection closed/);
   const stalled = await runSling(['--timeout', '0.5', '-o', join(dir, 's.txt'), `${srv.url}/stall`], { cwd: dir });
-  assertError(stalled, 2, /stopped sending the response body for longer than --timeout \(after 10 bytes\); '.*s\.txt' keeps 10 bytes$/m);
+  assertError(stalled, 2, /stopped sending the response body for longer than 0\.5s \(--timeout\) after 10 bytes; '.*s\.txt' keeps 10 bytes$/m);
   // `-o - > out 2>&1`: the error starts a line of its own after the body's open last line.
   const merged = join(dir, 'merged.txt');
   const fd = openSync(merged, 'w');

@@ -1,6 +1,6 @@
 // A curl file's request goes out as curl writes it on every route, not only over plain HTTP:
 // HTTPS, a plain-HTTP proxy, a CONNECT tunnel to HTTPS, a Unix socket. sling writes those request
-// heads itself (keepalive.ts); node:http would upper-case the method, add `Connection:
+// heads itself (client.ts); node:http would upper-case the method, add `Connection:
 // keep-alive`, write `X-Empty: ` with a space, and frame a body-less POST as chunked. Each head is
 // captured byte for byte on a raw server and compared with what real curl sent to the same server.
 import { test } from 'node:test';

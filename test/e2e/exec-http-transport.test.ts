@@ -1,4 +1,4 @@
-// The keep-alive lane `sling exec` uses for plain HTTP (src/transport/keepalive.ts), against raw
+// The HTTP/1.1 client (src/transport/client.ts) as `sling exec` uses it for plain HTTP, against raw
 // loopback servers that answer byte by byte the way real servers do, and misbehave.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,7 +1,7 @@
 // CR, LF and NUL never reach the wire inside a method, a request target or a header, whatever
 // path the value took (a script's client.global.headers, a placeholder in a curl line of a .http
-// file, a session file's cookies) and whichever lane sends it (node:http, the raw HTTP/1.1 lanes,
-// HTTP/2). The receiving servers are bare TCP servers that record every byte that arrives.
+// file, a session file's cookies) and whichever command sends it (the main command, a download,
+// sling exec: one HTTP/1.1 client; HTTP/2). The receiving servers are bare TCP servers that record every byte that arrives.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
@@ -140,11 +140,11 @@ test('a cookie with CR/LF from a session file is refused in every lane: main com
     }),
   );
   const culprit = /the value of the header 'Cookie' holds a line break \(CR\) at character 6/;
-  // node:http (the main command).
+  // The main command.
   assertError(await runSling(['--session-read-only', session, `${api.url}/main`], { cwd: d }), 1, culprit);
-  // The download lane (raw HTTP/1.1).
+  // A download.
   assertError(await runSling(['--download', '-o', join(d, 'out'), '--session-read-only', session, `${api.url}/download`], { cwd: d }), 1, culprit);
-  // The exec lane (kept-alive raw HTTP/1.1).
+  // sling exec.
   writeFileSync(join(d, 's.http'), `GET ${api.url}/exec\n`);
   assertError(await runSling(['exec', '--session-read-only', session, 's.http'], { cwd: d }), 1, culprit);
   assert.equal(api.text(), '', 'no byte reached the server');

@@ -20,10 +20,10 @@ const SWITCH = 'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnec
 test('a chunk size that is not hexadecimal: "sent a malformed chunked body", exit 6, on the main command and in exec', async (t) => {
   const srv = await bytesServer(t, { '/c': 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: text/plain\r\n\r\nzz\r\nhello\r\n0\r\n\r\n' });
   const main = await runSling([`${srv.url}/c`]);
-  assertError(main, 6, /^sling: error: 127\.0\.0\.1:\d+ sent a malformed chunked body \(invalid character in chunk size\)$/m);
+  assertError(main, 6, /^sling: error: 127\.0\.0\.1:\d+ sent a malformed chunked body \(chunk size 'zz'\)$/m);
   assert.doesNotMatch(main.stderr, /undefined|decoded/);
   const dir = workdir({ 'a.http': `GET ${srv.url}/c\n` });
-  assertError(await runSling(['exec', join(dir, 'a.http')]), 6, /a\.http:1: 127\.0\.0\.1:\d+ sent a malformed chunked body/);
+  assertError(await runSling(['exec', join(dir, 'a.http')]), 6, /a\.http:1: 127\.0\.0\.1:\d+ sent a malformed chunked body \(chunk size 'zz'\)$/m);
 });
 
 test('chunked trailers or a chunk size line that never end are malformed past 16 kB in exec, as in the main command (the exec lane read endless trailers for ever)', async (t) => {

@@ -350,3 +350,53 @@ test('credentials in the URL are sent as Basic: as written by the main command (
     show(e),
   );
 });
+
+test('the main command writes the same head bytes over a Unix socket, as HTTP/1.0, through a plain proxy, and with a streamed stdin body', async (t) => {
+  const net = await import('node:net');
+  const heads: string[] = [];
+  const onSocket = (socket: import('node:net').Socket) => {
+    socket.on('error', () => {});
+    let buf = '';
+    socket.on('data', (d: Buffer) => {
+      buf += d.toString('latin1');
+      const end = buf.indexOf('\r\n\r\n');
+      if (end === -1) return;
+      const length = Number(/\r\ncontent-length: *(\d+)/i.exec(buf.slice(0, end))?.[1] ?? 0);
+      if (buf.length < end + 4 + length) return;
+      heads.push(buf.slice(0, end + 4));
+      buf = '';
+      socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+    });
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'sling-wire-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const tcp = net.createServer(onSocket);
+  const unix = net.createServer(onSocket);
+  await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', r));
+  await new Promise<void>((r) => unix.listen(join(dir, 's.sock'), r));
+  t.after(() => {
+    tcp.close();
+    unix.close();
+  });
+  const host = `127.0.0.1:${(tcp.address() as import('node:net').AddressInfo).port}`;
+  const common = `User-Agent: sling/${VERSION}\r\nAccept-Encoding: gzip, deflate, br\r\n`;
+  const cases: [string[], string, (string | Buffer)?][] = [
+    [['--unix-socket', join(dir, 's.sock'), 'GET', 'http://example.test/unix'], `GET /unix HTTP/1.1\r\nHost: example.test\r\n${common}Accept: */*\r\nConnection: keep-alive\r\n\r\n`],
+    [['--http-version', '1.0', 'GET', `http://${host}/ten`], `GET /ten HTTP/1.0\r\nHost: ${host}\r\n${common}Accept: */*\r\nConnection: keep-alive\r\n\r\n`],
+    [
+      ['--proxy', `http:http://${host}`, 'GET', 'http://example.test/viaproxy', 'X-A:1'],
+      `GET http://example.test/viaproxy HTTP/1.1\r\nHost: example.test\r\n${common}Accept: */*\r\nConnection: keep-alive\r\nX-A: 1\r\n\r\n`,
+    ],
+    [
+      ['POST', `http://${host}/stdin`],
+      `POST /stdin HTTP/1.1\r\nHost: ${host}\r\n${common}Accept: application/json, */*;q=0.5\r\nConnection: keep-alive\r\nContent-Type: application/json\r\nContent-Length: 2097152\r\n\r\n`,
+      Buffer.alloc(2 * 1024 * 1024, 120),
+    ],
+  ];
+  for (const [args, head, stdin] of cases) {
+    heads.length = 0;
+    const r = await runSling(args, { stdin });
+    assertExit(r, 0);
+    assert.deepEqual(heads, [head], show(r));
+  }
+});

@@ -49,13 +49,32 @@ test('Content-Length, until-close and empty bodies; a head with bare LF line end
 });
 
 test('malformed answers: bad chunk size, endless chunk line, a 101 nobody asked for, not HTTP', () => {
-  assert.throws(() => readAnswer([Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n')]), /^NetworkError: h:1 sent a malformed chunked body$/);
+  assert.throws(() => readAnswer([Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n')]), /^NetworkError: h:1 sent a malformed chunked body \(chunk size /);
   assert.throws(() => readAnswer([Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n'), Buffer.alloc(20000, 'a')]), /a line of more than 16 kB/);
   assert.throws(() => readAnswer([Buffer.from('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n')]), /answered 101 Switching Protocols \(to websocket\)/);
   assert.throws(() => readAnswer([Buffer.from('SSH-2.0-OpenSSH\r\n')]), /did not answer in HTTP/);
   const heads = new HeadReader('h:1', 'h:1', settings);
   assert.equal(heads.read(Buffer.from('HTTP/1.1 200 OK\r\n')), undefined);
   assert.equal(heads.partial, true);
+});
+
+test('chunk sizes are hexadecimal digits only; Transfer-Encoding frames the body over Content-Length, and such a connection is not used again', () => {
+  for (const size of ['0x5', '+5', ' 5', '5 5', '-5', ''])
+    assert.throws(() => readAnswer([Buffer.from(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${size}\r\nhello\r\n0\r\n\r\n`)]), /malformed chunked body \(chunk size/, size);
+  assert.deepEqual(readAnswer([Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\t;a=b\r\nhello\r\n0\r\n\r\n')]), { status: 200, body: 'hello', complete: true, framing: 'chunked' });
+  const framed = (head: string) => {
+    const heads = new HeadReader('h:1', 'h:1', settings);
+    heads.read(Buffer.from(`${head}\r\n\r\n`));
+    return new BodyReader('GET', heads.head!, 'h:1', () => {});
+  };
+  const both = framed('HTTP/1.1 200 OK\r\nContent-Length: 50\r\nTransfer-Encoding: chunked');
+  assert.deepEqual([both.framing, both.reusable], ['chunked', false]);
+  const gzipOnly = framed('HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip');
+  assert.deepEqual([gzipOnly.framing, gzipOnly.reusable], ['close', true]);
+  const old = framed('HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked');
+  assert.deepEqual([old.framing, old.reusable], ['chunked', false]);
+  const plain = framed('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked');
+  assert.deepEqual([plain.framing, plain.reusable], ['chunked', true]);
 });
 
 test('request bytes: UTF-8 values, chunk framing of a buffered body, the Connection line and curl`s empty header', () => {
@@ -89,7 +108,7 @@ test('request bytes: no method, target, header name or value with CR, LF or NUL 
     fc.property(anyText, anyText, fc.array(fc.tuple(anyText, anyText), { maxLength: 5 }), (method, target, headers) => {
       const request = { method, target, headers, body: Buffer.alloc(0) } as unknown as PreparedRequest;
       const bad = BREAKS.test(method) || BREAKS.test(target) || headers.some(([n, v]) => BREAKS.test(n) || BREAKS.test(v));
-      // The check every lane makes (send.ts, h2.ts, keepalive.ts, raw.ts) says the same as the bytes do.
+      // The check every client makes (client.ts, h2.ts) says the same as the bytes do.
       assert.equal(headProblem(method, target, headers) !== undefined, bad);
       let bytes: Buffer | undefined;
       try {

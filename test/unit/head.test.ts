@@ -22,3 +22,12 @@ test('Content-Length past 2^53 is malformed (fuzz: 400 digits gave Infinity, ...
     );
   }
 });
+
+test('a response head: a folded line joins the value before it with a space, a CR in a value is a space, blanks before the colon go, a NUL is malformed', () => {
+  const head = (text: string) => parseResponseHead(text, 'h').rawHeaders;
+  assert.deepEqual(head('HTTP/1.1 200 OK\r\nX-A: one\r\n  two\r\n\tthree\r\nX-B: b'), ['X-A', 'one two three', 'X-B', 'b']);
+  assert.deepEqual(head('HTTP/1.1 200 OK\r\n folded before any header\r\nX-A: a'), ['X-A', 'a']);
+  assert.deepEqual(head('HTTP/1.1 200 OK\r\nX-A: a\rb\r\nX-B : v'), ['X-A', 'a b', 'X-B', 'v']);
+  assert.throws(() => head('HTTP/1.1 200 OK\r\nX-A: a\0b'), /malformed HTTP response \(a NUL character in its head\)/);
+  assert.throws(() => head('HTTP/1.1 200 OK\r\nX-A one'), /a header line without a colon: 'X-A one'/);
+});

@@ -1,5 +1,5 @@
-// Each lane that turns a request into bytes (node:http in send.ts, the raw HTTP/1.1 lanes of
-// raw.ts and keepalive.ts, HTTP/2 in h2.ts) refuses a head with CR, LF or NUL itself, before it
+// Each client that turns a request into bytes (the one HTTP/1.1 client of client.ts, direct or
+// through a proxy, and HTTP/2 in h2.ts) refuses a head with CR, LF or NUL itself, before it
 // connects: called directly, against a loopback listener that counts its connections.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,9 +8,7 @@ import { CliError } from '../../src/errors.js';
 import type { PreparedRequest } from '../../src/model/prepare.js';
 import type { RequestSettings } from '../../src/model/spec.js';
 import { parseUrl } from '../../src/model/url.js';
-import { sendOnce } from '../../src/transport/send.js';
-import { sendRaw } from '../../src/transport/raw.js';
-import { sendKeepAlive } from '../../src/transport/keepalive.js';
+import { sendRequest } from '../../src/transport/client.js';
 import { sendH2 } from '../../src/transport/h2.js';
 
 async function listener(t: TestContext) {
@@ -46,14 +44,13 @@ function badRequests(host: string): [PreparedRequest, RegExp][] {
 
 const refused = (pattern: RegExp) => (e: unknown) => e instanceof CliError && e.exitCode === 1 && pattern.test(e.message);
 
-test('every lane refuses a method, target or header with CR, LF or NUL before it connects: node:http, raw, kept-alive, HTTP/2', async (t) => {
+test('the HTTP/1.1 client (direct and through a proxy) and HTTP/2 refuse a method, target or header with CR, LF or NUL before they connect', async (t) => {
   const srv = await listener(t);
   const host = `127.0.0.1:${srv.port}`;
   const url = parseUrl(`http://${host}/`);
   for (const [request, pattern] of badRequests(host)) {
-    await assert.rejects(sendOnce(url, request, settings, { env: {} }), refused(pattern), 'node:http');
-    await assert.rejects(sendRaw(url, request, settings), refused(pattern), 'raw');
-    await assert.rejects(sendKeepAlive(url, request, settings, { poll: false }), refused(pattern), 'kept-alive');
+    await assert.rejects(sendRequest(url, request, settings, { poll: false }), refused(pattern), 'HTTP/1.1');
+    await assert.rejects(sendRequest(url, request, settings, { poll: false, proxy: `http://${host}` }), refused(pattern), 'HTTP/1.1 through a proxy');
     await assert.rejects(sendH2(url, request, { ...settings, http2: 'prior-knowledge' }, {}), refused(pattern), 'HTTP/2');
   }
   assert.equal(srv.connections(), 0, 'no connection was made');

@@ -23,7 +23,7 @@ import { onInterrupt } from '../../interrupt.js';
 import type { AfterResult, Completed, ExecContext, ExecEntry, SavedFile, Script } from '../../model/exec.js';
 import { FileTee } from './save.js';
 import type { Sink } from '../../io.js';
-import type { Hop } from '../../transport/send.js';
+import type { Hop } from '../../transport/hop.js';
 import type { ResponseHead } from '../../model/exchange.js';
 import { headerIn } from '../../model/headers.js';
 import { STREAM_FROM } from '../../transport/head.js';
@@ -228,7 +228,7 @@ class Run {
       this.readBody = t.readBody;
       this.wholeBody = t.wholeBody;
     }
-    this.hopOptions = { env: this.env, keepAliveLane: true, debug: this.rep.debugOn ? this.ctx.debug : undefined, warn: this.ctx.warn, onSent: this.onSent };
+    this.hopOptions = { env: this.env, readWhole: true, debug: this.rep.debugOn ? this.ctx.debug : undefined, warn: this.ctx.warn, onSent: this.onSent };
     // The lane hands over a body as a stream when nothing reads it after it is printed (see streamsBody).
     // Also a body the printer would hold to format it: past the lane's threshold (or of unknown
     // length) it is not read whole either; the printer's own bounds apply (as in the main command).
@@ -482,7 +482,7 @@ class Run {
       }
       sending.request = hop.request;
       const keep = spec.settings.keepEncoding;
-      // curl's -f: an HTTP error's body is not read (the keep-alive lane has not read it either).
+      // curl's -f: an HTTP error's body is not read (the HTTP/1.1 client has not read it either).
       const skipBody = spec.settings.failAtHead === true && hop.response.status >= 400;
       // Written to its files as it arrives, never held whole (not with --retry, which sends it again).
       const files = !skipBody && !retrying ? entry.bodyFiles?.({ spec, request: hop.request, url: hop.url, response: hop.response, info: hop.info }) : undefined;

@@ -12,7 +12,7 @@ import { headerIn } from '../model/headers.js';
 import { cutShort } from './body.js';
 import { BodyReader, HeadReader, requestBytes, sendsChunked, writeRequest } from './h1.js';
 import { incompleteHead, STREAM_FROM } from './head.js';
-import type { Hop } from './send.js';
+import type { Hop } from './hop.js';
 import type { HopInfo, ResponseHead, Timings } from '../model/exchange.js';
 import { now } from '../clock.js';
 import { isStreamed, writeStreamed } from '../model/upload.js';
@@ -21,23 +21,25 @@ import { awaitAnswer } from './poll.js';
 import { checkHead, headProblem } from './wire.js';
 
 /**
- * The `sling exec` lane: a minimal HTTP/1.1 client on kept-alive sockets (one pool per run), over
- * TCP, TLS, a Unix socket, an HTTP proxy or a CONNECT tunnel, reading each response whole (or
- * handing a large or open-ended body over as a stream). A file of a thousand requests spends most
- * of its time in the per-request machinery of node:http (agents, parsers, streams, events); here
- * a request is one write, its response a few reads (the sockets' `onread`, into one shared
- * buffer, no stream) parsed in place, and each socket keeps the same listeners for its whole life.
- * It writes the request head itself, so a curl file's request goes out as curl writes it: the
- * method as given (`-X wHat`), no Connection line the user did not give, `Name:` for `-H
- * 'Name;'`. The bytes (request, head, body framing) are h1.ts's, shared with raw.ts; what is
- * this lane's own is the policy: the pool, a request sent again when a kept connection turns out
- * dead, a large body handed over as a stream. HTTP/2 (h2.ts) is tried first when a request asks
- * for it. The main command uses send.ts (node:http).
+ * sling's one HTTP/1.1 client, for every command: the main command, downloads, `sling exec` and
+ * every request a curl file frames. Kept-alive sockets (one pool per process) over TCP, TLS, a
+ * Unix socket, a plain HTTP proxy or a CONNECT tunnel; HTTP/2 (h2.ts) tried first when a request
+ * asks for it. A request is one write, its response a few reads (the sockets' `onread`, into one
+ * shared buffer, no stream) parsed in place by the one codec (h1.ts), and each socket keeps the
+ * same listeners for its whole life.
  *
- * What it keeps from send.ts: header values sent as UTF-8 bytes, the lenient reading of heads,
- * interim 1xx answers skipped, --timeout as the longest silence, --max-headers, `Connection:
- * keep-alive` on the wire (node:http adds it too; not for curl files, as curl sends none), and
- * reuse information for --debug and -vv.
+ * The bytes are the codec's; what differs between commands is policy, passed in (ClientOptions):
+ * - the body read whole before the hop is handed over (`readWhole`: `sling exec`, which prints a
+ *   response behind the next request), unless `streamable` lets a large or open-ended one go as a
+ *   stream; or handed over at the head, still arriving (the main command, downloads), as a stream
+ *   (`hop.body`) or piece by piece to a synchronous consumer (`hop.attach`: a download's file);
+ * - curl framing (`settings.curlFraming`): the method as given (`-X wHat`), no Connection line the
+ *   user did not give, `Name:` for `-H 'Name;'`; otherwise `Connection: keep-alive` is added when
+ *   the request has no Connection line (as node:http and HTTPie send it).
+ * What every command gets alike: header values sent as UTF-8 bytes, interim 1xx answers skipped,
+ * --timeout as the longest silence, the deadline of curl's -m (`settings.deadline`) over the whole
+ * transfer, --max-headers, a request sent again when a kept connection turns out dead (idempotent
+ * ones only), reuse information for --debug and -vv.
  */
 interface Exchange {
   data(chunk: Buffer): void;
@@ -72,10 +74,12 @@ function unpark(c: Conn) {
 }
 
 /**
- * Where every socket of the lane reads into (node:net's `onread`): no stream machinery and no new
- * buffer per read. A chunk is only valid during the call; whatever is kept is copied.
+ * Where every socket of the client reads into (node:net's `onread`): no stream machinery and no
+ * new buffer per read. A chunk is only valid during the call; whatever is kept is copied (a body
+ * taken by `attach` goes to its file from here, uncopied). 1 MiB, as the download lane had: a
+ * large body comes in fewer reads (its pages are touched only as far as reads fill them).
  */
-const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+const READ_BUFFER = Buffer.allocUnsafe(1 << 20);
 
 /** How the lane reaches a server, and the pool of kept-alive connections it belongs to. */
 interface Route {
@@ -183,25 +187,78 @@ class WholeHop implements Hop {
   }
 }
 
-/** A hop whose body is still arriving (a streamable caller, a large or open-ended body). */
-class StreamHop implements Hop {
+/**
+ * A hop handed over with its body still arriving. The body is taken once: as a stream (`body`),
+ * or by a consumer (`attach`); asked for the other way after that, it still comes whole and once
+ * (a consumer gets the stream's pieces; `body` after `attach` is an empty stream whose destroy
+ * closes the connection, as a caller that gives up on a body does).
+ */
+class LiveHop implements Hop {
+  private stream?: Readable;
+  private attached = false;
   constructor(
     readonly url: ParsedUrl,
     readonly request: PreparedRequest,
     readonly response: ResponseHead,
     readonly info: HopInfo,
-    readonly body: Readable,
+    private readonly open: () => Readable,
+    private readonly take: (consumer: (chunk: Buffer) => void) => Promise<void>,
+    private readonly close: () => void,
   ) {}
+
+  get body(): Readable {
+    if (!this.stream) {
+      const close = this.close;
+      this.stream = this.attached
+        ? new Readable({
+            read() {
+              this.push(null);
+            },
+            destroy(err, done) {
+              close();
+              done(err);
+            },
+          })
+        : this.open();
+    }
+    return this.stream;
+  }
+
+  attach = (consumer: (chunk: Buffer) => void): Promise<void> => {
+    if (this.stream) return drain(this.stream, consumer);
+    this.attached = true;
+    return this.take(consumer);
+  };
+}
+
+/** A stream's pieces, to a synchronous consumer (what it throws ends the stream with that error). */
+function drain(stream: Readable, consumer: (chunk: Buffer) => void): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    stream.on('data', (c: Buffer) => {
+      try {
+        consumer(c);
+      } catch (e) {
+        stream.destroy(e as Error);
+      }
+    });
+    stream.once('end', resolve);
+    stream.once('error', reject);
+  });
 }
 
 const hangUp = () => Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
 
-export interface LaneOptions {
+export interface ClientOptions {
   /** The proxy of the request (proxy.ts pickProxy), as given. */
   proxy?: string;
   /** Called once the request is written. */
   onWritten?: () => void;
-  /** exchange.ts ExchangeOptions.streamable. */
+  /**
+   * Read the body whole before the hop is handed over (`sling exec`); else it is handed over at
+   * its head, the body still arriving (a body complete with its head is whole either way).
+   */
+  readWhole?: boolean;
+  /** With readWhole: a head whose large or open-ended body goes as a stream (exchange.ts ExchangeOptions.streamable). */
   streamable?: (head: ResponseHead) => boolean;
   /** Poll for the answer before sleeping (poll.ts); false with SLING_NO_POLL. */
   poll: boolean;
@@ -216,10 +273,11 @@ interface Framing {
 }
 
 /**
- * Sends one request on a kept-alive connection (a new one when none is idle). Not an async
- * function: the common case (plain HTTP, a reused connection) is one write and one promise.
+ * Sends one request (no redirects) on a kept-alive connection (a new one when none is idle) and
+ * resolves with its hop. Not an async function: the common case (plain HTTP, a reused
+ * connection) is one write and one promise.
  */
-export function sendKeepAlive(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, opts: LaneOptions): Promise<Hop> {
+export function sendRequest(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, opts: ClientOptions): Promise<Hop> {
   // Before a connection is taken or made: a head that cannot go on the wire is refused whole (wire.ts).
   const bad = headProblem(request.method, request.target, request.headers);
   if (bad) return Promise.reject(bad);
@@ -240,7 +298,7 @@ export async function closeH2(): Promise<void> {
 }
 
 /** HTTPS, proxies, Unix sockets, -4/-6 and HTTP/2: the route is worked out, HTTP/2 tried first when asked for. */
-async function sendRouted(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, opts: LaneOptions): Promise<Hop> {
+async function sendRouted(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, opts: ClientOptions): Promise<Hop> {
   const where = hostAndPort(url);
   const proxy = proxyTarget(opts.proxy);
   // tlsOptions() checks a client certificate with node:tls.
@@ -310,7 +368,7 @@ const STALE_RETRIES = 3;
  */
 const closesSilently = new Set<string>();
 
-function sendOn(url: ParsedUrl, route: Route, request: PreparedRequest, framing: Framing, settings: RequestSettings, info: HopInfo, opts: LaneOptions, retries: number): Promise<Hop> {
+function sendOn(url: ParsedUrl, route: Route, request: PreparedRequest, framing: Framing, settings: RequestSettings, info: HopInfo, opts: ClientOptions, retries: number): Promise<Hop> {
   let conn = take(route.key);
   if (conn && !IDEMPOTENT.has(request.method) && closesSilently.has(route.key)) {
     conn.socket.destroy();
@@ -339,7 +397,7 @@ function sendOn(url: ParsedUrl, route: Route, request: PreparedRequest, framing:
  * is what keeps a server that closes after each answer working. Once per connection: measured on
  * 1,000 POSTs on one connection, a wait before every request cost 4-10 %.
  */
-function reuseAfterATurn(conn: Conn, url: ParsedUrl, route: Route, request: PreparedRequest, framing: Framing, settings: RequestSettings, info: HopInfo, opts: LaneOptions): Promise<Hop> {
+function reuseAfterATurn(conn: Conn, url: ParsedUrl, route: Route, request: PreparedRequest, framing: Framing, settings: RequestSettings, info: HopInfo, opts: ClientOptions): Promise<Hop> {
   // Two turns: the first ends the turn the last answer was read in, the second follows a poll of the sockets.
   return new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve))).then(() => {
     if (!conn.socket.destroyed && !conn.socket.readableEnded) {
@@ -410,7 +468,7 @@ function exchangeOn(
   onWire: Framing,
   settings: RequestSettings,
   info: HopInfo,
-  { onWritten, streamable, poll }: LaneOptions,
+  { onWritten, readWhole, streamable, poll }: ClientOptions,
   stale?: () => Promise<Hop>,
 ): Promise<Hop> {
   const where = route.where;
@@ -437,8 +495,15 @@ function exchangeOn(
     let done = false;
     /** A streamed body (upload.ts) is still being written. */
     let uploading = false;
-    /** The body as it arrives, once handed over (streamable): chunks go there instead of into `chunks`. */
+    /** The hop was handed over with its body still arriving: its bytes go to whoever takes them. */
+    let handed = false;
+    /** The body as it arrives, once taken as a stream: chunks go there instead of into `chunks`. */
     let stream: Readable | undefined;
+    /** The body as it arrives, once taken by a consumer (attach): each piece goes to it, uncopied. */
+    let sink: ((chunk: Buffer) => void) | undefined;
+    let sinkEnd: { resolve(): void; reject(e: Error): void } | undefined;
+    /** A handed-over body that ended (null) or failed before anyone took it. */
+    let ended: Error | null | undefined;
 
     /**
      * What came of a body that failed (cut short, stalled): printed before the error and left in
@@ -461,6 +526,8 @@ function exchangeOn(
         c.current = undefined;
         sock.destroy();
         if (stream) stream.destroy(err);
+        else if (sinkEnd) sinkEnd.reject(err);
+        else if (handed) ended = err;
         else reject(err);
         return;
       }
@@ -468,7 +535,7 @@ function exchangeOn(
       const r = response!;
       const conn = headerIn(r.rawHeaders, 'connection');
       // An answer that came before a streamed body was all written (a 413, say): the connection goes.
-      const keep = reusable && !uploading && !(conn && /close/i.test(conn)) && !(r.httpVersion === '1.0' && !(conn && /keep-alive/i.test(conn)));
+      const keep = reusable && reader!.reusable && !uploading && !(conn && /close/i.test(conn)) && !(r.httpVersion === '1.0' && !(conn && /keep-alive/i.test(conn)));
       // A streamed body's last bytes may have paused the socket (a slow reader): it reads again before it is reused.
       resumeReading();
       if (keep) {
@@ -483,6 +550,11 @@ function exchangeOn(
         stream.push(null);
         return;
       }
+      if (sinkEnd) return sinkEnd.resolve();
+      if (handed) {
+        ended = null;
+        return;
+      }
       const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
       resolve(new WholeHop(url, request, r, info, whole));
     };
@@ -491,8 +563,17 @@ function exchangeOn(
     let paused = false;
     /** Body bytes (a copy: the read buffer is shared): kept, or passed on when the body is streamed. */
     const keepBytes = (view: Buffer) => {
+      size += view.length;
+      if (sink) {
+        // A consumer that cannot take the bytes (a full disk) ends the transfer with its error.
+        try {
+          sink(view);
+        } catch (e) {
+          finish(e instanceof Error ? e : new Error(String(e)));
+        }
+        return;
+      }
       const bytes = Buffer.from(view);
-      size += bytes.length;
       if (!stream) chunks.push(bytes);
       else if (!stream.push(bytes) && !paused) {
         paused = true;
@@ -508,28 +589,63 @@ function exchangeOn(
       sock.resume();
     };
 
-    /** A large or open-ended body still arriving: the caller gets it as a stream from here on. */
-    const handOver = () => {
-      const r = response!;
-      if (arrivingSet) {
-        arrivingSet = false;
-        setArriving(undefined);
-      }
+    /** Stops reading until the handed-over body is taken (--timeout measures the server's silence, not ours). */
+    const pauseReading = () => {
+      if (paused) return;
+      paused = true;
+      sock.pause();
+      if (settings.timeoutMs) sock.setTimeout(0);
+    };
+    /** The body still arriving as a stream, with what came before it was taken. */
+    const openStream = () => {
       stream = new Readable({
         read: resumeReading,
         // The reader gave up (a body that cannot be decoded, stdout gone): the connection goes with it.
         destroy: (err, cb) => {
-          if (!done) {
-            done = true;
-            c.current = undefined;
-            sock.destroy();
-          }
+          abandon();
           cb(err);
         },
       });
       for (const ch of chunks) stream.push(ch);
       chunks.length = 0;
-      resolve(new StreamHop(url, request, r, info, stream));
+      if (ended === null) stream.push(null);
+      else if (ended) stream.destroy(ended);
+      return stream;
+    };
+    /** The body still arriving, to a synchronous consumer: no stream, no copy. */
+    const attachBody = (consumer: (chunk: Buffer) => void) =>
+      new Promise<void>((resolveAll, rejectAll) => {
+        try {
+          for (const ch of chunks) consumer(ch);
+        } catch (e) {
+          finish(e instanceof Error ? e : new Error(String(e)));
+          return rejectAll(e);
+        }
+        chunks.length = 0;
+        if (ended !== undefined) return ended ? rejectAll(ended) : resolveAll();
+        sink = consumer;
+        sinkEnd = { resolve: resolveAll, reject: rejectAll };
+        resumeReading();
+      });
+
+    /** The caller gave up on a body it took by attach: the connection goes. */
+    const abandon = () => {
+      if (done) return;
+      done = true;
+      if (hard) clearTimeout(hard);
+      c.current = undefined;
+      sock.destroy();
+    };
+
+    /** The hop goes to the caller at its head: the body is read from here on, once the caller takes it. */
+    const handOver = () => {
+      handed = true;
+      if (arrivingSet) {
+        arrivingSet = false;
+        setArriving(undefined);
+      }
+      pauseReading();
+      resolve(new LiveHop(url, request, response!, info, openStream, attachBody, abandon));
     };
 
     /** Some byte of the answer arrived (a connection that answered is not retried). */
@@ -560,7 +676,7 @@ function exchangeOn(
         // curl's -f: an HTTP error ends the transfer at its head (the body is not waited for; the connection goes).
         if (settings.failAtHead && r.status >= 400) return finish();
         if (body.feed(d)) return finish(undefined, true);
-        if (streamable && (body.framing !== 'length' || body.left + size > STREAM_FROM) && streamable(r)) handOver();
+        if (!readWhole || (streamable && (body.framing !== 'length' || body.left + size > STREAM_FROM) && streamable(r))) handOver();
       } catch (e) {
         finish(e instanceof Error ? e : new Error(String(e)));
       }
@@ -595,7 +711,7 @@ function exchangeOn(
           const e = cutShort(url.hostHeader, response.rawHeaders, why, err ?? cut);
           // The head and, when they need no decoding, the bytes that arrived: printed before the error.
           timings.end = now();
-          if (!stream) e.partial = cutBody();
+          if (!handed) e.partial = cutBody();
           return finish(e);
         }
         // Bytes that never made a head (an HTTP/0.9 answer, a head cut off by the close).
@@ -619,7 +735,7 @@ function exchangeOn(
         // The head came, then the body stalled: what arrived is printed before the error.
         const e = timeoutError(url.hostHeader, settings, true, { bodyBytes: size });
         timings.end = now();
-        if (!stream) e.partial = cutBody();
+        if (!handed) e.partial = cutBody();
         finish(e);
       };
       sock.setTimeout(settings.timeoutMs);
@@ -630,11 +746,11 @@ function exchangeOn(
         if (!response) return finish(deadlineError(whereVia, settings, false, 0));
         const e = deadlineError(url.hostHeader, settings, true, size);
         timings.end = now();
-        if (!stream) e.partial = cutBody();
+        if (!handed) e.partial = cutBody();
         finish(e);
       }, timeLeft(settings));
     }
-    // The request as node:http would write it (a `Connection: keep-alive` line added), or as curl does (curlFraming).
+    // The request with a `Connection: keep-alive` line when it has none (as HTTPie sends it), or as curl does (curlFraming).
     const curl = settings.curlFraming === true;
     const body = request.body;
     if (isStreamed(body)) {
@@ -644,13 +760,13 @@ function exchangeOn(
         () => (uploading = false),
         (e: Error) => finish(e),
       );
-      awaitAnswer(() => done, poll);
+      awaitAnswer(() => done || handed, poll);
       // On the wire (its head, the body going out): the title of a long upload shows while it goes.
       onWritten?.();
       return;
     }
     writeRequest(sock, requestBytes(request, onWire.headers, onWire.target, curl, !curl));
-    awaitAnswer(() => done, poll);
+    awaitAnswer(() => done || handed, poll);
     onWritten?.();
   });
 }
