@@ -25,7 +25,8 @@ import { now } from '../clock.js';
  */
 const READ_BUFFER = 1 << 20;
 
-type Consumer = (chunk: Buffer) => void;
+/** Takes a chunk (valid only during the call); a promise it returns pauses the socket until it settles. */
+type Consumer = (chunk: Buffer) => void | Promise<void>;
 
 export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings): Promise<Hop> {
   // Before connecting: a head that cannot go on the wire opens no connection (requestBytes holds the line too).
@@ -52,7 +53,21 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
         // A consumer that cannot take the bytes (a full disk) ends the transfer with its error,
         // which reaches whoever attached it; thrown here it would escape the socket's callback.
         try {
-          consumer(bytes);
+          const wait = consumer(bytes);
+          // The consumer's output is full (a pipe whose reader is slow): read on once it drains.
+          // While it waits, --timeout does not run: the server is not the one who is slow.
+          if (wait) {
+            socket.pause();
+            if (settings.timeoutMs) socket.setTimeout(0);
+            wait.then(
+              () => {
+                if (phase !== 'body') return;
+                if (settings.timeoutMs) socket.setTimeout(settings.timeoutMs);
+                socket.resume();
+              },
+              (e) => end(e as Error),
+            );
+          }
         } catch (e) {
           end(e as Error);
         }
@@ -117,7 +132,9 @@ export async function sendRaw(url: ParsedUrl, request: PreparedRequest, settings
             done(err);
           },
         });
-        attach((chunk) => stream!.push(Buffer.from(chunk))).then(
+        attach((chunk) => {
+          stream!.push(Buffer.from(chunk));
+        }).then(
           () => stream!.push(null),
           (e) => stream!.destroy(e),
         );

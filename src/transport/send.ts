@@ -25,9 +25,10 @@ export interface Hop {
   info: HopInfo;
   /**
    * The fast lane of raw.ts: hands each body chunk to the consumer synchronously (the chunk is
-   * only valid during the call) and resolves at the end of the body. Absent on node:http hops.
+   * only valid during the call) and resolves at the end of the body; a promise the consumer returns
+   * (its output is full) pauses the reading until it settles. Absent on node:http hops.
    */
-  attach?: (consumer: (chunk: Buffer) => void) => Promise<void>;
+  attach?: (consumer: (chunk: Buffer) => void | Promise<void>) => Promise<void>;
 }
 
 type HttpModule = typeof import('node:http');
