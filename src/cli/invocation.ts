@@ -24,6 +24,8 @@ export interface Invocation extends PrintFlags {
   raw?: string;
   chunked: boolean;
   compress: number;
+  /** curl's --compressed was given: it changes nothing (sling always asks for compression); main notes it. */
+  compressed: boolean;
   pathAsIs: boolean;
   maxHeaders?: number;
   auth?: string;
@@ -330,6 +332,7 @@ export function resolveInvocation(argv: readonly string[], mode: 'main' | 'exec'
     raw: one(p, 'raw'),
     chunked: flag('chunked'),
     compress: count('compress'),
+    compressed: flag('compressed'),
     pathAsIs: flag('path-as-is'),
     maxHeaders: maxHeaders === undefined ? undefined : nonNegativeInt(maxHeaders, '--max-headers'),
     auth,
