@@ -568,7 +568,7 @@ const localhostCookies = (req: IncomingMessage, res: ServerResponse) => {
   res.end('ok');
 };
 
-test('an HTTPie session made for localhost (cookies of "localhost.local") is sent by sling, read-only too, and HTTPie still sends them after sling saved it', {
+test('an HTTPie session made for localhost (its localhost.local cookies) is sent by sling, read-only too, and HTTPie still sends them after sling saved it', {
   skip: httpie === undefined && 'HTTPie (http) is not installed',
 }, async (t) => {
   const s = await httpServer(t, localhostCookies);
