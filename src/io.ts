@@ -6,9 +6,12 @@ import { CliError, limitReached, oneLine, tooDeep } from './errors.js';
 
 /** What sling writes its output to: process.stdout in the CLI. */
 export interface OutStream {
-  write(chunk: string | Uint8Array): boolean;
+  /** `done`: called once the chunk has been handed to the system (or failed). */
+  write(chunk: string | Uint8Array, done?: (err?: Error | null) => void): boolean;
   once(event: 'drain', listener: () => void): unknown;
   isTTY?: boolean;
+  /** Bytes written and not yet taken by the system (a full pipe). */
+  readonly writableLength?: number;
 }
 
 /** Where output goes: stdout in the CLI, a buffer in tests of the printer. */

@@ -248,8 +248,14 @@ async function saveBody(hop: Hop, { inv, io, reporter, offset, explicitPath, toS
     written += buf.length;
     lineOpen = buf[buf.length - 1] !== 10;
     progress.update(buf.length);
-    // A copy: the chunk is only valid during the call, and a full pipe keeps what it was given.
-    draining = io.stdout.write(Buffer.from(buf)) ? undefined : new Promise<void>((done) => io.stdout.once('drain', done));
+    // No copy: the chunk stays valid until the transfer reads on, and what stdout could not hand
+    // to the system at once (a full pipe) is waited for, the socket paused, before it does. A file,
+    // or a pipe that took it all, is written on at once (write() answers false for any piece over
+    // 16 kB even then).
+    let flushed!: () => void;
+    const handed = new Promise<void>((resolve) => (flushed = resolve));
+    io.stdout.write(buf, () => flushed());
+    draining = io.stdout.writableLength === 0 ? undefined : handed;
     return draining;
   };
   const intoFile = (buf: Buffer) => {

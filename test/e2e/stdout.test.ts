@@ -66,42 +66,49 @@ test('stdout: a reader that goes away early ends sling quietly with exit 0', asy
 
 const PYTHON = ['python3', 'python'].find((p) => spawnSync(p, ['-c', 'import fcntl'], { stdio: 'ignore' }).status === 0);
 
-test('stdout: a non-blocking socket whose reader is slow still gets every byte in order', { skip: PYTHON ? false : 'python3 is not installed (it sets O_NONBLOCK on the socket)' }, async (t) => {
-  const big = body(BIG);
-  const srv = await httpServer(t, (_req, res) => {
-    res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
-    res.end(big);
+for (const [what, args] of [
+  ['', ['--print=b']],
+  [' (-d -o -: the download lane reads on only once stdout took the bytes)', ['-d', '-o', '-']],
+] as const) {
+  test(`stdout: a non-blocking socket whose reader is slow still gets every byte in order${what}`, {
+    skip: PYTHON ? false : 'python3 is not installed (it sets O_NONBLOCK on the socket)',
+  }, async (t) => {
+    const big = body(BIG);
+    const srv = await httpServer(t, (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+      res.end(big);
+    });
+    // The child's stdout is our end of a loopback TCP connection: Node made it non-blocking, so
+    // once the socket buffers are full a write answers EAGAIN.
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.after(() => server.close());
+    const far = new Promise<Socket>((resolve) => server.once('connection', resolve));
+    const near = connect((server.address() as import('node:net').AddressInfo).port, '127.0.0.1');
+    await new Promise<void>((resolve) => near.once('connect', resolve));
+    const reader = await far;
+    reader.pause();
+    // Node's spawn makes a child's stdio blocking again; python3 puts O_NONBLOCK back on before it
+    // becomes sling (the flag belongs to the shared socket, so it outlives the exec).
+    const nonblocking = 'import fcntl, os, sys; fcntl.fcntl(1, fcntl.F_SETFL, fcntl.fcntl(1, fcntl.F_GETFL) | os.O_NONBLOCK); os.execv(sys.argv[1], sys.argv[1:])';
+    const child = spawn(PYTHON!, ['-c', nonblocking, process.execPath, SLING_PATH, ...args, `${srv.url}/big`], { env: baseEnv(), stdio: ['ignore', near, 'pipe'] });
+    near.destroy();
+    const done = exitOf(child);
+    // Read nothing for a while, so that sling's writes fill the buffers and have to wait.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const chunks: Buffer[] = [];
+    reader.on('data', (d: Buffer) => chunks.push(d));
+    const ended = new Promise((resolve) => reader.once('end', resolve));
+    reader.resume();
+    const r = await done;
+    await ended;
+    assert.equal(r.code, 0, r.stderr);
+    if (args[0] === '--print=b') assert.equal(r.stderr, '');
+    const out = Buffer.concat(chunks);
+    assert.equal(out.length, BIG);
+    assert.ok(out.equals(big), 'every byte, in order');
   });
-  // The child's stdout is our end of a loopback TCP connection: Node made it non-blocking, so
-  // once the socket buffers are full a write answers EAGAIN.
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => server.close());
-  const far = new Promise<Socket>((resolve) => server.once('connection', resolve));
-  const near = connect((server.address() as import('node:net').AddressInfo).port, '127.0.0.1');
-  await new Promise<void>((resolve) => near.once('connect', resolve));
-  const reader = await far;
-  reader.pause();
-  // Node's spawn makes a child's stdio blocking again; python3 puts O_NONBLOCK back on before it
-  // becomes sling (the flag belongs to the shared socket, so it outlives the exec).
-  const nonblocking = 'import fcntl, os, sys; fcntl.fcntl(1, fcntl.F_SETFL, fcntl.fcntl(1, fcntl.F_GETFL) | os.O_NONBLOCK); os.execv(sys.argv[1], sys.argv[1:])';
-  const child = spawn(PYTHON!, ['-c', nonblocking, process.execPath, SLING_PATH, '--print=b', `${srv.url}/big`], { env: baseEnv(), stdio: ['ignore', near, 'pipe'] });
-  near.destroy();
-  const done = exitOf(child);
-  // Read nothing for a while, so that sling's writes fill the buffers and have to wait.
-  await new Promise((resolve) => setTimeout(resolve, 400));
-  const chunks: Buffer[] = [];
-  reader.on('data', (d: Buffer) => chunks.push(d));
-  const ended = new Promise((resolve) => reader.once('end', resolve));
-  reader.resume();
-  const r = await done;
-  await ended;
-  assert.equal(r.code, 0, r.stderr);
-  assert.equal(r.stderr, '');
-  const out = Buffer.concat(chunks);
-  assert.equal(out.length, BIG);
-  assert.ok(out.equals(big), 'every byte, in order');
-});
+}
 
 async function runTo(fd: number, args: string[]) {
   const child = spawn(process.execPath, [SLING_PATH, ...args], { env: baseEnv(), stdio: ['ignore', fd, 'pipe'] });
