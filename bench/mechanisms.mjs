@@ -9,14 +9,12 @@
 //            require, with Node's module.enableCompileCache where that Node has it) and with both;
 //            `node -e 0` as the floor. The caches go to a private SLING_CACHE_DIR, filled by the
 //            untimed check run and the warm-ups before anything is measured.
-//   writer   the stdout writer (src/fd-writer.ts): the same command with stdout to a file and to a
-//            pipe (a FIFO), as built and with SLING_NO_FD_WRITER=1 (process.stdout always).
 //   poll     polling for answers (src/transport/poll.ts): `sling exec` of --requests named POST
 //            requests (the file and loopback server of bench/exec-http.mjs) as built and with
 //            SLING_NO_POLL=1.
 //
 //   node bench/mechanisms.mjs [--node PATH]... [--runs N] [--startup-runs N] [--exec-runs N]
-//                             [--requests N] [--only loader,writer,poll] [--json]
+//                             [--requests N] [--only loader,poll] [--json]
 //
 // --node PATH        a Node binary to run sling on; repeat for several (default: the paths of
 //                    $SLING_BENCH_NODES separated by ':', else $SLING_BENCH_NODE, else this Node)
@@ -42,10 +40,10 @@ import { SLING, cleanEnv, describeNode, execFiles, median, startExecServer, fail
 const THRESHOLD_PCT = 5;
 const STARTUP_WARMUPS = 3;
 const EXEC_WARMUPS = 1;
-const MECHANISMS = ['loader', 'writer', 'poll'];
-const ALIASES = { 'fd-writer': 'writer', 'chunk-loader': 'loader', polling: 'poll' };
+const MECHANISMS = ['loader', 'poll'];
+const ALIASES = { 'chunk-loader': 'loader', polling: 'poll' };
 const OFFLINE = ['--offline', 'POST', 'example.org', 'a=1'];
-const USAGE = 'usage: node bench/mechanisms.mjs [--node PATH]... [--runs N] [--startup-runs N] [--exec-runs N] [--requests N] [--only loader,writer,poll] [--json]';
+const USAGE = 'usage: node bench/mechanisms.mjs [--node PATH]... [--runs N] [--startup-runs N] [--exec-runs N] [--requests N] [--only loader,poll] [--json]';
 
 function parseArgs(argv) {
   const args = splitEquals(argv);
@@ -239,7 +237,7 @@ function measureNode(node, opts, server, progressLine) {
   try {
     // ------------------------------------------------------------ start-up commands --
     const startup = [];
-    if (opts.only.includes('loader') || opts.only.includes('writer')) {
+    if (opts.only.includes('loader')) {
       startup.push({ id: 'floor', label: 'node -e 0', file: node.path, args: ['-e', '0'], env, stdout: 'null', timeoutMs: 60_000, switches: {} });
       startup.push(sling('default', 'sling, as built', {}, 'null'));
     }
@@ -247,15 +245,6 @@ function measureNode(node, opts, server, progressLine) {
       startup.push(sling('no-cache', 'sling, SLING_NO_COMPILE_CACHE=1', { SLING_NO_COMPILE_CACHE: '1' }, 'null'));
       startup.push(sling('no-loader', 'sling, SLING_NO_CHUNK_LOADER=1', { SLING_NO_CHUNK_LOADER: '1' }, 'null'));
       startup.push(sling('neither', 'sling, both switches', { SLING_NO_COMPILE_CACHE: '1', SLING_NO_CHUNK_LOADER: '1' }, 'null'));
-    }
-    if (opts.only.includes('writer')) {
-      startup.push(sling('file-on', 'sling > file', {}, 'file'));
-      startup.push(sling('file-off', 'sling > file, SLING_NO_FD_WRITER=1', { SLING_NO_FD_WRITER: '1' }, 'file'));
-      if (outputs.pipeWhy) result.notes.push(`stdout to a pipe not measured: ${outputs.pipeWhy}`);
-      else {
-        startup.push(sling('pipe-on', 'sling | reader', {}, 'pipe'));
-        startup.push(sling('pipe-off', 'sling | reader, SLING_NO_FD_WRITER=1', { SLING_NO_FD_WRITER: '1' }, 'pipe'));
-      }
     }
     if (startup.length) {
       // An untimed run of each, in order: it must succeed and print what the build prints (this
@@ -311,8 +300,6 @@ function measureNode(node, opts, server, progressLine) {
       ['chunk-loader', 'loader', 'chunk loader + cache (vs SLING_NO_CHUNK_LOADER=1)', 'default', 'no-loader', true],
       ['chunk-loader-uncached', 'loader', 'chunk loader, uncached (NO_COMPILE_CACHE vs both)', 'no-cache', 'neither', true],
       ['loader-and-cache', 'loader', 'chunk loader + cache (vs both switches)', 'default', 'neither', true],
-      ['fd-writer-file', 'writer', 'fd writer, to a file (vs SLING_NO_FD_WRITER=1)', 'file-on', 'file-off', true],
-      ['fd-writer-pipe', 'writer', 'fd writer, to a pipe (vs SLING_NO_FD_WRITER=1)', 'pipe-on', 'pipe-off', true],
       ['poll', 'poll', `polling, exec of ${opts.requests} (vs SLING_NO_POLL=1)`, 'poll-on', 'poll-off', false],
     ];
     for (const [id, group, mechanism, onId, offId, isStartup] of pairs) {

@@ -26,7 +26,7 @@ const LAYERS = [
   // The code that runs inside the script engine (QuickJS), not in sling's process: it imports only
   // its own folder, and nothing imports it (scripts/build.mjs hands it to script.ts as text).
   { name: 'engine', files: ['sources/http/engine/'], may: [] },
-  { name: 'base', files: ['clock.ts', 'errors.ts', 'exit.ts', 'fd-writer.ts', 'files.ts', 'interrupt.ts', 'io.ts', 'nesting.ts', 'sanitize.ts', 'version.ts', 'types/'], may: [] },
+  { name: 'base', files: ['clock.ts', 'errors.ts', 'exit.ts', 'files.ts', 'interrupt.ts', 'io.ts', 'nesting.ts', 'sanitize.ts', 'version.ts', 'types/'], may: [] },
   { name: 'model', files: ['model/'], may: ['base'] },
   { name: 'cli', files: ['cli/'], may: ['base', 'model', 'output'] },
   { name: 'request', files: ['request/'], may: ['base', 'model', 'cli'] },

@@ -1,7 +1,7 @@
 import { runExitHooks, runInterruptHooks } from './interrupt.js';
 import { main } from './main.js';
-import { FdWriter, fdWriterFor, readerGone, stdoutIsStderr } from './fd-writer.js';
 import { writeFailure } from './errors.js';
+import { readerGone } from './io.js';
 
 /**
  * The only place that touches `process`: everything else gets what it needs through Io.
@@ -15,30 +15,23 @@ export function start(defaultScheme: 'http' | 'https') {
     process.stderr.write(`sling: error: writing to standard output failed: ${writeFailure(e)}\n`);
     process.exit(1);
   };
-  // Node's process.stdout is made only when it is needed: a file, a pipe or /dev/null are written
-  // with plain write(2) calls (fd-writer.ts: 3-9 ms of start-up), a terminal through Node's stream.
-  // SLING_NO_FD_WRITER=1 (any non-empty value) makes every output go through process.stdout: for
-  // comparison (bench/mechanisms.mjs times both) and as a way out should the writer ever misbehave.
+  // Standard output is Node's process.stdout, made on first use; its failures come as 'error' events.
   let stdoutStream: typeof process.stdout | undefined;
-  const realStdout = () => {
+  const stdout = () => {
     if (!stdoutStream) {
       stdoutStream = process.stdout;
       stdoutStream.on('error', stdoutFailed);
     }
     return stdoutStream;
   };
-  const stdout = (process.env.SLING_NO_FD_WRITER || process.platform === 'win32' ? undefined : fdWriterFor(1, realStdout, stdoutFailed)) ?? realStdout();
   process.on('SIGINT', () => {
     // On a terminal the line break ends whatever was on the line (^C, a progress bar).
     const tty = Boolean(process.stderr.isTTY);
     if (tty) process.stderr.write('\n');
     // `sling exec` writes out what stdout holds, and says which request was going on.
     const said = runInterruptHooks();
-    if (said !== true) {
-      // Redirected (`> out 2>&1`): on a line of its own after a body without its last newline.
-      const open = !tty && stdout instanceof FdWriter && stdout.lineOpen && stdoutIsStderr();
-      process.stderr.write(`${open ? '\n' : ''}sling: interrupted${said ? ` ${said}` : ''}\n`);
-    }
+    // (A hook has ended stdout's open last line, where stdout and stderr are one file: `> out 2>&1`.)
+    if (said !== true) process.stderr.write(`sling: interrupted${said ? ` ${said}` : ''}\n`);
     process.exit(130);
   });
 
@@ -64,7 +57,9 @@ export function start(defaultScheme: 'http' | 'https') {
     get stdin() {
       return process.stdin;
     },
-    stdout,
+    get stdout() {
+      return stdout();
+    },
     // Also made on first use (most runs write nothing to stderr).
     get stderr() {
       return process.stderr;

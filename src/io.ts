@@ -1,8 +1,18 @@
 // What the program gets from the process (argv, env, cwd, pid, the three streams), the messages it writes
 // to stderr (Reporter) and the sink that writes to stdout. bin.ts makes the Io from `process`.
+import { fstatSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { CliError, limitReached, oneLine, tooDeep } from './errors.js';
-import type { OutStream } from './fd-writer.js';
+
+/** What sling writes its output to: process.stdout in the CLI. */
+export interface OutStream {
+  /** `done`: called once the chunk has been handed to the system (or failed). */
+  write(chunk: string | Uint8Array, done?: (err?: Error | null) => void): boolean;
+  once(event: 'drain', listener: () => void): unknown;
+  isTTY?: boolean;
+  /** Bytes written and not yet taken by the system (a full pipe). */
+  readonly writableLength?: number;
+}
 
 /** Where output goes: stdout in the CLI, a buffer in tests of the printer. */
 export interface Sink {
@@ -72,4 +82,32 @@ export function stdoutSink(out: Io['stdout']): Sink {
       return new Promise<void>((resolve) => out.once('drain', resolve));
     },
   };
+}
+
+/**
+ * A write to standard output failed because its reader went away: EPIPE for a pipe (`| head`), and
+ * ECONNRESET for a socket (what Node's child_process gives a child as its stdout) that its reader
+ * closed with bytes still unread. Either way sling stops quietly, exit 0, as other tools do.
+ */
+export function readerGone(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'EPIPE' || code === 'ECONNRESET';
+}
+
+let oneTarget: boolean | undefined;
+/**
+ * Standard output and standard error are the same file or pipe (`> out 2>&1`): a message after a
+ * body without its last line break then needs a line of its own. True when it cannot be told.
+ */
+export function stdoutIsStderr(): boolean {
+  if (oneTarget === undefined) {
+    try {
+      const a = fstatSync(1);
+      const b = fstatSync(2);
+      oneTarget = a.dev === b.dev && a.ino === b.ino;
+    } catch {
+      oneTarget = true;
+    }
+  }
+  return oneTarget;
 }

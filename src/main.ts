@@ -101,6 +101,7 @@ export async function main(io: Io): Promise<number> {
       io.stdout.write(`sling ${VERSION}\n`);
       return ExitCode.OK;
     }
+    if (inv.compressed) reporter.note('sling always asks for compressed answers (Accept-Encoding) and decodes them; --compressed is not needed');
     if (reporter.debugOn) reporter.debug(`invocation ${maskedInvocation(inv)}`);
     if (isExec) {
       const { runExec } = await import('./commands/exec/runner.js');

@@ -25,6 +25,8 @@ export interface Invocation extends PrintFlags {
   raw?: string;
   chunked: boolean;
   compress: number;
+  /** curl's --compressed was given: it changes nothing (sling always asks for compression); main notes it. */
+  compressed: boolean;
   pathAsIs: boolean;
   maxHeaders?: number;
   auth?: string;
@@ -264,6 +266,7 @@ export function invocationOf(p: ParsedArgs, defaultScheme = 'http'): Invocation 
     raw: one(p, 'raw'),
     chunked: flag('chunked'),
     compress: count('compress'),
+    compressed: flag('compressed'),
     pathAsIs: flag('path-as-is'),
     maxHeaders: maxHeaders === undefined ? undefined : Number(maxHeaders),
     auth,

@@ -345,6 +345,12 @@ export function joined(first: ParsedArgs, then: ParsedArgs): ParsedArgs {
   };
 }
 
+/**
+ * curl's `--compressed`: sling always asks for compressed answers (Accept-Encoding) and decodes
+ * them, so it changes nothing; `Invocation.compressed` has main say so in a note.
+ */
+const CURL_COMPRESSED: OptionDef = { long: 'compressed', kind: 'flag', group: 'curl', help: 'not needed: sling always asks for compressed answers and decodes them' };
+
 /** Every long spelling of a table: the names, and `no-NAME` for options that take no value. */
 const SPELLINGS = new WeakMap<OptionTable, Map<string, { def: OptionDef; negated: boolean }>>();
 function spellings(table: OptionTable): Map<string, { def: OptionDef; negated: boolean }> {
@@ -366,6 +372,8 @@ function longOption(table: OptionTable, name: string): { def: OptionDef; negated
   const all = spellings(table);
   const exact = all.get(name);
   if (exact) return { ...exact, spelled: name };
+  // curl's habit, outside the table (not in --help, no prefix of it, no --no- form): a no-op with a note.
+  if (name === 'compressed') return { def: CURL_COMPRESSED, negated: false, spelled: name };
   const matches = name.length > 0 ? [...all.keys()].filter((s) => s.startsWith(name)) : [];
   if (matches.length === 1) return { ...all.get(matches[0]!)!, spelled: matches[0]! };
   if (matches.length > 1) {

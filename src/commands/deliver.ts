@@ -152,8 +152,11 @@ export async function printResponse(hop: Hop, printer: Printer, options: PrintOp
 export interface PumpOptions {
   /** The bytes as they came, not decoded (a download of a .gz, curl without --compressed). */
   keepEncoding?: boolean;
-  /** Each piece, in order; what it throws (a full disk) ends the reading as it is. */
-  write(chunk: Buffer): void;
+  /**
+   * Each piece, in order (valid only during the call); what it throws (a full disk) ends the reading
+   * as it is, a promise it returns (a full pipe) holds the reading until it settles.
+   */
+  write(chunk: Buffer): void | Promise<void>;
   /** Before a failure of the body is thrown (exec: the connection dropped). */
   onFailure?(): void;
 }
@@ -168,14 +171,19 @@ export async function pumpBody(hop: Hop, options: PumpOptions): Promise<void> {
   const { keepEncoding: keep, write, onFailure } = options;
   let size = 0;
   const take = (c: Buffer) => {
-    write(c);
+    const wait = write(c);
     size += c.length;
     // The bytes so far, for a --timeout that fires next (decodedBody counts them itself).
     if (keep) hop.info.bodyBytes = size;
+    return wait;
   };
   try {
     if (keep && hop.attach) await hop.attach(take);
-    else for await (const c of keep ? hop.body : await t.decodedBody(hop)) take(c as Buffer);
+    else
+      for await (const c of keep ? hop.body : await t.decodedBody(hop)) {
+        const wait = take(c as Buffer);
+        if (wait) await wait;
+      }
   } catch (e) {
     onFailure?.();
     throw e instanceof CliError ? e : t.bodyError(hop, e, size);

@@ -4,10 +4,9 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Invocation } from '../cli/invocation.js';
 import { CliError, fileProblem, UsageError, writeFailure } from '../errors.js';
 import { isDirectory, replaceFile } from '../files.js';
-import { readerGone } from '../fd-writer.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { onInterrupt } from '../interrupt.js';
-import type { Io, Reporter } from '../io.js';
+import { stdoutIsStderr, type Io, type Reporter } from '../io.js';
 import { exactBytes, formatBytes, formatDuration, Progress } from '../output/progress.js';
 import { Printer } from '../output/printer.js';
 import type { OutputPlan } from '../output/plan.js';
@@ -26,9 +25,6 @@ import { platformShell, type Shell } from '../output/shells.js';
  * stderr. A file on disk is either complete or a prefix of the resource that `-C` can resume: a
  * cut-off transfer keeps what arrived and prints the command that resumes it.
  */
-
-/** Atomics.wait on this sleeps the thread (a full non-blocking pipe, written synchronously). */
-const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /**
  * The command line that resumes this download: the user's own, plus --continue and --output if the
@@ -244,7 +240,36 @@ async function saveBody(hop: Hop, { inv, io, reporter, offset, explicitPath, toS
     return true;
   });
 
-  const sink = (buf: Buffer) => {
+  // `-o -`: through process.stdout like all output (a full pipe holds the transfer until it drains;
+  // a reader that goes away ends the run quietly, bin.ts). Whether its last line is open: a message
+  // after it, or Ctrl-C's, starts a line of its own where stdout and stderr are one file.
+  let lineOpen = false;
+  if (fd === 1) {
+    const before = reporter.openLine;
+    reporter.openLine = () => {
+      if (!lineOpen) return before?.() ?? false;
+      lineOpen = false;
+      return stdoutIsStderr();
+    };
+  }
+  /** The write that filled stdout's buffer, until it drains. */
+  let draining: Promise<void> | undefined;
+  const intoStdout = (buf: Buffer): Promise<void> | undefined => {
+    if (buf.length === 0) return undefined;
+    written += buf.length;
+    lineOpen = buf[buf.length - 1] !== 10;
+    progress.update(buf.length);
+    // No copy: the chunk stays valid until the transfer reads on, and what stdout could not hand
+    // to the system at once (a full pipe) is waited for, the socket paused, before it does. A file,
+    // or a pipe that took it all, is written on at once (write() answers false for any piece over
+    // 16 kB even then).
+    let flushed!: () => void;
+    const handed = new Promise<void>((resolve) => (flushed = resolve));
+    io.stdout.write(buf, () => flushed());
+    draining = io.stdout.writableLength === 0 ? undefined : handed;
+    return draining;
+  };
+  const intoFile = (buf: Buffer) => {
     let at = 0;
     while (at < buf.length) {
       try {
@@ -252,22 +277,15 @@ async function saveBody(hop: Hop, { inv, io, reporter, offset, explicitPath, toS
         at += n;
         written += n;
       } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        // A pipe another program left non-blocking is full: wait for its reader.
-        if (code === 'EAGAIN') Atomics.wait(PAUSE, 0, 0, 1);
-        // The reader of `-o -` went away (`| head`): stop quietly, as the main output does.
-        else if (fd === 1 && readerGone(e)) throw new CliError('', ExitCode.OK);
-        else {
-          throw new CliError(fd === 1 ? `writing to standard output failed: ${writeFailure(e)}` : `cannot write '${name}': ${writeFailure(e)}`, ExitCode.ERROR);
-        }
+        throw new CliError(`cannot write '${name}': ${writeFailure(e)}`, ExitCode.ERROR);
       }
     }
-    // `-o -`: whether stdout's last line is open (a message after it, or Ctrl-C's, starts a line of its own).
-    if (fd === 1 && buf.length && 'lineOpen' in io.stdout) (io.stdout as { lineOpen: boolean }).lineOpen = buf[buf.length - 1] !== 10;
     progress.update(buf.length);
   };
   try {
-    await pumpBody(hop, { keepEncoding: !decode, write: sink });
+    await pumpBody(hop, { keepEncoding: !decode, write: fd === 1 ? intoStdout : intoFile });
+    // What stdout still holds goes out before the run says it was saved.
+    if (draining) await draining;
     if (hop.info.timedOut) throw bodyError(hop, new Error('timeout'), written);
     if (expected !== undefined && written < expected) {
       throw bodyError(hop, Object.assign(new Error('aborted'), { code: 'ECONNRESET' }), written);
@@ -283,7 +301,6 @@ async function saveBody(hop: Hop, { inv, io, reporter, offset, explicitPath, toS
     const kept = leave();
     removeHook();
     const err = e as CliError;
-    if (err.exitCode === ExitCode.OK) return ExitCode.OK;
     const message = err instanceof CliError ? err.message : `cannot replace '${name}' with its new copy: ${fileProblem(e)}`;
     throw new CliError(`${message}${kept ? `; ${kept}` : ''}`, err.exitCode ?? ExitCode.ERROR, resumeHint());
   }

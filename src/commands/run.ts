@@ -1,14 +1,14 @@
 import type { Invocation } from '../cli/invocation.js';
 import { ExitCode, exitCodeForStatus } from '../exit.js';
 import { UsageError } from '../errors.js';
-import { stdoutSink, type Io, type Reporter } from '../io.js';
+import { stdoutIsStderr, stdoutSink, type Io, type Reporter, type Sink } from '../io.js';
 import { makePlan } from '../output/plan.js';
 import { Printer } from '../output/printer.js';
 import { buildRequest, type BuildContext } from '../request/build.js';
 import { deliver, loadTransport, wouldSend } from './deliver.js';
 import { askPassword, readStdinBody } from '../sources/stdin.js';
 import { now } from '../clock.js';
-import { stdoutIsStderr } from '../fd-writer.js';
+import { onInterrupt } from '../interrupt.js';
 
 /** The main command: build the request, print or send it, print the exchange, pick the exit code. */
 export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): Promise<number> {
@@ -25,17 +25,17 @@ export async function runRequest(inv: Invocation, io: Io, reporter: Reporter): P
   // A download prints on stderr (stdout may be the file, with -o -), so stderr decides on colours.
   const downloading = inv.download && !inv.offline;
   const plan = makePlan(inv, spec.method, { isTTY: Boolean(downloading ? io.stderr.isTTY : io.stdout.isTTY), env: io.env });
-  const printer = new Printer(plan, stdoutSink(io.stdout));
+  // process.stdout is made on first use: a download to a file never makes it.
+  let out: Sink | undefined;
+  const printer = new Printer(plan, { write: (c) => (out ??= stdoutSink(io.stdout)).write(c) });
   // A message after a body that did not end its line starts a line of its own.
   // Only where stdout and stderr are one file (`> out 2>&1`): a stderr of its own gets no blank line.
-  reporter.openLine = () => {
-    if (printer.takeOpenLine()) return stdoutIsStderr();
-    // `-o -` writes stdout itself (download.ts), and says whether its last line is open.
-    const out = io.stdout as { lineOpen?: boolean };
-    if (!downloading || !out.lineOpen) return false;
-    out.lineOpen = false;
-    return stdoutIsStderr();
-  };
+  // (`-o -` writes stdout itself: download.ts extends this with its own last byte.)
+  reporter.openLine = () => printer.takeOpenLine() && stdoutIsStderr();
+  // Ctrl-C's message too (bin.ts writes it after the hooks); on a terminal bin.ts ends the line itself.
+  onInterrupt(() => {
+    if (!io.stderr.isTTY && reporter.openLine?.()) io.stderr.write('\n');
+  });
 
   if (inv.curl) {
     // --curl: the curl command line that sends this request (src/output/to-curl.ts); nothing is sent.

@@ -12,13 +12,49 @@ import { LABELS, SINGLE_BYTE } from './charset-tables.js';
 
 let byLabel: Map<string, string> | undefined;
 
+/**
+ * UTF-32, which the Encoding Standard leaves out (browsers never meet it) but servers and files
+ * do: sling decodes it itself. Without a byte order mark it is big-endian (Unicode's rule).
+ */
+const UTF32: Record<string, string> = { 'utf-32': 'utf-32be', 'utf-32be': 'utf-32be', 'utf-32le': 'utf-32le', utf32: 'utf-32be' };
+
 /** The encoding a label names (ASCII whitespace trimmed, any case), or undefined. */
 function encodingOf(label: string): string | undefined {
   if (!byLabel) {
     byLabel = new Map();
     for (const [name, labels] of LABELS) for (const l of labels.split(' ')) byLabel.set(l, name);
+    for (const [l, name] of Object.entries(UTF32)) byLabel.set(l, name);
   }
   return byLabel.get(label.replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, '').toLowerCase());
+}
+
+/** The encoding a byte order mark at the body's start names: UTF-8, or UTF-16 or UTF-32 in either byte order. */
+export function bomCharset(first: Buffer | undefined): string | undefined {
+  if (!first || first.length < 2) return undefined;
+  const [a, b, c, d] = first;
+  if (a === 0xef && b === 0xbb && c === 0xbf) return 'utf-8';
+  if (a === 0xff && b === 0xfe) return c === 0 && d === 0 ? 'utf-32le' : 'utf-16le';
+  if (a === 0xfe && b === 0xff) return 'utf-16be';
+  if (a === 0 && b === 0 && c === 0xfe && d === 0xff) return 'utf-32be';
+  return undefined;
+}
+
+/** The size of the code unit of an encoding in bytes: 2 for UTF-16, 4 for UTF-32, else 1. */
+export function unitSize(name: string): 1 | 2 | 4 {
+  return name.startsWith('utf-16') ? 2 : name.startsWith('utf-32') ? 4 : 1;
+}
+
+/**
+ * The text holds U+0000 once decoded (what makes a body binary): a zero byte, or in UTF-16 and
+ * UTF-32 a whole code unit of zeros, counted from the body's start (`offset`: where `buf` is in it).
+ */
+export function decodesToNul(buf: Buffer, name: string, offset = 0): boolean {
+  const unit = unitSize(name);
+  if (unit === 1) return buf.includes(0);
+  for (let i = (unit - (offset % unit)) % unit; i + unit <= buf.length; i += unit) {
+    if (buf[i] === 0 && buf[i + 1] === 0 && (unit === 2 || (buf[i + 2] === 0 && buf[i + 3] === 0))) return true;
+  }
+  return false;
 }
 
 const tables = new Map<string, string>();
@@ -36,6 +72,7 @@ function tableOf(name: string): string | undefined {
 /** Node can decode this encoding (the multi-byte ones need a build with full ICU). */
 function decodable(name: string): boolean {
   if (name === 'replacement') return false;
+  if (name.startsWith('utf-32')) return true;
   if (tableOf(name) !== undefined) return true;
   try {
     new TextDecoder(name);
@@ -72,12 +109,20 @@ export function headerCharset(contentType: string | undefined): string | undefin
 }
 
 /**
- * What a body is decoded with: `--response-charset`, else the Content-Type's charset (when it is a
- * known one), else what an HTML document (`<meta charset>` or `http-equiv`, in its first 1024
- * bytes) or an XML document (its `<?xml ... encoding="...">` declaration) says of itself, else UTF-8.
+ * What a body is decoded with: `--response-charset` (a byte order mark at the start picks the byte
+ * order of the UTF-16 or UTF-32 it names), else the byte order mark's encoding (UTF-8, UTF-16 or
+ * UTF-32, as the WHATWG decode algorithm lets a BOM win over the header), else the Content-Type's
+ * charset (when it is a known one), else what an HTML document (`<meta charset>` or `http-equiv`,
+ * in its first 1024 bytes) or an XML document (its `<?xml ... encoding="...">` declaration) says
+ * of itself, else UTF-8.
  */
 export function bodyCharset(given: string | undefined, contentType: string | undefined, first?: Buffer): string {
-  if (given !== undefined) return knownCharset(given) ?? 'utf-8';
+  const bom = bomCharset(first);
+  if (given !== undefined) {
+    const name = knownCharset(given) ?? 'utf-8';
+    return bom && unitSize(bom) === unitSize(name) && unitSize(name) > 1 ? bom : name;
+  }
+  if (bom) return bom;
   const label = headerCharset(contentType);
   const fromHeader = label === undefined ? undefined : knownCharset(label);
   if (fromHeader) return fromHeader;
@@ -98,10 +143,10 @@ export function sniffsCharset(given: string | undefined, contentType: string | u
   return mime === 'text/html' || /^(text|application)\/xml$|\+xml$/.test(mime);
 }
 
-/** A declared label as HTML takes it: UTF-16 becomes UTF-8 (the bytes were read as ASCII), x-user-defined windows-1252. */
+/** A declared label as HTML takes it: UTF-16 (and UTF-32) becomes UTF-8 (the bytes were read as ASCII), x-user-defined windows-1252. */
 function declared(label: string): string | undefined {
   const name = knownCharset(label);
-  if (name === 'utf-16le' || name === 'utf-16be') return 'utf-8';
+  if (name !== undefined && unitSize(name) > 1) return 'utf-8';
   if (name === 'x-user-defined') return 'windows-1252';
   return name;
 }
@@ -237,6 +282,7 @@ export interface BodyDecoder {
 }
 
 export function charsetDecoder(name: string): BodyDecoder {
+  if (name.startsWith('utf-32')) return utf32Decoder(name === 'utf-32le');
   const table = tableOf(name);
   if (table !== undefined) {
     // Each byte's UTF-16 code unit (all of these are in the BMP), written out as UTF-16LE text.
@@ -266,4 +312,36 @@ export function charsetDecoder(name: string): BodyDecoder {
 export function decodeBody(buf: Buffer, name: string): string {
   const d = charsetDecoder(name);
   return d.write(buf) + d.end();
+}
+
+/** UTF-32 in pieces (Node has no decoder for it): a byte order mark at the start is dropped, a code point past U+10FFFF or a surrogate is U+FFFD. */
+function utf32Decoder(littleEndian: boolean): BodyDecoder {
+  let rest: Buffer = Buffer.alloc(0);
+  let first = true;
+  const take = (chunk: Buffer, last: boolean): string => {
+    const buf = rest.length ? Buffer.concat([rest, chunk]) : chunk;
+    const whole = buf.length - (buf.length % 4);
+    const parts: string[] = [];
+    let points: number[] = [];
+    for (let i = 0; i < whole; i += 4) {
+      const cp = littleEndian ? buf.readUInt32LE(i) : buf.readUInt32BE(i);
+      if (first) {
+        first = false;
+        if (cp === 0xfeff) continue;
+      }
+      points.push(cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? 0xfffd : cp);
+      if (points.length === 4096) {
+        parts.push(String.fromCodePoint(...points));
+        points = [];
+      }
+    }
+    parts.push(String.fromCodePoint(...points));
+    rest = Buffer.from(buf.subarray(whole));
+    if (last && rest.length) {
+      parts.push('\ufffd');
+      rest = Buffer.alloc(0);
+    }
+    return parts.join('');
+  };
+  return { write: (chunk) => take(chunk, false), end: () => take(Buffer.alloc(0), true) };
 }

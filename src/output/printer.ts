@@ -7,7 +7,7 @@ import { colourJson, formatJson, formatJsonBytes, looksLikeJson, NotFormatted } 
 import { bodyKind, highlightCss, highlightForm, highlightJs, highlightMarkup, indentXml } from './highlight.js';
 import type { OutputPlan } from './plan.js';
 import { neutralise, neutraliseJson } from '../sanitize.js';
-import { bodyCharset, charsetDecoder, decodeBody, headerCharset, sniffsCharset, type BodyDecoder } from './charset.js';
+import { bodyCharset, charsetDecoder, decodeBody, decodesToNul, headerCharset, sniffsCharset, type BodyDecoder } from './charset.js';
 import { now } from '../clock.js';
 
 import type { Sink } from '../io.js';
@@ -39,8 +39,12 @@ function kindOf(plan: OutputPlan, contentType: string | undefined, first: Buffer
   return kind;
 }
 
-function looksBinary(buf: Buffer): boolean {
-  return buf.subarray(0, 8192).includes(0);
+/**
+ * Binary, not text: its first 8 KiB hold U+0000 once decoded in `charset` (a zero byte; in UTF-16
+ * and UTF-32 a code unit of zeros, so their text is text). `offset`: where `buf` is in the body.
+ */
+function looksBinary(buf: Buffer, charset = 'utf-8', offset = 0): boolean {
+  return decodesToNul(buf.subarray(0, 8192), charset, offset);
 }
 
 /**
@@ -315,7 +319,7 @@ export class Printer {
   /** `request`: the body sent (its note says so: it is not something to save). */
   private body(buf: Buffer, contentType: string | undefined, request = false) {
     const { plan } = this;
-    if (plan.terminal && looksBinary(buf)) {
+    if (plan.terminal && looksBinary(buf, bodyCharset(plan.responseCharset, contentType, buf))) {
       this.put(request ? this.requestNote(buf.length) : this.binaryNote(buf.length));
       return;
     }
@@ -411,7 +415,8 @@ export class Printer {
       const decodes = plan.terminal || plan.responseCharset !== undefined || ((plan.format || plan.colors) && name !== 'utf-8');
       decoder = decodes ? charsetDecoder(name) : null;
     };
-    if (!early) choose();
+    /** The charset binary data is looked for in (decided by the first bytes: a byte order mark). */
+    let charset: string | undefined;
     const show = (chunk: Buffer) => this.out(decoder ? this.text(decoder.write(chunk)) : chunk);
     const startShowing = async () => {
       const first = Buffer.concat(early!, earlySize);
@@ -428,7 +433,11 @@ export class Printer {
     let tooBig = false;
     for await (const c of stream) {
       const chunk = c as Buffer;
-      if (plan.terminal && looksBinary(chunk)) {
+      if (charset === undefined) {
+        charset = bodyCharset(plan.responseCharset, contentType, chunk);
+        if (!early) choose(chunk);
+      }
+      if (plan.terminal && looksBinary(chunk, charset, size)) {
         // Read on (without keeping) for its size, up to BINARY_READ_ON: past that, no further.
         let seen = size + chunk.length;
         for await (const more of stream) {

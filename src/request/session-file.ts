@@ -21,6 +21,17 @@ export interface SessionData {
   /** Credentials sling does not use (an HTTPie plugin's `auth.type`): written back as they were. */
   otherAuth?: Record<string, unknown>;
   cookies: Omit<Cookie, 'created'>[];
+  /** Each of `cookies` as the file has it (the same order), to be written back as it was. */
+  rawCookies: Record<string, unknown>[];
+}
+
+/**
+ * The domain HTTPie (Python's cookie jar) gives a host-only cookie of a host without a dot:
+ * `localhost.local` for `localhost` (RFC 2965's effective host name). It sends a cookie saved as
+ * `localhost` to no one, so sling saves such cookies its way, and reads them back as the host's.
+ */
+export function httpieHostDomain(host: string): string {
+  return host.includes('.') ? host : `${host.includes(':') ? `[${host}]` : host}.local`;
 }
 
 const FIELDS = ['__meta__', 'headers', 'cookies', 'auth'];
@@ -70,7 +81,7 @@ function readHeaders(v: unknown): Header[] {
  * leading dot: the domain and its subdomains; none: that host only); an empty domain (older HTTPie
  * saved cookies unbound) is bound to the session's host, never sent anywhere else.
  */
-function readCookies(v: unknown, host: string): SessionData['cookies'] {
+function readCookies(v: unknown, host: string, raw: Record<string, unknown>[]): SessionData['cookies'] {
   if (v === null || v === undefined) return [];
   let list: [string | number, unknown][];
   if (isObject(v)) list = Object.entries(v).map(([name, c]) => [name, isObject(c) ? { name, ...c } : c]);
@@ -91,11 +102,14 @@ function readCookies(v: unknown, host: string): SessionData['cookies'] {
     optional(o, 'expires', 'number', where);
     for (const flag of ['secure', 'httpOnly', 'hostOnly']) optional(o, flag, 'boolean', where);
     if (!(o.rest === undefined || o.rest === null || isObject(o.rest))) expect(false, `${where()}."rest"`, o.rest, 'an object or null');
+    raw.push(o);
     const domain = (o.domain as string | null | undefined) || '';
+    // HTTPie's `localhost.local` is the host-only cookie of `localhost`, when that is the session's host.
+    const bare = domain.toLowerCase() === httpieHostDomain(host.toLowerCase()) && !host.includes('.') ? host.toLowerCase() : domain.replace(/^\./, '');
     return {
       name: o.name as string,
       value: (o.value as string | null | undefined) ?? '',
-      domain: domain.replace(/^\./, '') || host,
+      domain: bare || host,
       hostOnly: typeof o.hostOnly === 'boolean' ? o.hostOnly : !domain.startsWith('.'),
       path: (o.path as string | null | undefined) || '/',
       expires: typeof o.expires === 'number' ? o.expires * 1000 : undefined,
@@ -134,7 +148,7 @@ function readAuth(v: unknown, data: SessionData): void {
  */
 export function readSession(json: unknown, host: string): SessionData | { problem: string } {
   if (!isObject(json)) return { problem: `it holds ${kind(json)}, not an object` };
-  const data: SessionData = { headers: [], cookies: [] };
+  const data: SessionData = { headers: [], cookies: [], rawCookies: [] };
   try {
     for (const key of Object.keys(json)) {
       if (!FIELDS.includes(key)) throw new NotASession(`${JSON.stringify(key)} is not a session field (a session holds only __meta__, headers, cookies and auth)`);
@@ -144,7 +158,7 @@ export function readSession(json: unknown, host: string): SessionData | { proble
     // In the file's order, so the first problem named is the first one in it.
     for (const key of Object.keys(json)) {
       if (key === 'headers') data.headers = readHeaders(json.headers);
-      else if (key === 'cookies') data.cookies = readCookies(json.cookies, host);
+      else if (key === 'cookies') data.cookies = readCookies(json.cookies, host, data.rawCookies);
       else if (key === 'auth') readAuth(json.auth, data);
     }
   } catch (e) {

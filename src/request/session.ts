@@ -7,7 +7,7 @@ import { fileProblem, UsageError } from '../errors.js';
 import type { Header, RequestSpec } from '../model/spec.js';
 import type { ParsedUrl } from '../model/url.js';
 import { CookieJar, domainMatches, type Cookie } from '../model/cookies.js';
-import { readSession, toHttpieAuth, writtenByHttpie, type SessionData, type StoredAuth } from './session-file.js';
+import { httpieHostDomain, readSession, toHttpieAuth, writtenByHttpie, type SessionData, type StoredAuth } from './session-file.js';
 
 export type { StoredAuth };
 
@@ -24,7 +24,14 @@ interface SessionFile {
   auth?: StoredAuth;
   /** Credentials of a kind sling does not use, kept as the file had them. */
   otherAuth?: Record<string, unknown>;
+  /** The cookies read from the file, each as the file had it (written back so while the jar keeps it). */
+  stored: Map<Cookie, Record<string, unknown>>;
+  /** Which cookies the file held (domain, path, name): kept in it when a response replaces them, whatever their host. */
+  held: Set<string>;
 }
+
+/** A cookie's identity: its domain, path and name. */
+const identity = (c: Cookie) => `${c.domain}\t${c.path}\t${c.name}`;
 
 /** Headers a session never keeps (they describe one request, not the conversation). */
 const TRANSIENT = /^(content-|if-)|^(cookie|host|content-length|transfer-encoding|connection)$/i;
@@ -121,14 +128,18 @@ export class SessionStore {
     const path = sessionPath(this.nameOrPath, url, this.env, this.cwd);
     let file = this.files.get(path);
     if (file) return file;
-    file = { path, host: url.hostname, headers: [] };
+    file = { path, host: url.hostname, headers: [], stored: new Map(), held: new Set() };
     const json = this.load(path);
     if (json !== undefined) {
       const data = readSession(json, url.hostname) as SessionData;
       file.headers = data.headers;
       file.auth = data.auth;
       file.otherAuth = data.otherAuth;
-      for (const c of data.cookies) this.jar.add(c);
+      data.cookies.forEach((c, i) => {
+        this.jar.add(c);
+        file!.stored.set(c as Cookie, data.rawCookies[i]!);
+        file!.held.add(identity(c as Cookie));
+      });
     }
     this.files.set(path, file);
     return file;
@@ -178,23 +189,33 @@ export class SessionStore {
   save() {
     if (this.readOnly) return;
     for (const file of this.files.values()) {
-      const cookies = this.jar.all().filter((c) => (c.hostOnly ? c.domain === file.host : domainMatches(file.host, c.domain)));
+      // The host's cookies, and every cookie the file held that the jar still has (another domain's,
+      // a path's): a cookie sling does not send to this host is never dropped from its file.
+      const cookies = this.jar.all().filter((c) => file.stored.has(c) || file.held.has(identity(c)) || (c.hostOnly ? c.domain === file.host : domainMatches(file.host, c.domain)));
       // HTTPie 3.2's layout (lists of {name, value} headers and of cookies, `auth.raw_auth`), which
-      // both read: a cookie for the domain and its subdomains has a leading dot, HttpOnly is kept
-      // in `rest` as Python's cookie jar has it (HTTPie refuses a cookie with keys it does not know).
+      // both read: a cookie for the domain and its subdomains has a leading dot, a host-only cookie
+      // of a host without a dot has HTTPie's `.local` (`localhost.local`), HttpOnly is kept in
+      // `rest` as Python's cookie jar has it (HTTPie refuses a cookie with keys it does not know).
+      // A cookie read from the file and not changed since is written as the file had it, with any
+      // attribute sling does not know; a `localhost` of an older sling becomes `localhost.local`.
       const data = {
         __meta__: { about: 'sling session file (HTTPie 3.2 layout): headers, credentials and cookies for one host', sling: '2' },
         headers: file.headers.map(([name, value]) => ({ name, value })),
         auth: file.auth ? toHttpieAuth(file.auth) : (file.otherAuth ?? { type: null, raw_auth: null }),
-        cookies: cookies.map((c: Cookie) => ({
-          name: c.name,
-          value: c.value,
-          domain: c.hostOnly ? c.domain : `.${c.domain}`,
-          path: c.path,
-          expires: c.expires === undefined ? null : Math.floor(c.expires / 1000),
-          secure: c.secure,
-          ...(c.httpOnly ? { rest: { HttpOnly: null } } : {}),
-        })),
+        cookies: cookies.map((c: Cookie) => {
+          const domain = c.hostOnly ? httpieHostDomain(c.domain) : `.${c.domain}`;
+          const raw = file.stored.get(c);
+          if (raw) return raw.domain === c.domain && domain !== c.domain ? { ...raw, domain } : raw;
+          return {
+            name: c.name,
+            value: c.value,
+            domain,
+            path: c.path,
+            expires: c.expires === undefined ? null : Math.floor(c.expires / 1000),
+            secure: c.secure,
+            ...(c.httpOnly ? { rest: { HttpOnly: null } } : {}),
+          };
+        }),
       };
       // A named session's folder is sling's own (kept 0700); a folder of a path the user gave is
       // theirs: only what sling creates in it is made 0700.

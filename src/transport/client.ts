@@ -12,7 +12,7 @@ import { headerIn } from '../model/headers.js';
 import { cutShort } from './body.js';
 import { BodyReader, HeadReader, requestBytes, sendsChunked, writeRequest } from './h1.js';
 import { incompleteHead, STREAM_FROM } from './head.js';
-import type { Hop } from './hop.js';
+import type { Consumer, Hop } from './hop.js';
 import type { HopInfo, ResponseHead, Timings } from '../model/exchange.js';
 import { now } from '../clock.js';
 import { isStreamed, writeStreamed } from '../model/upload.js';
@@ -202,7 +202,7 @@ class LiveHop implements Hop {
     readonly response: ResponseHead,
     readonly info: HopInfo,
     private readonly open: () => Readable,
-    private readonly take: (consumer: (chunk: Buffer) => void) => Promise<void>,
+    private readonly take: (consumer: Consumer) => Promise<void>,
     private readonly close: () => void,
   ) {}
 
@@ -224,19 +224,27 @@ class LiveHop implements Hop {
     return this.stream;
   }
 
-  attach = (consumer: (chunk: Buffer) => void): Promise<void> => {
+  attach = (consumer: Consumer): Promise<void> => {
     if (this.stream) return drain(this.stream, consumer);
     this.attached = true;
     return this.take(consumer);
   };
 }
 
-/** A stream's pieces, to a synchronous consumer (what it throws ends the stream with that error). */
-function drain(stream: Readable, consumer: (chunk: Buffer) => void): Promise<void> {
+/** A stream's pieces, to a consumer (what it throws ends the stream with that error; a promise it returns pauses it). */
+function drain(stream: Readable, consumer: Consumer): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     stream.on('data', (c: Buffer) => {
       try {
-        consumer(c);
+        const wait = consumer(c);
+        // Its output is full: the stream waits.
+        if (wait) {
+          stream.pause();
+          wait.then(
+            () => stream.resume(),
+            (e) => stream.destroy(e as Error),
+          );
+        }
       } catch (e) {
         stream.destroy(e as Error);
       }
@@ -500,7 +508,7 @@ function exchangeOn(
     /** The body as it arrives, once taken as a stream: chunks go there instead of into `chunks`. */
     let stream: Readable | undefined;
     /** The body as it arrives, once taken by a consumer (attach): each piece goes to it, uncopied. */
-    let sink: ((chunk: Buffer) => void) | undefined;
+    let sink: Consumer | undefined;
     let sinkEnd: { resolve(): void; reject(e: Error): void } | undefined;
     /** A handed-over body that ended (null) or failed before anyone took it. */
     let ended: Error | null | undefined;
@@ -561,13 +569,28 @@ function exchangeOn(
 
     /** Reading stopped because the reader of a streamed body is behind (a full pipe): not the server's silence. */
     let paused = false;
+    /** Pieces a consumer (attach) has not taken yet: reading waits for all of them. */
+    let waits = 0;
     /** Body bytes (a copy: the read buffer is shared): kept, or passed on when the body is streamed. */
     const keepBytes = (view: Buffer) => {
       size += view.length;
       if (sink) {
         // A consumer that cannot take the bytes (a full disk) ends the transfer with its error.
         try {
-          sink(view);
+          const wait = sink(view);
+          // Its output is full (a pipe whose reader is slow): read on once it has taken every piece
+          // it holds (they are views of the read buffer, which the next read would overwrite).
+          // While it waits, --timeout does not run: the server is not the one who is slow.
+          if (wait) {
+            waits++;
+            pauseReading();
+            wait.then(
+              () => {
+                if (--waits === 0 && !done) resumeReading();
+              },
+              (e) => finish(e instanceof Error ? e : new Error(String(e))),
+            );
+          }
         } catch (e) {
           finish(e instanceof Error ? e : new Error(String(e)));
         }
@@ -613,7 +636,7 @@ function exchangeOn(
       return stream;
     };
     /** The body still arriving, to a synchronous consumer: no stream, no copy. */
-    const attachBody = (consumer: (chunk: Buffer) => void) =>
+    const attachBody = (consumer: Consumer) =>
       new Promise<void>((resolveAll, rejectAll) => {
         try {
           for (const ch of chunks) consumer(ch);

@@ -17,5 +17,12 @@ export interface Hop {
    * (deliver.ts pumpBody). Present on the HTTP/1.1 client's hops (client.ts), absent on HTTP/2's.
    * A hop's body is taken once: by `attach` or by `body`.
    */
-  attach?: (consumer: (chunk: Buffer) => void) => Promise<void>;
+  attach?: (consumer: Consumer) => Promise<void>;
 }
+
+/**
+ * Takes a piece of a body: valid only during the call (the client's read buffer). A promise it
+ * returns (its output is full: a pipe whose reader is slow) pauses the reading until it settles;
+ * the piece stays valid meanwhile, as nothing is read. What it throws ends the transfer.
+ */
+export type Consumer = (chunk: Buffer) => void | Promise<void>;

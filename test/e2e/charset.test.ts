@@ -142,3 +142,53 @@ test("the header's charset wins over the document's, --response-charset over bot
   // UTF-8 é (C3 A9) read as ISO-8859-2.
   assert.ok(given2.stdout.includes('caf\u0102\u0160'), show(given2));
 });
+
+// ---- UTF-16 and UTF-32 ------------------------------------------------------------------------
+
+const TEXT = 'héllo wörld ✓ 🚀\n';
+const utf16be = (s: string) => Buffer.from(s, 'utf16le').swap16();
+const utf32 = (s: string, le: boolean) => {
+  const points = [...s].map((ch) => ch.codePointAt(0)!);
+  const b = Buffer.alloc(points.length * 4);
+  points.forEach((cp, i) => (le ? b.writeUInt32LE(cp, i * 4) : b.writeUInt32BE(cp, i * 4)));
+  return b;
+};
+const LE_BOM = Buffer.from([0xff, 0xfe]);
+const BE_BOM = Buffer.from([0xfe, 0xff]);
+
+test('UTF-16 and UTF-32 text on a terminal is shown as text, not as binary data: by the charset, a byte order mark, or --response-charset', { skip: ttySkipReason }, async (t) => {
+  const s = await bodies(t, {
+    '/utf16-bom': ['text/plain; charset=utf-16', Buffer.concat([LE_BOM, Buffer.from(TEXT, 'utf16le')])],
+    '/utf16be-bom': ['text/plain; charset=utf-16', Buffer.concat([BE_BOM, utf16be(TEXT)])],
+    '/utf16be': ['text/plain; charset=utf-16be', utf16be(TEXT)],
+    '/bom-le': ['text/plain', Buffer.concat([LE_BOM, Buffer.from(TEXT, 'utf16le')])],
+    '/bom-be': [undefined, Buffer.concat([BE_BOM, utf16be(TEXT)])],
+    '/bom32-le': ['text/plain', utf32(`\ufeff${TEXT}`, true)],
+    '/bom32-be': ['application/octet-stream', utf32(`\ufeff${TEXT}`, false)],
+    '/utf32': ['text/plain; charset=utf-32', utf32(TEXT, false)],
+    '/forced': ['text/plain', Buffer.from(TEXT, 'utf16le')],
+    '/json': ['application/json; charset=utf-16', Buffer.concat([LE_BOM, Buffer.from('{"a": "wörld ✓"}', 'utf16le')])],
+  });
+  for (const path of ['/utf16-bom', '/utf16be-bom', '/utf16be', '/bom-le', '/bom-be', '/bom32-le', '/bom32-be', '/utf32', '/forced', '/json']) {
+    for (const pretty of ['all', 'none']) {
+      const args = ['--body', `--pretty=${pretty}`, ...(path === '/forced' ? ['--response-charset=utf-16'] : []), s.url + path];
+      const r = await runOnTty(args, { NO_COLOR: '1' });
+      assert.equal(r.code, 0, r.out);
+      assert.doesNotMatch(r.out, /binary data/, `${path} --pretty=${pretty}: ${JSON.stringify(r.out)}`);
+      const want = path === '/json' ? 'wörld ✓' : TEXT.trim();
+      assert.ok(r.out.includes(want), `${path} --pretty=${pretty}: ${JSON.stringify(r.out)}`);
+      assert.ok(!r.out.includes('\ufeff') && !r.out.includes('\ufffd'), `${path} --pretty=${pretty}: no byte order mark or replacement character shown`);
+    }
+  }
+});
+
+test('UTF-16 data that decodes to U+0000 is still binary data on a terminal; UTF-8 text with a byte order mark is text', { skip: ttySkipReason }, async (t) => {
+  const s = await bodies(t, {
+    '/nul16': ['text/plain; charset=utf-16le', Buffer.from('a\0b', 'utf16le')],
+    '/utf8-bom': ['text/plain', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(TEXT)])],
+  });
+  const nul = await runOnTty(['--body', s.url + '/nul16'], { NO_COLOR: '1' });
+  assert.match(nul.out, /\[binary data, 6 bytes, not shown on a terminal/);
+  const bom = await runOnTty(['--body', s.url + '/utf8-bom'], { NO_COLOR: '1' });
+  assert.ok(bom.out.includes(TEXT.trim()) && !bom.out.includes('\ufeff'), JSON.stringify(bom.out));
+});

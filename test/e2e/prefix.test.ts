@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { runSling } from '../helpers/cli.js';
+import { httpServer } from '../helpers/assert.js';
 
 test('--folow: did you mean --follow? (exit 1); --ver: the candidates; --deb and --offl work as --debug and --offline', async () => {
   const near = await runSling(['--folow', 'example.org']);
@@ -29,4 +31,33 @@ test('sling exec: its own options by prefix too (--fail-f is --fail-fast), and a
   const near = await runSling(['exec', '--fial-fast', 'a.http'], { cwd: dir });
   assert.equal(near.code, 1);
   assert.match(near.stderr, /^sling: error: unknown option '--fial-fast' \(did you mean --fail-fast\?\)\n/);
+});
+
+test("curl's --compressed is accepted and changes nothing: the same request and output, one note on stderr (none with -q); --compres is still --compress", async (t) => {
+  const s = await httpServer(t, (req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Encoding': 'gzip' });
+    res.end(gzipSync('decoded body\n'));
+  });
+  const note = 'sling: note: sling always asks for compressed answers (Accept-Encoding) and decodes them; --compressed is not needed\n';
+  const plain = await runSling(['-v', `${s.url}/a`]);
+  const habit = await runSling(['--compressed', '-v', `${s.url}/a`]);
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.equal(habit.code, 0, habit.stderr);
+  assert.equal(habit.stderr, note);
+  const sameDate = (out: string) => out.replace(/^Date: .*$/gm, 'Date: -');
+  assert.equal(sameDate(habit.stdout), sameDate(plain.stdout));
+  assert.match(habit.stdout, /\ndecoded body\n$/);
+  assert.deepEqual(s.requests[1]!.rawHeaders, s.requests[0]!.rawHeaders, 'the same bytes on the wire');
+  const quiet = await runSling(['-q', '--compressed', `${s.url}/a`]);
+  assert.equal(quiet.code, 0);
+  assert.equal(quiet.stderr, '');
+  // exec takes it too; an unambiguous prefix still names --compress (deflating the request body).
+  const dir = mkdtempSync(join(tmpdir(), 'sling-compressed-'));
+  writeFileSync(join(dir, 'a.http'), 'POST http://127.0.0.1:1/a\n\nx\n');
+  const exec = await runSling(['exec', '--compressed', '--offline', 'a.http'], { cwd: dir });
+  assert.equal(exec.code, 0, exec.stderr);
+  assert.equal(exec.stderr, note);
+  const prefix = await runSling(['--compres', '--offline', 'POST', 'example.org', `a=${'x'.repeat(200)}`]);
+  assert.equal(prefix.code, 0, prefix.stderr);
+  assert.match(prefix.stdout, /^Content-Encoding: deflate$/m);
 });

@@ -550,3 +550,111 @@ test("Cookie: items with --session are sent and kept as the user wrote them, a _
     ],
   );
 });
+
+/** Runs HTTPie (`http`) with a session file; the server answers from this process, so not spawnSync. */
+async function httpieRun(home: string, path: string, args: string[]) {
+  const child = spawn('http', ['--ignore-stdin', `--session=${path}`, ...args], { env: { ...process.env, HOME: home, HTTPIE_CONFIG_DIR: join(home, 'httpie') } });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  child.stdout.resume();
+  const code = await new Promise((done) => child.on('close', done));
+  assert.equal(code, 0, stderr);
+}
+
+const localhostCookies = (req: IncomingMessage, res: ServerResponse) => {
+  if (req.url === '/cookie') res.setHeader('Set-Cookie', ['sid=abc; Path=/', 'theme=dark; Path=/; HttpOnly']);
+  res.end('ok');
+};
+
+test('an HTTPie session made for localhost (its localhost.local cookies) is sent by sling, read-only too, and HTTPie still sends them after sling saved it', {
+  skip: noHttpie,
+}, async (t) => {
+  const s = await httpServer(t, localhostCookies);
+  const box = sandbox();
+  const path = join(box.home, 's.json');
+  const local = `http://localhost:${s.port}`;
+  await httpieRun(box.home, path, [`${local}/cookie`]);
+  assert.deepEqual(
+    JSON.parse(readFileSync(path, 'utf8')).cookies.map((c: { domain: string }) => c.domain),
+    ['localhost.local', 'localhost.local'],
+    'HTTPie keeps localhost cookies as localhost.local',
+  );
+  const readOnly = await runSling(['--session-read-only', path, `${local}/ro`], { env: box.env });
+  assert.equal(readOnly.code, 0, readOnly.stderr);
+  assert.equal(header(s.requests.at(-1)!, 'cookie'), 'sid=abc; theme=dark');
+  const r = await runSling(['--session', path, `${local}/get`], { env: box.env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(header(s.requests.at(-1)!, 'cookie'), 'sid=abc; theme=dark');
+  assert.equal(JSON.parse(readFileSync(path, 'utf8')).cookies.length, 2, 'saved with its cookies');
+  // And again from the file sling saved: by sling, then by HTTPie.
+  const again = await runSling(['--session', path, `${local}/again`], { env: box.env });
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(header(s.requests.at(-1)!, 'cookie'), 'sid=abc; theme=dark');
+  await httpieRun(box.home, path, [`${local}/pie`]);
+  assert.equal(s.requests.at(-1)!.url, '/pie');
+  assert.equal(header(s.requests.at(-1)!, 'cookie'), 'sid=abc; theme=dark');
+});
+
+test('cookies sling saves in a session for localhost are sent by HTTPie, and by sling again', { skip: noHttpie }, async (t) => {
+  const s = await httpServer(t, localhostCookies);
+  const box = sandbox();
+  const path = join(box.home, 's.json');
+  const local = `http://localhost:${s.port}`;
+  const r = await runSling(['--session', path, `${local}/cookie`], { env: box.env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(
+    JSON.parse(readFileSync(path, 'utf8')).cookies.map((c: { domain: string }) => c.domain),
+    ['localhost.local', 'localhost.local'],
+    "saved in HTTPie's form",
+  );
+  await httpieRun(box.home, path, [`${local}/pie`]);
+  assert.equal(s.requests.at(-1)!.url, '/pie');
+  assert.equal(header(s.requests.at(-1)!, 'cookie'), 'sid=abc; theme=dark');
+  const again = await runSling(['--session', path, `${local}/again`], { env: box.env });
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(header(s.requests.at(-1)!, 'cookie'), 'sid=abc; theme=dark');
+});
+
+test('a session file keeps the cookies sling does not send to this host (another domain, another path, attributes sling does not know) as they were', async (t) => {
+  const s = await httpServer(t, (req, res) => {
+    res.setHeader('Set-Cookie', 'fresh=1; Path=/');
+    res.end('ok');
+  });
+  const box = sandbox();
+  const path = join(box.home, 's.json');
+  const future = Math.floor(Date.now() / 1000) + 3600;
+  const kept = [
+    { domain: 'example.com', expires: null, name: 'elsewhere', path: '/', secure: false, value: 'x' },
+    { domain: '.example.org', expires: future, name: 'wide', path: '/', secure: true, value: 'y' },
+    { domain: 'localhost.local', expires: null, name: 'pie', path: '/', secure: false, value: 'z' },
+    { domain: '127.0.0.1', expires: null, name: 'admin', path: '/admin', secure: false, value: 'a' },
+    {
+      comment: 'kept',
+      comment_url: null,
+      discard: false,
+      domain: '127.0.0.1',
+      expires: future,
+      name: 'odd',
+      path: '/',
+      port: null,
+      rest: { SameSite: 'Lax', HttpOnly: null },
+      rfc2109: false,
+      secure: false,
+      value: 'o',
+      version: 0,
+    },
+  ];
+  writeFileSync(path, JSON.stringify({ __meta__: { about: 'HTTPie session file', httpie: '3.2.1' }, headers: [], cookies: kept, auth: { type: null, raw_auth: null } }));
+  const r = await runSling(['--session', path, `${s.url}/get`], { env: box.env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(header(s.requests[0]!, 'cookie'), 'odd=o', 'only the cookie for this host and path is sent');
+  const saved = JSON.parse(readFileSync(path, 'utf8'));
+  assert.deepEqual(
+    saved.cookies.filter((c: { name: string }) => c.name !== 'fresh'),
+    kept,
+  );
+  assert.ok(
+    saved.cookies.some((c: { name: string }) => c.name === 'fresh'),
+    'and the new cookie',
+  );
+});

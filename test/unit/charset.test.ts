@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { bodyCharset, charsetOption, decodeBody, charsetDecoder, htmlCharset, knownCharset } from '../../src/output/charset.js';
+import { bodyCharset, bomCharset, charsetOption, decodeBody, decodesToNul, charsetDecoder, htmlCharset, knownCharset } from '../../src/output/charset.js';
 import { UsageError } from '../../src/errors.js';
 
 const WHATWG: { labels: Record<string, string[]>; singleByte: Record<string, (number | null)[]> } = JSON.parse(
@@ -80,7 +80,9 @@ test('--response-charset: an unknown name is a usage error that names it; _ and 
     (e: Error) => e instanceof UsageError && /'bogus' is not a supported encoding/.test(e.message),
   );
   assert.throws(() => charsetOption(''), UsageError);
-  assert.throws(() => charsetOption('utf-32'), UsageError);
+  // UTF-32, which the Encoding Standard leaves out, sling decodes itself (big-endian without a byte order mark).
+  assert.equal(charsetOption('utf-32'), 'utf-32be');
+  assert.equal(charsetOption('UTF_32LE'), 'utf-32le');
   assert.equal(charsetOption('UTF_8'), 'utf-8');
   assert.equal(charsetOption('shift-jis'), 'shift_jis');
   assert.equal(charsetOption('latin-1'), 'windows-1252');
@@ -124,4 +126,39 @@ test('which charset a body is decoded with: --response-charset, the header, the 
   assert.equal(bodyCharset(undefined, 'text/plain', html), 'utf-8');
   assert.equal(bodyCharset(undefined, 'application/xml', Buffer.from(' <?xml version="1.0" encoding="iso-8859-2"?>')), 'utf-8');
   assert.equal(bodyCharset(undefined, undefined, html), 'utf-8');
+});
+
+test('a byte order mark names UTF-8, UTF-16 or UTF-32 and wins over the header; --response-charset keeps its own but for the byte order', () => {
+  const b = (...bytes: number[]) => Buffer.from(bytes);
+  assert.equal(bomCharset(b(0xef, 0xbb, 0xbf, 0x61)), 'utf-8');
+  assert.equal(bomCharset(b(0xff, 0xfe, 0x61, 0)), 'utf-16le');
+  assert.equal(bomCharset(b(0xfe, 0xff, 0, 0x61)), 'utf-16be');
+  assert.equal(bomCharset(b(0xff, 0xfe, 0, 0)), 'utf-32le');
+  assert.equal(bomCharset(b(0, 0, 0xfe, 0xff)), 'utf-32be');
+  assert.equal(bomCharset(b(0x61, 0x62)), undefined);
+  assert.equal(bodyCharset(undefined, 'text/plain; charset=windows-1252', b(0xfe, 0xff, 0, 0x61)), 'utf-16be');
+  assert.equal(bodyCharset('utf-16', undefined, b(0xfe, 0xff, 0, 0x61)), 'utf-16be');
+  assert.equal(bodyCharset('windows-1252', undefined, b(0xfe, 0xff, 0, 0x61)), 'windows-1252');
+});
+
+test('U+0000 after decoding: a zero byte, or a whole UTF-16/UTF-32 code unit of zeros counted from the body start', () => {
+  assert.equal(decodesToNul(Buffer.from('abc', 'utf16le'), 'utf-16le'), false);
+  assert.equal(decodesToNul(Buffer.from('a\0b', 'utf16le'), 'utf-16le'), true);
+  // Ā (U+0100) after a: 61 00 00 01, zeros across two code units.
+  assert.equal(decodesToNul(Buffer.from('aĀ', 'utf16le'), 'utf-16le'), false);
+  // The same bytes seen from an odd offset in the body.
+  assert.equal(decodesToNul(Buffer.from([0x00, 0x00, 0x01]), 'utf-16le', 1), false);
+  assert.equal(decodesToNul(Buffer.from([0x00, 0x00, 0x00, 0x00]), 'utf-32be'), true);
+  assert.equal(decodesToNul(Buffer.from([0x00, 0x00, 0x00, 0x61]), 'utf-32be'), false);
+  assert.equal(decodesToNul(Buffer.from([0x61, 0x00]), 'utf-8'), true);
+});
+
+test('UTF-32 in pieces: a character split across pieces, the byte order mark dropped, a bad code point or a cut end as U+FFFD', () => {
+  const be = Buffer.from([0, 0, 0xfe, 0xff, 0, 1, 0xf6, 0x80, 0, 0, 0, 0x61, 0, 0x11, 0, 0, 0, 0]);
+  const d = charsetDecoder('utf-32be');
+  let out = '';
+  for (let i = 0; i < be.length; i += 3) out += d.write(be.subarray(i, i + 3));
+  out += d.end();
+  assert.equal(out, '\u{1f680}a\ufffd\ufffd');
+  assert.equal(decodeBody(Buffer.from([0x61, 0, 0, 0]), 'utf-32le'), 'a');
 });

@@ -1,14 +1,13 @@
 import { FileTooLargeError, readLimited, TEXT_FILE_LIMIT, utf8Text } from '../../files.js';
 import { dirname, join, resolve } from 'node:path';
 import { isDirectory } from '../../files.js';
-import { stdoutIsStderr } from '../../fd-writer.js';
 import { originText } from '../../model/url.js';
 import { basicAuth } from '../../model/basic-auth.js';
 import type { Invocation } from '../../cli/invocation.js';
 import { anyTransportFlag, transportSettings } from '../../cli/transport-flags.js';
 import { CliError, UsageError, beyondLimits, fileProblem, heldBodyLimit, oneLine } from '../../errors.js';
 import { ExitCode, exitCodeForStatus } from '../../exit.js';
-import { Reporter, stdoutSink, type Io } from '../../io.js';
+import { Reporter, stdoutIsStderr, stdoutSink, type Io } from '../../io.js';
 import { makePlan, printParts, type OutputPlan } from '../../output/plan.js';
 import { neutralise } from '../../sanitize.js';
 import { Printer, shownText } from '../../output/printer.js';
@@ -260,6 +259,8 @@ class Run {
     } finally {
       void this.batch?.flush();
     }
+    // bin.ts's message next: on a line of its own after a body without its last newline (`> out 2>&1`).
+    if (this.batch && !this.io.stderr.isTTY && this.closeLine()) this.io.stderr.write('\n');
     return this.runningAt ? `at ${this.runningAt}` : undefined;
   }
 
