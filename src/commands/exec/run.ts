@@ -1,31 +1,30 @@
 /**
  * One run of a file's entries, in order: each entry built, sent, its response read (streamed, to
- * files, or whole) and handed to the entry's hooks, printed or deferred behind the next request,
- * failures counted for the exit code and the JUnit report. Titles and printing helpers are print.ts's,
- * stdout's batching and stderr's holding sink.ts's, files save.ts's; reading the file and choosing
- * entries is runner.ts's.
+ * files, or whole) and handed to the entry's hooks, printed or deferred behind the next request.
+ * The class is in three files, one concern each: output.ts (stdout and stderr, their order, the
+ * deferred printing), results.ts (what after-hooks said, failures, exit code, JUnit report), and this
+ * one (building, sending and reading). Titles are print.ts's, files save.ts's; reading the file and
+ * choosing entries is runner.ts's.
  */
-import { stdoutIsStderr } from '../../fd-writer.js';
 import type { Invocation } from '../../cli/invocation.js';
-import { CliError, beyondLimits, heldBodyLimit, oneLine } from '../../errors.js';
-import { ExitCode, exitCodeForStatus } from '../../exit.js';
-import { Reporter, stdoutSink, type Io } from '../../io.js';
-import { makePlan, printParts, type OutputPlan } from '../../output/plan.js';
-import { neutralise } from '../../sanitize.js';
+import { CliError, beyondLimits, heldBodyLimit } from '../../errors.js';
+import type { Reporter, Io } from '../../io.js';
+import type { OutputPlan } from '../../output/plan.js';
 import { Printer, shownText } from '../../output/printer.js';
 import { loadTransport, printOffline, printResponse, pumpBody, send } from '../deliver.js';
 import type { RequestSpec } from '../../model/spec.js';
 import type { CookieJar } from '../../model/cookies.js';
-import { JUnitReport, titleLine, type ReportCase } from './report.js';
-import { HeldWriter, OutputBatch, RequestSink } from './sink.js';
+import { titleLine, type ReportCase } from './report.js';
+import { RequestSink } from './sink.js';
 import { onInterrupt } from '../../interrupt.js';
-import type { AfterResult, Completed, ExecContext, ExecEntry, SavedFile } from '../../model/exec.js';
+import type { Completed, ExecContext, ExecEntry, SavedFile } from '../../model/exec.js';
 import { FileTee } from './save.js';
-import type { Sink } from '../../io.js';
 import type { Hop } from '../../transport/send.js';
 import type { ResponseHead } from '../../model/exchange.js';
 import { headerIn } from '../../model/headers.js';
 import { applyFlags, withSession } from './requests.js';
+import { RunResults } from './results.js';
+import type { Note } from './output.js';
 import { at, printWhole, streamsBody, title, titleText } from './print.js';
 
 type ExchangeOptions = import('../../transport/exchange.js').ExchangeOptions;
@@ -33,38 +32,12 @@ type ReadBody = typeof import('../../transport/body.js').readBody;
 type Sessions = import('../../request/session.js').SessionStore;
 
 /**
- * One run of a file's entries. When stdout is a pipe or a file, output is gathered per request and
- * handed to a batch written in large pieces (sink.ts). There, a response is also printed while the
- * next request is on the wire: the printing of response N waits until request N+1 has been written
- * (never for N+1's answer), and anything for stderr in the meantime is held back so both streams
- * keep their order. Small methods rather than one long async function: V8 optimises what runs a thousand
- * times, and a long function with many awaits costs far more to optimise than it saves.
+ * One run of a file's entries. Small methods rather than one long async function: V8 optimises what
+ * runs a thousand times, and a long function with many awaits costs far more to optimise than it
+ * saves.
  */
-export class Run {
-  readonly stderr: HeldWriter;
-  private readonly rep: Reporter;
-  /** The same, writing at once even while stderr is held (messages shown under a title). */
-  private readonly repNow: Reporter;
-  /** Messages about the request being built (a variable shown as written, --debug resolution), shown under its title. */
-  private building?: Note[];
-  /** The output of the request being sent: messages of its exchange (--debug, a retry) go there, under its title. */
-  private live?: RequestSink;
-  private readonly out: Sink;
-  /** stdout gathered across requests (a pipe or a file). */
-  private readonly batch?: OutputBatch;
-  private stopOnInterrupt?: () => void;
-  private readonly buffered: boolean;
-  /** A snapshot: the environment is read for every request (proxies, colours), and each read of process.env is a system call. */
-  private readonly env: NodeJS.ProcessEnv;
-  readonly report?: JUnitReport;
-  firstFailure: number = ExitCode.OK;
-  private printedAny = false;
+export class Run extends RunResults {
   private warnedVerify = false;
-  private readonly plans = new Map<string, OutputPlan>();
-  /** The previous response's printing, while it waits for the next request to be written. */
-  private deferred?: () => Promise<void> | undefined;
-  /** That printing, once started. */
-  private printing?: Promise<void>;
   private transport?: typeof import('../../transport/inflight.js');
   private readBody?: ReadBody;
   private wholeBody?: typeof import('../../transport/body.js').wholeBody;
@@ -77,28 +50,17 @@ export class Run {
   private streamPlan?: OutputPlan;
 
   constructor(
-    private readonly inv: Invocation,
-    private readonly io: Io,
+    inv: Invocation,
+    io: Io,
     reporter: Reporter,
     private readonly ctx: ExecContext,
     private readonly display: string,
     private readonly type: 'http' | 'curl' = 'http',
   ) {
-    this.buffered = !io.stdout.isTTY;
-    this.out = this.buffered ? (this.batch = new OutputBatch(stdoutSink(io.stdout))) : stdoutSink(io.stdout);
-    // io.stderr is read at the first write: the stream is made only if something is written.
-    this.stderr = new HeldWriter({ write: (chunk: string) => io.stderr.write(chunk) }, this.batch ? () => this.closeLine() : undefined);
-    // The same Io with stderr replaced (not spread: that would create the stdin stream).
-    const repIo = Object.create(io, { stderr: { value: this.stderr } }) as Io;
-    const rep = new Reporter(repIo, reporter.quiet, reporter.debugOn);
-    this.rep = rep;
-    const nowIo = Object.create(io, { stderr: { value: { write: (chunk: string) => this.stderr.now(chunk) } } }) as Io;
-    this.repNow = new Reporter(nowIo, reporter.quiet, reporter.debugOn);
+    super(inv, io, reporter, display);
     ctx.warn = (m) => this.warn(m);
     ctx.debug = (m) => this.debug(m);
-    ctx.debugging = rep.debugOn;
-    this.env = { ...io.env };
-    if (inv.exec!.report === 'junit') this.report = new JUnitReport(display);
+    ctx.debugging = this.rep.debugOn;
   }
 
   async start() {
@@ -155,56 +117,6 @@ export class Run {
     void this.sending?.sink.flush();
   };
 
-  /** Before anything goes to stderr: what stdout holds goes out; true when its last line is open (then the line is taken as ended). */
-  private closeLine(): boolean {
-    const batch = this.batch!;
-    void batch.flush();
-    const open = batch.lineOpen;
-    batch.lineOpen = false;
-    // Only where both go to the same place (`> out 2>&1`): a stderr of its own needs no line ended.
-    return open && stdoutIsStderr();
-  }
-
-  /** The end of the run: what stdout still holds, then what stderr held back. */
-  async close() {
-    this.stopOnInterrupt?.();
-    const waiting = this.batch?.flush();
-    this.stderr.release();
-    if (waiting) await waiting;
-  }
-
-  warn(message: string) {
-    if (this.building) this.building.push({ warn: true, message });
-    else if (this.live) this.live.write(() => this.repNow.warn(message));
-    else this.rep.warn(message);
-  }
-
-  debug(message: string) {
-    if (!this.rep.debugOn) return;
-    if (this.building) this.building.push({ warn: false, message });
-    else if (this.live) this.live.write(() => this.repNow.debug(message));
-    else this.rep.debug(message);
-  }
-
-  /** Messages of a build, now (to stderr in order with what stdout holds, even while stderr is held back) or through the held stream. */
-  private showNotes(notes: Note[], now: boolean) {
-    const r = now ? this.repNow : this.rep;
-    for (const n of notes) {
-      if (n.warn) r.warn(n.message);
-      else r.debug(n.message);
-    }
-  }
-
-  fail(code: number, entry?: ExecEntry) {
-    // `curl -f URL || true`: the file handles that failure itself (reported, not the run's exit code).
-    if (entry?.failureHandled) return;
-    if (this.firstFailure === ExitCode.OK && code !== ExitCode.OK) this.firstFailure = code;
-  }
-
-  private get failFast() {
-    return this.inv.exec!.failFast && this.firstFailure !== ExitCode.OK;
-  }
-
   /** Runs an entry; false when the run stops here. */
   async entry(entry: ExecEntry): Promise<boolean> {
     // Ctrl-C while it is built (a `# @sleep`, a pre-request script): which request.
@@ -247,49 +159,6 @@ export class Run {
     for (let i = 0; i < specs.length; i++) if (!(await this.request(entry, specs[i]!, i === 0 && notes.length ? notes : undefined))) return false;
     return !this.failFast;
   }
-
-  /** One output plan per method and per-entry print codes (the flags do not change during a run). */
-  private planFor(method: string, print: string | undefined): OutputPlan {
-    const key = print === undefined ? method : `${method} ${print}`;
-    let plan = this.plans.get(key);
-    if (!plan) {
-      plan = makePlan(this.inv, method, { isTTY: Boolean(this.io.stdout.isTTY), env: this.env });
-      if (print !== undefined) plan = { ...plan, ...printParts(print) };
-      this.plans.set(key, plan);
-    }
-    return plan;
-  }
-
-  /** Prints the previous response now (if it is still waiting), then what stderr held back. */
-  settle(): Promise<void> | undefined {
-    this.startPrinting();
-    const printing = this.printing;
-    this.printing = undefined;
-    if (!printing) {
-      this.stderr.release();
-      return undefined;
-    }
-    return printing.finally(() => this.stderr.release());
-  }
-
-  /** Starts printing the previous response (when the next request is on the wire). */
-  private readonly startPrinting = () => {
-    const work = this.deferred;
-    if (!work) return;
-    this.deferred = undefined;
-    // Usually synchronous (a promise only when stdout asks to wait); a failure surfaces where
-    // settle() awaits the printing.
-    let printing: Promise<void> | undefined;
-    try {
-      printing = work();
-    } catch (e) {
-      printing = Promise.reject(e);
-    }
-    if (printing) {
-      this.printing = printing;
-      printing.catch(noop);
-    }
-  };
 
   /** Sends one request and prints it (or defers the printing); false when the run stops here. */
   private async request(entry: ExecEntry, spec: RequestSpec, notes?: Note[]): Promise<boolean> {
@@ -547,43 +416,6 @@ export class Run {
       this.stderr.release();
     }
   }
-
-  private checkStatus(entry: ExecEntry, spec: RequestSpec, response: ResponseHead, rc: ReportCase | undefined) {
-    const code = exitCodeForStatus(response.status);
-    if (code === ExitCode.OK) return;
-    const what = `HTTP ${response.status} ${response.reason}`.trimEnd();
-    if (!this.io.stdout.isTTY) this.rep.warn(`${at(entry, spec)}: ${what}`);
-    rc?.failures.push(what);
-    this.fail(code, entry);
-  }
-
-  /** Records an after-hook's result; returns the lines to print after the response. */
-  private afterResult(entry: ExecEntry, spec: RequestSpec, result: AfterResult, plan: OutputPlan, body: Buffer, rc: ReportCase | undefined): string[] | undefined {
-    if (rc) this.report!.after(rc, result);
-    let lines: string[] | undefined;
-    const log = result.log ?? [];
-    if (this.inv.quiet === 0 && log.length) {
-      // What scripts log and test results quote comes from outside: neutralised as a body is.
-      lines = plan.terminal ? log.map((l) => shownText(plan, l)) : log;
-      // A body that does not end its line would run into the log (on a terminal the printer ends it).
-      if (plan.responseBody && !plan.terminal && body.length && body[body.length - 1] !== 10) lines = ['', ...log];
-    }
-    // curl's -w after %{stderr}: a terminal gets it neutralised too (it quotes headers, URLs).
-    if (result.stderrText) this.stderr.write(this.io.stderr.isTTY ? neutralise(result.stderrText) : result.stderrText);
-    if (result.notes?.length && this.inv.quiet === 0) for (const n of result.notes) this.stderr.write(`sling: ${oneLine(n)}\n`);
-    if (result.failures.length) for (const f of result.failures) this.stderr.write(`sling: test failed: ${at(entry, spec)}: ${oneLine(f)}\n`);
-    if (result.errors?.length) for (const e of result.errors) this.stderr.write(`sling: error: ${oneLine(e)}\n`);
-    if (result.failures.length) this.fail(ExitCode.ERROR, entry);
-    if (result.exitCode) this.fail(result.exitCode, entry);
-    return lines;
-  }
 }
 
-/** A message about a request, made while it was built. */
-interface Note {
-  warn: boolean;
-  message: string;
-}
-
-const noop = () => {};
 const EMPTY = Buffer.alloc(0);
