@@ -1,22 +1,28 @@
 /**
  * The results side of a run (run.ts's Run extends it): an after-hook's result recorded (lines to
- * print, stderr notes and errors, failed tests), --check-status, the run's exit code (the first
- * failure's) and the --report junit cases. It does not send or read anything, and writes through
- * the output side (output.ts).
+ * print, stderr notes and errors, failed tests), --check-status, a request that failed without an
+ * answer (what arrived printed, the entry's failed() hook, the error), the run's exit code (the
+ * first failure's) and the --report junit cases. It does not send or read anything, and writes
+ * through the output side (output.ts).
  */
 import type { Invocation } from '../../cli/invocation.js';
-import { oneLine } from '../../errors.js';
+import { CliError, beyondLimits, oneLine } from '../../errors.js';
 import { ExitCode, exitCodeForStatus } from '../../exit.js';
 import type { Reporter, Io } from '../../io.js';
 import type { OutputPlan } from '../../output/plan.js';
 import { neutralise } from '../../sanitize.js';
-import { shownText } from '../../output/printer.js';
+import { type Printer, shownText } from '../../output/printer.js';
 import type { RequestSpec } from '../../model/spec.js';
 import { JUnitReport, type ReportCase } from './report.js';
-import type { AfterResult, ExecEntry } from '../../model/exec.js';
+import type { RequestSink } from './sink.js';
+import type { AfterResult, Completed, ExecContext, ExecEntry, SavedFile } from '../../model/exec.js';
+import type { Hop } from '../../transport/send.js';
 import type { ResponseHead } from '../../model/exchange.js';
+import { headerIn } from '../../model/headers.js';
 import { RunOutput } from './output.js';
 import { at } from './print.js';
+
+const EMPTY = Buffer.alloc(0);
 
 /**
  * What a run makes of each answer: the lines an entry's after-hook asks to print, its messages on
@@ -26,7 +32,14 @@ export class RunResults extends RunOutput {
   readonly report?: JUnitReport;
   firstFailure: number = ExitCode.OK;
 
-  constructor(inv: Invocation, io: Io, reporter: Reporter, display: string) {
+  constructor(
+    inv: Invocation,
+    io: Io,
+    reporter: Reporter,
+    /** The file as shown in messages (`<stdin>` for standard input). */
+    protected readonly display: string,
+    protected readonly ctx: ExecContext,
+  ) {
     super(inv, io, reporter);
     if (inv.exec!.report === 'junit') this.report = new JUnitReport(display);
   }
@@ -69,5 +82,64 @@ export class RunResults extends RunOutput {
     if (result.failures.length) this.fail(ExitCode.ERROR, entry);
     if (result.exitCode) this.fail(result.exitCode, entry);
     return lines;
+  }
+
+  /**
+   * A request that failed without an answer read whole (no connection, a body cut short, a file
+   * that could not be written): the response before it printed first, what arrived of this one,
+   * what the entry still writes (curl's -w), then the error; true when the run stops here.
+   */
+  protected async requestFailed(
+    caught: unknown,
+    entry: ExecEntry,
+    spec: RequestSpec,
+    printer: Printer,
+    sink: RequestSink,
+    rc: ReportCase | undefined,
+    hop: Hop | undefined,
+    bodyRead: boolean,
+    saving: { files?: SavedFile[] },
+  ): Promise<boolean> {
+    const e = caught instanceof CliError ? caught : beyondLimits(caught, spec.source ? `${spec.source.file}:${spec.source.line}` : `${entry.file ?? this.display}:${entry.line}`);
+    if (!e) throw caught;
+    await this.settle();
+    // A body cut short: what arrived of the response (head, and the bytes the lane kept) is
+    // printed before the error, as the main command prints it.
+    const partial = e.partial;
+    if (partial?.encoded) {
+      // gzip/deflate/br bytes that came before the cut: decoded as far as they go (as curl writes them).
+      const { decodeCut } = await import('../../transport/body.js');
+      partial.body = await decodeCut(partial.body, headerIn(partial.response.rawHeaders, 'content-encoding'));
+      partial.encoded = false;
+    }
+    const head = partial?.response ?? (bodyRead ? undefined : hop?.response);
+    if (head && this.inv.quiet === 0) {
+      const waiting = printer.response(head, partial?.body ?? EMPTY, partial?.info ?? hop!.info, hop?.request);
+      if (waiting) await waiting;
+    }
+    await sink.flush();
+    // What the entry still writes about the failure (curl's -w: 000, curl's exit code, the message as it is).
+    // The answer that was coming when the body failed, if a head came (curl's -w then reports its status and size).
+    const answered: Completed | undefined = hop
+      ? { spec, request: hop.request, url: hop.url, response: hop.response, body: saving.files ? EMPTY : (partial?.body ?? EMPTY), info: hop.info, saved: saving.files }
+      : partial?.request && partial.url
+        ? { spec, request: partial.request, url: partial.url, response: partial.response, body: partial.body, info: partial.info }
+        : e.lastAnswer?.request && e.lastAnswer.url
+          ? { spec, request: e.lastAnswer.request, url: e.lastAnswer.url, response: e.lastAnswer.response, body: e.lastAnswer.body, info: e.lastAnswer.info }
+          : undefined;
+    const after = entry.failed?.(spec, e, this.ctx, answered);
+    // Which request failed, also in a log of stderr alone: `api.http:12: connection reset by ...`.
+    const src = spec.source;
+    if (src && !e.message.startsWith(`${src.file}:`)) e.message = `${src.file}:${src.line}: ${e.message}`;
+    this.rep.error(e);
+    if (rc) rc.error = e.message;
+    this.fail(e.exitCode, entry);
+    if (after) {
+      const lines = this.afterResult(entry, spec, after, printer.plan, EMPTY, undefined);
+      if (lines) sink.write(lines.join('\n') + '\n');
+      await sink.flush();
+      this.stderr.release();
+    }
+    return this.inv.exec!.failFast;
   }
 }

@@ -11,17 +11,16 @@ import { CliError, beyondLimits, heldBodyLimit } from '../../errors.js';
 import type { Reporter, Io } from '../../io.js';
 import type { OutputPlan } from '../../output/plan.js';
 import { Printer, shownText } from '../../output/printer.js';
-import { loadTransport, printOffline, printResponse, pumpBody, send } from '../deliver.js';
+import { loadTransport, printOffline, printResponse, send } from '../deliver.js';
 import type { RequestSpec } from '../../model/spec.js';
 import type { CookieJar } from '../../model/cookies.js';
 import { titleLine, type ReportCase } from './report.js';
 import { RequestSink } from './sink.js';
 import { onInterrupt } from '../../interrupt.js';
-import type { Completed, ExecContext, ExecEntry, SavedFile } from '../../model/exec.js';
-import { FileTee } from './save.js';
+import type { ExecContext, ExecEntry, SavedFile } from '../../model/exec.js';
+import { FileTee, pumpToFiles } from './save.js';
 import type { Hop } from '../../transport/send.js';
 import type { ResponseHead } from '../../model/exchange.js';
-import { headerIn } from '../../model/headers.js';
 import { applyFlags, withSession } from './requests.js';
 import { RunResults } from './results.js';
 import type { Note } from './output.js';
@@ -53,11 +52,11 @@ export class Run extends RunResults {
     inv: Invocation,
     io: Io,
     reporter: Reporter,
-    private readonly ctx: ExecContext,
-    private readonly display: string,
+    ctx: ExecContext,
+    display: string,
     private readonly type: 'http' | 'curl' = 'http',
   ) {
-    super(inv, io, reporter, display);
+    super(inv, io, reporter, display, ctx);
     ctx.warn = (m) => this.warn(m);
     ctx.debug = (m) => this.debug(m);
     ctx.debugging = this.rep.debugOn;
@@ -250,16 +249,7 @@ export class Run extends RunResults {
       if (skipBody) hop.body.destroy();
       let body: Buffer;
       if (files) {
-        const tee = new FileTee(files.files, !files.keepPartial, this.io.pid);
-        saving.files = tee.saved;
-        let complete = false;
-        try {
-          // Nothing more is read after a failure: the connection is closed rather than left reading.
-          await pumpBody(hop, { keepEncoding: keep, write: (c) => tee.write(c), onFailure: () => hop!.body.destroy() });
-          complete = true;
-        } finally {
-          tee.close(complete);
-        }
+        await pumpToFiles(hop, files, this.io.pid, keep, saving);
         body = EMPTY;
       } else body = skipBody ? EMPTY : (this.wholeBody!(hop, keep) ?? (await this.readBody!(hop, keep, (this.heldLimit ??= heldBodyLimit(this.env)))));
       bodyRead = true;
@@ -276,47 +266,7 @@ export class Run extends RunResults {
       print = () => printWhole(printer, sink, done, body, lines);
     } catch (caught) {
       this.sending = undefined;
-      const e = caught instanceof CliError ? caught : beyondLimits(caught, spec.source ? `${spec.source.file}:${spec.source.line}` : `${entry.file ?? this.display}:${entry.line}`);
-      if (!e) throw caught;
-      await this.settle();
-      // A body cut short: what arrived of the response (head, and the bytes the lane kept) is
-      // printed before the error, as the main command prints it.
-      const partial = e.partial;
-      if (partial?.encoded) {
-        // gzip/deflate/br bytes that came before the cut: decoded as far as they go (as curl writes them).
-        const { decodeCut } = await import('../../transport/body.js');
-        partial.body = await decodeCut(partial.body, headerIn(partial.response.rawHeaders, 'content-encoding'));
-        partial.encoded = false;
-      }
-      const head = partial?.response ?? (bodyRead ? undefined : hop?.response);
-      if (head && inv.quiet === 0) {
-        const waiting = printer.response(head, partial?.body ?? EMPTY, partial?.info ?? hop!.info, hop?.request);
-        if (waiting) await waiting;
-      }
-      await sink.flush();
-      // What the entry still writes about the failure (curl's -w: 000, curl's exit code, the message as it is).
-      // The answer that was coming when the body failed, if a head came (curl's -w then reports its status and size).
-      const answered: Completed | undefined = hop
-        ? { spec, request: hop.request, url: hop.url, response: hop.response, body: saving.files ? EMPTY : (partial?.body ?? EMPTY), info: hop.info, saved: saving.files }
-        : partial?.request && partial.url
-          ? { spec, request: partial.request, url: partial.url, response: partial.response, body: partial.body, info: partial.info }
-          : e.lastAnswer?.request && e.lastAnswer.url
-            ? { spec, request: e.lastAnswer.request, url: e.lastAnswer.url, response: e.lastAnswer.response, body: e.lastAnswer.body, info: e.lastAnswer.info }
-            : undefined;
-      const after = entry.failed?.(spec, e, this.ctx, answered);
-      // Which request failed, also in a log of stderr alone: `api.http:12: connection reset by ...`.
-      const src = spec.source;
-      if (src && !e.message.startsWith(`${src.file}:`)) e.message = `${src.file}:${src.line}: ${e.message}`;
-      this.rep.error(e);
-      if (rc) rc.error = e.message;
-      this.fail(e.exitCode, entry);
-      if (inv.exec!.failFast) stop = true;
-      if (after) {
-        const lines = this.afterResult(entry, spec, after, plan, EMPTY, undefined);
-        if (lines) sink.write(lines.join('\n') + '\n');
-        await sink.flush();
-        this.stderr.release();
-      }
+      if (await this.requestFailed(caught, entry, spec, printer, sink, rc, hop, bodyRead, saving)) stop = true;
     }
     if (rc) this.report!.end(rc);
     if (print) {
