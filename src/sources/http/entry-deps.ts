@@ -18,7 +18,6 @@ export function templatesOf(node: RequestNode): Template[] {
   return out;
 }
 
-/** The requests this one needs (references, httpyac `name.field`, `# @ref`), through file variables. */
 /** `client.global.set("name", ...)` with the name written as a string. */
 const GLOBAL_SET = /\bclient\s*\.\s*global\s*\.\s*set\s*\(\s*(['"`])([^'"`\\\s]+)\1/g;
 
@@ -59,6 +58,7 @@ function globalSetter(file: FileCtx, name: string, line: number): string | undef
   return found;
 }
 
+/** The requests this one needs (references, httpyac `name.field`, `# @ref`), through file variables. */
 export function dependencies(node: RequestNode, file: FileCtx, rt: Pick<Runtime, 'requestNames' | 'atNames' | 'env'>): string[] {
   const names = rt.requestNames;
   const deps = new Set<string>(node.directives.refs);
