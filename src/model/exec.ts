@@ -113,7 +113,20 @@ export interface AfterResult {
   tests?: { name: string; failure?: string }[];
 }
 
-export interface ExecEntry {
+/**
+ * One request of a file as `sling exec` runs it: what it is and where it stands in the file
+ * (EntryPlace, plain data), how it is ordered and how its failures count (EntryRun, plain data), and
+ * what it does, as hooks the runner calls in this order: `build` when its turn comes, `before` as
+ * its title is printed, `bodyUnused` and `cookieJar` as it is sent, `bodyFiles` when the answer's head
+ * is in, then `after`, or `failed` when no answer came (EntryRequestHooks, EntryResponseHooks). The
+ * only hook required is `build`; a hook left out means "nothing to do".
+ * Implemented by sources/http/entries.ts (a .http request) and sources/curl/index.ts,
+ * sources/http/curl-entry.ts (a curl command).
+ */
+export interface ExecEntry extends EntryPlace, EntryRun, EntryRequestHooks, EntryResponseHooks {}
+
+/** What the entry is and where it is written: for title lines, messages, --name and --line. */
+export interface EntryPlace {
   /** Shown in the title line: the request's name when it has one. */
   name?: string;
   /** Where the request starts in the file (1-based). */
@@ -128,16 +141,38 @@ export interface ExecEntry {
   file?: string;
   /** The method and URL as written, for titles before the request is built. */
   label: string;
+}
+
+/** How the entry takes part in the run: its order, how its failure counts, what it prints and keeps. */
+export interface EntryRun {
+  /** This entry needs these named entries to run first (for --name / --line). */
+  dependsOn?: string[];
+  /** These run again right before this entry, even when they ran already (httpyac's `# @forceRef`). */
+  forceDependsOn?: string[];
+  /** A failure of this entry is reported but does not decide the run's exit code (a curl command followed by `||`). */
+  failureHandled?: boolean;
+  /** after() gets the heads of the hops before the last in `info.earlierHeads` (curl's -D and -i after -L). */
+  wantsEarlierHeads?: boolean;
+  /** Extra per-entry output settings. */
+  output?: { print?: string; noLog?: boolean };
+}
+
+/** Before the exchange: the request made, what is printed under its title, the cookies it goes with. */
+export interface EntryRequestHooks {
   /** Builds the request. null skips the entry (with a reason already warned about). */
   build(ctx: ExecContext): RequestSpec | RequestSpec[] | null | Promise<RequestSpec | RequestSpec[] | null>;
+  /** Lines to print under the request's title, before it is sent (pre-request script logs). */
+  before?(spec: RequestSpec): string[] | undefined;
   /**
    * The cookie jar the request's hops send from and store into (a .http run's one jar, a curl
    * command's -b FILE/-c engine), handed to the exchange by the runner; a --session's takes its
    * place, and a spec with `noCookies` gets none. Undefined: no cookies but the headers given.
    */
   cookieJar?(spec: RequestSpec): CookieJar | undefined;
-  /** Lines to print under the request's title, before it is sent (pre-request script logs). */
-  before?(spec: RequestSpec): string[] | undefined;
+}
+
+/** After the request is sent: how its body is read, and what the entry does with the answer or the failure. */
+export interface EntryResponseHooks {
   /** Nothing reads the response's body once it is printed (no script, test, output file or later request): it may be printed as it arrives. */
   bodyUnused?(spec: RequestSpec): boolean;
   /**
@@ -150,16 +185,6 @@ export interface ExecEntry {
   after?(done: Completed, ctx: ExecContext): AfterResult | Promise<AfterResult>;
   /** Runs after a request of the entry failed without a response (the error is reported already): what is still written then (curl's -w). */
   failed?(spec: RequestSpec, error: Error, ctx: ExecContext, answered?: Completed): AfterResult | undefined;
-  /** This entry needs these named entries to run first (for --name / --line). */
-  dependsOn?: string[];
-  /** These run again right before this entry, even when they ran already (httpyac's `# @forceRef`). */
-  forceDependsOn?: string[];
-  /** A failure of this entry is reported but does not decide the run's exit code (a curl command followed by `||`). */
-  failureHandled?: boolean;
-  /** after() gets the heads of the hops before the last in `info.earlierHeads` (curl's -D and -i after -L). */
-  wantsEarlierHeads?: boolean;
-  /** Extra per-entry output settings. */
-  output?: { print?: string; noLog?: boolean };
 }
 
 export interface Script {

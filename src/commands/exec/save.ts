@@ -1,7 +1,14 @@
+/**
+ * Response bodies written to files as they arrive (curl's -o, a .http `>> file`): FileTee, and the
+ * pump that feeds it from a hop. Which files, and what is reported of them, is the entries' (the
+ * bodyFiles and after hooks); printing is not done here.
+ */
 import { closeSync, linkSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { fileProblem } from '../../errors.js';
 import { isLink, occupied, openToWrite, replaceFile } from '../../files.js';
-import type { SavedFile, SaveTarget } from '../../model/exec.js';
+import type { BodyFiles, SavedFile, SaveTarget } from '../../model/exec.js';
+import type { Hop } from '../../transport/hop.js';
+import { pumpBody } from '../deliver.js';
 
 /**
  * Writes a response body to its files as it arrives (curl's -o, a .http `>> file`), so a body of
@@ -118,5 +125,22 @@ function removeQuietly(path: string) {
     unlinkSync(path);
   } catch {
     // gone already
+  }
+}
+
+/**
+ * A body that goes to files only, written as it arrives (curl's -o, a .http `>> file`): `saving.files`
+ * says what each file holds, also when the body fails midway. Nothing more is read after a failure:
+ * the connection is closed rather than left reading.
+ */
+export async function pumpToFiles(hop: Hop, files: BodyFiles, pid: number, keepEncoding: boolean | undefined, saving: { files?: SavedFile[] }): Promise<void> {
+  const tee = new FileTee(files.files, !files.keepPartial, pid);
+  saving.files = tee.saved;
+  let complete = false;
+  try {
+    await pumpBody(hop, { keepEncoding, write: (c) => tee.write(c), onFailure: () => hop.body.destroy() });
+    complete = true;
+  } finally {
+    tee.close(complete);
   }
 }
