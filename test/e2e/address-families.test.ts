@@ -133,3 +133,18 @@ test('--interface ::1 to an IPv4 address is one line saying the families differ,
   assert.deepEqual(seen, []);
   if (!noCurl) assert.equal(await curlExit(line, d), 7);
 });
+
+test('--unix-socket naming a regular file or a directory says it is not a socket, exit 6, on the main command and in a curl file', async (t) => {
+  const d = dir(t);
+  const file = join(d, 'a.txt');
+  writeFileSync(file, 'x');
+  const r = await runSling(['--unix-socket', file, 'http://api.local/x']);
+  assertError(r, 6, `sling: error: cannot connect to Unix socket ${file} (for api.local:80): a regular file, not a socket`);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  const inDir = await runSling(['--unix-socket', d, 'http://api.local/x']);
+  assertError(inDir, 6, `cannot connect to Unix socket ${d} (for api.local:80): a directory, not a socket`);
+  writeFileSync(join(d, 'c.sh'), 'curl -s --unix-socket ./a.txt http://api.local/x\n');
+  const c = await runSling(['exec', 'c.sh'], { cwd: d, env: { HOME: home } });
+  assertError(c, 6, /^sling: error: c\.sh:1: .*a\.txt.*a regular file, not a socket/m);
+  if (!noCurl) assert.equal(await curlExit('curl -s --unix-socket ./a.txt http://api.local/x', d), 7);
+});
