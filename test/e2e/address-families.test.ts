@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import http2 from 'node:http2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runSling } from '../helpers/cli.js';
@@ -147,4 +148,30 @@ test('--unix-socket naming a regular file or a directory says it is not a socket
   const c = await runSling(['exec', 'c.sh'], { cwd: d, env: { HOME: home } });
   assertError(c, 6, /^sling: error: c\.sh:1: .*a\.txt.*a regular file, not a socket/m);
   if (!noCurl) assert.equal(await curlExit('curl -s --unix-socket ./a.txt http://api.local/x', d), 7);
+});
+
+test("HTTP/2 with prior knowledge goes over a Unix socket: --http-version 2-prior-knowledge, a curl file's --http2-prior-knowledge (as real curl) and a .http request line", async (t) => {
+  const d = dir(t);
+  const path = join(d, 'h2.sock');
+  const seen: string[] = [];
+  const server = http2.createServer((req, res) => {
+    seen.push(`${req.method} ${req.url} HTTP/${req.httpVersion} ${req.headers[':authority']}`);
+    res.end('ok\n');
+  });
+  await new Promise<void>((r) => server.listen(path, r));
+  t.after(() => void server.close());
+  const r = await runSling(['--http-version', '2-prior-knowledge', '--unix-socket', path, '-b', 'http://api.local/v1']);
+  assertExit(r, 0);
+  assert.equal(r.stdout, 'ok\n');
+  assert.deepEqual(seen.splice(0), ['GET /v1 HTTP/2.0 api.local']);
+  const line = `curl -s --http2-prior-knowledge --unix-socket ${path} http://api.local/c`;
+  writeFileSync(join(d, 'c.sh'), `${line}\n`);
+  assertExit(await runSling(['exec', '-b', 'c.sh'], { cwd: d, env: { HOME: home } }), 0);
+  writeFileSync(join(d, 'a.http'), 'GET http://api.local/h HTTP/2 (Prior Knowledge)\n');
+  assertExit(await runSling(['exec', '-b', '--unix-socket', path, 'a.http'], { cwd: d, env: { HOME: home } }), 0);
+  assert.deepEqual(seen.splice(0), ['GET /c HTTP/2.0 api.local', 'GET /h HTTP/2.0 api.local']);
+  if (!noCurl) {
+    assert.equal(await curlExit(line, d), 0);
+    assert.deepEqual(seen, ['GET /c HTTP/2.0 api.local']);
+  }
 });
