@@ -311,8 +311,9 @@ async function sendRouted(url: ParsedUrl, request: PreparedRequest, settings: Re
   const proxy = proxyTarget(opts.proxy);
   // tlsOptions() checks a client certificate with node:tls.
   if (url.scheme === 'https') tlsMod ??= await loadTls();
-  if (settings.http2 && !proxy && !settings.unixSocket) {
-    if (h2cOrigins.has(where)) return await sendH2c(url, request, settings);
+  // Over a Unix socket too (the h2 session's socket is socketTarget's, connect.ts), as curl does.
+  if (settings.http2 && !proxy) {
+    if (!settings.unixSocket && h2cOrigins.has(where)) return await sendH2c(url, request, settings);
     if (url.scheme === 'https' || settings.http2 === 'prior-knowledge') {
       const { sendH2 } = await import('./h2.js');
       h2Loaded = true;

@@ -147,7 +147,20 @@ export function socketTarget(url: ParsedUrl, settings: RequestSettings): { path:
   const to = destination(url, settings);
   const out: { host: string; port: number; family?: number; localAddress?: string } = { host: resolved(to, settings) ?? to.hostname, port: to.port };
   if (settings.interface) out.localAddress = localAddress(settings.interface, settings.family);
-  const family = settings.family ?? (out.localAddress ? isIP(out.localAddress) : 0);
+  const local = out.localAddress ? isIP(out.localAddress) : 0;
+  if (settings.family && local && local !== settings.family) {
+    throw new UsageError(`--interface ${settings.interface} is an IPv${local} address, and -${settings.family} (--ipv${settings.family}) connects over IPv${settings.family} only`);
+  }
+  const family = settings.family ?? local;
+  const host = out.host.replace(/^\[|\]$/g, '');
+  const literal = isIP(host);
+  // Both given as addresses of different families: no connection can be made (curl fails to connect, exit 7).
+  if (family && literal && literal !== family) {
+    const why = settings.family ? `-${family} (--ipv${family}) connects over IPv${family} only` : `the local address ${out.localAddress} (--interface) is IPv${family}`;
+    throw new NetworkError(`cannot connect to ${hostAndPort({ hostname: host, port: to.port })}: ${host} is an IPv${literal} address, and ${why}`);
+  }
+  // localhost is this machine's loopback in either family, whatever the hosts file lists (curl does the same).
+  if (family && /^localhost\.?$|\.localhost\.?$/i.test(host)) out.host = family === 6 ? '::1' : '127.0.0.1';
   if (family) out.family = family;
   return out;
 }

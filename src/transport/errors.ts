@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { CliError, NetworkError, TimeoutError, UsageError } from '../errors.js';
 
 const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS|ERR_SSL|EPROTO|HOSTNAME_MISMATCH|ALTNAME/;
@@ -25,6 +26,9 @@ export function mapNetworkError(err: unknown, where: string, via?: string): CliE
   if ((e as { syscall?: string }).syscall === 'connect' && typeof path === 'string' && /[/\\]/.test(path)) {
     const pipe = /^[/\\]{2}[.?][/\\]pipe[/\\]/i.test(path);
     const why: Record<string, string> = { ENOENT: pipe ? 'no such named pipe' : 'no such file', ECONNREFUSED: 'nothing is listening on it', EACCES: 'permission denied', ENOTSOCK: 'not a socket' };
+    // Linux refuses a connection to a file that is no socket as to a socket nobody listens on.
+    const kind = code === 'ECONNREFUSED' && !pipe ? notASocket(path) : undefined;
+    if (kind) return new NetworkError(`cannot connect to Unix socket ${path} (for ${where}): ${kind}, not a socket`, undefined, { cause: err });
     if (why[code]) return new NetworkError(`cannot connect to ${pipe ? 'named pipe' : 'Unix socket'} ${path} (for ${where}): ${why[code]}`, undefined, { cause: err });
   }
   switch (code) {
@@ -78,6 +82,17 @@ export function mapNetworkError(err: unknown, where: string, via?: string): CliE
     );
   }
   return new NetworkError(`request to ${where} failed: ${e.message ?? String(err)}`, undefined, { cause: err });
+}
+
+/** What the path is when it is no socket (a regular file, a directory...), else undefined; only asked once connecting failed. */
+function notASocket(path: string): string | undefined {
+  try {
+    const st = statSync(path);
+    if (st.isSocket()) return undefined;
+    return st.isDirectory() ? 'a directory' : st.isFile() ? 'a regular file' : st.isFIFO() ? 'a named pipe (FIFO)' : 'a special file';
+  } catch {
+    return undefined;
+  }
 }
 
 /** The certificate's names (its subjectAltName, else its CN), as `DNS:a.example, IP:10.0.0.1`. */

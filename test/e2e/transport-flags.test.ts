@@ -3,6 +3,7 @@
 // request line, TLS version, cipher, local address arrived) and in the `p` properties.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import http2 from 'node:http2';
 import https from 'node:https';
@@ -255,8 +256,13 @@ test('--unix-socket: a missing socket, a file that is no socket and a socket nob
   const file = join(dir, 'plain.txt');
   writeFileSync(file, 'x');
   const r2 = await runSling(['--unix-socket', file, 'http://api.local/x']);
-  assertError(r2, 6, `cannot connect to Unix socket ${file} (for api.local:80): nothing is listening on it`);
+  assertError(r2, 6, `cannot connect to Unix socket ${file} (for api.local:80): a regular file, not a socket`);
   assert.equal(r2.stderr.split('\n').filter(Boolean).length, 1, r2.stderr);
+  // A socket left behind by a process that ended without closing it.
+  const dead = join(dir, 'dead.sock');
+  spawnSync(process.execPath, ['-e', "require('net').createServer().listen(process.argv[1], () => process.exit(0))", dead]);
+  const r3 = await runSling(['--unix-socket', dead, 'http://api.local/x']);
+  assertError(r3, 6, `sling: error: cannot connect to Unix socket ${dead} (for api.local:80): nothing is listening on it`);
 });
 
 test('-4 resolves to IPv4 (the remote address in --print=p); -4 with -6 is a usage error', async (t) => {
