@@ -3,12 +3,11 @@
 // PowerShell and cmd.exe readers (the same readers a .ps1 or .bat curl file goes through).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runSling } from '../helpers/cli.js';
-import { curlMissing, diffRequests, type KnownDifference, startCurlCapture, withoutHeader } from '../helpers/curl-capture.js';
+import { curlMissing, diffRequests, type KnownDifference, startCurlCapture, withoutHeader, runBash } from '../helpers/curl-capture.js';
 
 /** `X-E;` (an empty header): the main command sends `X-E: ` (as HTTPie does); curl has no way to send that blank, and sends `X-E:`. */
 const EMPTY_HEADER: KnownDifference[] = [{ header: 'X-E', kind: 'blanks', why: "the main command writes an empty header as 'X-E: ' (HTTPie's bytes), curl as 'X-E:'" }];
@@ -16,13 +15,7 @@ const EMPTY_HEADER: KnownDifference[] = [{ header: 'X-E', kind: 'blanks', why: "
 const home = mkdtempSync(join(tmpdir(), 'sling-shells-home-'));
 const noCurl = curlMissing();
 
-function bash(dir: string, file: string): Promise<number | null> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', [file], { cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home }, stdio: ['ignore', 'ignore', 'ignore'] });
-    child.on('error', reject);
-    child.on('close', resolve);
-  });
-}
+const bash = (dir: string, file: string) => runBash(dir, file, home);
 
 /** Words each shell acts on: quotes, variables of all three, escapes, a backslash before a quote and at the end. */
 const HOSTILE = `it's "q" \\"x\\" & <b>|^!%PATH% %% $env:HOME $(x) \`x\` ’curly’ café C:\\dir\\`;

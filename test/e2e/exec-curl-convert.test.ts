@@ -7,19 +7,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runSling } from '../helpers/cli.js';
-import { curlMissing, diffRequests, startCurlCapture, withoutHeader, type KnownDifference, type RawRequest } from '../helpers/curl-capture.js';
+import { curlMissing, diffRequests, startCurlCapture, withoutHeader, type KnownDifference, type RawRequest, runBash } from '../helpers/curl-capture.js';
 import { runOnTty, ttySkipReason } from '../helpers/tty.js';
 
 const home = mkdtempSync(join(tmpdir(), 'sling-curl-home-'));
 const noCurl = curlMissing();
 
-function bash(dir: string, file: string): Promise<number | null> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', [file], { cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home }, stdio: ['ignore', 'ignore', 'ignore'] });
-    child.on('error', reject);
-    child.on('close', resolve);
-  });
-}
+const bash = (dir: string, file: string) => runBash(dir, file, home);
 
 /** `X-E;` (an empty header): the main command sends `X-E: ` (node:http's blank before an empty value), curl and a curl file `X-E:`. */
 const EMPTY_HEADER: KnownDifference[] = [{ header: 'X-E', kind: 'blanks', why: "the main command's node:http lane writes an empty header as 'X-E: ', curl as 'X-E:'" }];

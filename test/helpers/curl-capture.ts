@@ -2,7 +2,7 @@
 // what curl sends: raw UTF-8 in the target, odd header bytes), and the comparison of two request
 // lists that the curl-file tests use, byte for byte: what real curl sent against what sling sent.
 import net from 'node:net';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { comparisonToolMissing } from './tools.js';
 
 export interface RawRequest {
@@ -194,4 +194,13 @@ export function diffRequests(expected: RawRequest[], actual: RawRequest[], known
     if (en.body !== an.body) diffs.push(`${at} body: ${reference} ${JSON.stringify(en.body.slice(0, 200))}, sling ${JSON.stringify(an.body.slice(0, 200))}`);
   }
   return diffs;
+}
+
+/** Runs a script file with bash in `dir` (nothing on stdin, output thrown away), with `home` as HOME: its exit status. */
+export function runBash(dir: string, file: string, home: string): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [file], { cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home }, stdio: ['ignore', 'ignore', 'ignore'] });
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
 }
