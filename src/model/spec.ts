@@ -231,6 +231,11 @@ export interface CurlRules {
   withheld?: { at: number; header: Header }[];
   /** --request-target: the target of every hop. */
   requestTarget?: string;
+  /**
+   * What stands between the colon and the value of a -H header, by lower-case name, where it is not
+   * one space (`-H 'X-A:1'`, `-H 'X-A:   1'`): curl sends a -H line as written, and so does h1.ts.
+   */
+  headerGaps?: Record<string, string>;
 }
 
 export interface RequestSpec {

@@ -778,7 +778,7 @@ function exchangeOn(
     const curl = settings.curlFraming === true;
     const body = request.body;
     if (isStreamed(body)) {
-      sock.write(requestBytes(request, onWire.headers, onWire.target, curl, !curl));
+      sock.write(requestBytes(request, onWire.headers, onWire.target, curl, !curl, settings.curl?.headerGaps));
       uploading = true;
       writeStreamed(body, sock, sendsChunked(onWire.headers)).then(
         () => (uploading = false),
@@ -789,7 +789,7 @@ function exchangeOn(
       onWritten?.();
       return;
     }
-    writeRequest(sock, requestBytes(request, onWire.headers, onWire.target, curl, !curl));
+    writeRequest(sock, requestBytes(request, onWire.headers, onWire.target, curl, !curl, settings.curl?.headerGaps));
     awaitAnswer(() => done || handed, poll);
     onWritten?.();
   });

@@ -37,7 +37,7 @@ export function sendsChunked(headers: HeaderLines): boolean {
  * in the method, the target or a header is thrown (wire.ts) and no byte is made: the lanes check
  * the same before they connect, so this only holds the line.
  */
-export function requestBytes(request: PreparedRequest, headers: HeaderLines, target: string, curlFraming: boolean, keepAlive: boolean): Buffer {
+export function requestBytes(request: PreparedRequest, headers: HeaderLines, target: string, curlFraming: boolean, keepAlive: boolean, gaps?: Readonly<Record<string, string>>): Buffer {
   checkHead(request.method, target, headers);
   let text = `${request.method} ${target} HTTP/${request.version ?? '1.1'}\r\n`;
   let connection = false;
@@ -47,7 +47,9 @@ export function requestBytes(request: PreparedRequest, headers: HeaderLines, tar
     const v = headers[i]![1];
     if (n.length === 10 && n.toLowerCase() === 'connection') connection = true;
     else if (n.length === 17 && n.toLowerCase() === 'transfer-encoding' && /chunked/i.test(v)) chunked = true;
-    text += v === '' && curlFraming ? `${n}:\r\n` : `${n}: ${/[^\x00-\x7f]/.test(v) ? Buffer.from(v, 'utf8').toString('latin1') : v}\r\n`;
+    // curl framing: a -H line as curl sends it, with the blanks after the colon as written (gaps).
+    const gap = gaps && curlFraming ? (gaps[n.toLowerCase()] ?? ' ') : ' ';
+    text += v === '' && curlFraming ? `${n}:\r\n` : `${n}:${gap}${/[^\x00-\x7f]/.test(v) ? Buffer.from(v, 'utf8').toString('latin1') : v}\r\n`;
   }
   if (!connection && keepAlive) text += 'Connection: keep-alive\r\n';
   text += '\r\n';

@@ -287,7 +287,7 @@ export class CommandBuilder {
     if (hop.referer !== undefined && !has('referer')) headers.push(['Referer', hop.referer]);
     const proxyConnection = !has('proxy-connection');
     if (viaProxy && proxyConnection) headers.push(['Proxy-Connection', 'Keep-Alive']);
-    // A body of unknown size (-T -) goes chunked: settings.chunked has the transport add the header.
+    // A body of unknown size (-T -) goes chunked: its Transfer-Encoding is a header of the body (below).
 
     // Cookies go here, after curl's own headers (model/cookies.ts withJarCookies, as each hop is
     // sent): the engine's (from -b FILE and responses), then the -b strings unless -H Cookie is
@@ -298,6 +298,8 @@ export class CommandBuilder {
     if (cond && !has(cond[0].toLowerCase())) headers.push(cond);
 
     let formType: CurlRules['formType'];
+    /** -H lines whose blanks after the colon are not one space: sent as written. */
+    let gaps: Record<string, string> | undefined;
     for (const h of custom) {
       const lower = h.name.toLowerCase();
       if (h.value === undefined) continue;
@@ -308,6 +310,7 @@ export class CommandBuilder {
         continue;
       }
       headers.push([h.name, h.value]);
+      if (h.gap !== undefined) (gaps ??= {})[lower] = h.gap;
     }
 
     // The headers of the body come last: a redirect that drops the body drops them (not a -H one).
@@ -317,6 +320,8 @@ export class CommandBuilder {
       if (!hop.chunked && !has('content-length') && !has('transfer-encoding')) bodyHeader('Content-Length', String(hop.body.length));
       if (hop.multipartType) bodyHeader('Content-Type', hop.multipartType);
       else if (hop.kind === 'POST' && !has('content-type')) bodyHeader('Content-Type', 'application/x-www-form-urlencoded');
+      // A body of unknown size (-T -) goes chunked, its header before Expect as curl writes them.
+      if (hop.chunked && !has('transfer-encoding') && !has('content-length') && (isStreamed(hop.body) || hop.body.length > 0)) bodyHeader('Transfer-Encoding', 'chunked');
       // curl asks before sending an upload, or a body over 1 MiB.
       const expect = hop.kind === 'PUT' ? hop.chunked || hop.body.length > 0 : hop.body.length > 1024 * 1024;
       if (expect && !has('expect')) bodyHeader('Expect', '100-continue');
@@ -328,6 +333,7 @@ export class CommandBuilder {
     if (proxyHttps) proxies.https = proxyHttps.url;
     const proxyEnv = envProxies(op, this.rt.env);
     const rules: CurlRules = {
+      ...(gaps ? { headerGaps: gaps } : {}),
       url,
       firstOrigin: originOf(toParsedUrl(url)),
       kind: hop.kind,

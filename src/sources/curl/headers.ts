@@ -9,6 +9,8 @@ export interface CustomHeader {
   /** undefined: a removal (`Name:`); '' with empty: send it empty (`Name;`). */
   value?: string;
   line: string;
+  /** The blanks between the colon and the value as written, when they are not one space (`-H 'X-A:1'`): curl sends the line as written. */
+  gap?: string;
 }
 
 /** -H values as curl's custom header list: `Name: value`, `Name:` (remove), `Name;` (send empty). */
@@ -35,8 +37,9 @@ export function customHeaders(raw: string[], files: FileAccess): CustomHeader[] 
       // A header without a name is not sent.
       if (!name) continue;
       const value = line.slice(colon + 1).replace(/^[ \t]+/, '');
+      const gap = line.slice(colon + 1, line.length - value.length);
       // `Name:` with nothing after the colon removes curl's own header of that name.
-      out.push({ name, value: value.replace(/[ \t\r\n]+$/, '') === '' ? undefined : value, line });
+      out.push({ name, value: value.replace(/[ \t\r\n]+$/, '') === '' ? undefined : value, line, ...(gap !== ' ' ? { gap } : {}) });
       continue;
     }
     // `Name;` sends the header with an empty value; anything after the `;` makes it ignored.
