@@ -2,7 +2,7 @@
 // -4. Each is sent by real curl and by `sling exec` to the same loopback server and compared. Also
 // what only sling does there: the h2c upgrade accepted, HTTP/2 failures, and the HTTP/2 request
 // lines of .http files (the same transport settings).
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -713,7 +713,8 @@ test("sling exec's --timeout bounds every hop of a curl file's -L, as in a .http
   }
 });
 
-test("sling exec's --max-redirects limits a curl file's -L (exit 3, hint --max-redirects); a command's own --max-redirs wins for that command", async (t) => {
+/** A loopback server where `/redir?n=N` redirects N more times, then answers `done`: its base URL. */
+async function redirectChain(t: TestContext): Promise<string> {
   const srv = http.createServer((req, res) => {
     const n = Number(new URL(req.url!, 'http://x').searchParams.get('n'));
     if (n > 0) return void res.writeHead(302, { Location: `/redir?n=${n - 1}` }).end();
@@ -722,7 +723,11 @@ test("sling exec's --max-redirects limits a curl file's -L (exit 3, hint --max-r
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
   t.after(() => srv.closeAllConnections());
   t.after(() => new Promise((r) => srv.close(r)));
-  const base = `http://127.0.0.1:${(srv.address() as { port: number }).port}`;
+  return `http://127.0.0.1:${(srv.address() as { port: number }).port}`;
+}
+
+test("sling exec's --max-redirects limits a curl file's -L (exit 3, hint --max-redirects); a command's own --max-redirs wins for that command", async (t) => {
+  const base = await redirectChain(t);
   const d = dir();
   const w = `-o /dev/null -w '%{num_redirects} %{exitcode}\\n'`;
   writeFileSync(join(d, 'c.sh'), [`curl -s -L ${w} '${base}/redir?n=3'`, `curl -s -L --max-redirs 2 ${w} '${base}/redir?n=2'`, `curl -s -L --max-redirs 0 ${w} '${base}/redir?n=1'`].join('\n') + '\n');
@@ -809,15 +814,7 @@ test('sling exec -6 over a curl file holds on every hop of its -L: a host with n
 });
 
 test("sling exec --max-redirects 30 is given even at its default: it limits a curl file's -L (curl's own limit is 50), and a command's own --max-redirs 2 still wins", async (t) => {
-  const srv = http.createServer((req, res) => {
-    const n = Number(new URL(req.url!, 'http://x').searchParams.get('n'));
-    if (n > 0) return void res.writeHead(302, { Location: `/redir?n=${n - 1}` }).end();
-    res.end('done');
-  });
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  t.after(() => srv.closeAllConnections());
-  t.after(() => new Promise((r) => srv.close(r)));
-  const base = `http://127.0.0.1:${(srv.address() as { port: number }).port}`;
+  const base = await redirectChain(t);
   const d = dir();
   const w = `-o /dev/null -w '%{num_redirects} %{exitcode}\\n'`;
   writeFileSync(join(d, 'c.sh'), [`curl -s -L ${w} '${base}/redir?n=31'`, `curl -s -L --max-redirs 2 ${w} '${base}/redir?n=3'`].join('\n') + '\n');
