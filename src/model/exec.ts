@@ -4,6 +4,7 @@ import type { ParsedUrl } from './url.js';
 import type { HopInfo, ResponseHead } from './exchange.js';
 import type { Creation } from '../files.js';
 import type { CookieJar } from './cookies.js';
+import type { StreamEnd, StreamMessage } from './stream.js';
 
 /**
  * What a front end for `sling exec` (a .http file, a file of curl commands) hands the runner: a list
@@ -63,6 +64,9 @@ export interface Completed {
   info: HopInfo;
   /** The body went to files as it came (see ExecEntry.bodyFiles): `body` is empty, each file says how it went. */
   saved?: SavedFile[];
+  /** A stream (RequestSpec.stream): every message sent and received, in order, and how it ended. `body` is the received messages as a JSON array. */
+  messages?: StreamMessage[];
+  end?: StreamEnd;
 }
 
 /** A file a response body is written to as it arrives. */

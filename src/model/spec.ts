@@ -249,4 +249,6 @@ export interface RequestSpec {
   settings: RequestSettings;
   /** Where the request came from, for error messages (file and line for exec). */
   source?: { file: string; line: number };
+  /** A WebSocket, server-sent events or gRPC request of a .http file (stream.ts); absent for a plain HTTP request. */
+  stream?: import('./stream.js').StreamRequest;
 }

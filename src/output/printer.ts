@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { StreamMessage } from '../model/stream.js';
 import type { PreparedRequest } from '../model/prepare.js';
 import { bodyChunks, isStreamed, type StreamedBody } from '../model/upload.js';
 import type { ResponseHead, HopInfo } from '../model/exchange.js';
@@ -246,6 +247,53 @@ export class Printer {
     this.metaNow(head, info, body.length, request);
     this.finishNow();
     return this.drained();
+  }
+
+  /**
+   * One message of a stream (a WebSocket message, a server-sent event, a gRPC message), as it goes
+   * or comes: a line saying which way, when, and (an event) its name and id, then its text as a body
+   * (JSON formatted and coloured as a JSON body is). A binary message is a note of its size.
+   */
+  async message(m: StreamMessage) {
+    const { plan } = this;
+    if (!plan.responseBody) return;
+    if (this.last === 'head') this.put('\n');
+    else if (!this.lastNewline) this.put('\n');
+    const p = plan.palette;
+    let line = `${m.direction === 'sent' ? '>>' : '<<'} ${m.direction} ${clockTime(m.at)}`;
+    if (m.event !== undefined) line += ` event: ${m.event}`;
+    if (m.id !== undefined) line += ` id: ${m.id}`;
+    if (m.binary !== undefined) line += ` (binary, ${m.binary} byte${m.binary === 1 ? '' : 's'})`;
+    this.put(this.text(line, p.headerName) + '\n');
+    if (m.binary === undefined && m.text !== '') {
+      const body = Buffer.from(m.text, 'utf8');
+      this.body(body, isJsonMessage(m.text) ? 'application/json' : 'text/plain; charset=utf-8');
+      if (!this.lastNewline) this.put('\n');
+    }
+    this.last = 'body';
+    await this.drained();
+  }
+
+  /** --offline: a message a stream request would send (WebSocket, gRPC), in order, under the request. */
+  async outgoing(text: string, waitForServer: boolean) {
+    const { plan } = this;
+    if (!plan.requestBody) return;
+    if (this.last === 'head') this.put('\n');
+    else if (!this.lastNewline) this.put('\n');
+    this.put(this.text(waitForServer ? ">> to send after the server's next message" : '>> to send', plan.palette.headerName) + '\n');
+    this.body(Buffer.from(text, 'utf8'), isJsonMessage(text) ? 'application/json' : 'text/plain; charset=utf-8', true);
+    if (!this.lastNewline) this.put('\n');
+    this.last = 'body';
+    await this.drained();
+  }
+
+  /** The line that says how a stream ended (`-- closed by the server: 1000`, `-- grpc-status: 0 OK`). */
+  async streamEnd(text: string) {
+    if (!this.plan.responseBody && !this.plan.responseHeaders) return;
+    if (!this.lastNewline) this.put('\n');
+    this.put(this.text(`-- ${text}`, this.plan.palette.headerName) + '\n');
+    this.last = 'body';
+    await this.drained();
   }
 
   /** The `p` print code: the exchange's properties, phase timings and sizes. */
@@ -543,6 +591,25 @@ export class Printer {
  * characters neutralised when the output is a terminal, the bytes as they came otherwise
  * (sanitize.ts has the rule).
  */
+/** `14:02:03.120`: a message's time of day, local time, to the millisecond. */
+function clockTime(ms: number): string {
+  const d = new Date(ms);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}.${String(d.getMilliseconds()).padStart(3, '0')}`;
+}
+
+/** A message whose text is a JSON object or array (formatted as JSON). */
+function isJsonMessage(text: string): boolean {
+  const c = text.trimStart().charCodeAt(0);
+  if (c !== 123 && c !== 91) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function shownText(plan: OutputPlan, text: string): string {
   return plan.terminal ? neutralise(text, plan.colors ? plan.palette.control : '', plan.colors ? plan.palette.reset : '') : text;
 }

@@ -47,8 +47,12 @@ export function at(entry: ExecEntry, spec: RequestSpec): string {
 }
 
 export function title(entry: ExecEntry, spec: RequestSpec, plan: OutputPlan): string {
-  const where = `${originText(spec.url)}${spec.url.path}${spec.url.query ? '?' + spec.url.query : ''}`;
-  return titleText(entry, `${spec.method} ${where}`, plan);
+  let where = `${originText(spec.url)}${spec.url.path}${spec.url.query ? '?' + spec.url.query : ''}`;
+  const stream = spec.stream;
+  // A stream under its own keyword, a WebSocket's URL with the scheme it was written with (ws://, wss://).
+  if (stream?.kind === 'websocket' && spec.url.shownOrigin === undefined) where = where.replace(/^http/, 'ws');
+  if (stream?.kind === 'grpc' && spec.url.shownOrigin === undefined) where = where.replace(/^http/, 'grpc');
+  return titleText(entry, `${stream ? stream.keyword : spec.method} ${where}`, plan);
 }
 
 /** The title line; on a terminal its control characters (in a request's name, say) are neutralised, as a body's are. */

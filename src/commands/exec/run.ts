@@ -8,6 +8,7 @@
  */
 import type { Invocation } from '../../cli/invocation.js';
 import { CliError, beyondLimits, heldBodyLimit } from '../../errors.js';
+import { readLimited, SETTINGS_FILE_LIMIT } from '../../files.js';
 import type { Reporter, Io } from '../../io.js';
 import type { OutputPlan } from '../../output/plan.js';
 import { Printer, shownText } from '../../output/printer.js';
@@ -197,7 +198,8 @@ export class Run extends RunResults {
       if (before?.length) sink.write(shownText(plan, before.join('\n') + '\n'));
     } else if (notes) this.showNotes(notes, false);
     if (inv.offline) {
-      await printOffline(spec, printer, this.jarFor(entry, spec));
+      if (spec.stream) await (await import('./streams.js')).offlineStream(spec, printer, this.jarFor(entry, spec));
+      else await printOffline(spec, printer, this.jarFor(entry, spec));
       await sink.flush();
       if (rc) {
         rc.skipped = '--offline: not sent';
@@ -205,6 +207,7 @@ export class Run extends RunResults {
       }
       return true;
     }
+    if (spec.stream) return this.streamRequest(entry, spec, printer, sink, rc);
     let stop = false;
     let print: (() => Promise<void> | undefined) | undefined;
     let hop: Hop | undefined;
@@ -283,6 +286,73 @@ export class Run extends RunResults {
       }
     }
     return !stop;
+  }
+
+  /**
+   * A WebSocket session, server-sent events, a gRPC call (streams.ts): printed as it goes, the
+   * response before it first; then the entry's handlers get every message. False when the run stops here.
+   */
+  private async streamRequest(entry: ExecEntry, spec: RequestSpec, printer: Printer, sink: RequestSink, rc: ReportCase | undefined): Promise<boolean> {
+    await this.settle();
+    const waiting = sink.unbuffer();
+    if (waiting) await waiting;
+    const streams = await import('./streams.js');
+    let run: import('./streams.js').StreamRun;
+    try {
+      if (this.inv.quiet === 0) this.live = sink;
+      this.sending = { printer, sink };
+      run = await streams.runStream(spec, {
+        env: this.env,
+        jar: this.jarFor(entry, spec),
+        maxMessage: (this.heldLimit ??= heldBodyLimit(this.env)),
+        readFile: (path) => readLimited(path, SETTINGS_FILE_LIMIT, path, 'a proto file'),
+        send: (s) => this.send(s, printer, entry, true),
+        opened: async (request, response, http2) => {
+          if (request) await printer.request(request, http2);
+          await printer.responseHead(response);
+        },
+        message: (m) => printer.message(m),
+        debug: this.rep.debugOn ? this.ctx.debug : undefined,
+      });
+    } catch (caught) {
+      this.sending = undefined;
+      this.live = undefined;
+      const stop = await this.requestFailed(caught, entry, spec, printer, sink, rc, undefined, true, {});
+      if (rc) this.report!.end(rc);
+      return !stop;
+    }
+    this.sending = undefined;
+    this.live = undefined;
+    if (!run.failure || run.messages.length) await printer.streamEnd(streams.endText(run));
+    await printer.finish();
+    this.stderr.hold();
+    let stop = false;
+    try {
+      if (run.failure) {
+        const e = run.failure;
+        const src = spec.source;
+        if (src && !e.message.startsWith(`${src.file}:`)) e.message = `${src.file}:${src.line}: ${e.message}`;
+        this.rep.error(e);
+        if (rc) rc.error = e.message;
+        this.fail(e.exitCode, entry);
+      }
+      if (entry.after) {
+        const body = streams.messagesBody(run);
+        let result = entry.after({ spec, request: run.request, url: run.url, response: run.response, body, info: run.info, messages: run.messages, end: run.end }, this.ctx);
+        if (result instanceof Promise) result = await result;
+        const lines = this.afterResult(entry, spec, result, printer.plan, EMPTY, rc);
+        if (lines) {
+          const w = sink.write(lines.join('\n') + '\n');
+          if (w) await w;
+        }
+        stop = result.stop === true;
+      }
+      await sink.flush();
+    } finally {
+      this.stderr.release();
+    }
+    if (rc) this.report!.end(rc);
+    return !stop && !(run.failure && this.inv.exec!.failFast);
   }
 
   /** The cookie jar the request goes with: a --session's, else the entry's own (the .http run's, a curl command's engine); none with `noCookies`. */

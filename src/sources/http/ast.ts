@@ -103,6 +103,8 @@ export interface RequestNode {
   /** `>> file` / `>>! file`. */
   outputs: { path: Template; overwrite: boolean; line: number }[];
   directives: Directives;
+  /** A WebSocket, server-sent events or gRPC request (`WEBSOCKET`, `WS`, `SSE`, `GRPC`, ...): its kind and keyword as written. */
+  stream?: { kind: import('../../model/stream.js').StreamKind; keyword: string };
   /** Built at least once already. */
   built?: boolean;
   /** Built once, reused while the same text comes out (a literal URL, a literal body). */
@@ -140,6 +142,15 @@ export interface CurlNode {
   title?: string;
 }
 
+/** httpyac `proto < ./file.proto`, with its `name: value` option lines (keepCase, longs, includeDirs, ...). */
+export interface ProtoNode {
+  line: number;
+  col: number;
+  path: Template;
+  /** The options as written: name, text (JSON when it reads as JSON), line. */
+  options: { name: string; value: string; line: number }[];
+}
+
 export interface VarDef {
   line: number;
   value: Template;
@@ -160,6 +171,8 @@ export interface ParsedHttp {
   yacGlobalAfter?: ScriptNode[];
   /** Some httpyac script or expression of the file names `response` (the last response is kept for it). */
   yacResponse?: boolean;
+  /** httpyac `proto < ./file.proto` lines (and the option lines under them), in file order: what the gRPC requests below them are described by. */
+  protos?: ProtoNode[];
   /** httpyac `@xpath_ns prefix=uri` lines, in file order: the prefixes `?? xpath` assertions below them use. */
   xpathNs?: { line: number; prefix: string; uri: Template }[];
 }

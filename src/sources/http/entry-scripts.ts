@@ -13,7 +13,7 @@ import { headerIn } from '../../model/headers.js';
 import type { AssertNode, RequestNode, ScriptNode } from './ast.js';
 import type { BuiltRequest } from './request.js';
 import { mayNeedJs, prepareJs, runYacScript, yacRequest } from './httpyac-js.js';
-import type { ScriptHooks, ScriptHost, ScriptResult } from './script.js';
+import type { ScriptHooks, ScriptHost, ScriptResponse, ScriptResult } from './script.js';
 import { rawText } from './template.js';
 import type { Resolution, FileCtx, Runtime } from './vars.js';
 import { isStreamed } from '../../model/upload.js';
@@ -96,7 +96,7 @@ export async function runScript(rt: Runtime, file: FileCtx, node: RequestNode, s
   const refused = done ? host.refuseBody(done.body.length) : undefined;
   if (refused) return { tests: [], logs: [], exit: false, error: refused };
   const contentType = done ? (headerIn(done.response.rawHeaders, 'content-type') ?? '') : '';
-  const response = done
+  const response: ScriptResponse | undefined = done
     ? {
         status: done.response.status,
         headers: pairs(done.response.rawHeaders),
@@ -104,6 +104,11 @@ export async function runScript(rt: Runtime, file: FileCtx, node: RequestNode, s
         contentType,
       }
     : undefined;
+  // A stream's messages from the server: response.body.onEachMessage and the array (engine/jetbrains.ts).
+  if (response && done?.messages) {
+    response.messages = done.messages.filter((m) => m.direction === 'received' && m.binary === undefined).map((m) => ({ text: m.text, event: m.event, id: m.id }));
+    response.json = done.spec.stream?.kind === 'grpc';
+  }
   return host.run(code!, filename, line, hooks, request, response);
 }
 

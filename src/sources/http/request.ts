@@ -11,6 +11,7 @@ import { credentialsOf, parseUrl, type ParsedUrl } from '../../model/url.js';
 import type { Directives, RequestNode } from './ast.js';
 import { bodyBytes, graphqlBody, GraphqlVariablesError, type BuildOptions } from './bodies.js';
 import { badHeaderChar, rawText } from './template.js';
+import { asStream, graphqlOverWebSocket, streamScheme } from './stream-build.js';
 
 /**
  * A parsed request plus resolved variables → the RequestSpec sling sends: the headers the file
@@ -33,6 +34,9 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
   const at = (line: number, col: number) => `${file.path}:${line}:${col}`;
   // The URL's placeholders first (file order: an unknown variable in the URL is the one reported).
   let urlText = res.resolve(node.url).trim();
+  /** The URL as written (ws://, grpcs://), before it is mapped to the http(s) its connection starts with. */
+  const writtenUrl = urlText;
+  if (node.stream || node.graphql) urlText = streamScheme(node, urlText);
   const headers: Header[] = [];
   let hostIndex = -1;
   let hasAuth = false;
@@ -167,7 +171,7 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
     const got = bodyBytes(node, o, contentType);
     if (Array.isArray(got)) {
       // GraphQL needs the text whole: read now.
-      if (node.graphql) body = wholeBody(streamed(got));
+      if (node.graphql || node.stream) body = wholeBody(streamed(got));
       else {
         pieces = got;
         body = EMPTY_BODY;
@@ -187,9 +191,12 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
       cache.ct = contentType;
     }
   }
-  if (node.graphql && ctIndex === -1) headers.push(['Content-Type', 'application/json']);
-  if (!hasUA) headers.push(['User-Agent', USER_AGENT]);
-  if (!hasAE) headers.push(['Accept-Encoding', 'gzip, deflate, br']);
+  const graphqlWs = node.graphql && graphqlOverWebSocket(node, writtenUrl, body);
+  const stream = node.stream !== undefined || graphqlWs;
+  if (node.graphql && ctIndex === -1 && !graphqlWs) headers.push(['Content-Type', 'application/json']);
+  // A gRPC call's headers are its metadata: sling's own go in the call's HEADERS (grpc.ts), not here.
+  if (!hasUA && node.stream?.kind !== 'grpc') headers.push(['User-Agent', USER_AGENT]);
+  if (!hasAE && !stream) headers.push(['Accept-Encoding', 'gzip, deflate, br']);
 
   const d = node.directives;
   // No directive or version that settingsOf() reads: the run's shared settings.
@@ -203,6 +210,7 @@ export function buildSpec(node: RequestNode, o: BuildOptions): BuiltRequest {
     settings: plain ? plainSettings() : settingsOf(d, digest, node.version),
     source: { file: file.path, line: node.line },
   };
+  if (stream) return new Built(asStream(spec, node, body, o, graphqlWs), node);
   return new Built(spec, node);
 }
 

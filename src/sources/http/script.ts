@@ -64,6 +64,10 @@ export interface ScriptResponse {
   headers: [string, string][];
   body: string;
   contentType: string;
+  /** A stream's messages from the server (WebSocket, server-sent events, gRPC), in order. */
+  messages?: { text: string; event?: string; id?: string }[];
+  /** gRPC: the messages are JSON (handed to handlers parsed). */
+  json?: boolean;
 }
 
 export interface ScriptResult {
@@ -76,7 +80,7 @@ export interface ScriptResult {
 }
 
 /** JetBrains' script API that sling does not run. */
-const UNSUPPORTED: [RegExp, string][] = [[/\bonEachMessage\b/g, 'response.body.onEachMessage (WebSocket and gRPC streams, which sling does not run)']];
+const UNSUPPORTED: [RegExp, string][] = [];
 
 function countLines(text: string, end: number): number {
   let n = 0;

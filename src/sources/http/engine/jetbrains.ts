@@ -34,6 +34,10 @@ interface ResponseData {
   headers: [string, string][];
   body: string;
   contentType: string;
+  /** A stream's messages from the server (WebSocket, server-sent events, gRPC), in order. */
+  messages?: { text: string; event?: string; id?: string }[];
+  /** gRPC: the messages are JSON (handed to handlers parsed). */
+  json?: boolean;
 }
 interface Payload {
   request: RequestData;
@@ -217,9 +221,38 @@ function streamBody(whole: string, jsonLines: boolean) {
     }
     if (typeof onFinish === 'function') onFinish();
   };
-  body.onEachMessage = () => {
-    throw new Error('response.body.onEachMessage is for WebSocket and gRPC streams, which sling does not run');
+  body.onEachMessage = body.onEachLine;
+  return body;
+}
+// A stream's messages (WebSocket, server-sent events, gRPC): JetBrains' response.body.onEachMessage
+// and the messages as an array. sling has every message when the handler runs (the stream has
+// ended): onEachMessage goes through them there and then, in order, until unsubscribe() is called.
+function messageBody(list: { text: string }[], json: boolean) {
+  const values = list.map((m) => {
+    if (!json) return m.text;
+    try {
+      return JSON.parse(m.text) as unknown;
+    } catch {
+      return m.text;
+    }
+  });
+  const body = values.slice() as unknown[] & Record<string, unknown>;
+  body.onEachMessage = (subscriber: unknown, onFinish: unknown) => {
+    if (typeof subscriber !== 'function') throw new TypeError('response.body.onEachMessage(subscriber, onFinish): the subscriber is not a function');
+    let stopped = false;
+    const unsubscribe = () => {
+      stopped = true;
+    };
+    const output = (...args: unknown[]) => {
+      state.logs.push(args.map((a) => (typeof a === 'string' ? a : text(a))).join(' '));
+    };
+    for (const v of values) {
+      if (stopped) break;
+      subscriber(v, unsubscribe, output);
+    }
+    if (typeof onFinish === 'function') onFinish();
   };
+  body.onEachLine = body.onEachMessage;
   return body;
 }
 function headersOf(list: [string, string][], rawList?: [string, string][]) {
@@ -427,7 +460,8 @@ function begin(payload: string) {
     const r = p.response;
     let body: unknown = r.body;
     const mime = String(r.contentType).split(';')[0]!.trim().toLowerCase();
-    if (/[/+]json$/.test(mime) || (mime === '' && /^\s*[[{]/.test(r.body))) {
+    if (r.messages) body = messageBody(r.messages, r.json === true);
+    else if (/[/+]json$/.test(mime) || (mime === '' && /^\s*[[{]/.test(r.body))) {
       try {
         body = JSON.parse(r.body);
       } catch {

@@ -2,6 +2,7 @@ import { checkUrl } from '../../../model/url.js';
 import { CliError } from '../../../errors.js';
 import type { BodyLine } from '../ast.js';
 import { rawText } from '../template.js';
+import { streamScheme } from '../stream-build.js';
 import { trailingDirectives } from './comments.js';
 import { fit, NONE, type Pass } from './pass.js';
 
@@ -34,7 +35,8 @@ export function endRequest(p: Pass, replayed?: number[]) {
   // A URL with no placeholders is checked now: a file with a broken one sends nothing.
   if (typeof req.url === 'string' && !req.url.startsWith('/')) {
     try {
-      checkUrl(req.url.trim());
+      // A stream's URL as its connection starts (ws:// is http://, grpcs:// is https://).
+      checkUrl(req.stream || req.graphql ? streamScheme(req, req.url.trim()) : req.url.trim());
     } catch (e) {
       if (!(e instanceof CliError)) throw e;
       p.fail(req.line, req.urlCol, e.message);

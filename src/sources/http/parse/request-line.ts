@@ -1,18 +1,23 @@
+import type { StreamKind } from '../../../model/stream.js';
 import { freshPending, NONE, type Pass } from './pass.js';
 
 // The request line: `METHOD URL [HTTP/version]`, or a bare URL (a GET); also what tells a line
 // that starts the next request (startsRequest), inside a body or after a request's handlers.
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE', 'CONNECT']);
+/** Requests of protocols sling does not speak: skipped with a warning. */
 const OTHER_METHODS: Record<string, string> = {
-  WS: 'WebSocket requests (httpyac WS)',
-  WSS: 'WebSocket requests (httpyac WSS)',
-  WEBSOCKET: 'WebSocket requests (JetBrains WEBSOCKET)',
-  GRPC: 'gRPC requests',
-  SSE: 'server-sent event requests (httpyac SSE)',
-  EVENTSOURCE: 'server-sent event requests (httpyac EVENTSOURCE)',
   MQTT: 'MQTT requests (httpyac)',
   AMQP: 'AMQP requests (httpyac)',
+};
+/** Requests that are streams (model/stream.ts): a WebSocket session, server-sent events, a gRPC call. */
+const STREAM_METHODS: Record<string, StreamKind> = {
+  WS: 'websocket',
+  WSS: 'websocket',
+  WEBSOCKET: 'websocket',
+  SSE: 'sse',
+  EVENTSOURCE: 'sse',
+  GRPC: 'grpc',
 };
 /**
  * A method token (RFC 9110 `token`) in capitals, of two characters or more: MERGE, CHECKOUT,
@@ -21,8 +26,8 @@ const OTHER_METHODS: Record<string, string> = {
 const METHOD_TOKEN = "[A-Z][A-Z0-9!#$%&'*+.^_`|~-]+";
 /** An httpyac request that starts after a blank line inside another request's body. */
 const STRICT_REQUEST = new RegExp(`^${METHOD_TOKEN}\\s+(https?:\\/\\/|\\/|\\{\\{)(\\{\\{[^}]*\\}\\}|[^\\s{])*(\\s+HTTP\\/\\d+(\\.\\d+)?)?\\s*$`);
-/** The same for the requests of other protocols (skipped with a warning): their targets have no scheme (`GRPC host:port/Service/Method`). */
-const PROTOCOL_REQUEST = new RegExp(`^(${Object.keys(OTHER_METHODS).join('|')})\\s+([A-Za-z][A-Za-z0-9+.-]*:\\/\\/|\\/|\\{\\{|[\\w.-]+:\\d+)\\S*(\\s+HTTP\\/\\d+(\\.\\d+)?)?\\s*$`);
+/** The same for the requests of other protocols: their targets may have no scheme (`GRPC host:port/Service/Method`). */
+const PROTOCOL_REQUEST = new RegExp(`^(${[...Object.keys(OTHER_METHODS), ...Object.keys(STREAM_METHODS)].join('|')})\\s+([A-Za-z][A-Za-z0-9+.-]*:\\/\\/|\\/|\\{\\{|[\\w.-]+:\\d+)\\S*(\\s+HTTP\\/\\d+(\\.\\d+)?)?\\s*$`);
 /** A line that starts a request when it follows a blank line in a body (also what `--to http` must not leave as it is). */
 export const startsRequest = (line: string) => {
   // Every method both expressions know is upper-case: most lines (a JSON body) are told apart
@@ -105,6 +110,10 @@ export function requestLine(p: Pass, line: string, ln: number): boolean {
     method = 'POST';
     graphql = true;
   }
+  const streamKind = STREAM_METHODS[method];
+  const keyword = method;
+  // A WebSocket session and server-sent events open with a GET; a gRPC call is a POST over HTTP/2.
+  if (streamKind) method = streamKind === 'grpc' ? 'POST' : 'GET';
   const pending = p.pending;
   p.req = {
     kind: 'request',
@@ -126,6 +135,7 @@ export function requestLine(p: Pass, line: string, ln: number): boolean {
     outputs: NONE,
     directives: pending.directives,
   };
+  if (streamKind) p.req.stream = { kind: streamKind, keyword };
   p.title = undefined;
   p.pending = freshPending();
   p.blockHasRequest = true;

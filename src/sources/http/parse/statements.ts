@@ -1,4 +1,4 @@
-import type { RunNode } from '../ast.js';
+import type { ProtoNode, RunNode } from '../ast.js';
 import type { Template } from '../template.js';
 import { clip, unquote, type Pass } from './pass.js';
 
@@ -31,14 +31,36 @@ export function statement(p: Pass, line: string, t: string, ln: number, col: num
     p.out.fragments.set(m[1]!, text.join('\n'));
     return true;
   }
+  m = c0 === 112 /* p */ ? /^proto\s+<\s+(\S(?:.*\S)?)\s*$/.exec(t) : null;
+  if (m) {
+    protoLine(p, line, m[1]!, ln);
+    return true;
+  }
   m = c0 === 112 || c0 === 103 || c0 === 102 /* p g f */ ? /^(proto|gql|fragment)\s/.exec(t) : null;
   if (m) {
-    const what = m[1] === 'fragment' ? 'GraphQL fragments without a name' : m[1] === 'proto' ? 'proto imports' : 'gql imports';
+    const what = m[1] === 'fragment' ? 'GraphQL fragments without a name' : m[1] === 'proto' ? "proto lines other than 'proto < ./file.proto'" : 'gql imports';
     p.warn(ln, col, `httpyac ${what} are not supported: skipped`);
     if (m[1] === 'fragment') while (p.i + 1 < p.lines.length && p.lines[p.i + 1]!.trim() !== '' && !p.lines[p.i + 1]!.startsWith('###')) p.i++;
     return true;
   }
   return false;
+}
+
+/**
+ * httpyac's `proto < ./file.proto`: the gRPC requests below it are described by that file. The
+ * lines right under it that read `name: value` are its options (keepCase, longs, enums, defaults,
+ * oneofs, includeDirs); i is left on the last of them.
+ */
+function protoLine(p: Pass, line: string, path: string, ln: number) {
+  const col = line.indexOf(path, line.indexOf('<') + 1) + 1;
+  const node: ProtoNode = { line: ln, col, path: p.template(path, ln, col, true), options: [] };
+  while (p.i + 1 < p.lines.length) {
+    const o = /^\s*([A-Za-z][\w-]*)\s*:\s*(\S(?:.*\S)?)\s*$/.exec(p.lines[p.i + 1]!);
+    if (!o) break;
+    p.i++;
+    node.options.push({ name: o[1]!, value: o[2]!, line: p.i + 1 });
+  }
+  (p.out.protos ??= []).push(node);
 }
 
 /** `run #Name`, `run ./file.http`, with `(@name=value, ...)` overrides: `rest` is what follows `run`. */

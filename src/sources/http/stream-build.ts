@@ -1,0 +1,108 @@
+/**
+ * The requests of a .http file that are streams (model/stream.ts): a WebSocket session (JetBrains
+ * `WEBSOCKET`, httpyac `WS`/`WSS`, a GraphQL subscription), server-sent events (httpyac
+ * `SSE`/`EVENTSOURCE`) and gRPC calls (`GRPC`), built on top of the request buildSpec makes: the
+ * URL's scheme mapped to the one its connection starts with, the body split into the messages to
+ * send, the proto files the call is described by.
+ */
+import { resolve as resolvePath } from 'node:path';
+import { UsageError } from '../../errors.js';
+import { expandHome } from '../../files.js';
+import type { RequestSpec } from '../../model/spec.js';
+import type { OutgoingMessage, ProtoSource, StreamRequest } from '../../model/stream.js';
+import type { RequestNode } from './ast.js';
+import type { BuildOptions } from './bodies.js';
+
+/** `ws://` and `wss://` (`grpc://`, `grpcs://` for gRPC) as the http:// or https:// connection they start with. */
+export function streamScheme(node: RequestNode, urlText: string): string {
+  const m = /^([a-z][a-z0-9+.-]*):\/\//i.exec(urlText);
+  if (!m) return urlText;
+  const scheme = m[1]!.toLowerCase();
+  const rest = urlText.slice(m[0].length);
+  if ((node.stream?.kind === 'websocket' || node.graphql) && (scheme === 'ws' || scheme === 'wss')) return `${scheme === 'ws' ? 'http' : 'https'}://${rest}`;
+  if (node.stream?.kind === 'grpc' && (scheme === 'grpc' || scheme === 'grpcs')) return `${scheme === 'grpc' ? 'http' : 'https'}://${rest}`;
+  return urlText;
+}
+
+/** A GraphQL request that goes over a WebSocket: its URL is ws:// or wss://, or its operation is a subscription (as JetBrains runs it). */
+export function graphqlOverWebSocket(node: RequestNode, urlText: string, body: Buffer): boolean {
+  if (!node.graphql) return false;
+  if (/^wss?:\/\//i.test(urlText)) return true;
+  try {
+    const doc = JSON.parse(body.toString('utf8')) as { query?: unknown };
+    return typeof doc.query === 'string' && /^\s*subscription\b/.test(doc.query.replace(/^\s*(#[^\n]*\n\s*)*/, ''));
+  } catch {
+    return false;
+  }
+}
+
+/** JetBrains' message separators: `===` between two messages, `=== wait-for-server` to wait for the server's answer first. */
+const SEPARATOR = /^===[ \t]*(wait-for-server)?[ \t]*$/;
+
+/** A body's text as the messages it holds, in order (blank lines around each dropped; an empty message is none). */
+export function splitMessages(text: string): OutgoingMessage[] {
+  const out: OutgoingMessage[] = [];
+  let lines: string[] = [];
+  let wait = false;
+  const flush = () => {
+    const t = lines.join('\n').replace(/^(?:[ \t]*\r?\n)+/, '').replace(/\s+$/, '');
+    if (t !== '') out.push({ text: t, waitForServer: wait });
+    lines = [];
+  };
+  for (const line of text.split(/\r?\n/)) {
+    const m = SEPARATOR.exec(line);
+    if (!m) {
+      lines.push(line);
+      continue;
+    }
+    flush();
+    wait = m[1] !== undefined;
+  }
+  flush();
+  return out;
+}
+
+/**
+ * The spec buildSpec made, as the stream it is: its kind, its messages, no body of its own. (buildSpec
+ * adds no Accept-Encoding to a stream, nor a User-Agent to a gRPC call, whose headers are its metadata.)
+ */
+export function asStream(spec: RequestSpec, node: RequestNode, body: Buffer, o: BuildOptions, graphqlWs: boolean): RequestSpec {
+  const kind = graphqlWs ? 'websocket' : node.stream!.kind;
+  const stream: StreamRequest = { kind, keyword: graphqlWs ? 'GRAPHQL' : node.stream!.keyword, messages: [] };
+  let headers = spec.headers;
+  if (graphqlWs) {
+    const doc = JSON.parse(body.toString('utf8')) as { query: string; variables?: unknown; operationName?: string };
+    stream.graphql = { query: doc.query, ...(doc.variables !== undefined ? { variables: doc.variables } : {}), ...(doc.operationName !== undefined ? { operationName: doc.operationName } : {}) };
+    headers = headers.filter(([n]) => n.toLowerCase() !== 'content-type' || node.headers.some((h) => h.lower === 'content-type'));
+  } else if (kind === 'sse') {
+    if (!headers.some(([n]) => n.toLowerCase() === 'accept')) headers = [...headers, ['Accept', 'text/event-stream']];
+  } else stream.messages = splitMessages(body.toString('utf8'));
+  if (kind === 'grpc') stream.grpc = { path: spec.url.path, protos: protosFor(node, o) };
+  return { ...spec, method: kind === 'grpc' ? 'POST' : 'GET', headers, body: { kind: 'none' }, stream };
+}
+
+/** The `proto < ./file.proto` lines above the request, their paths and includeDirs made absolute. */
+function protosFor(node: RequestNode, o: BuildOptions): ProtoSource[] {
+  const out: ProtoSource[] = [];
+  for (const p of o.file.parsed.protos ?? []) {
+    if (p.line > node.line) continue;
+    const file = resolvePath(o.file.dir, expandHome(o.res.resolve(p.path).trim()));
+    const options: Record<string, unknown> = {};
+    for (const opt of p.options) {
+      let value: unknown = opt.value;
+      try {
+        value = JSON.parse(opt.value);
+      } catch {
+        // A word (`longs: String`) is the text itself.
+      }
+      options[opt.name] = value;
+    }
+    const dirs = options.includeDirs;
+    delete options.includeDirs;
+    if (dirs !== undefined && (!Array.isArray(dirs) || dirs.some((d) => typeof d !== 'string')))
+      throw new UsageError(`${o.file.path}:${p.line}: includeDirs must be a list of folders, as ["./protos"]`);
+    const includeDirs = [resolvePath(file, '..'), ...((dirs as string[] | undefined) ?? []).map((d) => resolvePath(o.file.dir, expandHome(d)))];
+    out.push({ file, includeDirs, options });
+  }
+  return out;
+}
