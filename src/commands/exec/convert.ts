@@ -58,6 +58,13 @@ export async function convertEntries(
       const where = `${name ? name + ': ' : ''}${entry.label} (${entry.file ? entry.file + ' ' : ''}line ${entry.line})`;
       // The comment naming the request: one line, its control characters visible however it is read later.
       const title = neutralise(where.replace(/\r?\n/g, ' '));
+      if (to === 'curl' && spec.stream && spec.stream.kind !== 'sse') {
+        // curl sends no WebSocket message from its command line, and has no gRPC.
+        const why = spec.stream.kind === 'grpc' ? 'curl has no gRPC (grpcurl is the tool for it)' : 'curl cannot send WebSocket messages from its command line';
+        failed(new UsageError(`${why}: the request is left out`), entry);
+        await write(`\n${comment}${shell === 'cmd' ? title.replace(/[%&|<>^]/g, ' ') : title}\n${comment}left out: ${why}\n`);
+        continue;
+      }
       if (to === 'curl') {
         let command: string;
         try {

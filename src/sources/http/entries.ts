@@ -57,7 +57,8 @@ class HttpEntry extends EntryBuild implements ExecEntry {
   }
 
   get label(): string {
-    return this.o.label ?? `${this.o.node.method} ${rawText(this.o.node.url)}`;
+    const node = this.o.node;
+    return this.o.label ?? `${node.stream?.keyword ?? node.method} ${rawText(node.url)}`;
   }
 
   get forceDependsOn(): string[] | undefined {

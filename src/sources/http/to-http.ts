@@ -23,6 +23,7 @@ const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const has = (headers: [string, string][], name: string) => headers.some(([n]) => n.toLowerCase() === name);
 
 export function httpRequest(spec: RequestSpec, prepared: PreparedRequest, title: string): HttpText {
+  if (spec.stream) return streamText(spec, prepared, title);
   const problems: string[] = [];
   const lines: string[] = [`### ${title}`];
   if (!spec.settings.follow) lines.push('# @no-redirect');
@@ -105,6 +106,45 @@ export function httpRequest(spec: RequestSpec, prepared: PreparedRequest, title:
         problems.push('line breaks inside multipart parts become CRLF (a .http runner writes every line of a multipart body with CRLF)');
       }
     }
+  }
+  return { text: lines.join('\n') + '\n', problems };
+}
+
+/**
+ * A stream request (WebSocket, server-sent events, gRPC, a GraphQL subscription) as a .http file
+ * writes it: its proto lines, its keyword and URL in the scheme it was written with, its headers,
+ * and its messages with JetBrains' `===` separators.
+ */
+function streamText(spec: RequestSpec, prepared: PreparedRequest, title: string): HttpText {
+  const stream = spec.stream!;
+  const problems: string[] = [];
+  const lines: string[] = [`### ${title}`];
+  for (const p of stream.grpc?.protos ?? []) {
+    lines.push(`proto < ${p.file}`);
+    for (const [name, value] of Object.entries(p.options)) lines.push(`${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+    const dirs = p.includeDirs.slice(1);
+    if (dirs.length) lines.push(`includeDirs: ${JSON.stringify(dirs)}`);
+    lines.push('');
+  }
+  if (spec.settings.timeoutMs !== undefined) lines.push(`# @timeout ${spec.settings.timeoutMs} ms`);
+  let origin = originText(spec.url);
+  if (spec.url.shownOrigin === undefined) origin = origin.replace(/^http/, stream.kind === 'websocket' ? 'ws' : stream.kind === 'grpc' ? 'grpc' : 'http');
+  lines.push(`${stream.keyword} ${origin}${prepared.target}`);
+  for (const [name, value] of prepared.headers) {
+    const lower = name.toLowerCase();
+    if ((lower === 'host' && value === spec.url.hostHeader) || lower === 'content-length') continue;
+    if (HEADER_NAME.test(name)) lines.push(`${name}: ${value}`);
+    else problems.push(`the header '${name}' is not a valid header name, which a .http file cannot carry: left out`);
+  }
+  if (stream.graphql) {
+    lines.push('', stream.graphql.query);
+    if (stream.graphql.variables !== undefined) lines.push('', JSON.stringify(stream.graphql.variables, null, 2));
+  } else if (stream.messages.length) {
+    lines.push('');
+    stream.messages.forEach((m, i) => {
+      if (i > 0) lines.push(m.waitForServer ? '=== wait-for-server' : '===');
+      lines.push(m.text);
+    });
   }
   return { text: lines.join('\n') + '\n', problems };
 }
