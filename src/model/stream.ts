@@ -13,6 +13,8 @@ export interface OutgoingMessage {
   text: string;
   /** JetBrains' `=== wait-for-server` before it: sent once a message came from the server after the previous one. */
   waitForServer: boolean;
+  /** httpyac's `{{@streaming}}` block: sent this long after the message before it (ms). */
+  delayMs?: number;
 }
 
 /** A .proto file a gRPC request's method is described by (httpyac's `proto < ./file.proto` and its options). */
@@ -35,8 +37,8 @@ export interface StreamRequest {
   grpc?: { path: string; protos: ProtoSource[] };
   /** A GraphQL subscription over WebSocket (the `graphql-transport-ws` protocol): the operation. */
   graphql?: { query: string; variables?: unknown; operationName?: string };
-  /** How long the session may stay quiet before sling closes it (`# @timeout`, `--timeout`); undefined: the default. */
-  idleMs?: number;
+  /** httpyac's `{{@streaming}}` block: the stream ends this long (ms) after its last message is sent (when the block's promise settled). */
+  endAfterMs?: number;
 }
 
 /** A message that went back or forth, as it is printed and handed to response handlers. */

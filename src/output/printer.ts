@@ -275,12 +275,12 @@ export class Printer {
   }
 
   /** --offline: a message a stream request would send (WebSocket, gRPC), in order, under the request. */
-  async outgoing(text: string, waitForServer: boolean) {
+  async outgoing(text: string, when?: string) {
     const { plan } = this;
     if (!plan.requestBody) return;
     if (this.last === 'head') this.put('\n');
     else if (!this.lastNewline) this.put('\n');
-    this.put(this.text(waitForServer ? ">> to send after the server's next message" : '>> to send', plan.palette.headerName) + '\n');
+    this.put(this.text(when ? `>> to send ${when}` : '>> to send', plan.palette.headerName) + '\n');
     this.body(Buffer.from(text, 'utf8'), isJsonMessage(text) ? 'application/json' : 'text/plain; charset=utf-8', true);
     if (!this.lastNewline) this.put('\n');
     this.last = 'body';

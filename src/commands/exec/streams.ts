@@ -107,26 +107,32 @@ export class Conversation {
 
   /** The session is over (however it ended): no timer keeps the process alive. */
   close(): void {
+    this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     const w = this.waiting;
     this.waiting = undefined;
     w?.();
   }
 
+  private closed = false;
+
   private restart() {
-    if (this.stopped) return;
+    if (this.stopped || this.closed) return;
     if (this.timer) this.timer.refresh();
     else this.timer = setTimeout(() => this.end('idle'), this.idleMs);
   }
 
   /**
    * The file's messages as they are to go: each one after a message from the server when it asks to
-   * wait for one (one that came since the previous message was sent counts). Ends early when the
-   * stream stops.
+   * wait for one (one that came since the previous message was sent counts), or after its delay (an
+   * httpyac `{{@streaming}}` timeline, whose last wait ends it: `endAfterMs`). Ends early when the
+   * stream stops. The idle time does not run while a delay does.
    */
-  async *outgoing(list: OutgoingMessage[]): AsyncGenerator<string> {
+  async *outgoing(list: OutgoingMessage[], endAfterMs?: number): AsyncGenerator<string> {
     let seen = this.received;
     for (const m of list) {
+      if (this.stopped) return;
+      if (m.delayMs) await this.pause(m.delayMs);
       if (this.stopped) return;
       if (m.waitForServer && this.received === seen) {
         await new Promise<void>((resolve) => {
@@ -137,6 +143,28 @@ export class Conversation {
       seen = this.received;
       yield m.text;
     }
+    if (endAfterMs !== undefined) {
+      if (endAfterMs) await this.pause(endAfterMs);
+      this.timelineDone = true;
+    }
+  }
+
+  /** A timeline's messages are all sent and its last wait is over: the stream's end is the caller's to make. */
+  timelineDone = false;
+
+  /** Waits `ms` (or until the stream stops), the idle timer held meanwhile. */
+  private async pause(ms: number) {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        resolve();
+      }
+      this.stop.signal.addEventListener('abort', done, { once: true });
+    });
+    this.restart();
   }
 }
 
@@ -255,7 +283,7 @@ export async function offlineStream(spec: RequestSpec, printer: Printer, jar: Co
     headers = [...headers, ['Connection', 'Upgrade'], ['Upgrade', 'websocket'], ['Sec-WebSocket-Version', '13'], ...(stream.graphql ? [['Sec-WebSocket-Protocol', 'graphql-transport-ws'] as [string, string]] : [])];
   if (stream.kind === 'grpc') headers = [...headers, ['Content-Type', 'application/grpc'], ['TE', 'trailers']];
   await printer.request({ ...request, method: stream.kind === 'grpc' ? 'POST' : 'GET', headers }, stream.kind === 'grpc');
-  if (stream.graphql) await printer.outgoing(JSON.stringify({ type: 'subscribe', payload: stream.graphql }), false);
-  for (const m of stream.messages) await printer.outgoing(m.text, m.waitForServer);
+  if (stream.graphql) await printer.outgoing(JSON.stringify({ type: 'subscribe', payload: stream.graphql }));
+  for (const m of stream.messages) await printer.outgoing(m.text, m.waitForServer ? "after the server's next message" : m.delayMs ? `after ${m.delayMs} ms` : undefined);
   await printer.finish();
 }

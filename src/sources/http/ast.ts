@@ -105,6 +105,8 @@ export interface RequestNode {
   directives: Directives;
   /** A WebSocket, server-sent events or gRPC request (`WEBSOCKET`, `WS`, `SSE`, `GRPC`, ...): its kind and keyword as written. */
   stream?: { kind: import('../../model/stream.js').StreamKind; keyword: string };
+  /** httpyac's `{{@streaming}}` block (a WebSocket or gRPC request): what it sends over time. */
+  streaming?: ScriptNode;
   /** Built at least once already. */
   built?: boolean;
   /** Built once, reused while the same text comes out (a literal URL, a literal body). */

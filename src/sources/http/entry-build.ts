@@ -8,9 +8,10 @@ import { MAX_TIMER_MS } from '../../clock.js';
 import { UsageError } from '../../errors.js';
 import type { ExecContext } from '../../model/exec.js';
 import type { RequestSpec } from '../../model/spec.js';
-import type { RequestNode } from './ast.js';
+import type { RequestNode, ScriptNode } from './ast.js';
+import type { OutgoingMessage } from '../../model/stream.js';
 import { buildSpec, type BuiltRequest } from './request.js';
-import { clearExports, evalJs, mayNeedJs, prepareJs, runYacScript, truthy, yacRequest } from './httpyac-js.js';
+import { clearExports, evalJs, mayNeedJs, prepareJs, runYacScript, streamingTimeline, truthy, yacRequest } from './httpyac-js.js';
 import { yacText } from './vars.js';
 import { compile, expressions, rawText, type Template } from './template.js';
 import { Resolution, type FileCtx, type Runtime } from './vars.js';
@@ -72,7 +73,7 @@ export class EntryBuild {
     if (node.pre.length || node.handlers.length || node.asserts.length) warmScripts(node, ctx.offline);
     this.yac ??= yacGlobals(this.o.file).length > 0 || mayNeedJs(templatesOf(node), { file: this.o.file, line: node.line, rt: this.o.rt }, this.o.rt.requestNames);
     if (this.yac && (yacGlobals(this.o.file).length || node.pre.some((s) => s.yac))) warmScripts(node, ctx.offline, true);
-    if (d.disabled || d.sleepMs || d.sleepText || this.o.overrides || node.pre.length || this.yac || d.disabledJs || d.loop) return this.buildAsync(ctx);
+    if (d.disabled || d.sleepMs || d.sleepText || this.o.overrides || node.pre.length || this.yac || d.disabledJs || d.loop || node.streaming) return this.buildAsync(ctx);
     const res = new Resolution(this.o.rt, this.o.file, node.line, undefined, ctx.offline);
     return this.buildWith(ctx, res, NO_LOGS);
   }
@@ -154,7 +155,35 @@ export class EntryBuild {
     }
     if (d.loop) return this.buildLoop(ctx, res, logs, d.loop);
     if (this.yac) await prepareJs(scriptHost, templatesOf(node), res, yacRequest(node));
-    return this.buildWith(ctx, res, logs);
+    const built = this.buildWith(ctx, res, logs);
+    if (node.streaming && !Array.isArray(built) && built.stream) return this.withTimeline(ctx, res, built, node.streaming);
+    return built;
+  }
+
+  /**
+   * httpyac's `{{@streaming}}` block of a WebSocket or gRPC request: its sends, each after the
+   * waits before it, become the stream's messages, and the stream ends once its last wait is over
+   * (httpyac closes it when the block's promise settles).
+   */
+  private async withTimeline(ctx: ExecContext, res: Resolution, spec: RequestSpec, block: ScriptNode): Promise<RequestSpec> {
+    const { file, node } = this.o;
+    const r = await streamingTimeline(await scriptHost(), block, res, node, yacRequest(node));
+    for (const l of r.logs) ctx.debug(`${file.path}:${block.line}: ${l}`);
+    if (r.error) {
+      const msg = `${file.path}:${block.line}: the streaming script failed: ${r.error}`;
+      if (!ctx.offline) throw new UsageError(msg);
+      ctx.warn(msg);
+    }
+    const messages: OutgoingMessage[] = [...spec.stream!.messages];
+    let wait = 0;
+    for (const step of r.timeline) {
+      if ('wait' in step) wait += Math.min(step.wait, MAX_TIMER_MS);
+      else {
+        messages.push({ text: step.send, waitForServer: false, delayMs: wait });
+        wait = 0;
+      }
+    }
+    return { ...spec, stream: { ...spec.stream!, messages, endAfterMs: Math.min(wait, MAX_TIMER_MS) } };
   }
 
   /**

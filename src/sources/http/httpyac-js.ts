@@ -177,6 +177,18 @@ export async function runYacScript(
   return { logs: out.logs ?? [], tests: out.tests ?? [], error: out.error, cancel: cancel !== undefined && !FALSY.has(cancel) };
 }
 
+/**
+ * httpyac's `{{@streaming}}` block of a WebSocket or gRPC request, run ahead of the stream: what
+ * it does over time (`await sleep(ms)`, `$requestClient.send(data)`) is written down as it runs
+ * (its sleeps resolve at once), and the stream plays that timeline once it is open.
+ */
+export async function streamingTimeline(host: ScriptHost, s: ScriptNode, res: Resolution, region: object, request: YacRequest | undefined): Promise<{ timeline: ({ wait: number } | { send: string })[]; logs: string[]; error?: string }> {
+  const code = s.code ?? '';
+  const out = await host.runHttpyac(code, 'script', res.file.path, s.line + 1, `{"streaming":true,${payload(res, code, request, undefined).slice(1)}`);
+  apply(res, out, region);
+  return { timeline: out.timeline ?? [], logs: out.logs ?? [], error: out.error };
+}
+
 /** JSON of the values JavaScript takes as false. */
 const FALSY = new Set(['false', 'null', '0', '""', '-0']);
 

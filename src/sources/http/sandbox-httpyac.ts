@@ -23,6 +23,20 @@ export interface YacOutcome {
   /** $global as JSON. */
   global: string;
   error?: string;
+  /** An `{{@streaming}}` block's waits and messages, in order. */
+  timeline?: ({ wait: number } | { send: string })[];
+}
+
+/** An `{{@streaming}}` block's timeline as the engine said it, what is not of its shape left out. */
+function timelineOf(list: unknown[]): ({ wait: number } | { send: string })[] {
+  const out: ({ wait: number } | { send: string })[] = [];
+  for (const step of list) {
+    if (!step || typeof step !== 'object') continue;
+    const s = step as { wait?: unknown; send?: unknown };
+    if (typeof s.wait === 'number' && Number.isFinite(s.wait) && s.wait > 0) out.push({ wait: s.wait });
+    else if (typeof s.send === 'string') out.push({ send: s.send });
+  }
+  return out;
 }
 
 export function checked(out: unknown): YacOutcome {
@@ -43,5 +57,6 @@ export function checked(out: unknown): YacOutcome {
     exports,
     global: typeof r.global === 'string' ? r.global : '',
     ...(typeof r.error === 'string' ? { error: r.error } : {}),
+    ...(Array.isArray(r.timeline) ? { timeline: timelineOf(r.timeline) } : {}),
   };
 }

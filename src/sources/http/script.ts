@@ -97,6 +97,8 @@ export interface HttpyacOutcome {
   /** $global as JSON ('' when the script failed before it was read). */
   global: string;
   error?: string;
+  /** An `{{@streaming}}` block's waits and messages, in order. */
+  timeline?: ({ wait: number } | { send: string })[];
 }
 
 const TIMEOUT_MS = 10_000;

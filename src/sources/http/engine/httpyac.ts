@@ -22,6 +22,8 @@ import { installLibrary } from './lib.js';
 
 /** What script.ts hands a script (httpyac-js.ts makes it). */
 interface Payload {
+  /** An `{{@streaming}}` block: sleep() and $requestClient.send() are recorded into the timeline, not done. */
+  streaming?: boolean;
   names: Record<string, unknown>;
   global?: unknown;
   response?: unknown;
@@ -41,6 +43,8 @@ interface State {
   exports: Record<string, unknown>;
   done: boolean;
   error?: string;
+  /** What an `{{@streaming}}` block asked for, in order: waits (ms) and messages to send. */
+  timeline?: ({ wait: number } | { send: string })[];
   scope: Record<string, unknown> & { $global: unknown; response?: HttpyacResponse };
 }
 
@@ -156,6 +160,22 @@ const yac = {
     scope.httpFile = p.httpFile;
     scope.test = test;
     scope.sleep = sleep;
+    if (p.streaming) {
+      // httpyac's `{{@streaming}}`: what the block does over time is written down as it runs (a
+      // sleep resolves at once), and sling plays it against the open stream afterwards.
+      const timeline: ({ wait: number } | { send: string })[] = [];
+      state.timeline = timeline;
+      scope.sleep = (ms: unknown) => {
+        const n = Number(ms);
+        if (n > 0) timeline.push({ wait: n });
+        return Promise.resolve();
+      };
+      scope.$requestClient = {
+        send(data: unknown) {
+          timeline.push({ send: text(data) });
+        },
+      };
+    }
     scope.console = { log, info: log, warn: log, error: log, debug: log, trace: log };
     state.scope = scope;
     return [state.exports, scope];
@@ -174,7 +194,8 @@ const yac = {
   isPromise,
   result() {
     flush();
-    const out: { logs: string[]; tests: [string, string | null][]; exports: Record<string, string>; global: string; error?: string } = {
+    const out: { logs: string[]; tests: [string, string | null][]; exports: Record<string, string>; global: string; error?: string; timeline?: unknown } = {
+      timeline: state.timeline,
       logs: state.logs,
       tests: state.tests,
       exports: {},

@@ -34,6 +34,8 @@ export interface Pending {
   asserts: AssertNode[];
   /** httpyac `{{@response` / `{{@after` blocks written before the request line (run after its response). */
   post?: ScriptNode[];
+  /** httpyac `{{@streaming` written before the request line. */
+  streaming?: ScriptNode;
   lua: boolean;
 }
 
@@ -59,7 +61,7 @@ export function added<T>(list: T[], item: T): T[] {
 export const freshPending = (): Pending => ({ directives: { refs: NONE }, pre: NONE, asserts: NONE, lua: false });
 /** Nothing was written into it since it was made (no directive, script or assertion). */
 export function untouched(p: Pending): boolean {
-  if (p.atName !== undefined || p.lua || p.post || p.pre.length !== 0 || p.asserts.length !== 0 || p.directives.refs.length !== 0) return false;
+  if (p.atName !== undefined || p.lua || p.post || p.streaming || p.pre.length !== 0 || p.asserts.length !== 0 || p.directives.refs.length !== 0) return false;
   // for...in rather than Object.keys(): no list made per request.
   for (const k in p.directives) if (k !== 'refs') return false;
   return true;

@@ -136,6 +136,7 @@ export function requestLine(p: Pass, line: string, ln: number): boolean {
     directives: pending.directives,
   };
   if (streamKind) p.req.stream = { kind: streamKind, keyword };
+  if (pending.streaming && streamKind) p.req.streaming = pending.streaming;
   p.title = undefined;
   p.pending = freshPending();
   p.blockHasRequest = true;

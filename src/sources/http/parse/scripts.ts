@@ -72,8 +72,9 @@ export function takeLua(p: Pass, code?: string): boolean {
  * before the request line it runs before the request (in a region without a request, before
  * every request of the file), after the request (`req`) once its response is in. `{{+` runs
  * before every request; `{{@response` / `{{@after` after the region's response (`{{+response`,
- * `{{+after`, or in a region without a request: after every response); the other events
- * (`{{@request`, `{{@streaming`, `{{@responseLogging`) are not run.
+ * `{{+after`, or in a region without a request: after every response); `{{@streaming` is what a
+ * WebSocket or gRPC request sends over time; the other events (`{{@request`, `{{@responseLogging`)
+ * are not run.
  */
 export function yacBlock(p: Pass, ln: number, col: number, req: RequestNode | undefined) {
   const m = YAC_OPEN.exec(p.lines[p.i]!)!;
@@ -83,6 +84,13 @@ export function yacBlock(p: Pass, ln: number, col: number, req: RequestNode | un
   const code = p.lines.slice(p.i + 1, j).join('\n');
   p.i = j;
   const event = m[3]?.toLowerCase();
+  if (event === 'streaming' && m[2] === '@' && (req?.stream || !req)) {
+    // httpyac's `{{@streaming}}`: what a WebSocket or gRPC request sends over time (entry-build.ts).
+    const node: ScriptNode = { code, line: ln, yac: true };
+    if (req) req.streaming = node;
+    else p.pending.streaming = node;
+    return;
+  }
   if ((event && event !== 'response' && event !== 'after') || (!event && m[2] === '@')) {
     p.warn(ln, col, `httpyac script events ('${p.lines[ln - 1]!.trim()}') are not run: skipped`);
     return;
