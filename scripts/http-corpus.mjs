@@ -51,7 +51,7 @@ const { readBody } = await import(join(ROOT, 'build', 'src', 'transport', 'body.
 const OTHER_RUNNERS = [
   /httpyac/i,
   /kulala|rest\.nvim|Lua scripts/i,
-  /WebSocket|gRPC|server-sent|MQTT|AMQP/,
+  /MQTT|AMQP/,
   /unknown directive # @(loop|file-to-variable|lang)\b/,
   /a script block without '[<>]' before it/, // ijhttp-action's `{% %}` without `>`
   /the body should follow a blank line/, // httpyac bodies right after the request line
@@ -100,7 +100,7 @@ for (const name of readdirSync(corpus).sort()) {
   if (/\.(http|rest)$/.test(name)) files.push({ name, dir, base: m[2] });
 }
 
-const totals = { files: 0, parsed: 0, requests: 0, sent: 0, skipped: 0, runMissing: 0, otherWarnings: 0, missingWarnings: 0, tests: 0, testFailures: 0, scriptFailures: 0 };
+const totals = { files: 0, parsed: 0, streams: 0, requests: 0, sent: 0, skipped: 0, runMissing: 0, otherWarnings: 0, missingWarnings: 0, tests: 0, testFailures: 0, scriptFailures: 0 };
 const problems = [];
 const encodePath = (p) => p.replace(/[^\x21-\x7e]|[{}|\\^`"<> ]/g, (c) => encodeURIComponent(c));
 
@@ -140,6 +140,12 @@ for (const f of args.includes('--httpyac-only') ? [] : files) {
       continue;
     }
     for (const spec of Array.isArray(specs) ? specs : [specs]) {
+      // A WebSocket, server-sent events or gRPC request: built (its messages, its proto lines) but
+      // not sent, as the stub server speaks plain HTTP only (test/e2e/exec-streams runs them for real).
+      if (spec.stream) {
+        totals.streams++;
+        continue;
+      }
       totals.requests++;
       const url = { ...spec.url, scheme: 'http', hostname: '127.0.0.1', port, hostHeader: `127.0.0.1:${port}`, path: encodePath(spec.url.path), query: encodePath(spec.url.query) };
       const rewritten = { ...spec, url, settings: { ...spec.settings, timeoutMs: 5000, tls: { verify: true } } };
@@ -176,7 +182,7 @@ server.close();
 if (!args.includes('--httpyac-only'))
   console.log(
     `http corpus: ${totals.parsed}/${totals.files} files parsed; ${totals.sent}/${totals.requests} requests sent to 127.0.0.1` +
-      ` (${seen.length} arrived); ${totals.skipped} skipped by # @disabled; ${totals.runMissing} run lines whose file the corpus lacks;` +
+      ` (${seen.length} arrived); ${totals.streams} WebSocket/SSE/gRPC requests built, not sent; ${totals.skipped} skipped by # @disabled; ${totals.runMissing} run lines whose file the corpus lacks;` +
       ` warnings: ${totals.otherWarnings} about other runners' syntax, ${totals.missingWarnings} about files the corpus lacks;` +
       ` scripts: ${totals.tests} tests run (${totals.testFailures} failed against the stub server), ${totals.scriptFailures} handler errors`,
   );
