@@ -185,6 +185,12 @@ export interface EntryResponseHooks {
    * with an empty body. Undefined: the body is read whole as usual.
    */
   bodyFiles?(answer: Omit<Completed, 'body'>): BodyFiles | undefined;
+  /**
+   * A stream (WebSocket, server-sent events, gRPC), after each message from the server: whether the
+   * entry's handlers end it by now (JetBrains' `unsubscribe()`), given the stream so far. False or
+   * left out: nothing of the entry ends a stream.
+   */
+  streamEnds?(sofar: Completed): false | Promise<boolean>;
   /** Runs after each response (and is not called under --offline). */
   after?(done: Completed, ctx: ExecContext): AfterResult | Promise<AfterResult>;
   /** Runs after a request of the entry failed without a response (the error is reported already): what is still written then (curl's -w). */

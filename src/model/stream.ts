@@ -57,8 +57,12 @@ export interface StreamMessage {
 
 /** How a stream ended, for the summary line and the exit code. */
 export interface StreamEnd {
-  /** closed: the server ended it; idle: nothing came for the idle time; stopped: a handler or the protocol's end (gRPC's trailers, a subscription's complete); interrupted: Ctrl-C. */
-  how: 'closed' | 'idle' | 'stopped' | 'interrupted';
+  /**
+   * closed: the server ended it (a WebSocket's close, the end of an event stream, gRPC's trailers,
+   * a subscription's complete); idle: nothing came for the idle time; unsubscribed: a response
+   * handler's unsubscribe(); timeline: an httpyac `{{@streaming}}` block's end.
+   */
+  how: 'closed' | 'idle' | 'unsubscribed' | 'timeline';
   /** A WebSocket close code, a gRPC status. */
   code?: number;
   /** Its reason / message / status name. */

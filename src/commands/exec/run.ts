@@ -312,6 +312,7 @@ export class Run extends RunResults {
           await printer.responseHead(response);
         },
         message: (m) => printer.message(m),
+        ends: entry.streamEnds ? (sofar) => entry.streamEnds!(sofar) : undefined,
         debug: this.rep.debugOn ? this.ctx.debug : undefined,
       });
     } catch (caught) {

@@ -9,6 +9,7 @@
 import { CliError, NetworkError, TimeoutError } from '../../errors.js';
 import { ExitCode } from '../../exit.js';
 import type { CookieJar } from '../../model/cookies.js';
+import type { Completed } from '../../model/exec.js';
 import type { HopInfo, ResponseHead } from '../../model/exchange.js';
 import { headerIn } from '../../model/headers.js';
 import type { PreparedRequest } from '../../model/prepare.js';
@@ -31,6 +32,8 @@ export interface StreamOptions {
   /** The stream is open: the request as sent and the answer's head, to print (a request sent through `send` is printed already). */
   opened(request: PreparedRequest | undefined, response: ResponseHead, http2: boolean): void | Promise<void>;
   message(m: StreamMessage): void | Promise<void>;
+  /** After each message from the server: whether the file's handlers end the stream by now (ExecEntry.streamEnds). */
+  ends?(sofar: Completed): false | Promise<boolean>;
   debug?(message: string): void;
 }
 
@@ -59,7 +62,7 @@ export class Conversation {
   private waiting?: () => void;
   private timer?: NodeJS.Timeout;
   private readonly stop = new AbortController();
-  /** Why it stopped (idle, the handler's end), once it has. */
+  /** Why sling stopped it (idle time, a handler's unsubscribe(), a timeline's end), once it has. */
   stopped?: StreamEnd['how'];
   /** Printing in order: each message waits for the one before it to be written. */
   private printed: Promise<void> = Promise.resolve();
@@ -84,6 +87,7 @@ export class Conversation {
       const w = this.waiting;
       this.waiting = undefined;
       w?.();
+      if (this.check) void this.ask();
     }
     this.restart();
     this.printed = this.printed.then(() => this.show(full));
@@ -149,6 +153,37 @@ export class Conversation {
     }
   }
 
+  private check?: () => false | Promise<boolean>;
+  private asking = false;
+  private askAgain = false;
+
+  /** Asks `check` after each message from the server whether the stream ends now (a handler's unsubscribe()): it ends 'stopped' when it says so. */
+  watch(check: () => false | Promise<boolean>): void {
+    this.check = check;
+  }
+
+  private async ask() {
+    if (this.asking) {
+      this.askAgain = true;
+      return;
+    }
+    this.asking = true;
+    try {
+      do {
+        this.askAgain = false;
+        if (this.stopped || this.closed) return;
+        if (await this.check!()) {
+          this.end('unsubscribed');
+          return;
+        }
+      } while (this.askAgain);
+    } catch {
+      // A handler that fails here fails again when it runs for real, where its failure is reported.
+    } finally {
+      this.asking = false;
+    }
+  }
+
   /** A timeline's messages are all sent and its last wait is over: the stream's end is the caller's to make. */
   timelineDone = false;
 
@@ -191,6 +226,7 @@ async function runEvents(spec: RequestSpec, o: StreamOptions): Promise<StreamRun
   const talk = new Conversation(idle, o.message);
   await o.opened(undefined, hop.response, hop.response.httpVersion === '2');
   const base = { url: hop.url, request: hop.request, response: hop.response, info: hop.info, messages: talk.messages, idleMs: idle };
+  watchHandlers(talk, spec, base, o);
   const type = (headerIn(hop.response.rawHeaders, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (hop.response.status >= 300 || type !== 'text/event-stream') {
     talk.close();
@@ -230,6 +266,16 @@ async function runEvents(spec: RequestSpec, o: StreamOptions): Promise<StreamRun
   return { ...base, end: { how: talk.stopped ?? 'closed' } };
 }
 
+/** The file's handlers asked after each message whether they end the stream (JetBrains' unsubscribe()). */
+function watchHandlers(talk: Conversation, spec: RequestSpec, base: Omit<StreamRun, 'end'>, o: StreamOptions) {
+  const ends = o.ends;
+  if (!ends) return;
+  talk.watch(() => {
+    const run = { ...base, messages: talk.messages.slice(), end: { how: 'unsubscribed' as const } };
+    return ends({ spec, request: run.request, url: run.url, response: run.response, info: run.info, body: messagesBody(run), messages: run.messages, end: run.end });
+  });
+}
+
 /** The line under a stream's messages that says how it ended. */
 export function endText(run: StreamRun): string {
   const { end } = run;
@@ -237,10 +283,10 @@ export function endText(run: StreamRun): string {
   switch (end.how) {
     case 'idle':
       return `closed by sling: nothing came for ${idleText(run)}`;
-    case 'stopped':
-      return `ended${code}`;
-    case 'interrupted':
-      return 'interrupted';
+    case 'unsubscribed':
+      return 'closed by sling: a response handler unsubscribed';
+    case 'timeline':
+      return 'closed by sling: the {{@streaming}} block ended';
     default:
       return `closed by the server${code}`;
   }

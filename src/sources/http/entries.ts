@@ -14,7 +14,7 @@ import { rawText } from './template.js';
 import { isStreamed } from '../../model/upload.js';
 import { EntryBuild, NO_LOGS, NO_PENDING, type EntryOptions, type Pending } from './entry-build.js';
 import { dependencies, requestName } from './entry-deps.js';
-import { runAfterSteps } from './entry-scripts.js';
+import { runAfterSteps, unsubscribes } from './entry-scripts.js';
 import { outputTargets, saveOutputs } from './entry-save.js';
 
 export type { EntryOptions, RunOverride } from './entry-build.js';
@@ -123,6 +123,14 @@ class HttpEntry extends EntryBuild implements ExecEntry {
     const paths = new Map<string, Creation | undefined>();
     for (const t of p.targets) if (t.path !== undefined && !paths.has(t.path)) paths.set(t.path, t.how);
     return { files: [...paths].map(([path, how]) => ({ path, how })), print: true, keepPartial: false };
+  }
+
+  /** A stream's handler that goes through its messages: whether it unsubscribes on the messages so far (entry-scripts.ts unsubscribes). */
+  streamEnds(sofar: Completed): false | Promise<boolean> {
+    const { rt, file, node } = this.o;
+    if (!node.handlers.some((s) => !s.yac && !s.lua && (s.path !== undefined || /\bonEachMessage\b/.test(s.code ?? '')))) return false;
+    const p = this.pendingOf(sofar.spec);
+    return p ? unsubscribes(rt, file, node, p, sofar) : false;
   }
 
   after(done: Completed, ctx?: ExecContext): AfterResult | Promise<AfterResult> {

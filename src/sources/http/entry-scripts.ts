@@ -49,7 +49,7 @@ function assertRunner() {
 }
 
 /** A JavaScript pre-request script or response handler (JetBrains' API) run in the script process, with what it sees of the request and the response. */
-export async function runScript(rt: Runtime, file: FileCtx, node: RequestNode, s: ScriptNode, p: ScriptPass, done?: Completed): Promise<ScriptResult> {
+export async function runScript(rt: Runtime, file: FileCtx, node: RequestNode, s: ScriptNode, p: ScriptPass, done?: Completed, probe = false): Promise<ScriptResult> {
   let code = s.code;
   let filename = `${file.path}`;
   let line = s.line;
@@ -66,7 +66,7 @@ export async function runScript(rt: Runtime, file: FileCtx, node: RequestNode, s
     line = 1;
   }
   const host = await scriptHost();
-  for (const u of host.unsupported(code!, line)) rt.warnOnce(`${filename}:${u.line}:${u.what}`, `${filename}:${u.line}: ${u.what} is not supported: the script fails where it calls it`);
+  if (!probe) for (const u of host.unsupported(code!, line)) rt.warnOnce(`${filename}:${u.line}:${u.what}`, `${filename}:${u.line}: ${u.what} is not supported: the script fails where it calls it`);
   const hooks: ScriptHooks = {
     setGlobal: (n, t) => rt.globals.set(n, t),
     getGlobal: (n) => rt.globals.get(n),
@@ -81,6 +81,11 @@ export async function runScript(rt: Runtime, file: FileCtx, node: RequestNode, s
     setGlobalHeader: (n, v) => rt.globalHeaders.set(n.toLowerCase(), [n, v]),
     clearGlobalHeader: (n) => rt.globalHeaders.delete(n.toLowerCase()),
   };
+  // A stream's handler run ahead, to see whether it unsubscribes by now: it reads, it changes nothing.
+  if (probe) {
+    hooks.setGlobal = hooks.clearGlobal = hooks.setRequestVar = hooks.setGlobalHeader = hooks.clearGlobalHeader = () => undefined;
+    hooks.clearAll = () => undefined;
+  }
   const spec = p.built?.spec;
   const request = {
     method: spec?.method ?? node.method,
@@ -110,6 +115,21 @@ export async function runScript(rt: Runtime, file: FileCtx, node: RequestNode, s
     response.json = done.spec.stream?.kind === 'grpc';
   }
   return host.run(code!, filename, line, hooks, request, response);
+}
+
+/**
+ * A stream's JetBrains handlers that go through its messages (`onEachMessage`), run on the messages
+ * so far as a probe (nothing they change is kept, nothing they log is shown): whether one calls
+ * `unsubscribe()` by now, which ends the stream (JetBrains closes it then). The handlers run for real
+ * once it has ended.
+ */
+export async function unsubscribes(rt: Runtime, file: FileCtx, node: RequestNode, p: ScriptPass, done: Completed): Promise<boolean> {
+  for (const s of node.handlers) {
+    if (s.yac || s.lua || !(s.path !== undefined || /\bonEachMessage\b/.test(s.code ?? ''))) continue;
+    const r = await runScript(rt, file, node, s, p, done, true);
+    if (r.unsubscribed) return true;
+  }
+  return false;
 }
 
 /**

@@ -99,6 +99,7 @@ export function checked(out: unknown): unknown {
     tests,
     logs,
     exit: r.exit === true,
+    ...((r as { unsubscribed?: unknown }).unsubscribed === true ? { unsubscribed: true } : {}),
     ...(typeof r.error === 'string' ? { error: r.error } : {}),
     ...(Array.isArray(at) && at.length === 2 && at.every((n) => Number.isInteger(n) && n > 0) ? { at: at as [number, number] } : {}),
   };

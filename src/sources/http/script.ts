@@ -77,6 +77,8 @@ export interface ScriptResult {
   exit: boolean;
   /** An uncaught error (or a failed assertion outside client.test). */
   error?: string;
+  /** A stream's onEachMessage subscriber called unsubscribe(). */
+  unsubscribed?: boolean;
 }
 
 /** JetBrains' script API that sling does not run. */

@@ -52,6 +52,8 @@ interface State {
   error?: string;
   /** Where the error was thrown: [line, column] of the program (script.ts names the callee of "not a function"). */
   at?: [number, number];
+  /** A stream's onEachMessage subscriber called unsubscribe(). */
+  unsubscribed?: boolean;
 }
 
 const host = globalThis.__sling_host!;
@@ -242,6 +244,7 @@ function messageBody(list: { text: string }[], json: boolean) {
     let stopped = false;
     const unsubscribe = () => {
       stopped = true;
+      state.unsubscribed = true;
     };
     const output = (...args: unknown[]) => {
       state.logs.push(args.map((a) => (typeof a === 'string' ? a : text(a))).join(' '));
