@@ -6,274 +6,24 @@
  * server ends it, nothing comes for the idle time (`# @timeout`, `--timeout`, else 10 s), or
  * Ctrl-C (the process's interrupt handling). What is printed is the caller's (run.ts).
  */
-import { CliError, NetworkError, TimeoutError } from '../../errors.js';
+import { CliError } from '../../errors.js';
 import { ExitCode } from '../../exit.js';
 import type { CookieJar } from '../../model/cookies.js';
-import type { Completed } from '../../model/exec.js';
-import type { HopInfo, ResponseHead } from '../../model/exchange.js';
-import { headerIn } from '../../model/headers.js';
-import type { PreparedRequest } from '../../model/prepare.js';
 import type { RequestSpec } from '../../model/spec.js';
-import { DEFAULT_STREAM_IDLE_MS, type OutgoingMessage, type StreamEnd, type StreamMessage } from '../../model/stream.js';
-import { hostAndPort, type ParsedUrl } from '../../model/url.js';
-import type { Hop } from '../../transport/hop.js';
 import type { Printer } from '../../output/printer.js';
 import { wouldSend } from '../deliver.js';
+import type { StreamOptions, StreamRun } from './stream-pace.js';
 
-export interface StreamOptions {
-  env: NodeJS.ProcessEnv;
-  jar?: CookieJar;
-  /** Bytes of one message at most. */
-  maxMessage: number;
-  /** Reads a file the request names (a .proto), within sling's limits. */
-  readFile(path: string): Buffer;
-  /** Sends the opening HTTP request of a stream that is one (server-sent events), printing as the run prints a request. */
-  send(spec: RequestSpec): Promise<Hop>;
-  /** The stream is open: the request as sent and the answer's head, to print (a request sent through `send` is printed already). */
-  opened(request: PreparedRequest | undefined, response: ResponseHead, http2: boolean): void | Promise<void>;
-  message(m: StreamMessage): void | Promise<void>;
-  /** After each message from the server: whether the file's handlers end the stream by now (ExecEntry.streamEnds). */
-  ends?(sofar: Completed): false | Promise<boolean>;
-  debug?(message: string): void;
-}
-
-export interface StreamRun {
-  url: ParsedUrl;
-  request: PreparedRequest;
-  response: ResponseHead;
-  info: HopInfo;
-  messages: StreamMessage[];
-  end: StreamEnd;
-  /** What the end means for the run: a failure to report (a WebSocket closed with an error code, a gRPC status other than OK). */
-  failure?: CliError;
-  /** The idle time it had (for the line that says it went quiet). */
-  idleMs: number;
-  /** gRPC: the trailers, printed after the messages. */
-  trailers?: [string, string][];
-}
-
-/**
- * The pace of one stream: the messages so far, the idle timer (restarted by every message), and
- * the wait of `=== wait-for-server` (for a message from the server after the last one sent).
- */
-export class Conversation {
-  readonly messages: StreamMessage[] = [];
-  private received = 0;
-  private waiting?: () => void;
-  private timer?: NodeJS.Timeout;
-  private readonly stop = new AbortController();
-  /** Why sling stopped it (idle time, a handler's unsubscribe(), a timeline's end), once it has. */
-  stopped?: StreamEnd['how'];
-  /** Printing in order: each message waits for the one before it to be written. */
-  private printed: Promise<void> = Promise.resolve();
-
-  constructor(
-    private readonly idleMs: number,
-    private readonly show: (m: StreamMessage) => void | Promise<void>,
-  ) {
-    this.restart();
-  }
-
-  get signal(): AbortSignal {
-    return this.stop.signal;
-  }
-
-  /** A message went or came. */
-  add(m: Omit<StreamMessage, 'at'>): void {
-    const full: StreamMessage = { ...m, at: Date.now() };
-    this.messages.push(full);
-    if (m.direction === 'received') {
-      this.received++;
-      const w = this.waiting;
-      this.waiting = undefined;
-      w?.();
-      if (this.check) void this.ask();
-    }
-    this.restart();
-    this.printed = this.printed.then(() => this.show(full));
-  }
-
-  /** Everything handed to `show` has been written. */
-  flushed(): Promise<void> {
-    return this.printed;
-  }
-
-  /** Ends the stream from sling's side (idle time, a protocol's end): the signal fires once. */
-  end(how: StreamEnd['how']): void {
-    if (this.stopped) return;
-    this.stopped = how;
-    if (this.timer) clearTimeout(this.timer);
-    const w = this.waiting;
-    this.waiting = undefined;
-    w?.();
-    this.stop.abort();
-  }
-
-  /** The session is over (however it ended): no timer keeps the process alive. */
-  close(): void {
-    this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-    const w = this.waiting;
-    this.waiting = undefined;
-    w?.();
-  }
-
-  private closed = false;
-
-  private restart() {
-    if (this.stopped || this.closed) return;
-    if (this.timer) this.timer.refresh();
-    else this.timer = setTimeout(() => this.end('idle'), this.idleMs);
-  }
-
-  /**
-   * The file's messages as they are to go: each one after a message from the server when it asks to
-   * wait for one (one that came since the previous message was sent counts), or after its delay (an
-   * httpyac `{{@streaming}}` timeline, whose last wait ends it: `endAfterMs`). Ends early when the
-   * stream stops. The idle time does not run while a delay does.
-   */
-  async *outgoing(list: OutgoingMessage[], endAfterMs?: number): AsyncGenerator<string> {
-    let seen = this.received;
-    for (const m of list) {
-      if (this.stopped) return;
-      if (m.delayMs) await this.pause(m.delayMs);
-      if (this.stopped) return;
-      if (m.waitForServer && this.received === seen) {
-        await new Promise<void>((resolve) => {
-          this.waiting = resolve;
-        });
-        if (this.stopped) return;
-      }
-      seen = this.received;
-      yield m.text;
-    }
-    if (endAfterMs !== undefined) {
-      if (endAfterMs) await this.pause(endAfterMs);
-      this.timelineDone = true;
-    }
-  }
-
-  private check?: () => false | Promise<boolean>;
-  private asking = false;
-  private askAgain = false;
-
-  /** Asks `check` after each message from the server whether the stream ends now (a handler's unsubscribe()): it ends 'stopped' when it says so. */
-  watch(check: () => false | Promise<boolean>): void {
-    this.check = check;
-  }
-
-  private async ask() {
-    if (this.asking) {
-      this.askAgain = true;
-      return;
-    }
-    this.asking = true;
-    try {
-      do {
-        this.askAgain = false;
-        if (this.stopped || this.closed) return;
-        if (await this.check!()) {
-          this.end('unsubscribed');
-          return;
-        }
-      } while (this.askAgain);
-    } catch {
-      // A handler that fails here fails again when it runs for real, where its failure is reported.
-    } finally {
-      this.asking = false;
-    }
-  }
-
-  /** A timeline's messages are all sent and its last wait is over: the stream's end is the caller's to make. */
-  timelineDone = false;
-
-  /** Waits `ms` (or until the stream stops), the idle timer held meanwhile. */
-  private async pause(ms: number) {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(done, ms);
-      function done() {
-        clearTimeout(t);
-        resolve();
-      }
-      this.stop.signal.addEventListener('abort', done, { once: true });
-    });
-    this.restart();
-  }
-}
-
-/** The idle time of a stream: `# @timeout` or `--timeout`, else the default. */
-export function idleTime(spec: RequestSpec): number {
-  return spec.settings.timeoutMs ?? DEFAULT_STREAM_IDLE_MS;
-}
+export type { StreamOptions, StreamRun } from './stream-pace.js';
+export { messagesBody } from './stream-pace.js';
 
 export async function runStream(spec: RequestSpec, o: StreamOptions): Promise<StreamRun> {
   switch (spec.stream!.kind) {
     case 'sse':
-      return runEvents(spec, o);
+      return (await import('./stream-sse.js')).runEvents(spec, o);
     default:
       throw new CliError(`${spec.stream!.keyword} requests are not supported yet`, ExitCode.ERROR);
   }
-}
-
-/** Server-sent events: a GET answered with text/event-stream, each event a message, until the server ends it or it goes quiet. */
-async function runEvents(spec: RequestSpec, o: StreamOptions): Promise<StreamRun> {
-  // The idle time is sling's end of the stream, not a failure: the transport's own timeout is off for the body.
-  const idle = idleTime(spec);
-  const hop = await o.send(spec);
-  const where = hostAndPort(hop.url);
-  const talk = new Conversation(idle, o.message);
-  await o.opened(undefined, hop.response, hop.response.httpVersion === '2');
-  const base = { url: hop.url, request: hop.request, response: hop.response, info: hop.info, messages: talk.messages, idleMs: idle };
-  watchHandlers(talk, spec, base, o);
-  const type = (headerIn(hop.response.rawHeaders, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (hop.response.status >= 300 || type !== 'text/event-stream') {
-    talk.close();
-    hop.body.destroy();
-    const status = `${hop.response.status} ${hop.response.reason}`.trimEnd();
-    const code = hop.response.status >= 500 ? ExitCode.SERVER_ERROR : hop.response.status >= 400 ? ExitCode.CLIENT_ERROR : ExitCode.NETWORK;
-    const why = hop.response.status >= 300 ? `answered ${status}` : `answered ${type === '' ? 'without a Content-Type' : type}, not text/event-stream`;
-    return { ...base, end: { how: 'closed' }, failure: new CliError(`${where} ${why}`, code) };
-  }
-  const { decodedBody } = await import('../../transport/body.js');
-  const { EventStreamReader } = await import('../../model/sse.js');
-  const reader = new EventStreamReader(o.maxMessage);
-  const body = await decodedBody(hop);
-  const onStop = () => body.destroy();
-  talk.signal.addEventListener('abort', onStop);
-  try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      for (const e of reader.push(chunk)) talk.add({ direction: 'received', text: e.data, ...(e.event !== undefined ? { event: e.event } : {}), ...(e.id !== undefined ? { id: e.id } : {}) });
-    }
-    reader.end();
-  } catch (e) {
-    // The transport's --timeout / # @timeout between two pieces of the body: the stream went quiet.
-    if (e instanceof TimeoutError && !talk.stopped) talk.end('idle');
-    else if (!talk.stopped) {
-      talk.close();
-      await talk.flushed();
-      if (e instanceof CliError) throw e;
-      const { EventTooLargeError } = await import('../../model/sse.js');
-      if (e instanceof EventTooLargeError) throw new NetworkError(`${where} sent ${e.message}`);
-      throw e;
-    }
-  } finally {
-    talk.signal.removeEventListener('abort', onStop);
-    talk.close();
-  }
-  await talk.flushed();
-  return { ...base, end: { how: talk.stopped ?? 'closed' } };
-}
-
-/** The file's handlers asked after each message whether they end the stream (JetBrains' unsubscribe()). */
-function watchHandlers(talk: Conversation, spec: RequestSpec, base: Omit<StreamRun, 'end'>, o: StreamOptions) {
-  const ends = o.ends;
-  if (!ends) return;
-  talk.watch(() => {
-    const run = { ...base, messages: talk.messages.slice(), end: { how: 'unsubscribed' as const } };
-    return ends({ spec, request: run.request, url: run.url, response: run.response, info: run.info, body: messagesBody(run), messages: run.messages, end: run.end });
-  });
 }
 
 /** The line under a stream's messages that says how it ended. */
@@ -295,25 +45,6 @@ export function endText(run: StreamRun): string {
 function idleText(run: StreamRun): string {
   const ms = run.idleMs;
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
-}
-
-/** The server's messages as a JSON array (what a script or an assertion reads as the body): JSON messages parsed, others as text. */
-export function messagesBody(run: StreamRun): Buffer {
-  const values: unknown[] = [];
-  for (const m of run.messages) {
-    if (m.direction !== 'received' || m.binary !== undefined) continue;
-    let v: unknown = m.text;
-    const c = m.text.trimStart().charCodeAt(0);
-    if (c === 123 || c === 91) {
-      try {
-        v = JSON.parse(m.text);
-      } catch {
-        v = m.text;
-      }
-    }
-    values.push(v);
-  }
-  return Buffer.from(JSON.stringify(values), 'utf8');
 }
 
 /**
