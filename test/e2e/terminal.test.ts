@@ -7,6 +7,9 @@ import { spawn } from 'node:child_process';
 import { SLING_PATH, baseEnv } from '../helpers/cli.js';
 import { q, runOnTty as runTty, ttySkipReason } from '../helpers/tty.js';
 import { httpServer, rawServer } from '../helpers/assert.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const skipReason = ttySkipReason;
 
@@ -407,4 +410,28 @@ test('-v PUT @blob.bin on a terminal: the request body note says what it is, not
     assert.match(out, /\[binary data, 3 bytes, not shown on a terminal: use --output FILE or a pipe to save it\]/);
   }
   assert.equal(s.requests.length, 2);
+});
+
+test('exec on a terminal: escape sequences in stream messages (server-sent events, WebSocket) are shown as symbols', { skip: skipReason }, async (t) => {
+  const evil = 'a\x1b]0;pwned\x07b\x1b[2Jc\u202ed';
+  const s = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+    res.end(`event: x\x1b[2J\ndata: ${evil}\n\n`);
+  });
+  const { WebSocketServer } = await import('ws');
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await new Promise<void>((r) => wss.once('listening', () => r()));
+  wss.on('connection', (ws) => {
+    ws.send(evil);
+    ws.close(1000, '');
+  });
+  t.after(() => new Promise<void>((r) => wss.close(() => r())));
+  const dir = mkdtempSync(join(tmpdir(), 'sling-tty-streams-'));
+  const port = (wss.address() as import('node:net').AddressInfo).port;
+  writeFileSync(join(dir, 't.http'), `SSE ${s.url}/events\n\n###\nWEBSOCKET ws://127.0.0.1:${port}/\n`);
+  const r = await runOnTty(['exec', join(dir, 't.http')], { NO_COLOR: '1' });
+  assert.equal(r.code, 0, r.out);
+  assert.ok(!r.out.includes('\x1b]0;') && !r.out.includes('\x1b[2J') && !r.out.includes('\x07') && !r.out.includes('\u202e'), JSON.stringify(r.out));
+  assert.match(r.out, /event: x␛\[2J/);
+  assert.equal(r.out.split('a␛]0;pwned␇b␛[2Jc\\u202ed').length, 3, JSON.stringify(r.out));
 });
