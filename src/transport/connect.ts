@@ -239,14 +239,34 @@ function checkClientCert(cert: string, certKey: string | undefined, opts: Connec
  * credentials and `Connection: close`, as node:http wrote them before; interim answers skipped).
  */
 export async function tunnel(proxy: ProxyTarget, url: ParsedUrl, settings: RequestSettings, timings: Timings): Promise<TLSSocket> {
-  const net = await import('node:net');
   const tls = await loadTls();
+  const socket = await openTunnel(proxy, url, settings, timings);
+  const authority = hostAndPort(destination(url, settings));
+  return await new Promise<TLSSocket>((resolve, reject) => {
+    const limit = connectLimit(settings);
+    const tlsSock = tls.connect({ socket, ...tlsOptions(settings, url.hostname) }, () => {
+      timings.tls = now();
+      // The handshake's limit only: the requests on the tunnel keep their own.
+      if (limit) tlsSock.setTimeout(0);
+      resolve(tlsSock);
+    });
+    if (limit) tlsSock.setTimeout(limit.ms, () => tlsSock.destroy(new TimeoutError(`TLS handshake with ${authority} timed out`)));
+    tlsSock.once('error', (e) => reject(mapNetworkError(e, authority, proxy.display)));
+  });
+}
+
+/**
+ * The CONNECT tunnel alone, its socket paused at the first byte from the server: what tunnel()
+ * starts TLS in, and what a ws:// WebSocket (websocket.ts) speaks in as it is.
+ */
+export async function openTunnel(proxy: ProxyTarget, url: ParsedUrl, settings: RequestSettings, timings: Timings): Promise<Socket> {
+  const net = await import('node:net');
   const authority = hostAndPort(destination(url, settings));
   const headers: [string, string][] = [['Host', authority]];
   if (proxy.authorization) headers.push(['Proxy-Authorization', proxy.authorization]);
   headers.push(['Connection', 'close']);
   const where = `proxy ${proxy.display}`;
-  const socket = await new Promise<Socket>((resolve, reject) => {
+  return await new Promise<Socket>((resolve, reject) => {
     const sock = net.connect({ host: proxy.url.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.url.port || 80), noDelay: true });
     const heads = new HeadReader(where, where, settings);
     let settled = false;
@@ -285,17 +305,6 @@ export async function tunnel(proxy: ProxyTarget, url: ParsedUrl, settings: Reque
     sock.once('connect', () => sock.write(requestBytes({ method: 'CONNECT', target: authority, headers, body: Buffer.alloc(0) }, headers, authority, false, false)));
     sock.on('error', fail);
     sock.once('close', () => fail(heads.partial ? incompleteHead(where) : Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })));
-  });
-  return await new Promise<TLSSocket>((resolve, reject) => {
-    const limit = connectLimit(settings);
-    const tlsSock = tls.connect({ socket, ...tlsOptions(settings, url.hostname) }, () => {
-      timings.tls = now();
-      // The handshake's limit only: the requests on the tunnel keep their own.
-      if (limit) tlsSock.setTimeout(0);
-      resolve(tlsSock);
-    });
-    if (limit) tlsSock.setTimeout(limit.ms, () => tlsSock.destroy(new TimeoutError(`TLS handshake with ${authority} timed out`)));
-    tlsSock.once('error', (e) => reject(mapNetworkError(e, authority, proxy.display)));
   });
 }
 
