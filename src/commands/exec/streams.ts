@@ -21,6 +21,8 @@ export async function runStream(spec: RequestSpec, o: StreamOptions): Promise<St
   switch (spec.stream!.kind) {
     case 'sse':
       return (await import('./stream-sse.js')).runEvents(spec, o);
+    case 'websocket':
+      return (await import('./stream-ws.js')).runWebSocket(spec, o);
     default:
       throw new CliError(`${spec.stream!.keyword} requests are not supported yet`, ExitCode.ERROR);
   }
