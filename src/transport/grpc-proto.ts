@@ -65,12 +65,12 @@ export function loadProto(source: ProtoSource, readFile: (path: string) => Buffe
   if (cached) return cached;
   const root = new protobuf.Root();
   const done = new Set<string>();
-  const load = (path: string, from: string | undefined) => {
+  const load = (path: string, from: string | undefined, read?: Buffer) => {
     if (done.has(path)) return;
     done.add(path);
     let text: string;
     try {
-      text = readFile(path).toString('utf8');
+      text = (read ?? readFile(path)).toString('utf8');
     } catch (e) {
       if (e instanceof UsageError) throw e;
       const code = (e as NodeJS.ErrnoException).code;
@@ -95,7 +95,8 @@ export function loadProto(source: ProtoSource, readFile: (path: string) => Buffe
         }
         continue;
       }
-      load(findImport(imp, path, source.includeDirs, readFile), path);
+      const found = findImport(imp, path, source.includeDirs, readFile);
+      load(found.path, path, found.text);
     }
   };
   load(source.file, undefined);
@@ -110,15 +111,15 @@ export function loadProto(source: ProtoSource, readFile: (path: string) => Buffe
 }
 
 /** The file an import names: beside the importing file, else in the first include folder that has it. */
-function findImport(name: string, from: string, includeDirs: string[], readFile: (path: string) => Buffer): string {
-  if (isAbsolute(name)) return name;
+function findImport(name: string, from: string, includeDirs: string[], readFile: (path: string) => Buffer): { path: string; text?: Buffer } {
+  if (isAbsolute(name)) return { path: name };
   const candidates = [join(dirname(from), name), ...includeDirs.map((d) => join(d, name))].map((p) => normalize(p));
   for (const c of candidates) {
     try {
-      readFile(c);
-      return c;
-    } catch {
-      // The next one.
+      return { path: c, text: readFile(c) };
+    } catch (e) {
+      // Too large is an answer (readLimited's); not there, the next place.
+      if (e instanceof UsageError) throw e;
     }
   }
   throw new UsageError(`the proto file '${from}' imports '${name}', which is neither beside it nor in an include folder${includeDirs.length ? ` (${includeDirs.join(', ')})` : ''}`);

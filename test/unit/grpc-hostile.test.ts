@@ -157,3 +157,11 @@ test('a gRPC response message that is not the output type is a network error nam
   });
   await assert.rejects(grpcCall(chat(srv.port), fromProto, options()), networkError(/sent response message 1, which is not a test\.shop\.Line: /));
 });
+
+test('a gRPC response that ends without a grpc-status is an error', async (t) => {
+  const srv = await rawServer(t, (stream) => {
+    stream.respond(grpcHead);
+    stream.end(framed(line('orphan')));
+  });
+  await assert.rejects(grpcCall(chat(srv.port), fromProto, options()), networkError(/ended the gRPC call \/test\.shop\.Shop\/Chat without a grpc-status/));
+});

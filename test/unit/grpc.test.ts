@@ -275,3 +275,33 @@ test('a gRPC connection refused is one network error line', async () => {
     (e: unknown) => e instanceof CliError && e.exitCode === 6 && /^connection refused by 127\.0\.0\.1:\d+$/.test((e as Error).message),
   );
 });
+
+test('a later message of a streaming call that does not fit cancels the call, naming which message', async (t) => {
+  const srv = await shopServer(t);
+  await assert.rejects(
+    grpcCall(target(srv.port, '/test.shop.Shop/AddItems'), fromProto, options({ outgoing: messages('{"id": 1}', '{"id": true}') })),
+    (e: unknown) => e instanceof UsageError && /^request message 2 does not fit test\.shop\.Item: test\.shop\.Item\.id: /.test((e as Error).message),
+  );
+  for (let i = 0; i < 200 && !srv.calls[0]?.cancelled; i++) await new Promise((r) => setImmediate(r));
+  assert.equal(srv.calls[0]?.cancelled, true, 'the server saw the call cancelled');
+});
+
+test('a unary method given two request messages fails before anything is sent', async (t) => {
+  const srv = await shopServer(t);
+  await assert.rejects(
+    grpcCall(target(srv.port, '/test.shop.Shop/GetItem'), fromProto, options({ outgoing: messages('{"id": 1}', '{"id": 2}') })),
+    (e: unknown) => e instanceof UsageError && (e as Error).message === '/test.shop.Shop/GetItem takes one request message (it is a unary method), and 2 were given',
+  );
+  assert.equal(srv.calls.length, 0);
+});
+
+test("a proto file over readFile's limit stops with readFile's own error", async () => {
+  const { FileTooLargeError } = await import('../../src/files.js');
+  const readFile = (p: string): Buffer => {
+    throw new FileTooLargeError(p, 1024, 'a proto file');
+  };
+  await assert.rejects(
+    grpcCall(target(1, '/a.B/C'), { proto: { file: SHOP_PROTO, includeDirs: [], options: {} } }, options({ readFile })),
+    (e: unknown) => e instanceof FileTooLargeError && /shop\.proto' is larger than 1024 bytes, the most sling reads of a proto file/.test((e as Error).message),
+  );
+});
