@@ -21,8 +21,10 @@ const target = (port: number, path: string, scheme = 'http', host = '127.0.0.1')
 
 test('gRPC unary call: the JSON message goes as protobuf, the answer comes back as proto3 JSON', async (t) => {
   const srv = await shopServer(t);
-  const o = options({ outgoing: messages('{"id": 7}') });
+  const heads: string[] = [];
+  const o = options({ outgoing: messages('{"id": 7}'), onHeaders: (h) => heads.push(`${h.status} ${h.rawHeaders[h.rawHeaders.indexOf('content-type') + 1]}`) });
   const out = await grpcCall(target(srv.port, '/test.shop.Shop/GetItem'), fromProto, o);
+  assert.deepEqual(heads, ['200 application/grpc+proto']);
   assert.equal(out.kind, 'unary');
   assert.equal(out.status, 0);
   assert.equal(out.statusName, 'OK');
