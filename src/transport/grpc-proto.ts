@@ -20,10 +20,8 @@ export interface GrpcMethod {
   responseStream: boolean;
   input: Type;
   output: Type;
-  /** keepCase: response fields under their .proto names rather than lowerCamelCase. */
-  keepCase: boolean;
-  /** defaults: fields at their default value are written too. */
-  defaults: boolean;
+  /** How responses are written (httpyac's proto-loader options; keepCase is the Root's own). */
+  shape: JsonShape;
 }
 
 export interface ProtoSource {
@@ -172,8 +170,7 @@ export function findMethod(root: Root, path: string, options: Record<string, unk
     responseStream: method.responseStream === true,
     input: method.resolvedRequestType!,
     output: method.resolvedResponseType!,
-    keepCase: flag(options, 'keepCase'),
-    defaults: flag(options, 'defaults'),
+    shape: jsonShape(options),
   };
 }
 
@@ -197,31 +194,72 @@ export function encodeMessage(type: Type, json: string, which: string): Buffer {
 export function decodeMessage(method: GrpcMethod, bytes: Uint8Array): string {
   const message = method.output.decode(bytes);
   const json = protojson.toJson(method.output, message) as Record<string, unknown>;
-  if (method.defaults) addDefaults(method.output, json);
+  const { shape } = method;
+  if (shape.defaults || shape.longsAsNumbers || shape.enumsAsNumbers || shape.oneofs) reshape(method.output, json, shape);
   return JSON.stringify(json);
 }
 
-/** proto-loader's `defaults: true`: the fields a message left at their default value, written with it. */
-function addDefaults(type: Type, json: Record<string, unknown>): void {
-  if (type.fullName.startsWith('.google.protobuf.')) return;
+/** How a response is written, from httpyac's proto-loader options beyond the proto3 JSON mapping. */
+export interface JsonShape {
+  /** defaults: fields left at their default value are written too (and empty lists and maps). */
+  defaults: boolean;
+  /** longs: Number: 64-bit integers as JSON numbers (they are strings in the proto3 mapping). */
+  longsAsNumbers: boolean;
+  /** enums: Number: enum values as their numbers (they are names in the proto3 mapping). */
+  enumsAsNumbers: boolean;
+  /** oneofs: true: each oneof's name, with the name of its field that is set. */
+  oneofs: boolean;
+}
+
+/** An option given as a JavaScript value (httpyac evaluates `longs: Number`) or as its text. */
+function named(options: Record<string, unknown>, name: string, value: 'Number'): boolean {
+  const v = options[name];
+  return v === Number || (typeof v === 'string' && v.trim() === value);
+}
+
+export function jsonShape(options: Record<string, unknown>): JsonShape {
+  return { defaults: flag(options, 'defaults'), longsAsNumbers: named(options, 'longs', 'Number'), enumsAsNumbers: named(options, 'enums', 'Number'), oneofs: flag(options, 'oneofs') };
+}
+
+const LONGS = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
+const DEFAULTS: Record<string, unknown> = { string: '', bytes: '', bool: false, int64: '0', uint64: '0', sint64: '0', fixed64: '0', sfixed64: '0' };
+
+/** The proto3 JSON of a message reshaped as the options ask (in place). */
+function reshape(type: Type, json: Record<string, unknown>, shape: JsonShape, depth = 0): void {
+  if (type.fullName.startsWith('.google.protobuf.') || depth > 100) return;
   for (const f of type.fieldsArray) {
     f.resolve();
     const key = f.jsonName!;
-    if (key in json) {
-      if (f.resolvedType instanceof protobuf.Type && json[key] && typeof json[key] === 'object' && !f.map) {
-        const items = f.repeated ? (json[key] as Record<string, unknown>[]) : [json[key] as Record<string, unknown>];
-        for (const item of items) if (item && typeof item === 'object') addDefaults(f.resolvedType, item);
+    const one = (v: unknown): unknown => {
+      if (f.resolvedType instanceof protobuf.Type) {
+        if (v && typeof v === 'object' && !Array.isArray(v)) reshape(f.resolvedType, v as Record<string, unknown>, shape, depth + 1);
+        return v;
       }
+      if (shape.enumsAsNumbers && f.resolvedType instanceof protobuf.Enum && typeof v === 'string') return f.resolvedType.values[v] ?? v;
+      if (shape.longsAsNumbers && LONGS.has(f.type) && typeof v === 'string') return Number(v);
+      return v;
+    };
+    if (key in json) {
+      const v = json[key];
+      if (f.map && v && typeof v === 'object') for (const k of Object.keys(v)) (v as Record<string, unknown>)[k] = one((v as Record<string, unknown>)[k]);
+      else if (f.repeated && Array.isArray(v)) json[key] = v.map(one);
+      else json[key] = one(v);
       continue;
     }
-    if (f.partOf || f.resolvedType instanceof protobuf.Type) continue;
+    if (!shape.defaults || f.partOf || f.resolvedType instanceof protobuf.Type) continue;
     if (f.map) json[key] = {};
     else if (f.repeated) json[key] = [];
-    else if (f.resolvedType instanceof protobuf.Enum) json[key] = f.resolvedType.valuesById[0] ?? 0;
-    else json[key] = DEFAULTS[f.type] ?? 0;
+    else if (f.resolvedType instanceof protobuf.Enum) json[key] = one(f.resolvedType.valuesById[0] ?? 0);
+    else json[key] = one(DEFAULTS[f.type] ?? 0);
+  }
+  if (shape.oneofs) {
+    for (const o of type.oneofsArray) {
+      if (o.name.startsWith('_')) continue; // proto3 `optional`: a oneof of one, not the user's
+      const set = o.fieldsArray.find((f) => f.jsonName! in json);
+      if (set) json[o.name] = set.jsonName;
+    }
   }
 }
-const DEFAULTS: Record<string, unknown> = { string: '', bytes: '', bool: false, int64: '0', uint64: '0', sint64: '0', fixed64: '0', sfixed64: '0' };
 
 // Server reflection (grpc.reflection.v1 and v1alpha: the same messages under two package names),
 // the part sling asks for: files by name and by a symbol they hold, and the list of services.

@@ -50,7 +50,15 @@ export async function shopServer(t: TestContext, opts: { tls?: boolean; reflecti
     GetItem(call: grpc.ServerUnaryCall<{ id: number }, unknown>, cb: grpc.sendUnaryData<unknown>) {
       seen('GetItem', call);
       if (call.request.id === 404) return cb({ code: grpc.status.NOT_FOUND, details: 'no such item: café' });
-      cb(null, { id: call.request.id, item_name: 'Lamp', price: { currency: 'EUR', cents: '1999' }, stock: '9007199254740993', added: { seconds: '1700000000', nanos: 0 } });
+      cb(null, {
+        id: call.request.id,
+        item_name: 'Lamp',
+        price: { currency: 'EUR', cents: '1999' },
+        stock: '9007199254740993',
+        added: { seconds: '1700000000', nanos: 0 },
+        kind: 'LAMP',
+        maker: 'Acme',
+      });
     },
     ListItems(call: grpc.ServerWritableStream<{ count: number; name_prefix: string }, unknown>) {
       seen('ListItems', call);

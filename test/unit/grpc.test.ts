@@ -30,7 +30,7 @@ test('gRPC unary call: the JSON message goes as protobuf, the answer comes back 
   assert.equal(out.statusName, 'OK');
   assert.deepEqual(
     o.got.map((m) => JSON.parse(m)),
-    [{ id: 7, itemName: 'Lamp', price: { currency: 'EUR', cents: '1999' }, stock: '9007199254740993', added: '2023-11-14T22:13:20Z' }],
+    [{ id: 7, itemName: 'Lamp', price: { currency: 'EUR', cents: '1999' }, stock: '9007199254740993', added: '2023-11-14T22:13:20Z', kind: 'LAMP', maker: 'Acme' }],
   );
   assert.equal(out.response.status, 200);
   assert.equal(out.request.method, 'POST');
@@ -184,7 +184,23 @@ test('proto-loader options: keepCase gives the .proto field names, defaults writ
   const srv = await shopServer(t);
   const o = options({ outgoing: messages('{"count": 1, "name_prefix": "k"}') });
   await grpcCall(target(srv.port, '/test.shop.Shop/ListItems'), { proto: { file: SHOP_PROTO, includeDirs: [SHOP_INCLUDE], options: { keepCase: 'true', defaults: true } } }, o);
-  assert.deepEqual(JSON.parse(o.got[0]!), { id: 1, item_name: 'k1', stock: '0', on_sale: false });
+  assert.deepEqual(JSON.parse(o.got[0]!), { id: 1, item_name: 'k1', stock: '0', on_sale: false, kind: 'KIND_UNSPECIFIED' });
+});
+
+test('proto-loader options: longs and enums as numbers, oneofs naming the field that is set', async (t) => {
+  const srv = await shopServer(t);
+  const o = options({ outgoing: messages('{"id": 7}') });
+  await grpcCall(target(srv.port, '/test.shop.Shop/GetItem'), { proto: { file: SHOP_PROTO, includeDirs: [SHOP_INCLUDE], options: { longs: Number, enums: 'Number', oneofs: 'true' } } }, o);
+  assert.deepEqual(JSON.parse(o.got[0]!), {
+    id: 7,
+    itemName: 'Lamp',
+    price: { currency: 'EUR', cents: 1999 },
+    stock: 9007199254740992, // a JSON number cannot hold 9007199254740993: why the proto3 mapping has strings
+    added: '2023-11-14T22:13:20Z',
+    kind: 1,
+    maker: 'Acme',
+    origin: 'maker',
+  });
 });
 
 test('gRPC server reflection (v1) describes the method when no proto file is given, and a proto file works against it too', async (t) => {
