@@ -3,6 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { CliError, NetworkError, UsageError } from '../../src/errors.js';
 import { parseUrl } from '../../src/model/url.js';
@@ -224,6 +226,43 @@ test('gRPC server reflection (v1) describes the method when no proto file is giv
     grpcCall(target(srv.port, '/test.Other/GetItem'), {}, options({ outgoing: messages('{}') })),
     (e: unknown) => e instanceof UsageError && /^no service 'test\.Other' on 127\.0\.0\.1:\d+ by its reflection \(it has: test\.shop\.Shop\)$/.test((e as Error).message),
   );
+});
+
+test('gRPC server reflection falls back to v1alpha when the server has no v1', async (t) => {
+  const backend = await shopServer(t, { reflection: true });
+  // In front of it, a server that answers v1 reflection with UNIMPLEMENTED and passes the rest on.
+  const upstream = http2.connect(`http://127.0.0.1:${backend.port}`);
+  upstream.on('error', () => {});
+  const paths: string[] = [];
+  const front = http2.createServer();
+  const sessions = new Set<http2.ServerHttp2Session>();
+  front.on('session', (session) => sessions.add(session.on('error', () => {})));
+  front.on('stream', (stream, headers) => {
+    stream.on('error', () => {});
+    const path = String(headers[':path']);
+    paths.push(path);
+    if (path.startsWith('/grpc.reflection.v1.')) return stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '12' }, { endStream: true });
+    const up = upstream.request(Object.fromEntries(Object.entries(headers)));
+    up.on('error', () => {});
+    let trailers: http2.OutgoingHttpHeaders = {};
+    up.on('response', (h) => stream.respond(Object.fromEntries(Object.entries(h)), { waitForTrailers: true }));
+    up.on('trailers', (h) => (trailers = Object.fromEntries(Object.entries(h).filter(([n]) => !n.startsWith(':'))) as http2.OutgoingHttpHeaders));
+    stream.on('wantTrailers', () => stream.sendTrailers(trailers));
+    stream.pipe(up);
+    up.pipe(stream);
+  });
+  await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
+  t.after(() => {
+    upstream.destroy();
+    for (const session of sessions) session.destroy();
+    front.close();
+  });
+  const o = options({ outgoing: messages('{"id": 4}') });
+  const out = await grpcCall(target((front.address() as AddressInfo).port, '/test.shop.Shop/GetItem'), {}, o);
+  assert.equal(out.status, 0);
+  assert.equal(JSON.parse(o.got[0]!).id, 4);
+  assert.deepEqual(paths.slice(0, 2), ['/grpc.reflection.v1.ServerReflection/ServerReflectionInfo', '/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo']);
+  assert.equal(paths.at(-1), '/test.shop.Shop/GetItem');
 });
 
 test('a server without reflection, asked to describe a method, is one line saying to give the proto file', async (t) => {
