@@ -52,8 +52,8 @@ function bundled(name: string): unknown {
 const protoCache = new Map<string, Root>();
 
 /**
- * A .proto file and what it imports, read into one Root. Imports resolve against the file's own
- * folder, then the include folders, in order; google/protobuf/*.proto are protobufjs's copies.
+ * A .proto file and what it imports, read into one Root. Imports resolve against the include
+ * folders, in order, then the importing file's own folder; google/protobuf/*.proto are protobufjs's copies.
  * A file that cannot be read or parsed is an error naming it (and the line, for a parse error).
  */
 export function loadProto(source: ProtoSource, readFile: (path: string) => Buffer): Root {
@@ -108,10 +108,11 @@ export function loadProto(source: ProtoSource, readFile: (path: string) => Buffe
   return root;
 }
 
-/** The file an import names: beside the importing file, else in the first include folder that has it. */
+/** The file an import names: in the first include folder that has it, else beside the importing file. */
 function findImport(name: string, from: string, includeDirs: string[], readFile: (path: string) => Buffer): { path: string; text?: Buffer } {
   if (isAbsolute(name)) return { path: name };
-  const candidates = [join(dirname(from), name), ...includeDirs.map((d) => join(d, name))].map((p) => normalize(p));
+  // proto-loader's order (so httpyac's): the include folders first, then beside the importing file.
+  const candidates = [...includeDirs.map((d) => join(d, name)), join(dirname(from), name)].map((p) => normalize(p));
   for (const c of candidates) {
     try {
       return { path: c, text: readFile(c) };
@@ -120,7 +121,7 @@ function findImport(name: string, from: string, includeDirs: string[], readFile:
       if (e instanceof UsageError) throw e;
     }
   }
-  throw new UsageError(`the proto file '${from}' imports '${name}', which is neither beside it nor in an include folder${includeDirs.length ? ` (${includeDirs.join(', ')})` : ''}`);
+  throw new UsageError(`the proto file '${from}' imports '${name}', which is neither in an include folder nor beside it${includeDirs.length ? ` (${includeDirs.join(', ')})` : ''}`);
 }
 
 /** keepCase: JSON names are the .proto names (proto-loader's keepCase, protoc's preserving_proto_field_name). */

@@ -172,6 +172,18 @@ test('proto imports resolve against the include folders, read only through readF
   );
 });
 
+test('an import in an include folder is taken before one beside the importing file, as proto-loader does', async () => {
+  const { closedPort } = await import('../helpers/servers.js');
+  const port = await closedPort();
+  const dir = join(GRPC_FIXTURES, 'order');
+  const call = (json: string, includeDirs: string[]) =>
+    grpcCall(target(port, '/test.order.S/M'), { proto: { file: join(dir, 'main.proto'), includeDirs, options: {} } }, options({ outgoing: messages(json) }));
+  // The message fits (the call goes on, to nobody): the included Dep; then, without the folder, the one beside.
+  await assert.rejects(call('{"included": "x"}', [join(dir, 'inc')]), (e: unknown) => e instanceof NetworkError && /connection refused/.test((e as Error).message));
+  await assert.rejects(call('{"included": "x"}', []), (e: unknown) => e instanceof UsageError && /unknown field.*"included"/.test((e as Error).message));
+  await assert.rejects(call('{"beside": "x"}', []), (e: unknown) => e instanceof NetworkError);
+});
+
 test('a proto file that cannot be read or parsed, or an import found nowhere, is one line naming the file', async () => {
   const at = (file: string, includeDirs: string[] = []) => grpcCall(target(1, '/a.B/C'), { proto: { file, includeDirs, options: {} } }, options());
   await assert.rejects(at(join(GRPC_FIXTURES, 'missing.proto')), (e: unknown) => e instanceof UsageError && /^cannot read the proto file '.*missing\.proto': no such file$/.test((e as Error).message));
@@ -179,7 +191,7 @@ test('a proto file that cannot be read or parsed, or an import found nowhere, is
     at(join(GRPC_FIXTURES, 'broken.proto')),
     (e: unknown) => e instanceof UsageError && /^the proto file '.*broken\.proto', line 7: illegal token 'string'/.test((e as Error).message),
   );
-  await assert.rejects(at(SHOP_PROTO), (e: unknown) => e instanceof UsageError && /imports 'shop\/money\.proto', which is neither beside it nor in an include folder/.test((e as Error).message));
+  await assert.rejects(at(SHOP_PROTO), (e: unknown) => e instanceof UsageError && /imports 'shop\/money\.proto', which is neither in an include folder nor beside it/.test((e as Error).message));
 });
 
 test('proto-loader options: keepCase gives the .proto field names, defaults writes fields left at their default', async (t) => {
