@@ -101,6 +101,11 @@ const fakerLicense = readFileSync(join(root, 'node_modules', '@faker-js', 'faker
 // tldts and tldts-core: the Public Suffix List, in dist/chunks/public-suffix-*.js (loaded only to store a cookie).
 const tldtsLicense = readFileSync(join(root, 'node_modules', 'tldts', 'LICENSE'), 'utf8').trim();
 const tldtsCoreLicense = readFileSync(join(root, 'node_modules', 'tldts-core', 'LICENSE'), 'utf8').trim();
+// protobufjs and long: the gRPC client's descriptions and messages (dist/chunks/grpc-proto-*.js, loaded only by a gRPC call).
+const protobufLicense = readFileSync(join(root, 'node_modules', 'protobufjs', 'LICENSE'), 'utf8').trim();
+const longLicense = readFileSync(join(root, 'node_modules', 'long', 'LICENSE'), 'utf8').trim();
+// protobufjs's ext/protojson.js (the proto3 JSON mapping) carries the licence of the code it derives from.
+const protojsonLicense = readFileSync(join(root, 'node_modules', 'protobufjs', 'ext', 'protojson.LICENSE'), 'utf8').trim();
 writeFileSync(
   join(dist, 'THIRD-PARTY-LICENSES.txt'),
   `pako (bundled in dist/chunks/, for --compress)\n\n${readFileSync(join(pakoDir, 'LICENSE'), 'utf8').trim()}\n\n` +
@@ -108,6 +113,7 @@ writeFileSync(
     `@faker-js/faker (its English locale bundled in dist/chunks/faker-*.js, for the JetBrains Faker variables of sling exec)\n\n${fakerLicense}\n\n` +
     `quickjs-emscripten, quickjs-emscripten-core and @jitl/quickjs-wasmfile-release-sync (bundled in dist/chunks/, with QuickJS as dist/chunks/emscripten-module.wasm: the engine of .http scripts)\n\n${quickjsLicense}\n\n` +
     `tldts and tldts-core (bundled in dist/chunks/public-suffix-*.js, the Public Suffix List the cookie jar checks Domain attributes against)\n\ntldts:\n\n${tldtsLicense}\n\ntldts-core:\n\n${tldtsCoreLicense}\n\n` +
+    `protobufjs and long (bundled in dist/chunks/grpc-proto-*.js, loaded only by a gRPC call: .proto files, server reflection, messages as JSON)\n\nprotobufjs:\n\n${protobufLicense}\n\nprotobufjs's ext/protojson.js:\n\n${protojsonLicense}\n\nlong:\n\n${longLicense}\n\n` +
     `The Public Suffix List that tldts holds (its rules, as data) is under the Mozilla Public License, v. 2.0 (https://mozilla.org/MPL/2.0/); its source form: https://publicsuffix.org/list/public_suffix_list.dat\n`,
 );
 for (const out of ['sling.js', 'slings.js']) chmodSync(join(dist, out), 0o755);

@@ -33,7 +33,11 @@ export function closeH2Sessions() {
   sessions.clear();
 }
 
-async function session(url: ParsedUrl, settings: RequestSettings, tlsOpts: object, timings: Timings, where: string): Promise<ClientHttp2Session | null> {
+/**
+ * The kept HTTP/2 session for the URL and settings, opened when there is none (gRPC, grpc.ts, opens
+ * its calls on it too, with `http2: 'prior-knowledge'`); null when TLS negotiated HTTP/1.1.
+ */
+export async function session(url: ParsedUrl, settings: RequestSettings, tlsOpts: object, timings: Timings, where: string): Promise<ClientHttp2Session | null> {
   // Over plain HTTP only prior knowledge speaks h2 here: curl's --http2 there offers an h2c
   // upgrade on an HTTP/1.1 request (client.ts).
   if (url.scheme === 'http' && settings.http2 !== 'prior-knowledge') return null;
@@ -91,6 +95,17 @@ async function connectSocket(url: ParsedUrl, settings: RequestSettings, tlsOpts:
   });
 }
 
+/** An idle session never keeps the process alive; one with a stream in flight does (until the stream closes). */
+export function holdSession(s: ClientHttp2Session, stream: ClientHttp2Stream): void {
+  inFlight.set(s, (inFlight.get(s) ?? 0) + 1);
+  s.ref();
+  stream.once('close', () => {
+    const left = (inFlight.get(s) ?? 1) - 1;
+    inFlight.set(s, left);
+    if (left === 0 && !s.destroyed) s.unref();
+  });
+}
+
 export async function sendH2(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, tlsOpts: object): Promise<Hop | null> {
   // Before a session is opened: HTTP/2 frames headers with lengths, but a server that turns them
   // back into HTTP/1.1 lines (a gateway) would split them as HTTP/1.1 does (RFC 9113, 8.2.1).
@@ -121,14 +136,9 @@ export async function sendH2(url: ParsedUrl, request: PreparedRequest, settings:
       reject(mapNetworkError(e, where));
       return;
     }
-    // An idle session never keeps the process alive; one with a stream in flight does.
-    inFlight.set(s, (inFlight.get(s) ?? 0) + 1);
-    s.ref();
+    holdSession(s, stream);
     let settled = false;
     stream.once('close', () => {
-      const left = (inFlight.get(s) ?? 1) - 1;
-      inFlight.set(s, left);
-      if (left === 0 && !s.destroyed) s.unref();
       // Closed before any answer without an error (a server's RST_STREAM with NO_ERROR, say).
       if (!settled) {
         settled = true;
