@@ -309,7 +309,8 @@ export class Run extends RunResults {
         send: (s) => this.send(s, printer, entry, true),
         opened: async (request, response, http2) => {
           if (request) await printer.request(request, http2);
-          await printer.responseHead(response);
+          // The head only when it is printed (a gRPC call's comes after its first message is sent).
+          if (printer.plan.responseHeaders) await printer.responseHead(response);
         },
         message: (m) => printer.message(m),
         ends: entry.streamEnds ? (sofar) => entry.streamEnds!(sofar) : undefined,

@@ -6,8 +6,6 @@
  * server ends it, nothing comes for the idle time (`# @timeout`, `--timeout`, else 10 s), or
  * Ctrl-C (the process's interrupt handling). What is printed is the caller's (run.ts).
  */
-import { CliError } from '../../errors.js';
-import { ExitCode } from '../../exit.js';
 import type { CookieJar } from '../../model/cookies.js';
 import type { RequestSpec } from '../../model/spec.js';
 import type { Printer } from '../../output/printer.js';
@@ -23,8 +21,8 @@ export async function runStream(spec: RequestSpec, o: StreamOptions): Promise<St
       return (await import('./stream-sse.js')).runEvents(spec, o);
     case 'websocket':
       return (await import('./stream-ws.js')).runWebSocket(spec, o);
-    default:
-      throw new CliError(`${spec.stream!.keyword} requests are not supported yet`, ExitCode.ERROR);
+    case 'grpc':
+      return (await import('./stream-grpc.js')).runGrpc(spec, o);
   }
 }
 
