@@ -156,17 +156,19 @@ export function findMethod(root: Root, path: string, options: Record<string, unk
   if (!m) throw new UsageError(`'${oneLine(path)}' is not a gRPC method path: it must be /package.Service/Method`);
   const [, serviceName, methodName] = m as unknown as [string, string, string];
   const services = servicesOf(root);
-  const service = services.find((s) => bare(s.fullName) === serviceName);
+  // As httpyac finds them: the service by its full name, else the one whose name ends the full name
+  // (`HelloService` for `hello.HelloService`); the method by its name, else in another case.
+  const service = services.find((s) => bare(s.fullName) === serviceName) ?? services.find((s) => bare(s.fullName).endsWith(`.${serviceName}`));
   if (!service) {
     const names = services.map((s) => bare(s.fullName));
     throw new UsageError(`no service '${serviceName}' in ${offered} (${names.length ? `it has: ${names.join(', ')}` : 'it has none'})`);
   }
-  const method = service.methods[methodName];
+  const method = service.methods[methodName] ?? Object.values(service.methods).find((x) => x.name.toLowerCase() === methodName.toLowerCase());
   if (!method) throw new UsageError(`no method '${methodName}' in service '${serviceName}' (it has: ${Object.keys(service.methods).join(', ') || 'none'})`);
   method.resolve();
   return {
-    service: serviceName,
-    name: methodName,
+    service: bare(service.fullName),
+    name: method.name,
     requestStream: method.requestStream === true,
     responseStream: method.responseStream === true,
     input: method.resolvedRequestType!,

@@ -425,7 +425,8 @@ export async function grpcCall(target: GrpcTarget, source: GrpcDescriptionSource
   let n = 0;
   const ended = await rawCall({
     url: target.url,
-    path: target.path,
+    // The method as the description names it (a service found by its short name goes by its full one).
+    path: `/${method.service}/${method.name}`,
     settings: opts.settings,
     metadata: opts.metadata,
     outgoing,

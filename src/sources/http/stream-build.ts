@@ -77,8 +77,16 @@ export function asStream(spec: RequestSpec, node: RequestNode, body: Buffer, o: 
   } else if (kind === 'sse') {
     if (!headers.some(([n]) => n.toLowerCase() === 'accept')) headers = [...headers, ['Accept', 'text/event-stream']];
   } else stream.messages = splitMessages(body.toString('utf8'));
-  if (kind === 'grpc') stream.grpc = { path: spec.url.path, protos: protosFor(node, o) };
-  return { ...spec, method: kind === 'grpc' ? 'POST' : 'GET', headers, body: { kind: 'none' }, stream };
+  let url = spec.url;
+  if (kind === 'grpc') {
+    stream.grpc = { path: spec.url.path, protos: protosFor(node, o) };
+    // httpyac's `channelcredentials: ssl` asks for TLS; its `grpc.*` headers are channel options of
+    // @grpc/grpc-js, which sling's client has none of: neither is metadata.
+    const creds = headers.find(([n]) => n.toLowerCase() === 'channelcredentials')?.[1].trim().toLowerCase();
+    if (creds === 'ssl' && url.scheme === 'http') url = { ...url, scheme: 'https' };
+    headers = headers.filter(([n]) => n.toLowerCase() !== 'channelcredentials' && !n.toLowerCase().startsWith('grpc.'));
+  }
+  return { ...spec, url, method: kind === 'grpc' ? 'POST' : 'GET', headers, body: { kind: 'none' }, stream };
 }
 
 /** The `proto < ./file.proto` lines above the request, their paths and includeDirs made absolute. */
