@@ -13,6 +13,7 @@ export interface ServerEvent {
 export class EventTooLargeError extends Error {}
 
 export class EventStreamReader {
+  /** UTF-8, as the standard decodes the stream: the decoder drops one byte order mark at its start (split across pieces too), and only that one. */
   private readonly decoder = new TextDecoder('utf-8');
   /** Text of the line being read (no line end seen yet). */
   private line = '';
@@ -22,18 +23,12 @@ export class EventStreamReader {
   private size = 0;
   private event?: string;
   private id?: string;
-  private first = true;
 
   constructor(private readonly limit: number) {}
 
   /** The events the piece completes, in order. */
   push(chunk: Buffer): ServerEvent[] {
-    let text = this.decoder.decode(chunk, { stream: true });
-    // The stream's first character may be a byte order mark, which is not part of the first line.
-    if (this.first && text.length) {
-      this.first = false;
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    }
+    const text = this.decoder.decode(chunk, { stream: true });
     const out: ServerEvent[] = [];
     let from = 0;
     if (this.afterCr && text.charCodeAt(0) === 10) from = 1;
