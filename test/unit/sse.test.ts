@@ -77,7 +77,7 @@ test('event stream: UTF-8 split across pieces is decoded whole; invalid bytes ar
   assert.deepEqual(read([Buffer.from([0x64, 0x61, 0x74, 0x61, 0x3a, 0xff, 0x0a, 0x0a])]), [{ data: '\uFFFD' }]);
 });
 
-test('event stream: an event past the limit fails the reader with EventTooLargeError; one at the limit does not', () => {
+test('event stream: an event past the limit fails the reader with EventTooLargeError, which keeps the events before it; one at the limit does not', () => {
   // 'data: ' + 9 characters + LF: the data is 9 characters, counted with its line end: 10.
   assert.deepEqual(read(['data: 123456789\n\n'], 10), [{ data: '123456789' }]);
   assert.throws(() => read(['data: 1234567890\n\n'], 10), EventTooLargeError);
@@ -88,6 +88,21 @@ test('event stream: an event past the limit fails the reader with EventTooLargeE
   assert.throws(() => {
     for (let i = 0; i < 20; i++) r.push(Buffer.from('x'.repeat(10)));
   }, EventTooLargeError);
+  // The events the same piece completed before the one too large come with the error, in order.
+  const before = new EventStreamReader(10);
+  assert.throws(
+    () => before.push(Buffer.from('id: 1\ndata: a\n\ndata: b\n\ndata: 1234567890\n\ndata: c\n\n')),
+    (e: unknown) =>
+      e instanceof EventTooLargeError &&
+      e.message === 'an event of more than 10 bytes' &&
+      JSON.stringify(e.events) ===
+        JSON.stringify([
+          { data: 'a', id: '1' },
+          { data: 'b', id: '1' },
+        ]),
+  );
+  // A limit from a fraction of a megabyte is named in whole bytes.
+  assert.throws(() => read(['data: ' + 'x'.repeat(2000) + '\n\n'], 0.001 * 1024 * 1024), { message: 'an event of more than 1048 bytes' });
   // The count starts again with every event.
   assert.equal(
     read(

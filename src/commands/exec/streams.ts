@@ -12,6 +12,7 @@ import type { CookieJar } from '../../model/cookies.js';
 import type { HopInfo, ResponseHead } from '../../model/exchange.js';
 import { headerIn } from '../../model/headers.js';
 import type { PreparedRequest } from '../../model/prepare.js';
+import type { ServerEvent } from '../../model/sse.js';
 import type { RequestSpec } from '../../model/spec.js';
 import { DEFAULT_STREAM_IDLE_MS, type OutgoingMessage, type StreamEnd, type StreamMessage } from '../../model/stream.js';
 import { hostAndPort, type ParsedUrl } from '../../model/url.js';
@@ -175,22 +176,25 @@ async function runEvents(spec: RequestSpec, o: StreamOptions): Promise<StreamRun
   const { decodedBody } = await import('../../transport/body.js');
   const { EventStreamReader } = await import('../../model/sse.js');
   const reader = new EventStreamReader(o.maxMessage);
+  const received = (e: ServerEvent) => talk.add({ direction: 'received', text: e.data, ...(e.event !== undefined ? { event: e.event } : {}), ...(e.id !== undefined ? { id: e.id } : {}) });
   const body = await decodedBody(hop);
   const onStop = () => body.destroy();
   talk.signal.addEventListener('abort', onStop);
   try {
     for await (const chunk of body as AsyncIterable<Buffer>) {
-      for (const e of reader.push(chunk)) talk.add({ direction: 'received', text: e.data, ...(e.event !== undefined ? { event: e.event } : {}), ...(e.id !== undefined ? { id: e.id } : {}) });
+      for (const e of reader.push(chunk)) received(e);
     }
     reader.end();
   } catch (e) {
     // The transport's --timeout / # @timeout between two pieces of the body: the stream went quiet.
     if (e instanceof TimeoutError && !talk.stopped) talk.end('idle');
     else if (!talk.stopped) {
+      const { EventTooLargeError } = await import('../../model/sse.js');
+      // The events that came before the one too large are printed before the failure.
+      if (e instanceof EventTooLargeError) for (const ev of e.events) received(ev);
       talk.close();
       await talk.flushed();
       if (e instanceof CliError) throw e;
-      const { EventTooLargeError } = await import('../../model/sse.js');
       if (e instanceof EventTooLargeError) throw new NetworkError(`${where} sent ${e.message}`);
       throw e;
     }
@@ -252,7 +256,13 @@ export async function offlineStream(spec: RequestSpec, printer: Printer, jar: Co
   const request = await wouldSend(spec, jar);
   let headers = request.headers.filter(([n]) => n.toLowerCase() !== 'content-length');
   if (stream.kind === 'websocket')
-    headers = [...headers, ['Connection', 'Upgrade'], ['Upgrade', 'websocket'], ['Sec-WebSocket-Version', '13'], ...(stream.graphql ? [['Sec-WebSocket-Protocol', 'graphql-transport-ws'] as [string, string]] : [])];
+    headers = [
+      ...headers,
+      ['Connection', 'Upgrade'],
+      ['Upgrade', 'websocket'],
+      ['Sec-WebSocket-Version', '13'],
+      ...(stream.graphql ? [['Sec-WebSocket-Protocol', 'graphql-transport-ws'] as [string, string]] : []),
+    ];
   if (stream.kind === 'grpc') headers = [...headers, ['Content-Type', 'application/grpc'], ['TE', 'trailers']];
   await printer.request({ ...request, method: stream.kind === 'grpc' ? 'POST' : 'GET', headers }, stream.kind === 'grpc');
   if (stream.graphql) await printer.outgoing(JSON.stringify({ type: 'subscribe', payload: stream.graphql }), false);
