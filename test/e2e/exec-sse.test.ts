@@ -427,6 +427,15 @@ test('exec --to http: what it writes reads back as the same stream requests', as
   assert.equal(body(again.stdout), body(before.stdout));
 });
 
+test('exec --to http: a first message that waits for the server keeps its === wait-for-server line', async () => {
+  const text = 'WEBSOCKET ws://127.0.0.1:9/chat\n\n=== wait-for-server\n{"after": "hello"}\n===\nnext\n';
+  const r = await runSling(['exec', '--to', 'http', httpFile(text)], inDir());
+  assertExit(r, 0);
+  assert.equal(r.stdout, '### WEBSOCKET ws://127.0.0.1:9/chat (line 1)\nWEBSOCKET ws://127.0.0.1:9/chat\n\n=== wait-for-server\n{"after": "hello"}\n===\nnext\n');
+  const offline = await runSling(['exec', '--offline', '--print=B', httpFile(r.stdout)], inDir());
+  assert.match(offline.stdout, /\n>> to send after the server's next message\n\{"after": "hello"\}\n>> to send\nnext\n/, show(offline));
+});
+
 test('exec --to curl: WebSocket, gRPC and GraphQL subscription requests are left out with a comment and one error line each (exit 1); SSE is a curl GET', async () => {
   const r = await runSling(['exec', '--to', 'curl', httpFile(STREAMS)], inDir());
   assertExit(r, 1);
