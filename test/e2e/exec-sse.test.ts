@@ -436,6 +436,45 @@ test('exec --to http: a first message that waits for the server keeps its === wa
   assert.match(offline.stdout, /\n>> to send after the server's next message\n\{"after": "hello"\}\n>> to send\nnext\n/, show(offline));
 });
 
+test("exec --to http: a gRPC request's proto lines are written with absolute paths in its own block, and read back describe that request alone", async () => {
+  const text = [
+    'proto < ./protos/hello.proto',
+    'keepCase: true',
+    'longs: String',
+    'includeDirs: ["./vendor"]',
+    '',
+    '###',
+    'GRPC grpc://127.0.0.1:9/helloworld.Greeter/SayHello',
+    '',
+    '{"name": "a"}',
+    '',
+    '###',
+    'GRPC grpc://127.0.0.1:9/helloworld.Greeter/SayHello',
+    '',
+    '{"name": "b"}',
+    '',
+  ].join('\n');
+  const first = await runSling(['exec', '--to', 'http', httpFile(text)], inDir());
+  assertExit(first, 0);
+  const block = (name: string) =>
+    [
+      `proto < ${join(dir, 'protos', 'hello.proto')}`,
+      'keepCase: true',
+      'longs: String',
+      `includeDirs: ${JSON.stringify([join(dir, 'vendor')])}`,
+      '',
+      'GRPC grpc://127.0.0.1:9/helloworld.Greeter/SayHello',
+      '',
+      `{"name": "${name}"}`,
+    ].join('\n');
+  assert.equal(first.stdout, `### GRPC grpc://127.0.0.1:9/helloworld.Greeter/SayHello (line 7)\n${block('a')}\n\n### GRPC grpc://127.0.0.1:9/helloworld.Greeter/SayHello (line 12)\n${block('b')}\n`);
+  // Written again from what it wrote: each request keeps one proto block, its own.
+  const second = await runSling(['exec', '--to', 'http', httpFile(first.stdout)], inDir());
+  assertExit(second, 0);
+  const withoutTitles = (out: string) => out.replace(/^### .*$/gm, '###');
+  assert.equal(withoutTitles(second.stdout), withoutTitles(first.stdout));
+});
+
 test('exec --to curl: WebSocket, gRPC and GraphQL subscription requests are left out with a comment and one error line each (exit 1); SSE is a curl GET', async () => {
   const r = await runSling(['exec', '--to', 'curl', httpFile(STREAMS)], inDir());
   assertExit(r, 1);

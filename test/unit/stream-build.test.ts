@@ -192,6 +192,31 @@ test('build: proto < ./file.proto with option lines, includeDirs made absolute f
   });
 });
 
+test("build: a proto line in a request's own block describes that request only; one in a block without a request, every request below it (as httpyac scopes them); a file named twice counts once", async () => {
+  const text = [
+    'proto < ./common.proto',
+    'keepCase: false',
+    '',
+    '###',
+    'proto < ./a.proto',
+    'GRPC grpc://h/a.A/M',
+    '',
+    '###',
+    'GRPC grpc://h/b.B/M',
+    '',
+    '###',
+    'proto < ./common.proto',
+    'keepCase: true',
+    '',
+    'GRPC grpc://h/c.C/M',
+  ].join('\n');
+  const { dir, specs: s } = await specs(text);
+  const files = (x: RequestSpec) => x.stream!.grpc!.protos.map((p) => `${p.file.slice(dir.length + 1)} ${JSON.stringify(p.options)}`);
+  assert.deepEqual(files(s[0]!), ['common.proto {"keepCase":false}', 'a.proto {}']);
+  assert.deepEqual(files(s[1]!), ['common.proto {"keepCase":false}']);
+  assert.deepEqual(files(s[2]!), ['common.proto {"keepCase":true}']);
+});
+
 test('build: includeDirs that is not a list of folders is an error naming the proto line', async () => {
   await assert.rejects(specs('proto < ./a.proto\nincludeDirs: ./vendor\n\nGRPC grpc://h/a.B/C\n'), /^UsageError: t\.http:1: includeDirs must be a list of folders/);
 });

@@ -45,7 +45,10 @@ export function splitMessages(text: string): OutgoingMessage[] {
   let lines: string[] = [];
   let wait = false;
   const flush = () => {
-    const t = lines.join('\n').replace(/^(?:[ \t]*\r?\n)+/, '').replace(/\s+$/, '');
+    const t = lines
+      .join('\n')
+      .replace(/^(?:[ \t]*\r?\n)+/, '')
+      .replace(/\s+$/, '');
     if (t !== '') out.push({ text: t, waitForServer: wait });
     lines = [];
   };
@@ -81,11 +84,18 @@ export function asStream(spec: RequestSpec, node: RequestNode, body: Buffer, o: 
   return { ...spec, method: kind === 'grpc' ? 'POST' : 'GET', headers, body: { kind: 'none' }, stream };
 }
 
-/** The `proto < ./file.proto` lines above the request, their paths and includeDirs made absolute. */
+/**
+ * The `proto < ./file.proto` lines that describe the request, their paths and includeDirs made
+ * absolute. As httpyac scopes them: one in a request's own block (between its `###` and its request
+ * line) is that request's alone; one in a block without a request is for every request below it.
+ * A file named again replaces its options (httpyac keys them by file).
+ */
 function protosFor(node: RequestNode, o: BuildOptions): ProtoSource[] {
-  const out: ProtoSource[] = [];
+  const requests = o.file.parsed.items.filter((it): it is RequestNode => it.kind === 'request');
+  const ownedByAnother = (line: number) => requests.some((r) => r !== node && r.start <= line && line < r.line);
+  const out = new Map<string, ProtoSource>();
   for (const p of o.file.parsed.protos ?? []) {
-    if (p.line > node.line) continue;
+    if (p.line > node.line || ownedByAnother(p.line)) continue;
     const file = resolvePath(o.file.dir, expandHome(o.res.resolve(p.path).trim()));
     const options: Record<string, unknown> = {};
     for (const opt of p.options) {
@@ -102,7 +112,7 @@ function protosFor(node: RequestNode, o: BuildOptions): ProtoSource[] {
     if (dirs !== undefined && (!Array.isArray(dirs) || dirs.some((d) => typeof d !== 'string')))
       throw new UsageError(`${o.file.path}:${p.line}: includeDirs must be a list of folders, as ["./protos"]`);
     const includeDirs = [resolvePath(file, '..'), ...((dirs as string[] | undefined) ?? []).map((d) => resolvePath(o.file.dir, expandHome(d)))];
-    out.push({ file, includeDirs, options });
+    out.set(file, { file, includeDirs, options });
   }
-  return out;
+  return [...out.values()];
 }
