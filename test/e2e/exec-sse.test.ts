@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type http from 'node:http';
-import { baseEnv, runSling, SLING_PATH, VERSION } from '../helpers/cli.js';
+import { baseEnv, canMeasurePeak, runSling, SLING_PATH, VERSION } from '../helpers/cli.js';
 import { assertExit, assertNoStack, httpServer, show } from '../helpers/assert.js';
 import { header } from '../helpers/servers.js';
 import { runOnTty, ttySkipReason } from '../helpers/tty.js';
@@ -20,7 +20,7 @@ function httpFile(text: string): string {
   return 't.http';
 }
 let dir = tmpdir();
-const inDir = (opts: { env?: Record<string, string> } = {}) => ({ ...opts, cwd: dir });
+const inDir = (opts: { env?: Record<string, string>; measurePeak?: boolean } = {}) => ({ ...opts, cwd: dir });
 
 /** The time of day on a message line made a constant, for exact comparisons (its form is checked apart). */
 const timeless = (out: string) => out.replace(/^(<< received|>> sent) \d\d:\d\d:\d\d\.\d{3}/gm, '$1 T');
@@ -192,6 +192,53 @@ test('exec SSE: an event larger than the held-body limit fails the request (exit
   assertExit(r, 6);
   assert.equal(timeless(r.stdout), `### SSE ${srv.url}/big  (line 1)\n<< received T\nsmall\n\n### GET ${srv.url}/next  (line 4)\nnext`);
   assert.equal(r.stderr, `sling: error: t.http:1: 127.0.0.1:${srv.port} sent an event of more than 1048 bytes\n`);
+});
+
+/** A server of `count` events of 200 bytes of data each, sent as fast as it can; `hold`: the stream stays open after them. */
+async function floodServer(t: import('node:test').TestContext, count: number, hold = false) {
+  const event = `data: ${'y'.repeat(200)}\n\n`.repeat(100);
+  return httpServer(t, (req, res) => {
+    if (req.url !== '/flood') return void res.end('next');
+    res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+    let sent = 0;
+    const pump = () => {
+      while (sent < count) {
+        sent += 100;
+        if (!res.write(event)) return void res.once('drain', pump);
+      }
+      if (!hold) res.end();
+    };
+    pump();
+  });
+}
+
+test('exec SSE: the events a handler reads are held up to SLING_HELD_BODY_MB in all; past it sling ends the stream and the request fails (exit 1); the run goes on', async (t) => {
+  const srv = await floodServer(t, 1000, true);
+  const file = httpFile(`SSE ${srv.url}/flood\n\n> {% client.log("held " + response.body.length) %}\n\n###\nGET ${srv.url}/next\n`);
+  const r = await runSling(['exec', '--print=h', file], inDir({ env: { SLING_HELD_BODY_MB: '0.05' } }));
+  assertExit(r, 1);
+  assert.equal(
+    r.stderr,
+    "sling: error: t.http:1: the stream's messages are over 52428 bytes, more than sling holds for a response handler, an assertion or a '>> file' (a stream only printed holds nothing; SLING_HELD_BODY_MB raises the limit)\n",
+  );
+  // 0.05 MiB is 52,428 bytes: 262 events of 200 bytes; the handler still sees those.
+  assert.match(r.stdout, /\n-- ended\nheld 262\n\n### GET http:\/\/127\.0\.0\.1:\d+\/next {2}\(line 6\)\nHTTP\/1\.1 200 OK\n/, show(r));
+});
+
+test('exec SSE: a stream nothing reads afterwards holds none of its events: more than SLING_HELD_BODY_MB of them is printed whole, in bounded memory', async (t) => {
+  const srv = await floodServer(t, 1000);
+  const r = await runSling(['exec', '--print=b', httpFile(`SSE ${srv.url}/flood\n`)], inDir({ env: { SLING_HELD_BODY_MB: '0.05' } }));
+  assertExit(r, 0);
+  assert.equal((r.stdout.match(/^<< received /gm) ?? []).length, 1000);
+  assert.match(r.stdout, /\n-- closed by the server\n$/);
+  assert.equal(r.stderr, '');
+  if (!canMeasurePeak) return;
+  // 150,000 events (30 MB): held, they took sling to about 360 MiB (Node 20); printed and let go, about 150 MiB.
+  const big = await floodServer(t, 150_000);
+  const m = await runSling(['exec', '--print=h', httpFile(`SSE ${big.url}/flood\n`)], inDir({ measurePeak: true }));
+  assertExit(m, 0);
+  assert.ok(m.peakBytes !== undefined, show(m));
+  assert.ok(m.peakBytes < 260 * 1048576, `peak resident memory ${Math.round(m.peakBytes / 1048576)} MiB for a stream nothing reads`);
 });
 
 test('exec SSE: a handler gets the events as response.body: onEachMessage in order until unsubscribe(), output() lines, client.test on response.body.length', async (t) => {

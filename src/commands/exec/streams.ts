@@ -23,8 +23,10 @@ import { wouldSend } from '../deliver.js';
 export interface StreamOptions {
   env: NodeJS.ProcessEnv;
   jar?: CookieJar;
-  /** Bytes of one message at most. */
+  /** Bytes of one message at most, and of the messages kept for what reads them after the stream. */
   maxMessage: number;
+  /** Something reads the messages after the stream (a handler, an assertion, `>> file`): keep them, up to maxMessage bytes in all. */
+  keepMessages: boolean;
   /** Reads a file the request names (a .proto), within sling's limits. */
   readFile(path: string): Buffer;
   /** Sends the opening HTTP request of a stream that is one (server-sent events), printing as the run prints a request. */
@@ -46,6 +48,8 @@ export interface StreamRun {
   failure?: CliError;
   /** The idle time it had (for the line that says it went quiet). */
   idleMs: number;
+  /** How many messages went or came (`messages` holds only those kept); undefined: messages.length. */
+  count?: number;
   /** gRPC: the trailers, printed after the messages. */
   trailers?: [string, string][];
 }
@@ -55,7 +59,14 @@ export interface StreamRun {
  * the wait of `=== wait-for-server` (for a message from the server after the last one sent).
  */
 export class Conversation {
+  /** The messages kept for what reads them after the stream (handlers, assertions, `>> file`): none when nothing does. */
   readonly messages: StreamMessage[] = [];
+  /** How many messages went or came, kept or not. */
+  count = 0;
+  /** The bytes of the messages kept so far. */
+  private held = 0;
+  /** The messages to keep outgrew the held-body limit: the stream was ended, and the request fails with this. */
+  failure?: CliError;
   private received = 0;
   private waiting?: () => void;
   private timer?: NodeJS.Timeout;
@@ -65,9 +76,16 @@ export class Conversation {
   /** Printing in order: each message waits for the one before it to be written. */
   private printed: Promise<void> = Promise.resolve();
 
+  /**
+   * `keep`: how the messages are kept for after the stream. Undefined: all of them (a caller that
+   * says nothing); `limit` bytes at most (SLING_HELD_BODY_MB), past which the stream ends and the
+   * request fails; or, `keep: false`, none (nothing reads them: a stream that runs for hours
+   * holds nothing).
+   */
   constructor(
     private readonly idleMs: number,
     private readonly show: (m: StreamMessage) => void | Promise<void>,
+    private readonly keep: { keep: boolean; limit: number } = { keep: true, limit: Number.POSITIVE_INFINITY },
   ) {
     this.restart();
   }
@@ -79,7 +97,18 @@ export class Conversation {
   /** A message went or came. */
   add(m: Omit<StreamMessage, 'at'>): void {
     const full: StreamMessage = { ...m, at: Date.now() };
-    this.messages.push(full);
+    this.count++;
+    if (this.keep.keep && !this.failure) {
+      this.held += Buffer.byteLength(m.text, 'utf8');
+      if (this.held <= this.keep.limit) this.messages.push(full);
+      else {
+        const limit = this.keep.limit >= 1048576 ? `${Math.round(this.keep.limit / 1048576)} MiB` : `${Math.floor(this.keep.limit)} bytes`;
+        this.failure = new CliError(
+          `the stream's messages are over ${limit}, more than sling holds for a response handler, an assertion or a '>> file' (a stream only printed holds nothing; SLING_HELD_BODY_MB raises the limit)`,
+        );
+        this.end('stopped');
+      }
+    }
     if (m.direction === 'received') {
       this.received++;
       const w = this.waiting;
@@ -161,7 +190,7 @@ async function runEvents(spec: RequestSpec, o: StreamOptions): Promise<StreamRun
   const idle = idleTime(spec);
   const hop = await o.send(spec);
   const where = hostAndPort(hop.url);
-  const talk = new Conversation(idle, o.message);
+  const talk = new Conversation(idle, o.message, { keep: o.keepMessages, limit: o.maxMessage });
   await o.opened(undefined, hop.response, hop.response.httpVersion === '2');
   const base = { url: hop.url, request: hop.request, response: hop.response, info: hop.info, messages: talk.messages, idleMs: idle };
   const type = (headerIn(hop.response.rawHeaders, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
@@ -183,6 +212,8 @@ async function runEvents(spec: RequestSpec, o: StreamOptions): Promise<StreamRun
   try {
     for await (const chunk of body as AsyncIterable<Buffer>) {
       for (const e of reader.push(chunk)) received(e);
+      // The next piece is read once these are printed: a terminal or pipe slower than the server holds the stream back, not the memory.
+      await talk.flushed();
     }
     reader.end();
   } catch (e) {
@@ -203,7 +234,7 @@ async function runEvents(spec: RequestSpec, o: StreamOptions): Promise<StreamRun
     talk.close();
   }
   await talk.flushed();
-  return { ...base, end: { how: talk.stopped ?? 'closed' } };
+  return { ...base, end: { how: talk.stopped ?? 'closed' }, count: talk.count, ...(talk.failure ? { failure: talk.failure } : {}) };
 }
 
 /** The line under a stream's messages that says how it ended. */
