@@ -77,6 +77,9 @@ async function eventServer(t: import('node:test').TestContext) {
     } else if (path === '/login') {
       res.writeHead(200, { 'Set-Cookie': 'session=s3cret; Path=/', 'Content-Type': 'text/plain' });
       res.end('in');
+    } else if (path === '/moved') {
+      res.writeHead(302, { Location: '/events' });
+      res.end();
     } else if (path === '/missing') {
       res.writeHead(404, { 'Content-Type': 'text/plain' });
       res.end('no such stream');
@@ -163,7 +166,7 @@ test('exec SSE: comments alone (keep-alive pings) are no events: the stream stil
   assert.equal(r.stdout, `### SSE ${srv.url}/ping  (line 2)\n-- closed by sling: nothing came for 300 ms\n`);
 });
 
-test('exec SSE: a 404 fails the request with exit 4, a 503 with exit 5, in one line naming the file, its line and the host', async (t) => {
+test('exec SSE: a 404 fails the request with exit 4, a 503 with exit 5, a 302 not followed with exit 3, in one line naming the file, its line and the host', async (t) => {
   const { srv } = await eventServer(t);
   const r = await runSling(['exec', '--print=b', httpFile(`SSE ${srv.url}/missing\n\n###\nGET ${srv.url}/next\n`)], inDir());
   assertExit(r, 4);
@@ -173,6 +176,10 @@ test('exec SSE: a 404 fails the request with exit 4, a 503 with exit 5, in one l
   const five = await runSling(['exec', '--print=b', httpFile(`\n\nSSE ${srv.url}/broken\n`)], inDir());
   assertExit(five, 5);
   assert.equal(five.stderr, `sling: error: t.http:3: 127.0.0.1:${srv.port} answered 503 Service Unavailable\n`);
+  // A redirect not followed is 3, as --check-status counts it.
+  const moved = await runSling(['exec', '--print=b', httpFile(`# @no-redirect\nSSE ${srv.url}/moved\n`)], inDir());
+  assertExit(moved, 3);
+  assert.equal(moved.stderr, `sling: error: t.http:2: 127.0.0.1:${srv.port} answered 302 Found\n`);
 });
 
 test('exec SSE: a 200 answer that is not text/event-stream fails with exit 6, naming what it was', async (t) => {

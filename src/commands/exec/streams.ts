@@ -7,7 +7,7 @@
  * Ctrl-C (the process's interrupt handling). What is printed is the caller's (run.ts).
  */
 import { CliError, NetworkError, TimeoutError } from '../../errors.js';
-import { ExitCode } from '../../exit.js';
+import { ExitCode, exitCodeForStatus } from '../../exit.js';
 import type { CookieJar } from '../../model/cookies.js';
 import type { HopInfo, ResponseHead } from '../../model/exchange.js';
 import { headerIn } from '../../model/headers.js';
@@ -198,7 +198,8 @@ async function runEvents(spec: RequestSpec, o: StreamOptions): Promise<StreamRun
     talk.close();
     hop.body.destroy();
     const status = `${hop.response.status} ${hop.response.reason}`.trimEnd();
-    const code = hop.response.status >= 500 ? ExitCode.SERVER_ERROR : hop.response.status >= 400 ? ExitCode.CLIENT_ERROR : ExitCode.NETWORK;
+    // A status as --check-status counts it (a 3xx not followed is 3); a 2xx that is no event stream is a bad answer.
+    const code = hop.response.status >= 300 ? exitCodeForStatus(hop.response.status) : ExitCode.NETWORK;
     const why = hop.response.status >= 300 ? `answered ${status}` : `answered ${type === '' ? 'without a Content-Type' : type}, not text/event-stream`;
     return { ...base, end: { how: 'closed' }, failure: new CliError(`${where} ${why}`, code) };
   }
