@@ -13,6 +13,8 @@ export interface OutgoingMessage {
   text: string;
   /** JetBrains' `=== wait-for-server` before it: sent once a message came from the server after the previous one. */
   waitForServer: boolean;
+  /** The separator repeated (`=== wait-for-server` on two lines or more): how many messages from the server it waits for; absent: one. */
+  waitCount?: number;
 }
 
 /** A .proto file a gRPC request's method is described by (httpyac's `proto < ./file.proto` and its options). */

@@ -274,13 +274,14 @@ export class Printer {
     await this.drained();
   }
 
-  /** --offline: a message a stream request would send (WebSocket, gRPC), in order, under the request. */
-  async outgoing(text: string, waitForServer: boolean) {
+  /** --offline: a message a stream request would send (WebSocket, gRPC), in order, under the request; `waits`: the server's messages it waits for first. */
+  async outgoing(text: string, waits: number) {
     const { plan } = this;
     if (!plan.requestBody) return;
     if (this.last === 'head') this.put('\n');
     else if (!this.lastNewline) this.put('\n');
-    this.put(this.text(waitForServer ? ">> to send after the server's next message" : '>> to send', plan.palette.headerName) + '\n');
+    const when = waits === 0 ? '' : waits === 1 ? " after the server's next message" : ` after the server's next ${waits} messages`;
+    this.put(this.text(`>> to send${when}`, plan.palette.headerName) + '\n');
     this.body(Buffer.from(text, 'utf8'), isJsonMessage(text) ? 'application/json' : 'text/plain; charset=utf-8', true);
     if (!this.lastNewline) this.put('\n');
     this.last = 'body';

@@ -481,13 +481,16 @@ test('exec --to http: what it writes reads back as the same stream requests', as
   assert.equal(body(again.stdout), body(before.stdout));
 });
 
-test('exec --to http: a first message that waits for the server keeps its === wait-for-server line', async () => {
-  const text = 'WEBSOCKET ws://127.0.0.1:9/chat\n\n=== wait-for-server\n{"after": "hello"}\n===\nnext\n';
+test('exec --to http: a first message that waits for the server keeps its === wait-for-server line; repeated ones stay repeated', async () => {
+  const text = 'WEBSOCKET ws://127.0.0.1:9/chat\n\n=== wait-for-server\n{"after": "hello"}\n===\nnext\n=== wait-for-server\n=== wait-for-server\nlast\n';
   const r = await runSling(['exec', '--to', 'http', httpFile(text)], inDir());
   assertExit(r, 0);
-  assert.equal(r.stdout, '### WEBSOCKET ws://127.0.0.1:9/chat (line 1)\nWEBSOCKET ws://127.0.0.1:9/chat\n\n=== wait-for-server\n{"after": "hello"}\n===\nnext\n');
+  assert.equal(
+    r.stdout,
+    '### WEBSOCKET ws://127.0.0.1:9/chat (line 1)\nWEBSOCKET ws://127.0.0.1:9/chat\n\n=== wait-for-server\n{"after": "hello"}\n===\nnext\n=== wait-for-server\n=== wait-for-server\nlast\n',
+  );
   const offline = await runSling(['exec', '--offline', '--print=B', httpFile(r.stdout)], inDir());
-  assert.match(offline.stdout, /\n>> to send after the server's next message\n\{"after": "hello"\}\n>> to send\nnext\n/, show(offline));
+  assert.match(offline.stdout, /\n>> to send after the server's next message\n\{"after": "hello"\}\n>> to send\nnext\n>> to send after the server's next 2 messages\nlast\n/, show(offline));
 });
 
 test("exec --to http: a gRPC request's proto lines are written with absolute paths in its own block, and read back describe that request alone", async () => {

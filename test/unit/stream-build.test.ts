@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { parseHttp } from '../../src/sources/http/parse.js';
 import { parseHttpFile } from '../../src/sources/http/index.js';
 import { splitMessages } from '../../src/sources/http/stream-build.js';
+import { Conversation } from '../../src/commands/exec/streams.js';
 import { rawText } from '../../src/sources/http/template.js';
 import { formatUrl } from '../../src/model/url.js';
 import type { RequestNode } from '../../src/sources/http/ast.js';
@@ -53,6 +54,38 @@ test('splitMessages: === and === wait-for-server separate messages; blank lines 
   assert.deepEqual(splitMessages('one\n===\n\n=== wait-for-server\ntwo'), [msg('one'), msg('two', true)]);
   // Only a line that is the separator alone separates: `====`, `=== x` and an indented `===` are text.
   assert.deepEqual(splitMessages('a\n====\n=== x\n ===\nb'), [msg('a\n====\n=== x\n ===\nb')]);
+});
+
+test('splitMessages: === wait-for-server repeated waits for as many messages from the server', () => {
+  assert.deepEqual(splitMessages('a\n=== wait-for-server\n=== wait-for-server\nb\n=== wait-for-server\nc'), [msg('a'), { text: 'b', waitForServer: true, waitCount: 2 }, msg('c', true)]);
+  // A plain === between them adds no wait; blank lines between them change nothing.
+  assert.deepEqual(splitMessages('=== wait-for-server\n\n===\n\n=== wait-for-server\n=== wait-for-server\nb'), [{ text: 'b', waitForServer: true, waitCount: 3 }]);
+});
+
+test('Conversation: each message to send goes once as many messages came from the server as its separators wait for', async (t) => {
+  const talk = new Conversation(60_000, () => {});
+  const list = [msg('first'), { text: 'second', waitForServer: true, waitCount: 2 }, msg('third'), msg('fourth', true)];
+  const sent: string[] = [];
+  t.after(() => talk.close());
+  const done = (async () => {
+    for await (const text of talk.outgoing(list)) {
+      sent.push(text);
+      talk.add({ direction: 'sent', text });
+    }
+  })();
+  const settle = () => new Promise((r) => setImmediate(r));
+  await settle();
+  assert.deepEqual(sent, ['first']);
+  talk.add({ direction: 'received', text: 'one' });
+  await settle();
+  assert.deepEqual(sent, ['first'], 'one message of the two it waits for');
+  talk.add({ direction: 'received', text: 'two' });
+  await settle();
+  assert.deepEqual(sent, ['first', 'second', 'third']);
+  talk.add({ direction: 'received', text: 'three' });
+  await done;
+  assert.deepEqual(sent, ['first', 'second', 'third', 'fourth']);
+  talk.close();
 });
 
 test('splitMessages (property): messages joined with separators split back to the same list', () => {

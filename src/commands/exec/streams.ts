@@ -150,15 +150,16 @@ export class Conversation {
   }
 
   /**
-   * The file's messages as they are to go: each one after a message from the server when it asks to
-   * wait for one (one that came since the previous message was sent counts). Ends early when the
-   * stream stops.
+   * The file's messages as they are to go: each one after as many messages from the server as it
+   * asks to wait for (those that came since the previous message was sent count). Ends early when
+   * the stream stops.
    */
   async *outgoing(list: OutgoingMessage[]): AsyncGenerator<string> {
     let seen = this.received;
     for (const m of list) {
       if (this.stopped) return;
-      if (m.waitForServer && this.received === seen) {
+      const waits = m.waitForServer ? (m.waitCount ?? 1) : 0;
+      while (this.received - seen < waits) {
         await new Promise<void>((resolve) => {
           this.waiting = resolve;
         });
@@ -297,7 +298,7 @@ export async function offlineStream(spec: RequestSpec, printer: Printer, jar: Co
     ];
   if (stream.kind === 'grpc') headers = [...headers, ['Content-Type', 'application/grpc'], ['TE', 'trailers']];
   await printer.request({ ...request, method: stream.kind === 'grpc' ? 'POST' : 'GET', headers }, stream.kind === 'grpc');
-  if (stream.graphql) await printer.outgoing(JSON.stringify({ type: 'subscribe', payload: stream.graphql }), false);
-  for (const m of stream.messages) await printer.outgoing(m.text, m.waitForServer);
+  if (stream.graphql) await printer.outgoing(JSON.stringify({ type: 'subscribe', payload: stream.graphql }), 0);
+  for (const m of stream.messages) await printer.outgoing(m.text, m.waitForServer ? (m.waitCount ?? 1) : 0);
   await printer.finish();
 }

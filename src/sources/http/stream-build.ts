@@ -39,18 +39,24 @@ export function graphqlOverWebSocket(node: RequestNode, urlText: string, body: B
 /** JetBrains' message separators: `===` between two messages, `=== wait-for-server` to wait for the server's answer first. */
 const SEPARATOR = /^===[ \t]*(wait-for-server)?[ \t]*$/;
 
-/** A body's text as the messages it holds, in order (blank lines around each dropped; an empty message is none). */
+/**
+ * A body's text as the messages it holds, in order (blank lines around each dropped; an empty message
+ * is none). The `=== wait-for-server` lines before a message, with no message between them, add up:
+ * two wait for two messages from the server.
+ */
 export function splitMessages(text: string): OutgoingMessage[] {
   const out: OutgoingMessage[] = [];
   let lines: string[] = [];
-  let wait = false;
+  let waits = 0;
   const flush = () => {
     const t = lines
       .join('\n')
       .replace(/^(?:[ \t]*\r?\n)+/, '')
       .replace(/\s+$/, '');
-    if (t !== '') out.push({ text: t, waitForServer: wait });
     lines = [];
+    if (t === '') return;
+    out.push({ text: t, waitForServer: waits > 0, ...(waits > 1 ? { waitCount: waits } : {}) });
+    waits = 0;
   };
   for (const line of text.split(/\r?\n/)) {
     const m = SEPARATOR.exec(line);
@@ -59,7 +65,7 @@ export function splitMessages(text: string): OutgoingMessage[] {
       continue;
     }
     flush();
-    wait = m[1] !== undefined;
+    if (m[1] !== undefined) waits++;
   }
   flush();
   return out;

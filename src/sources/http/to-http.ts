@@ -143,7 +143,7 @@ function streamText(spec: RequestSpec, prepared: PreparedRequest, title: string)
     lines.push('');
     stream.messages.forEach((m, i) => {
       // The first message needs a separator only to wait for the server (its greeting) before it goes.
-      if (m.waitForServer) lines.push('=== wait-for-server');
+      if (m.waitForServer) for (let k = 0; k < (m.waitCount ?? 1); k++) lines.push('=== wait-for-server');
       else if (i > 0) lines.push('===');
       lines.push(m.text);
     });
