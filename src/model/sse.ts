@@ -10,9 +10,18 @@ export interface ServerEvent {
   id?: string;
 }
 
-export class EventTooLargeError extends Error {}
+/** An event past the reader's limit. `events`: those the same piece completed before it, in order (not lost with the failure). */
+export class EventTooLargeError extends Error {
+  constructor(
+    limit: number,
+    readonly events: ServerEvent[],
+  ) {
+    super(`an event of more than ${Math.floor(limit)} bytes`);
+  }
+}
 
 export class EventStreamReader {
+  /** UTF-8, as the standard decodes the stream: the decoder drops one byte order mark at its start (split across pieces too), and only that one. */
   private readonly decoder = new TextDecoder('utf-8');
   /** Text of the line being read (no line end seen yet). */
   private line = '';
@@ -22,18 +31,12 @@ export class EventStreamReader {
   private size = 0;
   private event?: string;
   private id?: string;
-  private first = true;
 
   constructor(private readonly limit: number) {}
 
   /** The events the piece completes, in order. */
   push(chunk: Buffer): ServerEvent[] {
-    let text = this.decoder.decode(chunk, { stream: true });
-    // The stream's first character may be a byte order mark, which is not part of the first line.
-    if (this.first && text.length) {
-      this.first = false;
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    }
+    const text = this.decoder.decode(chunk, { stream: true });
     const out: ServerEvent[] = [];
     let from = 0;
     if (this.afterCr && text.charCodeAt(0) === 10) from = 1;
@@ -41,7 +44,7 @@ export class EventStreamReader {
     for (let i = from; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (c !== 10 && c !== 13) continue;
-      this.take(this.line + text.slice(from, i), out);
+      if (!this.take(this.line + text.slice(from, i), out)) throw new EventTooLargeError(this.limit, out);
       this.line = '';
       if (c === 13) {
         if (i + 1 === text.length) this.afterCr = true;
@@ -50,7 +53,7 @@ export class EventStreamReader {
       from = i + 1;
     }
     this.line += text.slice(from);
-    if (this.line.length + this.size > this.limit) throw new EventTooLargeError(`an event of more than ${this.limit} bytes`);
+    if (this.line.length + this.size > this.limit) throw new EventTooLargeError(this.limit, out);
     return out;
   }
 
@@ -60,7 +63,8 @@ export class EventStreamReader {
     this.data = [];
   }
 
-  private take(line: string, out: ServerEvent[]) {
+  /** One line of the stream; false when it takes the event past the limit. */
+  private take(line: string, out: ServerEvent[]): boolean {
     if (line === '') {
       if (this.data.length) {
         const e: ServerEvent = { data: this.data.join('\n') };
@@ -71,9 +75,9 @@ export class EventStreamReader {
       this.data = [];
       this.size = 0;
       this.event = undefined;
-      return;
+      return true;
     }
-    if (line.charCodeAt(0) === 58 /* : */) return;
+    if (line.charCodeAt(0) === 58 /* : */) return true;
     const colon = line.indexOf(':');
     const field = colon === -1 ? line : line.slice(0, colon);
     let value = colon === -1 ? '' : line.slice(colon + 1);
@@ -81,7 +85,7 @@ export class EventStreamReader {
     switch (field) {
       case 'data':
         this.size += value.length + 1;
-        if (this.size > this.limit) throw new EventTooLargeError(`an event of more than ${this.limit} bytes`);
+        if (this.size > this.limit) return false;
         this.data.push(value);
         break;
       case 'event':
@@ -94,5 +98,6 @@ export class EventStreamReader {
       default:
       // `retry` (a browser's reconnection time) and unknown fields: nothing for sling to do.
     }
+    return true;
   }
 }

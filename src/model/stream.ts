@@ -15,6 +15,8 @@ export interface OutgoingMessage {
   waitForServer: boolean;
   /** httpyac's `{{@streaming}}` block: sent this long after the message before it (ms). */
   delayMs?: number;
+  /** The separator repeated (`=== wait-for-server` on two lines or more): how many messages from the server it waits for; absent: one. */
+  waitCount?: number;
 }
 
 /** A .proto file a gRPC request's method is described by (httpyac's `proto < ./file.proto` and its options). */
@@ -60,9 +62,10 @@ export interface StreamEnd {
   /**
    * closed: the server ended it (a WebSocket's close, the end of an event stream, gRPC's trailers,
    * a subscription's complete); idle: nothing came for the idle time; unsubscribed: a response
-   * handler's unsubscribe(); timeline: an httpyac `{{@streaming}}` block's end.
+   * handler's unsubscribe(); timeline: an httpyac `{{@streaming}}` block's end; held: the messages
+   * kept for what reads them after the stream outgrew the held-body limit (the request fails).
    */
-  how: 'closed' | 'idle' | 'unsubscribed' | 'timeline';
+  how: 'closed' | 'idle' | 'unsubscribed' | 'timeline' | 'held';
   /** A WebSocket close code, a gRPC status. */
   code?: number;
   /** Its reason / message / status name. */

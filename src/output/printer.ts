@@ -274,7 +274,7 @@ export class Printer {
     await this.drained();
   }
 
-  /** --offline: a message a stream request would send (WebSocket, gRPC), in order, under the request. */
+  /** --offline: a message a stream request would send (WebSocket, gRPC), in order, under the request; `when`: what it waits for first (the server's next messages, a time). */
   async outgoing(text: string, when?: string) {
     const { plan } = this;
     if (!plan.requestBody) return;

@@ -143,7 +143,7 @@ test('exec http: syntax of other runners is a warning naming the line, never sen
       '?? status == 200',
       '',
       '###',
-      'WS ws://127.0.0.1:1/socket',
+      'MQTT mqtt://127.0.0.1:1/topic',
       '',
       '{"a": 1}',
       '###',

@@ -203,13 +203,19 @@ test('exec: a unary gRPC call described by a proto file sends its metadata and p
   assertExit(r, 0);
   assert.equal(srv.seen[0]!.method, 'Say');
   assert.equal(srv.seen[0]!.metadata['x-user'], 'ada');
-  assert.match(r.stdout, /^### GRPC grpc:\/\/127\.0\.0\.1:\d+\/echo\.Echo\/Say {2}\(line 3\)\n>> sent [\d:.]+\n\{"text": "hi"\}\n<< received [\d:.]+\n\{"text":"said hi"\}\n-- closed by the server \(0 OK\)\n$/, show(r));
+  assert.match(
+    r.stdout,
+    /^### GRPC grpc:\/\/127\.0\.0\.1:\d+\/echo\.Echo\/Say {2}\(line 3\)\n>> sent [\d:.]+\n\{"text": "hi"\}\n<< received [\d:.]+\n\{"text":"said hi"\}\n-- closed by the server \(0 OK\)\n$/,
+    show(r),
+  );
 });
 
 test('exec: gRPC by server reflection: server-streaming, client-streaming and bidirectional calls', async (t) => {
   const srv = await grpcServer(t, true);
   const base = `127.0.0.1:${srv.port}/echo.Echo`;
-  const file = httpFile(`GRPC ${base}/Spell\n\n{"text": "abc"}\n\n###\nGRPC ${base}/Gather\n\n{"text": "x"}\n===\n{"text": "y"}\n\n###\nGRPC ${base}/Chat\n\n{"text": "one"}\n=== wait-for-server\n{"text": "two"}\n`);
+  const file = httpFile(
+    `GRPC ${base}/Spell\n\n{"text": "abc"}\n\n###\nGRPC ${base}/Gather\n\n{"text": "x"}\n===\n{"text": "y"}\n\n###\nGRPC ${base}/Chat\n\n{"text": "one"}\n=== wait-for-server\n{"text": "two"}\n`,
+  );
   const r = await runSling(['exec', '--print=b', file]);
   assertExit(r, 0);
   const out = r.stdout.replace(/\d\d:\d\d:\d\d\.\d{3}/g, 'T');

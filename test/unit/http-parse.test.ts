@@ -237,16 +237,16 @@ const WARNINGS: [string, string, string[], number[]][] = [
   ['an httpyac assertion with no request after it', 'GET http://h/\n###\n?? status == 200', ['1: GET http://h/'], [3]],
   ['httpyac script events other than response and after', '{{@request\n exports.a = 1;\n}}\nGET http://h/', ['4: GET http://h/'], [1]],
   ['code on the {{ line (not an httpyac block)', '{{ exports.a = 1 }}\nGET http://h/a\n###\n{{ exports.b = 2\n}}\nGET http://h/b', ['2: GET http://h/a', '6: GET http://h/b'], [1, 4]],
-  ['WebSocket and gRPC requests', 'WS wss://h/\n\n{"a": 1}\n###\nGRPC h/Svc/m\n###\nGET http://h/', ['7: GET http://h/'], [1, 5]],
+  ['MQTT and AMQP requests', 'MQTT mqtt://h/\n\n{"a": 1}\n###\nAMQP amqp://h/q\n###\nGET http://h/', ['7: GET http://h/'], [1, 5]],
   [
-    'WebSocket and gRPC requests after a blank line in a body (never sent as body)',
-    'GET http://h/a\n\nGRPC h:1/a.B/C\n{"a":1}\n\n###\nPOST http://h/b\n\n{"a": 1}\n\nWS ws://h/s\n\nSSE http://h/e',
+    'MQTT and AMQP requests after a blank line in a body (never sent as body)',
+    'GET http://h/a\n\nMQTT h:1883/t\n{"a":1}\n\n###\nPOST http://h/b\n\n{"a": 1}\n\nAMQP amqp://h/q',
     ['1: GET http://h/a', '7: POST http://h/b | body="{\\"a\\": 1}"'],
-    [3, 11, 13],
+    [3, 11],
   ],
   ['recorded responses', 'GET http://h/\n\nHTTP/1.1 200 - OK\ncontent-type: x\n\n{}', ['1: GET http://h/'], [3]],
   ['unknown directives, httpyac while loops', '# @nope\n# @loop while y\nGET http://h/', ['3: GET http://h/'], [1, 2]],
-  ['proto imports (httpyac fragments are no warning)', 'proto < ./a.proto\nfragment F on R {\n  a\n}\n\nPOST http://h/', ['6: POST http://h/'], [1]],
+  ['proto lines other than `proto < FILE` (httpyac fragments are no warning)', 'proto ./a.proto\nfragment F on R {\n  a\n}\n\nPOST http://h/', ['6: POST http://h/'], [1]],
   ['Azure AD tokens', 'GET http://h/{{$aadToken}}', ['1: GET http://h/{{$aadToken}}'], [1]],
   // httpyac: any line after the headers that is not a header starts the body.
   [

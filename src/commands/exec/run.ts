@@ -305,6 +305,7 @@ export class Run extends RunResults {
         env: this.env,
         jar: this.jarFor(entry, spec),
         maxMessage: (this.heldLimit ??= heldBodyLimit(this.env)),
+        keepMessages: entry.bodyUnused?.(spec) !== true,
         readFile: (path) => readLimited(path, SETTINGS_FILE_LIMIT, path, 'a proto file'),
         send: (s) => this.send(s, printer, entry, true),
         opened: async (request, response, http2) => {
@@ -325,7 +326,7 @@ export class Run extends RunResults {
     }
     this.sending = undefined;
     this.live = undefined;
-    if (!run.failure || run.messages.length) await printer.streamEnd(streams.endText(run));
+    if (!run.failure || (run.count ?? run.messages.length)) await printer.streamEnd(streams.endText(run));
     await printer.finish();
     this.stderr.hold();
     let stop = false;

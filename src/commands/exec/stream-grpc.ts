@@ -13,7 +13,7 @@ export async function runGrpc(spec: RequestSpec, o: StreamOptions): Promise<Stre
   const grpc = stream.grpc!;
   const { grpcCall } = await import('../../transport/grpc.js');
   const idle = idleTime(spec);
-  const talk = new Conversation(idle, o.message);
+  const talk = new Conversation(idle, o.message, { keep: o.keepMessages, limit: o.maxMessage });
   const outgoing = (async function* () {
     for await (const text of talk.outgoing(stream.messages, stream.endAfterMs)) {
       talk.add({ direction: 'sent', text });
@@ -26,26 +26,22 @@ export async function runGrpc(spec: RequestSpec, o: StreamOptions): Promise<Stre
   const settings = spec.settings;
   let outcome: Awaited<ReturnType<typeof grpcCall>>;
   try {
-    outcome = await grpcCall(
-      { url: spec.url, path: grpc.path },
-      proto ? { proto } : {},
-      {
-        settings,
-        metadata: spec.headers.map(([n, v]): [string, string] => [n.toLowerCase(), v]),
-        outgoing,
-        onMessage: (json) => talk.add({ direction: 'received', text: json }),
-        onHeaders: (head) => {
-          opened = o.opened(undefined, head, true);
-          // The handlers' trials (unsubscribe()) see the call as sent so far.
-          const request = { method: 'POST', target: grpc.path, headers: spec.headers, body: Buffer.alloc(0) };
-          watchHandlers(talk, spec, { url: spec.url, request, response: head, info: { reused: false, timings: { start: Date.now() } }, messages: talk.messages, idleMs: idle }, o);
-        },
-        maxMessage: o.maxMessage,
-        signal: talk.signal,
-        readFile: o.readFile,
-        debug: o.debug,
+    outcome = await grpcCall({ url: spec.url, path: grpc.path }, proto ? { proto } : {}, {
+      settings,
+      metadata: spec.headers.map(([n, v]): [string, string] => [n.toLowerCase(), v]),
+      outgoing,
+      onMessage: (json) => talk.add({ direction: 'received', text: json }),
+      onHeaders: (head) => {
+        opened = o.opened(undefined, head, true);
+        // The handlers' trials (unsubscribe()) see the call as sent so far.
+        const request = { method: 'POST', target: grpc.path, headers: spec.headers, body: Buffer.alloc(0) };
+        watchHandlers(talk, spec, { url: spec.url, request, response: head, info: { reused: false, timings: { start: Date.now() } }, messages: talk.messages, idleMs: idle }, o);
       },
-    );
+      maxMessage: o.maxMessage,
+      signal: talk.signal,
+      readFile: o.readFile,
+      debug: o.debug,
+    });
   } catch (e) {
     talk.close();
     await talk.flushed();
@@ -58,16 +54,17 @@ export async function runGrpc(spec: RequestSpec, o: StreamOptions): Promise<Stre
   const base = { url: spec.url, request: outcome.request, response: outcome.response, info: outcome.info, messages: talk.messages, idleMs: idle, trailers: outcome.trailers };
   const bySling = talk.stopped !== undefined && outcome.cancelledByClient === true;
   const end: StreamEnd = bySling ? { how: talk.stopped! } : { how: 'closed', code: outcome.status, text: statusText(outcome.statusName, outcome.message) };
-  let failure: CliError | undefined;
-  // A call that expects one answer and got none in the idle time: a timeout, not the stream's end.
+  // The messages outgrew what sling holds; or a call that expects one answer got none in the idle
+  // time (a timeout, not the stream's end); or a status other than OK.
+  let failure: CliError | undefined = talk.failure;
   const oneAnswer = outcome.kind === 'unary' || outcome.kind === 'client-streaming';
-  if (talk.stopped === 'idle' && oneAnswer && !talk.messages.some((m) => m.direction === 'received'))
+  if (!failure && talk.stopped === 'idle' && oneAnswer && talk.receivedCount === 0)
     failure = new TimeoutError(`${spec.url.hostHeader}${grpc.path} gave no answer in ${idle % 1000 === 0 ? `${idle / 1000} s` : `${idle} ms`} (the idle time: # @timeout, --timeout)`);
-  else if (!bySling && outcome.status !== 0) {
+  else if (!failure && !bySling && outcome.status !== 0) {
     const exit = CLIENT_SIDE.has(outcome.status) ? ExitCode.CLIENT_ERROR : ExitCode.SERVER_ERROR;
     failure = new CliError(`${spec.url.hostHeader}${grpc.path} answered gRPC status ${outcome.status} ${statusText(outcome.statusName, outcome.message)}`, exit);
   }
-  return { ...base, end, failure };
+  return { ...base, end, count: talk.count, failure };
 }
 
 /** `NOT_FOUND: no such item`; the name alone when the message says nothing more (grpc-message `OK`). */

@@ -6,7 +6,7 @@
 import type { CookieJar } from '../../model/cookies.js';
 import type { Completed } from '../../model/exec.js';
 import type { HopInfo, ResponseHead } from '../../model/exchange.js';
-import type { CliError } from '../../errors.js';
+import { CliError } from '../../errors.js';
 import type { PreparedRequest } from '../../model/prepare.js';
 import type { RequestSpec } from '../../model/spec.js';
 import { DEFAULT_STREAM_IDLE_MS, type OutgoingMessage, type StreamEnd, type StreamMessage } from '../../model/stream.js';
@@ -16,8 +16,10 @@ import type { Hop } from '../../transport/hop.js';
 export interface StreamOptions {
   env: NodeJS.ProcessEnv;
   jar?: CookieJar;
-  /** Bytes of one message at most. */
+  /** Bytes of one message at most, and of the messages kept for what reads them after the stream. */
   maxMessage: number;
+  /** Something reads the messages after the stream (a handler, an assertion, `>> file`): keep them, up to maxMessage bytes in all. */
+  keepMessages: boolean;
   /** Reads a file the request names (a .proto), within sling's limits. */
   readFile(path: string): Buffer;
   /** Sends the opening HTTP request of a stream that is one (server-sent events), printing as the run prints a request. */
@@ -41,6 +43,8 @@ export interface StreamRun {
   failure?: CliError;
   /** The idle time it had (for the line that says it went quiet). */
   idleMs: number;
+  /** How many messages went or came (`messages` holds only those kept); undefined: messages.length. */
+  count?: number;
   /** gRPC: the trailers, printed after the messages. */
   trailers?: [string, string][];
 }
@@ -50,7 +54,14 @@ export interface StreamRun {
  * the wait of `=== wait-for-server` (for a message from the server after the last one sent).
  */
 export class Conversation {
+  /** The messages kept for what reads them after the stream (handlers, assertions, `>> file`): none when nothing does. */
   readonly messages: StreamMessage[] = [];
+  /** How many messages went or came, kept or not. */
+  count = 0;
+  /** The bytes of the messages kept so far. */
+  private held = 0;
+  /** The messages to keep outgrew the held-body limit: the stream was ended, and the request fails with this. */
+  failure?: CliError;
   private received = 0;
   private waiting?: () => void;
   private timer?: NodeJS.Timeout;
@@ -60,11 +71,23 @@ export class Conversation {
   /** Printing in order: each message waits for the one before it to be written. */
   private printed: Promise<void> = Promise.resolve();
 
+  /**
+   * `keep`: how the messages are kept for after the stream. Undefined: all of them (a caller that
+   * says nothing); `limit` bytes at most (SLING_HELD_BODY_MB), past which the stream ends and the
+   * request fails; or, `keep: false`, none (nothing reads them: a stream that runs for hours
+   * holds nothing).
+   */
   constructor(
     private readonly idleMs: number,
     private readonly show: (m: StreamMessage) => void | Promise<void>,
+    private readonly keep: { keep: boolean; limit: number } = { keep: true, limit: Number.POSITIVE_INFINITY },
   ) {
     this.restart();
+  }
+
+  /** How many messages came from the server. */
+  get receivedCount(): number {
+    return this.received;
   }
 
   get signal(): AbortSignal {
@@ -74,7 +97,18 @@ export class Conversation {
   /** A message went or came. */
   add(m: Omit<StreamMessage, 'at'>): void {
     const full: StreamMessage = { ...m, at: Date.now() };
-    this.messages.push(full);
+    this.count++;
+    if (this.keep.keep && !this.failure) {
+      this.held += Buffer.byteLength(m.text, 'utf8');
+      if (this.held <= this.keep.limit) this.messages.push(full);
+      else {
+        const limit = this.keep.limit >= 1048576 ? `${Math.round(this.keep.limit / 1048576)} MiB` : `${Math.floor(this.keep.limit)} bytes`;
+        this.failure = new CliError(
+          `the stream's messages are over ${limit}, more than sling holds for a response handler, an assertion or a '>> file' (a stream only printed holds nothing; SLING_HELD_BODY_MB raises the limit)`,
+        );
+        this.end('held');
+      }
+    }
     if (m.direction === 'received') {
       this.received++;
       const w = this.waiting;
@@ -131,7 +165,8 @@ export class Conversation {
       if (this.stopped) return;
       if (m.delayMs) await this.pause(m.delayMs);
       if (this.stopped) return;
-      if (m.waitForServer && this.received === seen) {
+      const waits = m.waitForServer ? (m.waitCount ?? 1) : 0;
+      while (this.received - seen < waits) {
         await new Promise<void>((resolve) => {
           this.waiting = resolve;
         });
@@ -229,4 +264,3 @@ export function messagesBody(run: StreamRun): Buffer {
   }
   return Buffer.from(JSON.stringify(values), 'utf8');
 }
-

@@ -15,7 +15,7 @@ export async function runWebSocket(spec: RequestSpec, o: StreamOptions): Promise
   if (stream.graphql) return runSubscription(spec, o);
   const { openWebSocket } = await import('../../transport/websocket.js');
   const idle = idleTime(spec);
-  const talk = new Conversation(idle, o.message);
+  const talk = new Conversation(idle, o.message, { keep: o.keepMessages, limit: o.maxMessage });
   let session: WebSocketSession;
   try {
     session = await openWebSocket(spec, {
@@ -40,6 +40,7 @@ export async function runWebSocket(spec: RequestSpec, o: StreamOptions): Promise
     for await (const text of talk.outgoing(stream.messages, stream.endAfterMs)) {
       await session.send(text);
       talk.add({ direction: 'sent', text });
+      await talk.flushed();
     }
     if (talk.timelineDone) talk.end('timeline');
   })().catch((e: unknown) => {
@@ -52,7 +53,7 @@ export async function runWebSocket(spec: RequestSpec, o: StreamOptions): Promise
   await talk.flushed();
   void sendFailure;
   const end: StreamEnd = talk.stopped ? { how: talk.stopped } : { how: 'closed', ...(closed.code !== undefined ? { code: closed.code } : {}), ...(closed.reason ? { text: closed.reason } : {}) };
-  return { ...base, end, failure: closeFailure(session.where, closed, talk.stopped !== undefined) };
+  return { ...base, end, count: talk.count, failure: talk.failure ?? closeFailure(session.where, closed, talk.stopped !== undefined) };
 }
 
 /** A WebSocket's end as a failure of the request, or none: a normal close (1000, 1001, none), or one sling asked for. */

@@ -37,6 +37,8 @@ export function endText(run: StreamRun): string {
       return 'closed by sling: a response handler unsubscribed';
     case 'timeline':
       return 'closed by sling: the {{@streaming}} block ended';
+    case 'held':
+      return 'closed by sling: its messages outgrew what sling holds for what reads them';
     default:
       return `closed by the server${code}`;
   }
@@ -57,10 +59,19 @@ export async function offlineStream(spec: RequestSpec, printer: Printer, jar: Co
   const request = await wouldSend(spec, jar);
   let headers = request.headers.filter(([n]) => n.toLowerCase() !== 'content-length');
   if (stream.kind === 'websocket')
-    headers = [...headers, ['Connection', 'Upgrade'], ['Upgrade', 'websocket'], ['Sec-WebSocket-Version', '13'], ...(stream.graphql ? [['Sec-WebSocket-Protocol', 'graphql-transport-ws'] as [string, string]] : [])];
+    headers = [
+      ...headers,
+      ['Connection', 'Upgrade'],
+      ['Upgrade', 'websocket'],
+      ['Sec-WebSocket-Version', '13'],
+      ...(stream.graphql ? [['Sec-WebSocket-Protocol', 'graphql-transport-ws'] as [string, string]] : []),
+    ];
   if (stream.kind === 'grpc') headers = [...headers, ['Content-Type', 'application/grpc'], ['TE', 'trailers']];
   await printer.request({ ...request, method: stream.kind === 'grpc' ? 'POST' : 'GET', headers }, stream.kind === 'grpc');
   if (stream.graphql) await printer.outgoing(JSON.stringify({ type: 'subscribe', payload: stream.graphql }));
-  for (const m of stream.messages) await printer.outgoing(m.text, m.waitForServer ? "after the server's next message" : m.delayMs ? `after ${m.delayMs} ms` : undefined);
+  for (const m of stream.messages) {
+    const waits = m.waitForServer ? (m.waitCount ?? 1) : 0;
+    await printer.outgoing(m.text, waits > 1 ? `after the server's next ${waits} messages` : waits ? "after the server's next message" : m.delayMs ? `after ${m.delayMs} ms` : undefined);
+  }
   await printer.finish();
 }

@@ -182,7 +182,13 @@ export async function runYacScript(
  * it does over time (`await sleep(ms)`, `$requestClient.send(data)`) is written down as it runs
  * (its sleeps resolve at once), and the stream plays that timeline once it is open.
  */
-export async function streamingTimeline(host: ScriptHost, s: ScriptNode, res: Resolution, region: object, request: YacRequest | undefined): Promise<{ timeline: ({ wait: number } | { send: string })[]; logs: string[]; error?: string }> {
+export async function streamingTimeline(
+  host: ScriptHost,
+  s: ScriptNode,
+  res: Resolution,
+  region: object,
+  request: YacRequest | undefined,
+): Promise<{ timeline: ({ wait: number } | { send: string })[]; logs: string[]; error?: string }> {
   const code = s.code ?? '';
   const out = await host.runHttpyac(code, 'script', res.file.path, s.line + 1, `{"streaming":true,${payload(res, code, request, undefined).slice(1)}`);
   apply(res, out, region);

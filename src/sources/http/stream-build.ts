@@ -39,15 +39,24 @@ export function graphqlOverWebSocket(node: RequestNode, urlText: string, body: B
 /** JetBrains' message separators: `===` between two messages, `=== wait-for-server` to wait for the server's answer first. */
 const SEPARATOR = /^===[ \t]*(wait-for-server)?[ \t]*$/;
 
-/** A body's text as the messages it holds, in order (blank lines around each dropped; an empty message is none). */
+/**
+ * A body's text as the messages it holds, in order (blank lines around each dropped; an empty message
+ * is none). The `=== wait-for-server` lines before a message, with no message between them, add up:
+ * two wait for two messages from the server.
+ */
 export function splitMessages(text: string): OutgoingMessage[] {
   const out: OutgoingMessage[] = [];
   let lines: string[] = [];
-  let wait = false;
+  let waits = 0;
   const flush = () => {
-    const t = lines.join('\n').replace(/^(?:[ \t]*\r?\n)+/, '').replace(/\s+$/, '');
-    if (t !== '') out.push({ text: t, waitForServer: wait });
+    const t = lines
+      .join('\n')
+      .replace(/^(?:[ \t]*\r?\n)+/, '')
+      .replace(/\s+$/, '');
     lines = [];
+    if (t === '') return;
+    out.push({ text: t, waitForServer: waits > 0, ...(waits > 1 ? { waitCount: waits } : {}) });
+    waits = 0;
   };
   for (const line of text.split(/\r?\n/)) {
     const m = SEPARATOR.exec(line);
@@ -56,7 +65,7 @@ export function splitMessages(text: string): OutgoingMessage[] {
       continue;
     }
     flush();
-    wait = m[1] !== undefined;
+    if (m[1] !== undefined) waits++;
   }
   flush();
   return out;
@@ -82,18 +91,28 @@ export function asStream(spec: RequestSpec, node: RequestNode, body: Buffer, o: 
     stream.grpc = { path: spec.url.path, protos: protosFor(node, o) };
     // httpyac's `channelcredentials: ssl` asks for TLS; its `grpc.*` headers are channel options of
     // @grpc/grpc-js, which sling's client has none of: neither is metadata.
-    const creds = headers.find(([n]) => n.toLowerCase() === 'channelcredentials')?.[1].trim().toLowerCase();
+    const creds = headers
+      .find(([n]) => n.toLowerCase() === 'channelcredentials')?.[1]
+      .trim()
+      .toLowerCase();
     if (creds === 'ssl' && url.scheme === 'http') url = { ...url, scheme: 'https' };
     headers = headers.filter(([n]) => n.toLowerCase() !== 'channelcredentials' && !n.toLowerCase().startsWith('grpc.'));
   }
   return { ...spec, url, method: kind === 'grpc' ? 'POST' : 'GET', headers, body: { kind: 'none' }, stream };
 }
 
-/** The `proto < ./file.proto` lines above the request, their paths and includeDirs made absolute. */
+/**
+ * The `proto < ./file.proto` lines that describe the request, their paths and includeDirs made
+ * absolute. As httpyac scopes them: one in a request's own block (between its `###` and its request
+ * line) is that request's alone; one in a block without a request is for every request below it.
+ * A file named again replaces its options (httpyac keys them by file).
+ */
 function protosFor(node: RequestNode, o: BuildOptions): ProtoSource[] {
-  const out: ProtoSource[] = [];
+  const requests = o.file.parsed.items.filter((it): it is RequestNode => it.kind === 'request');
+  const ownedByAnother = (line: number) => requests.some((r) => r !== node && r.start <= line && line < r.line);
+  const out = new Map<string, ProtoSource>();
   for (const p of o.file.parsed.protos ?? []) {
-    if (p.line > node.line) continue;
+    if (p.line > node.line || ownedByAnother(p.line)) continue;
     const file = resolvePath(o.file.dir, expandHome(o.res.resolve(p.path).trim()));
     const options: Record<string, unknown> = {};
     for (const opt of p.options) {
@@ -110,7 +129,7 @@ function protosFor(node: RequestNode, o: BuildOptions): ProtoSource[] {
     if (dirs !== undefined && (!Array.isArray(dirs) || dirs.some((d) => typeof d !== 'string')))
       throw new UsageError(`${o.file.path}:${p.line}: includeDirs must be a list of folders, as ["./protos"]`);
     const includeDirs = [resolvePath(file, '..'), ...((dirs as string[] | undefined) ?? []).map((d) => resolvePath(o.file.dir, expandHome(d)))];
-    out.push({ file, includeDirs, options });
+    out.set(file, { file, includeDirs, options });
   }
-  return out;
+  return [...out.values()];
 }

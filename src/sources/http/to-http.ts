@@ -142,7 +142,9 @@ function streamText(spec: RequestSpec, prepared: PreparedRequest, title: string)
   } else if (stream.messages.length) {
     lines.push('');
     stream.messages.forEach((m, i) => {
-      if (i > 0) lines.push(m.waitForServer ? '=== wait-for-server' : '===');
+      // The first message needs a separator only to wait for the server (its greeting) before it goes.
+      if (m.waitForServer) for (let k = 0; k < (m.waitCount ?? 1); k++) lines.push('=== wait-for-server');
+      else if (i > 0) lines.push('===');
       lines.push(m.text);
     });
   }

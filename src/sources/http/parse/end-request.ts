@@ -34,12 +34,15 @@ export function endRequest(p: Pass, replayed?: number[]) {
   p.urlOpen = false;
   // A URL with no placeholders is checked now: a file with a broken one sends nothing.
   if (typeof req.url === 'string' && !req.url.startsWith('/')) {
+    const written = req.url.trim();
+    // A stream's URL as its connection starts (ws:// is http://, grpcs:// is https://).
+    const checked = req.stream || req.graphql ? streamScheme(req, written) : written;
     try {
-      // A stream's URL as its connection starts (ws:// is http://, grpcs:// is https://).
-      checkUrl(req.stream || req.graphql ? streamScheme(req, req.url.trim()) : req.url.trim());
+      checkUrl(checked);
     } catch (e) {
       if (!(e instanceof CliError)) throw e;
-      p.fail(req.line, req.urlCol, e.message);
+      // The message quotes the URL as the file writes it, not as it was mapped.
+      p.fail(req.line, req.urlCol, checked === written ? e.message : e.message.split(`'${checked}'`).join(`'${written}'`));
     }
   }
   // Trailing blank lines, and comments after a blank line at the end (orders.http), are not body.

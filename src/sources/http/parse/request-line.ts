@@ -27,7 +27,9 @@ const METHOD_TOKEN = "[A-Z][A-Z0-9!#$%&'*+.^_`|~-]+";
 /** An httpyac request that starts after a blank line inside another request's body. */
 const STRICT_REQUEST = new RegExp(`^${METHOD_TOKEN}\\s+(https?:\\/\\/|\\/|\\{\\{)(\\{\\{[^}]*\\}\\}|[^\\s{])*(\\s+HTTP\\/\\d+(\\.\\d+)?)?\\s*$`);
 /** The same for the requests of other protocols: their targets may have no scheme (`GRPC host:port/Service/Method`). */
-const PROTOCOL_REQUEST = new RegExp(`^(${[...Object.keys(OTHER_METHODS), ...Object.keys(STREAM_METHODS)].join('|')})\\s+([A-Za-z][A-Za-z0-9+.-]*:\\/\\/|\\/|\\{\\{|[\\w.-]+:\\d+)\\S*(\\s+HTTP\\/\\d+(\\.\\d+)?)?\\s*$`);
+const PROTOCOL_REQUEST = new RegExp(
+  `^(${[...Object.keys(OTHER_METHODS), ...Object.keys(STREAM_METHODS)].join('|')})\\s+([A-Za-z][A-Za-z0-9+.-]*:\\/\\/|\\/|\\{\\{|[\\w.-]+:\\d+)\\S*(\\s+HTTP\\/\\d+(\\.\\d+)?)?\\s*$`,
+);
 /** A line that starts a request when it follows a blank line in a body (also what `--to http` must not leave as it is). */
 export const startsRequest = (line: string) => {
   // Every method both expressions know is upper-case: most lines (a JSON body) are told apart
