@@ -138,7 +138,10 @@ export function requestLine(p: Pass, line: string, ln: number): boolean {
     directives: pending.directives,
   };
   if (streamKind) p.req.stream = { kind: streamKind, keyword };
-  if (pending.streaming && streamKind) p.req.streaming = pending.streaming;
+  if (pending.streaming) {
+    if (streamKind) p.req.streaming = pending.streaming;
+    else p.warn(pending.streaming.line, 1, "httpyac's '{{@streaming' block is for a WebSocket or gRPC request, and this one is neither: skipped");
+  }
   p.title = undefined;
   p.pending = freshPending();
   p.blockHasRequest = true;

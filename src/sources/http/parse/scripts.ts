@@ -85,6 +85,7 @@ export function yacBlock(p: Pass, ln: number, col: number, req: RequestNode | un
   p.i = j;
   const event = m[3]?.toLowerCase();
   if (event === 'streaming' && m[2] === '@' && (req?.stream || !req)) {
+    // (One before the request line is that request's: requestLine() warns when it is not a stream.)
     // httpyac's `{{@streaming}}`: what a WebSocket or gRPC request sends over time (entry-build.ts).
     const node: ScriptNode = { code, line: ln, yac: true };
     if (req) req.streaming = node;
