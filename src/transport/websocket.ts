@@ -184,12 +184,12 @@ export async function openWebSocket(spec: RequestSpec, opts: WebSocketOptions): 
   opts.debug?.(`WebSocket: handshake with ${where}${proxy ? ` through proxy ${proxy.display}` : ''}`);
   const { head, rest } = await handshake(socket, request, settings, hostPort, whereVia, info);
   const jar = settings.noCookies ? undefined : opts.jar;
-  if (jar) {
-    const raw = head.rawHeaders;
-    if (!publicSuffixesLoaded() && headerIn(raw, 'set-cookie') !== undefined) await loadPublicSuffixes();
-    for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'set-cookie') jar.setCookie(raw[i + 1]!, url);
-  }
   try {
+    if (jar) {
+      const raw = head.rawHeaders;
+      if (!publicSuffixesLoaded() && headerIn(raw, 'set-cookie') !== undefined) await loadPublicSuffixes();
+      for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'set-cookie') jar.setCookie(raw[i + 1]!, url);
+    }
     checkUpgrade(head, key, opts.subprotocols, where);
   } catch (e) {
     socket.destroy();

@@ -8,7 +8,7 @@ import { CookieJar } from '../../src/model/cookies.js';
 import { parseUrl } from '../../src/model/url.js';
 import { acceptFor, openWebSocket, type WebSocketOptions, type WebSocketSession } from '../../src/transport/websocket.js';
 import { proxyServer, rawServer } from '../helpers/assert.js';
-import { makeCerts } from '../helpers/servers.js';
+import { closedPort, makeCerts, unansweredPort } from '../helpers/servers.js';
 import { until } from '../helpers/wait.js';
 import { closeCodeOf, rawWs, serverFrame, specFor, wsServer } from '../helpers/websocket.js';
 
@@ -351,6 +351,23 @@ test('a server that never answers the handshake is given up after --timeout (exi
     assert.equal(e.message, `no answer from 127.0.0.1:${srv.port} within 0.3s (--timeout)`);
     return true;
   });
+});
+
+test('a connection that cannot be made within --connect-timeout fails with exit 2, naming the server', async (t) => {
+  const port = await unansweredPort();
+  t.after(() => port.close());
+  const { opts } = collecting();
+  await assert.rejects(openWebSocket(specFor(`http://127.0.0.1:${port.port}/`, { connectTimeoutMs: 200 }), opts), (e: unknown) => {
+    assert.ok(e instanceof CliError);
+    assert.equal(e.exitCode, 2);
+    assert.equal(e.message, `could not connect to 127.0.0.1:${port.port} within 0.2s (--connect-timeout)`);
+    return true;
+  });
+  const refused = await closedPort();
+  await assert.rejects(
+    openWebSocket(specFor(`http://127.0.0.1:${refused}/`), opts),
+    (e: unknown) => e instanceof CliError && e.exitCode === 6 && e.message === `connection refused by 127.0.0.1:${refused}`,
+  );
 });
 
 test("the jar's cookies go with the handshake and the 101's Set-Cookie is stored", async (t) => {
