@@ -68,6 +68,37 @@ function closeFailure(where: string, closed: WebSocketClose, bySling: boolean): 
   return new CliError(`${where} closed the WebSocket with ${code}${reason}`, exit);
 }
 
-async function runSubscription(spec: RequestSpec, _o: StreamOptions): Promise<StreamRun> {
-  throw new CliError(`${spec.stream!.keyword}: GraphQL subscriptions are not wired in yet`, ExitCode.ERROR);
+/** A GraphQL subscription: each `next` payload a message, until the server completes it (or errors), or sling ends it. */
+async function runSubscription(spec: RequestSpec, o: StreamOptions): Promise<StreamRun> {
+  const stream = spec.stream!;
+  const g = stream.graphql!;
+  const { subscribeGraphql } = await import('../../transport/graphql-ws.js');
+  const idle = idleTime(spec);
+  const talk = new Conversation(idle, o.message, { keep: o.keepMessages, limit: o.maxMessage });
+  let sub: Awaited<ReturnType<typeof subscribeGraphql>>;
+  try {
+    sub = await subscribeGraphql(
+      spec,
+      { query: g.query, ...(g.variables !== undefined ? { variables: JSON.stringify(g.variables) } : {}), ...(g.operationName !== undefined ? { operationName: g.operationName } : {}) },
+      { env: o.env, jar: o.jar, maxMessage: o.maxMessage, onMessage: (json) => talk.add({ direction: 'received', text: json }), debug: o.debug },
+    );
+  } catch (e) {
+    talk.close();
+    throw e;
+  }
+  const session = sub.session;
+  await o.opened(session.request, session.response, false);
+  talk.add({ direction: 'sent', text: JSON.stringify({ type: 'subscribe', payload: g }) });
+  const base = { url: spec.url, request: session.request, response: session.response, info: session.info, messages: talk.messages, idleMs: idle };
+  watchHandlers(talk, spec, base, o);
+  talk.signal.addEventListener('abort', () => void sub.stop(), { once: true });
+  const done = await sub.done;
+  talk.close();
+  await talk.flushed();
+  const end: StreamEnd = talk.stopped ? { how: talk.stopped } : { how: 'closed', text: done.outcome === 'complete' ? 'complete' : done.outcome };
+  let failure: CliError | undefined;
+  if (done.outcome === 'error') failure = new CliError(`${session.where}: the subscription failed: ${done.errors ?? 'error'}`, ExitCode.CLIENT_ERROR);
+  else if (done.outcome === 'failed') failure = done.error ?? new CliError(`${session.where}: the subscription failed`, ExitCode.NETWORK);
+  else if (!talk.stopped) failure = closeFailure(session.where, done.close, false);
+  return { ...base, end, count: talk.count, failure: talk.failure ?? failure };
 }
