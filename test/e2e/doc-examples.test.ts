@@ -68,6 +68,10 @@ function fixtures(dir: string, base: string) {
     'body.json': '{"a": 1}',
     'me.png': '\x89PNG\r\n\x1a\n',
   };
+  // docs/exec-http.md's file of stream requests (WebSocket, server-sent events, gRPC), with the demo's proto file beside it.
+  const streams = /```http\n(# streams\.http[\s\S]*?)```/.exec(readFileSync(join(REPO_ROOT, 'docs', 'exec-http.md'), 'utf8'));
+  if (streams) files['streams.http'] = streams[1]!.replaceAll('localhost:3000', base.replace(/^http:\/\//, ''));
+  files['demo.proto'] = readFileSync(join(REPO_ROOT, 'demo', 'demo.proto'), 'utf8');
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
 }
 

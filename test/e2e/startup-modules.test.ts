@@ -69,3 +69,21 @@ test('the Public Suffix List is loaded only by a run that stores a cookie, not b
   const withCookie = await chunksLoaded(['--session', './s.json', `${s.url}/set`], cwd);
   assert.ok(withCookie.includes('session') && withCookie.includes('public-suffix'), withCookie.join(' '));
 });
+
+test('the WebSocket, gRPC and protobuf code is loaded only by a run of a file with such a request, not by a plain request or a plain .http run', async (t) => {
+  const s = await httpServer(t, (_req, res) => res.end('ok'));
+  const cwd = mkdtempSync(join(tmpdir(), 'sling-stream-chunks-'));
+  t.after(() => rmSync(cwd, { recursive: true, force: true }));
+  writeFileSync(join(cwd, 'plain.http'), `GET ${s.url}/\n`);
+  writeFileSync(join(cwd, 'streams.http'), `WEBSOCKET ws://127.0.0.1:1/\n\n###\nGRPC 127.0.0.1:1/a.B/C\n\n{}\n`);
+  const streamChunk = (c: string) => /^(websocket|ws-frames|graphql-ws|grpc|grpc-proto|stream-ws|stream-grpc|streams)$/.test(c);
+  assert.deepEqual((await chunksLoaded([`${s.url}/`], cwd)).filter(streamChunk), []);
+  assert.deepEqual((await chunksLoaded(['exec', 'plain.http'], cwd)).filter(streamChunk), []);
+  const offline = await chunksLoaded(['exec', '--offline', 'streams.http'], cwd);
+  assert.ok(offline.includes('streams'), offline.join(' '));
+  assert.deepEqual(
+    offline.filter((c) => /^(websocket|grpc-proto)$/.test(c)),
+    [],
+    'offline connects nothing',
+  );
+});
