@@ -6,7 +6,8 @@
 // what sling printed and its exit code on sling's.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync, copyFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, copyFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { REPO_ROOT, runSling } from '../helpers/cli.js';
 import { assertError, assertExit, show } from '../helpers/assert.js';
+import { certsUnavailableReason, makeCerts } from '../helpers/servers.js';
 
 const PROTO = join(REPO_ROOT, 'test', 'fixtures', 'streams', 'echo.proto');
 
@@ -238,4 +240,44 @@ test('exec: a gRPC request for a method the service does not have names what it 
   const r = await runSling(['exec', file]);
   assertError(r, 1, /Shout[\s\S]*Say/);
   assert.equal(srv.seen.length, 0);
+});
+
+test('exec: wss:// and grpcs:// take the TLS settings of every request (--verify with a CA, --resolve to the server)', { skip: makeCerts() ? undefined : certsUnavailableReason() }, async (t) => {
+  const c = makeCerts()!;
+  const tls = { key: readFileSync(c.serverKey), cert: readFileSync(c.serverCert) };
+  // A wss:// echo server.
+  const https = createHttpsServer(tls);
+  const wss = new WebSocketServer({ server: https });
+  wss.on('connection', (ws) => ws.on('message', (d) => ws.send(`echo ${String(d)}`)));
+  await new Promise<void>((r) => https.listen(0, '127.0.0.1', r));
+  t.after(() => {
+    for (const client of wss.clients) client.terminate();
+    https.closeAllConnections();
+    return new Promise<void>((r) => https.close(() => r()));
+  });
+  const wsPort = (https.address() as AddressInfo).port;
+  // A grpcs:// server.
+  const def = protoLoader.loadSync(PROTO);
+  const pkg = grpc.loadPackageDefinition(def) as unknown as { echo: { Echo: grpc.ServiceClientConstructor } };
+  const server = new grpc.Server();
+  server.addService(pkg.echo.Echo.service, {
+    Say: (call: grpc.ServerUnaryCall<{ text: string }, unknown>, cb: grpc.sendUnaryData<unknown>) => cb(null, { text: `secure ${call.request.text}` }),
+  });
+  const { ReflectionService } = await import('@grpc/reflection');
+  new ReflectionService(def).addToServer(server);
+  const grpcPort = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createSsl(null, [{ private_key: tls.key, cert_chain: tls.cert }]), (e, p) => (e ? reject(e) : resolve(p))),
+  );
+  t.after(() => new Promise<void>((r) => server.tryShutdown(() => r())));
+  // sling.test is a name the test certificate holds; --resolve sends it to 127.0.0.1.
+  const file = httpFile(`# @timeout 2000 ms\nWSS wss://sling.test:${wsPort}/\n\nhi\n\n###\nGRPC grpcs://sling.test:${grpcPort}/echo.Echo/Say\n\n{"text": "x"}\n`);
+  const resolve = ['--resolve', `sling.test:${wsPort}:127.0.0.1`, '--resolve', `sling.test:${grpcPort}:127.0.0.1`];
+  const r = await runSling(['exec', '--print=b', `--verify=${c.caCert}`, ...resolve, file]);
+  assertExit(r, 0);
+  assert.match(r.stdout, /<< received [\d:.]+\necho hi\n/, show(r));
+  assert.match(r.stdout, /<< received [\d:.]+\n\{"text":"secure x"\}\n-- closed by the server \(0 OK\)\n$/, show(r));
+  // Without the CA, neither is trusted: a TLS failure, exit 6, for each.
+  const untrusted = await runSling(['exec', ...resolve, file]);
+  assertExit(untrusted, 6);
+  assert.equal((untrusted.stderr.match(/^sling: error: /gm) ?? []).length, 2, show(untrusted));
 });
