@@ -7,11 +7,21 @@
 //
 //   node demo/server.mjs [--port N]        // prints its URL, runs until Ctrl-C
 //
+// One port speaks HTTP/1.1 (the routes below, server-sent events at /events, WebSocket at /ws and
+// /graphql: demo/websocket.mjs) and, to a client that starts with HTTP/2's connection preface
+// (h2c with prior knowledge), gRPC: the services of demo/demo.proto and server reflection
+// (demo/grpc.mjs). A net.Server in front looks at the first bytes of each connection and hands it
+// to the HTTP/1.1 or the HTTP/2 server.
+//
 // It only ever listens on 127.0.0.1 and uses nothing but Node's own modules.
 import http from 'node:http';
+import http2 from 'node:http2';
+import net from 'node:net';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { realpathSync } from 'node:fs';
+import { acceptWebSocket, MAX_COUNTDOWN, MAX_MESSAGE, wantsWebSocket } from './websocket.mjs';
+import { GRPC_METHODS, serveGrpc } from './grpc.mjs';
 
 const HOST = '127.0.0.1';
 const MAX_BODY = 10 * 1024 * 1024; // echoing bigger bodies than this is not what a demo is for
@@ -20,6 +30,9 @@ const MAX_DELAY = 10; // seconds
 const MAX_REDIRECTS = 100;
 const FILE_BYTES = 4096; // /files/:name
 const BIG_BYTES = 1024 * 1024; // /big
+const MAX_EVENTS = 100; // /events?count=N
+const MAX_INTERVAL = 2000; // /events?interval=MS
+const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 
 const ROUTES = [
   ['GET', '/', 'this list of routes'],
@@ -38,6 +51,14 @@ const ROUTES = [
   ['GET', '/health', '{"status": "ok"}'],
   ['GET', '/files/:name', `${FILE_BYTES} bytes of binary data, offered for download as that name (Content-Disposition)`],
   ['GET', '/big', `${BIG_BYTES} bytes of binary data; a Range request gets the part it asks for (206)`],
+  [
+    'GET',
+    '/events',
+    `server-sent events: ?count=N (default 3, at most ${MAX_EVENTS}) events "tick", id 1..N, data {"n": 1}, one every ?interval=MS (default 100, at most ${MAX_INTERVAL}), then the end`,
+  ],
+  ['GET', '/ws', `WebSocket echo (text and binary, ping, close); ?greet=1 first sends {"hello": "sling"}; a message over ${MAX_MESSAGE} bytes closes with 1009`],
+  ['GET', '/graphql', `GraphQL subscriptions over WebSocket (subprotocol graphql-transport-ws): subscription { countdown(from: N) } counts down to 0 (N at most ${MAX_COUNTDOWN})`],
+  ['gRPC', GRPC_METHODS.join(', '), 'gRPC over h2c with prior knowledge on this port: the services of demo/demo.proto and server reflection'],
 ];
 
 // ------------------------------------------------------------------ helpers --
@@ -312,6 +333,38 @@ function status(res, code) {
   }
 }
 
+// Server-sent events: the first event at once, then one every `interval` ms, then the answer ends.
+function events(res, url, state) {
+  const number = (name, fallback, max) => {
+    const text = url.searchParams.get(name);
+    if (text === null) return fallback;
+    const n = parseUnsigned(text);
+    return n <= max ? n : NaN;
+  };
+  const count = number('count', 3, MAX_EVENTS);
+  const interval = number('interval', 100, MAX_INTERVAL);
+  if (Number.isNaN(count)) return sendError(res, 400, `count must be a number from 0 to ${MAX_EVENTS}`);
+  if (Number.isNaN(interval)) return sendError(res, 400, `interval must be a number of milliseconds from 0 to ${MAX_INTERVAL}`);
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+  let timer;
+  const stop = () => {
+    clearTimeout(timer);
+    state.timers.delete(timer);
+  };
+  res.on('close', stop);
+  const send = (n) => {
+    if (n > count) return res.end();
+    res.write(`event: tick\nid: ${n}\ndata: {"n": ${n}}\n\n`);
+    if (n === count) return res.end();
+    timer = setTimeout(() => {
+      state.timers.delete(timer);
+      send(n + 1);
+    }, interval);
+    state.timers.add(timer);
+  };
+  send(1);
+}
+
 async function handle(req, res, state) {
   const url = new URL(req.url, `http://${req.headers.host || `${HOST}:${state.port}`}`);
   const parts = url.pathname
@@ -425,6 +478,16 @@ async function handle(req, res, state) {
       if (parts.length === 1 && only('GET')) html(res);
       else if (parts.length !== 1) break;
       return;
+    case '/events':
+      if (parts.length === 1 && only('GET')) events(res, url, state);
+      else if (parts.length !== 1) break;
+      return;
+    case '/ws':
+    case '/graphql':
+      // A WebSocket handshake never gets here (the 'upgrade' event takes it): this is a plain GET.
+      if (parts.length === 1 && only('GET')) sendError(res, 426, `${url.pathname} speaks WebSocket: send Upgrade: websocket`, { Upgrade: 'websocket', Connection: 'Upgrade' });
+      else if (parts.length !== 1) break;
+      return;
   }
   state.stats.noRoute++;
   sendError(res, 404, `no route for ${req.method} ${url.pathname}; GET / lists the routes`);
@@ -433,16 +496,21 @@ async function handle(req, res, state) {
 // ---------------------------------------------------------------- lifecycle --
 
 /**
- * Starts the demo server on 127.0.0.1.
+ * Starts the demo server on 127.0.0.1: HTTP/1.1, WebSocket and gRPC (h2c) on one port.
  * @param {{port?: number}} [options] port 0 (the default) picks a free port
  * @returns {Promise<{port: number, url: string, close: () => Promise<void>,
  *   stats: {requests: number, noRoute: number, last: {method: string, path: string, status: number} | null}}>}
  */
 export function startDemoServer({ port = 0 } = {}) {
-  // stats.last: method, path and status of the latest answered request (the demo checks it).
-  // stats.noRoute: requests no route answered (404 "no route for ...").
+  // stats.requests: every request, WebSocket handshake and gRPC call; stats.last: method, path and
+  // status of the latest answered one (the demo checks it); stats.noRoute: those no route answered
+  // (404 "no route for ...", a gRPC method the demo does not have, HTTP/2 that is not gRPC).
   const state = { port: 0, url: '', timers: new Set(), stats: { requests: 0, last: null, noRoute: 0 } };
-  const server = http.createServer((req, res) => {
+  // Only a WebSocket handshake to /ws or /graphql is taken as an upgrade; any other offer (the h2c
+  // offer of curl's --http2 and sling's) is answered as HTTP/1.1. Node 22.23, 24 and later ask
+  // shouldUpgradeCallback; Node 20 emits 'upgrade' for every offer, and declineUpgrade does the same.
+  const takeUpgrade = (req) => wantsWebSocket(req, new URL(req.url, state.url).pathname);
+  const server = http.createServer({ shouldUpgradeCallback: takeUpgrade }, (req, res) => {
     state.stats.requests++;
     res.on('finish', () => {
       state.stats.last = { method: req.method, path: req.url.split('?')[0], status: res.statusCode };
@@ -452,24 +520,113 @@ export function startDemoServer({ port = 0 } = {}) {
       sendError(res, err.status || 500, err.message);
     });
   });
+  server.on('upgrade', (req, socket, head) => {
+    const url = new URL(req.url, state.url);
+    if (!takeUpgrade(req)) return declineUpgrade(server, req, socket, head);
+    state.stats.requests++;
+    const status = acceptWebSocket(req, socket, head, url, state);
+    state.stats.last = { method: req.method, path: url.pathname, status };
+  });
+
+  const h2server = http2.createServer();
+  const sessions = new Set();
+  h2server.on('session', (session) => {
+    sessions.add(session);
+    session.on('close', () => sessions.delete(session));
+    session.on('error', () => {});
+  });
+  h2server.on('stream', (stream, headers) => {
+    state.stats.requests++;
+    const method = headers[':method'];
+    const path = (headers[':path'] || '').split('?')[0];
+    let status = 200;
+    if (method === 'POST' && /^application\/grpc(\+proto)?\s*(;|$)/i.test(headers['content-type'] || '')) {
+      if (!serveGrpc(stream, headers, state)) state.stats.noRoute++;
+    } else {
+      // The HTTP routes are HTTP/1.1's: over HTTP/2 this port answers gRPC only.
+      state.stats.noRoute++;
+      status = 505;
+      stream.on('error', () => {});
+      const body = JSON.stringify({ error: `over HTTP/2 this server answers gRPC only (POST, content-type application/grpc); ${method} ${path} is an HTTP/1.1 route`, status }, null, 2) + '\n';
+      stream.respond({ ':status': status, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      stream.end(body);
+    }
+    state.stats.last = { method, path, status };
+  });
+
+  // In front: each connection goes to the HTTP/2 server when it starts with HTTP/2's connection
+  // preface, else to the HTTP/1.1 server, with the bytes read to decide put back first.
+  const sockets = new Set();
+  const front = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    let seen = Buffer.alloc(0);
+    const onError = () => socket.destroy();
+    const onData = (chunk) => {
+      seen = Buffer.concat([seen, chunk]);
+      const n = Math.min(seen.length, H2_PREFACE.length);
+      const h2 = seen.subarray(0, n).equals(H2_PREFACE.subarray(0, n));
+      if (h2 && seen.length < H2_PREFACE.length) return; // the first bytes of the preface, or of "POST": wait for more
+      socket.off('data', onData);
+      socket.off('error', onError);
+      socket.pause();
+      socket.unshift(seen);
+      if (h2) h2server.emit('connection', socket);
+      else {
+        server.emit('connection', socket);
+        socket.resume();
+      }
+    };
+    socket.on('data', onData);
+    socket.on('error', onError);
+  });
+
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, HOST, () => {
-      server.off('error', reject);
-      state.port = server.address().port;
+    front.once('error', reject);
+    front.listen(port, HOST, () => {
+      front.off('error', reject);
+      state.port = front.address().port;
       state.url = `http://${HOST}:${state.port}`;
       let closing;
       const close = () => {
         closing ??= new Promise((done) => {
           for (const t of state.timers) clearTimeout(t);
-          server.close(() => done());
-          server.closeAllConnections(); // keep-alive sockets would otherwise hold close() open
+          state.timers.clear();
+          front.close(() => done());
+          // Kept-alive HTTP/1.1 connections, WebSockets, HTTP/2 sessions would otherwise hold close() open.
+          for (const session of sessions) session.destroy();
+          for (const socket of sockets) socket.destroy();
         });
         return closing;
       };
       resolve({ port: state.port, url: state.url, close, stats: state.stats });
     });
   });
+}
+
+/**
+ * On Node 20, an upgrade the demo does not take (the h2c offer of curl's --http2 and sling's, a
+ * WebSocket handshake to another route): the request goes back to the HTTP/1.1 server without `upgrade` in
+ * its Connection header, and is answered there as HTTP/1.1, as a server that ignores the offer
+ * answers it (RFC 9110, section 7.8).
+ */
+function declineUpgrade(server, req, socket, head) {
+  const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`];
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i];
+    let value = req.rawHeaders[i + 1];
+    if (name.toLowerCase() === 'connection') {
+      value = value
+        .split(',')
+        .map((t) => t.trim())
+        .filter((t) => t.toLowerCase() !== 'upgrade')
+        .join(', ');
+      if (!value) continue;
+    }
+    lines.push(`${name}: ${value}`);
+  }
+  socket.unshift(Buffer.concat([Buffer.from(lines.join('\r\n') + '\r\n\r\n', 'latin1'), head]));
+  server.emit('connection', socket);
 }
 
 // --------------------------------------------------------------- standalone --
