@@ -1,5 +1,4 @@
 import type { ClientHttp2Stream, IncomingHttpHeaders } from 'node:http2';
-import type { TLSSocket } from 'node:tls';
 import { NetworkError, UsageError, oneLine } from '../errors.js';
 import type { ResponseHead, HopInfo, Timings } from '../model/exchange.js';
 import { H2_FORBIDDEN } from '../model/headers.js';
@@ -294,20 +293,7 @@ async function rawCall(call: RawCall): Promise<Ended> {
     };
     stream.on('response', (h: IncomingHttpHeaders) => {
       timings.firstByte = now();
-      const socket = s.socket as TLSSocket | undefined;
-      info.remoteAddress = socket?.remoteAddress;
-      info.remotePort = socket?.remotePort;
-      info.localAddress = socket?.localAddress;
-      info.localPort = socket?.localPort;
-      if (socket && typeof socket.getProtocol === 'function') {
-        info.tlsProtocol = socket.getProtocol() ?? undefined;
-        info.tlsCipher = socket.getCipher()?.name;
-      }
-      const rawHeaders: string[] = [];
-      for (const [name, value] of Object.entries(h)) {
-        if (name.startsWith(':') || value === undefined) continue;
-        for (const v of Array.isArray(value) ? value : [value]) rawHeaders.push(name, String(v));
-      }
+      const rawHeaders = h2.answerHead(s, h, info);
       const code = Number(h[':status']);
       head = { httpVersion: '2', status: code, reason: '', rawHeaders };
       const type = String(h['content-type'] ?? '');

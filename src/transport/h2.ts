@@ -106,6 +106,29 @@ export function holdSession(s: ClientHttp2Session, stream: ClientHttp2Stream): v
   });
 }
 
+/**
+ * An HTTP/2 answer's headers as a flat [name, value, ...] list (pseudo-headers left out), and the
+ * connection's addresses and TLS into `info`: what every stream of a session reads as its answer
+ * comes (an HTTP request's here, a gRPC call's in grpc.ts).
+ */
+export function answerHead(s: ClientHttp2Session, h: IncomingHttpHeaders, info: HopInfo): string[] {
+  const socket = s.socket as TLSSocket | undefined;
+  info.remoteAddress = socket?.remoteAddress;
+  info.remotePort = socket?.remotePort;
+  info.localAddress = socket?.localAddress;
+  info.localPort = socket?.localPort;
+  if (socket && typeof socket.getProtocol === 'function') {
+    info.tlsProtocol = socket.getProtocol() ?? undefined;
+    info.tlsCipher = socket.getCipher()?.name;
+  }
+  const rawHeaders: string[] = [];
+  for (const [name, value] of Object.entries(h)) {
+    if (name.startsWith(':') || value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) rawHeaders.push(name, String(v));
+  }
+  return rawHeaders;
+}
+
 export async function sendH2(url: ParsedUrl, request: PreparedRequest, settings: RequestSettings, tlsOpts: object): Promise<Hop | null> {
   // Before a session is opened: HTTP/2 frames headers with lengths, but a server that turns them
   // back into HTTP/1.1 lines (a gateway) would split them as HTTP/1.1 does (RFC 9113, 8.2.1).
@@ -168,20 +191,7 @@ export async function sendH2(url: ParsedUrl, request: PreparedRequest, settings:
     stream.on('response', (h: IncomingHttpHeaders) => {
       settled = true;
       timings.firstByte = now();
-      const socket = s.socket as TLSSocket | undefined;
-      info.remoteAddress = socket?.remoteAddress;
-      info.remotePort = socket?.remotePort;
-      info.localAddress = socket?.localAddress;
-      info.localPort = socket?.localPort;
-      if (socket && typeof socket.getProtocol === 'function') {
-        info.tlsProtocol = socket.getProtocol() ?? undefined;
-        info.tlsCipher = socket.getCipher()?.name;
-      }
-      const rawHeaders: string[] = [];
-      for (const [name, value] of Object.entries(h)) {
-        if (name.startsWith(':') || value === undefined) continue;
-        for (const v of Array.isArray(value) ? value : [value]) rawHeaders.push(name, String(v));
-      }
+      const rawHeaders = answerHead(s, h, info);
       const status = Number(h[':status']);
       const length = h['content-length'] === undefined ? undefined : Number(h['content-length']);
       const expectBody = request.method !== 'HEAD' && status !== 204 && status !== 304;

@@ -3,12 +3,11 @@
 // and GraphQL subscriptions shown by --offline and written back by --to http / --to curl.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type http from 'node:http';
-import { baseEnv, canMeasurePeak, runSling, SLING_PATH, VERSION } from '../helpers/cli.js';
+import { canMeasurePeak, runSling, runWatching as watchIn, VERSION } from '../helpers/cli.js';
 import { assertExit, assertNoStack, httpServer, show } from '../helpers/assert.js';
 import { header } from '../helpers/servers.js';
 import { runOnTty, ttySkipReason } from '../helpers/tty.js';
@@ -20,30 +19,12 @@ function httpFile(text: string): string {
   return 't.http';
 }
 let dir = tmpdir();
+/** runWatching (helpers/cli.ts) in this file's folder. */
+const runWatching = (args: string[], onOut: Parameters<typeof watchIn>[1], env: Record<string, string> = {}) => watchIn(args, onOut, { cwd: dir, env });
 const inDir = (opts: { env?: Record<string, string>; measurePeak?: boolean } = {}) => ({ ...opts, cwd: dir });
 
 /** The time of day on a message line made a constant, for exact comparisons (its form is checked apart). */
 const timeless = (out: string) => out.replace(/^(<< received|>> sent) \d\d:\d\d:\d\d\.\d{3}/gm, '$1 T');
-
-/** Runs sling with stdout on a pipe; `onOut` sees stdout so far at each piece. */
-function runWatching(args: string[], onOut: (soFar: string, child: ReturnType<typeof spawn>) => void, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [SLING_PATH, ...args], { cwd: dir, env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d: Buffer) => {
-    out += d.toString('utf8');
-    onOut(out, child);
-  });
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
-  // A watchdog for a run that hangs, not a bound on speed.
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  return new Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }>((resolve) =>
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, out, err });
-    }),
-  );
-}
 
 /**
  * An event-stream server: /events sends a JSON event with a name and an id, then holds the stream

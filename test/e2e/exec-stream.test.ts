@@ -9,7 +9,7 @@ import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type http from 'node:http';
-import { baseEnv, canMeasurePeak, runSling, SLING_PATH } from '../helpers/cli.js';
+import { baseEnv, canMeasurePeak, runSling, runWatching, SLING_PATH } from '../helpers/cli.js';
 import { assertExit, httpServer, httpsServer, show } from '../helpers/assert.js';
 import { makeCerts, certsUnavailableReason } from '../helpers/servers.js';
 
@@ -34,25 +34,6 @@ async function eventServer(t: import('node:test').TestContext) {
     res.end('{"after": true}');
   });
   return { srv, release };
-}
-
-/** Runs sling with stdout on a pipe; `onOut` sees stdout so far at each piece. */
-function runWatching(args: string[], onOut: (soFar: string, child: ReturnType<typeof spawn>) => void) {
-  const child = spawn(process.execPath, [SLING_PATH, ...args], { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d: Buffer) => {
-    out += d.toString('utf8');
-    onOut(out, child);
-  });
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-  return new Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }>((resolve) =>
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, out, err });
-    }),
-  );
 }
 
 test('exec: server-sent events are printed while the response is still open; the next request follows', async (t) => {

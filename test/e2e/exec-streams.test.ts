@@ -15,8 +15,7 @@ import { join } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { spawn } from 'node:child_process';
-import { REPO_ROOT, SLING_PATH, baseEnv, runSling } from '../helpers/cli.js';
+import { REPO_ROOT, runSling, runWatching } from '../helpers/cli.js';
 import { assertError, assertExit, show } from '../helpers/assert.js';
 import { certsUnavailableReason, makeCerts } from '../helpers/servers.js';
 
@@ -286,17 +285,9 @@ test('exec: wss:// and grpcs:// take the TLS settings of every request (--verify
 test('exec: Ctrl-C during a WebSocket session exits 130 and keeps what was printed', async (t) => {
   const srv = await wsServer(t, (ws) => ws.send('first'));
   const file = httpFile(`WEBSOCKET ${srv.url}/held\n`);
-  const child = spawn(process.execPath, [SLING_PATH, 'exec', '--print=b', file], { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => {
-    out += d.toString('utf8');
-    if (out.includes('first\n')) child.kill('SIGINT');
+  const { code, out, err } = await runWatching(['exec', '--print=b', file], (soFar, child) => {
+    if (soFar.includes('first\n')) child.kill('SIGINT');
   });
-  child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
-  const watchdog = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
-  clearTimeout(watchdog);
   assert.equal(code, 130, err);
   assert.match(out, /<< received [\d:.]+\nfirst\n/);
   assert.match(err, /interrupted/);

@@ -1,5 +1,5 @@
 // Runs the built CLI (dist/sling.js) as a child process and collects what it printed.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -124,4 +124,31 @@ export function runSling(args: string[], opts: RunOptions = {}): Promise<RunResu
       child.stdin.end(opts.stdin);
     }
   });
+}
+
+/**
+ * Runs sling with stdout on a pipe; `onOut` sees stdout so far at each piece (and the child, to
+ * signal it). For output that must show while the run is still going (a stream, Ctrl-C).
+ */
+export function runWatching(
+  args: string[],
+  onOut: (soFar: string, child: ChildProcess) => void,
+  opts: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }> {
+  const child = spawn(process.execPath, [SLING_PATH, ...args], { cwd: opts.cwd, env: { ...baseEnv(), ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d.toString('utf8');
+    onOut(out, child);
+  });
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
+  // A watchdog for a run that hangs, not a bound on speed.
+  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  return new Promise((resolve) =>
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, out, err });
+    }),
+  );
 }
