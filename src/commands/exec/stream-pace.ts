@@ -200,6 +200,12 @@ export class Conversation {
       do {
         this.askAgain = false;
         if (this.stopped || this.closed) return;
+        // Each trial goes through every message so far: past a bound, the handlers are no longer
+        // asked (the stream then ends as any other), so a stream of many messages costs no more.
+        if (this.count > TRIAL_MESSAGES || this.held > TRIAL_BYTES) {
+          this.check = undefined;
+          return;
+        }
         if (await this.check!()) {
           this.end('unsubscribed');
           return;
@@ -230,6 +236,10 @@ export class Conversation {
     this.restart();
   }
 }
+
+/** The most messages, and bytes of them, the handlers' trials (their unsubscribe()) go through. */
+const TRIAL_MESSAGES = 1000;
+const TRIAL_BYTES = 1 << 20;
 
 /** The idle time of a stream: `# @timeout` or `--timeout`, else the default. */
 export function idleTime(spec: RequestSpec): number {
