@@ -237,14 +237,18 @@ function checkClientCert(cert: string, certKey: string | undefined, opts: Connec
  * Opens a CONNECT tunnel through an HTTP proxy and starts TLS inside it. The CONNECT request and
  * the proxy's answer are the HTTP/1.1 codec's (h1.ts: `CONNECT host:port`, Host, the proxy's
  * credentials and `Connection: close`, as node:http wrote them before; interim answers skipped).
+ * TLS offers what tlsOptions() offers (http/1.1), or the protocols of `alpn` (HTTP/2's `h2` for a
+ * gRPC call, h2.ts).
  */
-export async function tunnel(proxy: ProxyTarget, url: ParsedUrl, settings: RequestSettings, timings: Timings): Promise<TLSSocket> {
+export async function tunnel(proxy: ProxyTarget, url: ParsedUrl, settings: RequestSettings, timings: Timings, alpn?: string[]): Promise<TLSSocket> {
   const tls = await loadTls();
   const socket = await openTunnel(proxy, url, settings, timings);
   const authority = hostAndPort(destination(url, settings));
   return await new Promise<TLSSocket>((resolve, reject) => {
     const limit = connectLimit(settings);
-    const tlsSock = tls.connect({ socket, ...tlsOptions(settings, url.hostname) }, () => {
+    const options = tlsOptions(settings, url.hostname);
+    if (alpn) options.ALPNProtocols = alpn;
+    const tlsSock = tls.connect({ socket, ...options }, () => {
       timings.tls = now();
       // The handshake's limit only: the requests on the tunnel keep their own.
       if (limit) tlsSock.setTimeout(0);
@@ -257,7 +261,8 @@ export async function tunnel(proxy: ProxyTarget, url: ParsedUrl, settings: Reque
 
 /**
  * The CONNECT tunnel alone, its socket paused at the first byte from the server: what tunnel()
- * starts TLS in, and what a ws:// WebSocket (websocket.ts) speaks in as it is.
+ * starts TLS in, and what a ws:// WebSocket (websocket.ts) and an h2c gRPC call (h2.ts) speak in
+ * as it is.
  */
 export async function openTunnel(proxy: ProxyTarget, url: ParsedUrl, settings: RequestSettings, timings: Timings): Promise<Socket> {
   const net = await import('node:net');

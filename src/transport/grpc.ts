@@ -7,8 +7,9 @@ import type { RequestSettings } from '../model/spec.js';
 import { hostAndPort, type ParsedUrl } from '../model/url.js';
 import { now } from '../clock.js';
 import { USER_AGENT } from '../version.js';
-import { connectionKey, loadTls, tlsOptions } from './connect.js';
+import { connectionKey, loadTls, proxyTarget, tlsOptions } from './connect.js';
 import { deadlineError, h2Name, mapNetworkError, timeLeft, timeoutError } from './errors.js';
+import { pickProxy, type ProxyTarget } from './proxy.js';
 import { checkHead } from './wire.js';
 import type { GrpcMethod, ReflectionTypes } from './grpc-proto.js';
 
@@ -16,7 +17,8 @@ import type { GrpcMethod, ReflectionTypes } from './grpc-proto.js';
  * sling's gRPC client: gRPC is HTTP/2 with a 5-byte framing of each message (a compressed flag and
  * a length), a status in the trailers and metadata in the headers, so sling speaks it itself over
  * its own HTTP/2 session (h2.ts), whose connection is made where every connection is decided
- * (connect.ts: --resolve, --connect-to, -4/-6, --interface, TLS with --verify, --cert, CA). The
+ * (connect.ts: --resolve, --connect-to, -4/-6, --interface, TLS with --verify, --cert, CA, and
+ * the proxy of every request, --proxy or the environment's, through a CONNECT tunnel). The
  * messages are turned from JSON into protobuf and back by grpc-proto.ts (protobufjs, loaded only
  * here). ARCHITECTURE.md, "gRPC", says why not @grpc/grpc-js.
  */
@@ -35,6 +37,8 @@ export interface GrpcDescriptionSource {
 
 export interface GrpcCallOptions {
   settings: RequestSettings;
+  /** sling's environment: proxies (HTTP(S)_PROXY, ALL_PROXY, NO_PROXY) when the spec has none of its own (proxy.ts), as for every request. */
+  env: NodeJS.ProcessEnv;
   /** Lower-case names; a `-bin` name's value is base64. */
   metadata: [string, string][];
   /** JSON texts of the request messages; the end of the iterable half-closes the call. */
@@ -183,6 +187,8 @@ interface RawCall {
   url: ParsedUrl;
   path: string;
   settings: RequestSettings;
+  /** The proxy the call goes through (a CONNECT tunnel), if any. */
+  proxy?: ProxyTarget;
   metadata: [string, string][];
   /** The request messages, as bytes (not yet framed); they may fail (a message that does not fit: the call is cancelled). */
   outgoing: AsyncIterable<Uint8Array>;
@@ -217,22 +223,23 @@ async function rawCall(call: RawCall): Promise<Ended> {
   const timings: Timings = { start: now() };
   const h2 = await import('./h2.js');
   const tlsOpts = url.scheme === 'https' ? (await loadTls(), tlsOptions(settings, url.hostname)) : {};
-  const s = await h2.session(url, { ...settings, http2: 'prior-knowledge' }, tlsOpts, timings, where);
+  const proxy = call.proxy;
+  const s = await h2.session(url, { ...settings, http2: 'prior-knowledge' }, tlsOpts, timings, where, proxy);
   if (!s) throw new NetworkError(`${where} chose HTTP/1.1 over TLS (ALPN): gRPC needs HTTP/2`);
-  const info: HopInfo = { reused: timings.connect === undefined && timings.tls === undefined, timings };
+  const info: HopInfo = { reused: timings.connect === undefined && timings.tls === undefined, timings, proxy: proxy?.display };
   const headers: Record<string, string | string[]> = { ':method': 'POST', ':scheme': url.scheme, ':path': path, ':authority': url.hostHeader };
   for (const [n, v] of sent) {
     const prev = headers[n];
     headers[n] = prev === undefined ? v : ([] as string[]).concat(prev, v);
   }
   const request: PreparedRequest = { method: 'POST', target: path, headers: [['Host', url.hostHeader], ...sent], body: Buffer.alloc(0) };
-  call.debug?.(`gRPC ${path} to ${where}${info.reused ? ' (connection reused)' : ''}`);
+  call.debug?.(`gRPC ${path} to ${where}${proxy ? ` through proxy ${proxy.display}` : ''}${info.reused ? ' (connection reused)' : ''}`);
   return await new Promise<Ended>((resolve, reject) => {
     let stream: ClientHttp2Stream;
     try {
       stream = s.request(headers, { endStream: false });
     } catch (e) {
-      reject(mapNetworkError(e, where));
+      reject(mapNetworkError(e, where, proxy?.display));
       return;
     }
     h2.holdSession(s, stream);
@@ -247,7 +254,7 @@ async function rawCall(call: RawCall): Promise<Ended> {
       if (settled) return;
       settled = true;
       if (!stream.destroyed) stream.close(0x8);
-      reject(e instanceof NetworkError || e instanceof UsageError ? e : mapNetworkError(e, where));
+      reject(e instanceof NetworkError || e instanceof UsageError ? e : mapNetworkError(e, where, proxy?.display));
     };
     const onAbort = () => {
       if (settled) return;
@@ -387,9 +394,12 @@ export async function grpcCall(target: GrpcTarget, source: GrpcDescriptionSource
   const proto = await import('./grpc-proto.js');
   zlib ??= await import('node:zlib');
   const where = hostAndPort(target.url);
+  // The proxy of every request (--proxy, a spec's own, else the environment's, unless NO_PROXY), for the call and for reflection alike.
+  const settings = opts.settings;
+  const proxy = proxyTarget(pickProxy(target.url, settings.proxies, settings.proxyEnv ?? opts.env));
   let method: GrpcMethod;
   if (source.proto) method = proto.findMethod(proto.loadProto(source.proto, opts.readFile), target.path, source.proto.options, `'${source.proto.file}'`);
-  else method = await reflectMethod(target, opts, proto);
+  else method = await reflectMethod(target, opts, proto, proxy);
   const kind = method.requestStream ? (method.responseStream ? 'bidi' : 'client-streaming') : method.responseStream ? 'server-streaming' : 'unary';
   opts.debug?.(`gRPC ${target.path}: ${kind}, ${method.input.fullName.slice(1)} → ${method.output.fullName.slice(1)}`);
   let outgoing: AsyncIterable<Uint8Array>;
@@ -413,7 +423,8 @@ export async function grpcCall(target: GrpcTarget, source: GrpcDescriptionSource
     url: target.url,
     // The method as the description names it (a service found by its short name goes by its full one).
     path: `/${method.service}/${method.name}`,
-    settings: opts.settings,
+    settings,
+    proxy,
     metadata: opts.metadata,
     outgoing,
     onMessage: (data) => {
@@ -437,8 +448,8 @@ export async function grpcCall(target: GrpcTarget, source: GrpcDescriptionSource
 type Proto = typeof import('./grpc-proto.js');
 
 /** The method by server reflection (v1, else v1alpha), the files it needs asked for one by one and kept for the run. */
-async function reflectMethod(target: GrpcTarget, opts: GrpcCallOptions, proto: Proto): Promise<GrpcMethod> {
-  const key = `${target.url.scheme}://${target.url.hostHeader}|${JSON.stringify(opts.settings.tls)}|${connectionKey(opts.settings)}`;
+async function reflectMethod(target: GrpcTarget, opts: GrpcCallOptions, proto: Proto, proxy: ProxyTarget | undefined): Promise<GrpcMethod> {
+  const key = `${target.url.scheme}://${target.url.hostHeader}|${JSON.stringify(opts.settings.tls)}|${connectionKey(opts.settings)}|${proxy?.display ?? ''}`;
   let known = reflected.get(key);
   if (!known) reflected.set(key, (known = { files: new Map() }));
   const service = /^\/([^/]+)\//.exec(target.path)?.[1];
@@ -452,6 +463,7 @@ async function reflectMethod(target: GrpcTarget, opts: GrpcCallOptions, proto: P
         url: target.url,
         path: types.path,
         settings: opts.settings,
+        proxy,
         metadata: opts.metadata,
         outgoing: (async function* () {
           yield proto.encodeReflection(types, request);

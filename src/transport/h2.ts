@@ -7,7 +7,8 @@ import type { PreparedRequest } from '../model/prepare.js';
 import type { RequestSettings } from '../model/spec.js';
 import { hostAndPort, type ParsedUrl } from '../model/url.js';
 import { connectLimit, connectTimeout, deadlineError, h2Name, mapNetworkError, timeoutError, timeLeft } from './errors.js';
-import { connectionKey, socketTarget } from './connect.js';
+import { connectionKey, openTunnel, socketTarget, tunnel } from './connect.js';
+import type { ProxyTarget } from './proxy.js';
 import type { Hop } from './hop.js';
 import type { HopInfo, Timings } from '../model/exchange.js';
 import { H2_FORBIDDEN, headerInPairs } from '../model/headers.js';
@@ -35,13 +36,17 @@ export function closeH2Sessions() {
 
 /**
  * The kept HTTP/2 session for the URL and settings, opened when there is none (gRPC, grpc.ts, opens
- * its calls on it too, with `http2: 'prior-knowledge'`); null when TLS negotiated HTTP/1.1.
+ * its calls on it too, with `http2: 'prior-knowledge'`); null when TLS negotiated HTTP/1.1. With a
+ * proxy (gRPC's: client.ts sends no HTTP/2 request through one) the connection is a CONNECT tunnel
+ * through it, HTTP/2 spoken in it as it is (h2c) or in TLS offering `h2` alone; a session through a
+ * proxy and a direct one are never the same.
  */
-export async function session(url: ParsedUrl, settings: RequestSettings, tlsOpts: object, timings: Timings, where: string): Promise<ClientHttp2Session | null> {
+export async function session(url: ParsedUrl, settings: RequestSettings, tlsOpts: object, timings: Timings, where: string, proxy?: ProxyTarget): Promise<ClientHttp2Session | null> {
   // Over plain HTTP only prior knowledge speaks h2 here: curl's --http2 there offers an h2c
   // upgrade on an HTTP/1.1 request (client.ts).
   if (url.scheme === 'http' && settings.http2 !== 'prior-knowledge') return null;
-  const key = `${url.scheme}://${url.hostHeader}|${settings.http2}|${JSON.stringify(settings.tls)}|${connectionKey(settings)}`;
+  const via = proxy ? `${proxy.display}|${proxy.authorization ?? ''}` : '';
+  const key = `${url.scheme}://${url.hostHeader}|${settings.http2}|${JSON.stringify(settings.tls)}|${connectionKey(settings)}|${via}`;
   const cached = sessions.get(key);
   if (cached && !cached.closed && !cached.destroyed) return cached;
   const http2 = await import('node:http2');
@@ -49,16 +54,25 @@ export async function session(url: ParsedUrl, settings: RequestSettings, tlsOpts
   // The connection is made here (not by node:http2), so that a server that never accepts it is
   // given up on after --connect-timeout / # @connection-timeout (else --timeout), as over HTTP/1.1,
   // and no connection attempt is left behind to keep the process alive.
-  const socket = await connectSocket(url, settings, tlsOpts, timings, where);
+  const socket = proxy ? await tunnelSocket(proxy, url, settings, timings) : await connectSocket(url, settings, tlsOpts, timings, where);
   if (url.scheme === 'https' && (socket as TLSSocket).alpnProtocol !== 'h2') {
     socket.destroy();
     return null;
   }
   const created = http2.connect(origin, { createConnection: () => socket });
+  // A tunnel's socket comes paused (connect.ts openTunnel). node:http2 takes over its handle, which
+  // net keeps reading while paused until the buffer is full, and takes what is buffered on the next
+  // tick; resumed after that, so that reading never stays stopped by the pause.
+  if (proxy && url.scheme === 'http') socket.resume();
   created.on('error', () => {}); // reported through the request stream
   created.unref();
   sessions.set(key, created);
   return created;
+}
+
+/** Through a proxy: the CONNECT tunnel (h2c in it as it is), or TLS in it offering HTTP/2 alone (connect.ts). */
+async function tunnelSocket(proxy: ProxyTarget, url: ParsedUrl, settings: RequestSettings, timings: Timings): Promise<Socket | TLSSocket> {
+  return url.scheme === 'https' ? await tunnel(proxy, url, settings, timings, ['h2']) : await openTunnel(proxy, url, settings, timings);
 }
 
 /** A TCP (and for https a TLS) connection, with the connect limit and the handshake's idle limit. */

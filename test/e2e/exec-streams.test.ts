@@ -16,7 +16,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { REPO_ROOT, runSling, runWatching } from '../helpers/cli.js';
-import { assertError, assertExit, show } from '../helpers/assert.js';
+import { assertError, assertExit, proxyServer, show } from '../helpers/assert.js';
 import { certsUnavailableReason, makeCerts } from '../helpers/servers.js';
 
 const PROTO = join(REPO_ROOT, 'test', 'fixtures', 'streams', 'echo.proto');
@@ -240,6 +240,20 @@ test('exec: a gRPC request for a method the service does not have names what it 
   const r = await runSling(['exec', file]);
   assertError(r, 1, /Shout[\s\S]*Say/);
   assert.equal(srv.seen.length, 0);
+});
+
+test('exec: a gRPC call goes through --proxy in a CONNECT tunnel, as every request does', async (t) => {
+  const srv = await grpcServer(t, true);
+  const proxy = await proxyServer(t);
+  const file = httpFile(`GRPC 127.0.0.1:${srv.port}/echo.Echo/Say\n\n{"text": "via"}\n`);
+  const r = await runSling(['exec', '--print=b', '--proxy', proxy.url, file]);
+  assertExit(r, 0);
+  assert.match(r.stdout, /<< received [\d:.]+\n\{"text":"said via"\}\n-- closed by the server \(0 OK\)\n$/, show(r));
+  assert.deepEqual(proxy.connects, [`127.0.0.1:${srv.port}`], 'the reflection and the call, on one tunnel');
+  assert.deepEqual(
+    srv.seen.map((c) => c.method),
+    ['Say'],
+  );
 });
 
 test('exec: wss:// and grpcs:// take the TLS settings of every request (--verify with a CA, --resolve to the server)', { skip: makeCerts() ? undefined : certsUnavailableReason() }, async (t) => {

@@ -50,7 +50,7 @@ async function rawServer(t: TestContext, onStream: (stream: http2.ServerHttp2Str
 
 function options(over: Partial<GrpcCallOptions> = {}): GrpcCallOptions & { got: string[] } {
   const got: string[] = [];
-  return { settings: grpcSettings(), metadata: [], outgoing: messages('{"text": "hi"}'), onMessage: (m) => got.push(m), maxMessage: 1000, readFile: (p) => readFileSync(p), ...over, got };
+  return { settings: grpcSettings(), env: {}, metadata: [], outgoing: messages('{"text": "hi"}'), onMessage: (m) => got.push(m), maxMessage: 1000, readFile: (p) => readFileSync(p), ...over, got };
 }
 
 const chat = (port: number) => ({ url: parseUrl(`http://127.0.0.1:${port}/`), path: '/test.shop.Shop/Chat' });

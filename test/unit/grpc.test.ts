@@ -16,7 +16,7 @@ const fromProto: GrpcDescriptionSource = { proto: { file: SHOP_PROTO, includeDir
 
 function options(over: Partial<GrpcCallOptions> & { got?: string[] } = {}): GrpcCallOptions & { got: string[] } {
   const got = over.got ?? [];
-  return { settings: grpcSettings(), metadata: [], outgoing: messages(), onMessage: (m) => got.push(m), maxMessage: 1 << 20, readFile: (p) => readFileSync(p), ...over, got };
+  return { settings: grpcSettings(), env: {}, metadata: [], outgoing: messages(), onMessage: (m) => got.push(m), maxMessage: 1 << 20, readFile: (p) => readFileSync(p), ...over, got };
 }
 
 const target = (port: number, path: string, scheme = 'http', host = '127.0.0.1') => ({ url: parseUrl(`${scheme}://${host}:${port}/`), path });

@@ -28,6 +28,7 @@ export async function runGrpc(spec: RequestSpec, o: StreamOptions): Promise<Stre
   try {
     outcome = await grpcCall({ url: spec.url, path: grpc.path }, proto ? { proto } : {}, {
       settings,
+      env: o.env,
       metadata: spec.headers.map(([n, v]): [string, string] => [n.toLowerCase(), v]),
       outgoing,
       onMessage: (json) => talk.add({ direction: 'received', text: json }),
