@@ -7,7 +7,8 @@ import type { RequestSettings } from '../model/spec.js';
 import { hostAndPort, type ParsedUrl } from '../model/url.js';
 import { now } from '../clock.js';
 import { USER_AGENT } from '../version.js';
-import { connectionKey, loadTls, proxyTarget, tlsOptions } from './connect.js';
+import { chooseSystemCa, connectionKey, loadTls, proxyTarget, tlsOptions } from './connect.js';
+import { platform } from 'node:os';
 import { deadlineError, h2Name, mapNetworkError, timeLeft, timeoutError } from './errors.js';
 import { pickProxy, type ProxyTarget } from './proxy.js';
 import { checkHead } from './wire.js';
@@ -391,6 +392,8 @@ const reflected = new Map<string, { files: Map<string, Uint8Array>; version?: 'v
 
 /** A call of sling's gRPC client: the method found in the .proto file or by server reflection, its messages sent and received as JSON. */
 export async function grpcCall(target: GrpcTarget, source: GrpcDescriptionSource, opts: GrpcCallOptions): Promise<GrpcOutcome> {
+  // The system's CA store where sling trusts it (Windows, macOS: SLING_SYSTEM_CA), as for every request.
+  chooseSystemCa(opts.env, platform());
   const proto = await import('./grpc-proto.js');
   zlib ??= await import('node:zlib');
   const where = hostAndPort(target.url);
