@@ -283,11 +283,16 @@ test('build: a GRAPHQL request is a WebSocket stream when its URL is ws:// or it
       'GRAPHQL http://h/graphql',
       '',
       'mutation M { subscribe }',
+      '###',
+      'GRAPHQL http://h/graphql',
+      '',
+      'fragment F on Event { id meta { at } }',
+      'subscription S { event { ...F } }',
     ].join('\n'),
   );
   assert.deepEqual(
     s.map((x) => `${x.method} ${formatUrl(x.url)} ${x.stream ? `${x.stream.kind}/${x.stream.keyword}` : 'plain'}`),
-    ['GET http://h/graphql websocket/GRAPHQL', 'GET http://h/graphql websocket/GRAPHQL', 'POST http://h/graphql plain', 'POST http://h/graphql plain'],
+    ['GET http://h/graphql websocket/GRAPHQL', 'GET http://h/graphql websocket/GRAPHQL', 'POST http://h/graphql plain', 'POST http://h/graphql plain', 'GET http://h/graphql websocket/GRAPHQL'],
   );
   assert.deepEqual(s[0]!.stream!.graphql, { query: '# the operation below\nsubscription OnEvent($room: ID!) { event(room: $room) { id } }', variables: { room: 'r1' } });
   assert.deepEqual(s[1]!.stream!.graphql, { query: 'query Q { a }', operationName: 'Q' });

@@ -35,7 +35,6 @@ export async function runWebSocket(spec: RequestSpec, o: StreamOptions): Promise
   // sling ends it (idle time, a handler's unsubscribe(), a timeline's end): the closing handshake.
   const onStop = () => void session.close(1000);
   talk.signal.addEventListener('abort', onStop, { once: true });
-  let sendFailure: unknown;
   const sending = (async () => {
     for await (const text of talk.outgoing(stream.messages, stream.endAfterMs)) {
       await session.send(text);
@@ -43,15 +42,13 @@ export async function runWebSocket(spec: RequestSpec, o: StreamOptions): Promise
       await talk.flushed();
     }
     if (talk.timelineDone) talk.end('timeline');
-  })().catch((e: unknown) => {
-    // A send after the server closed: the session's own end says why.
-    sendFailure = e;
+  })().catch(() => {
+    // A send fails only once the session is closing: its end (session.closed) says why.
   });
   const closed = await session.closed;
   talk.close();
   await sending;
   await talk.flushed();
-  void sendFailure;
   const end: StreamEnd = talk.stopped ? { how: talk.stopped } : { how: 'closed', ...(closed.code !== undefined ? { code: closed.code } : {}), ...(closed.reason ? { text: closed.reason } : {}) };
   return { ...base, end, count: talk.count, failure: talk.failure ?? closeFailure(session.where, closed, talk.stopped !== undefined) };
 }

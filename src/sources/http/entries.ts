@@ -15,6 +15,8 @@ import { isStreamed } from '../../model/upload.js';
 import { EntryBuild, NO_LOGS, NO_PENDING, type EntryOptions, type Pending } from './entry-build.js';
 import { dependencies, requestName } from './entry-deps.js';
 import { runAfterSteps, unsubscribes } from './entry-scripts.js';
+import { firstOperation } from './stream-build.js';
+import type { RequestNode } from './ast.js';
 import { outputTargets, saveOutputs } from './entry-save.js';
 
 export type { EntryOptions, RunOverride } from './entry-build.js';
@@ -58,7 +60,10 @@ class HttpEntry extends EntryBuild implements ExecEntry {
 
   get label(): string {
     const node = this.o.node;
-    return this.o.label ?? `${node.stream?.keyword ?? node.method} ${rawText(node.url)}`;
+    const url = rawText(node.url);
+    // A GRAPHQL request to a ws:// URL, or of a subscription, runs over a WebSocket: named so.
+    const keyword = node.stream?.keyword ?? (node.graphql && subscriptionAsWritten(node, url) ? 'GRAPHQL' : node.method);
+    return this.o.label ?? `${keyword} ${url}`;
   }
 
   get forceDependsOn(): string[] | undefined {
@@ -180,6 +185,14 @@ class HttpEntry extends EntryBuild implements ExecEntry {
     saveOutputs(file, targets, done, result);
     return result;
   }
+}
+
+/** A GraphQL request that goes over a WebSocket, as written: a ws:// URL, or a body whose operation is a subscription. */
+function subscriptionAsWritten(node: RequestNode, url: string): boolean {
+  if (/^wss?:\/\//i.test(url.trim())) return true;
+  let text = '';
+  for (const b of node.body) if (b.kind === 'text') text += b.raw + '\n';
+  return /^subscription\b/.test(firstOperation(text));
 }
 
 export function makeEntry(o: EntryOptions): ExecEntry {

@@ -30,10 +30,30 @@ export function graphqlOverWebSocket(node: RequestNode, urlText: string, body: B
   if (/^wss?:\/\//i.test(urlText)) return true;
   try {
     const doc = JSON.parse(body.toString('utf8')) as { query?: unknown };
-    return typeof doc.query === 'string' && /^\s*subscription\b/.test(doc.query.replace(/^\s*(#[^\n]*\n\s*)*/, ''));
+    return typeof doc.query === 'string' && /^subscription\b/.test(firstOperation(doc.query));
   } catch {
     return false;
   }
+}
+
+/**
+ * The document's text from its first operation on: comments and `fragment ... { ... }`
+ * definitions before it left out (a document may define its fragments first).
+ */
+export function firstOperation(query: string): string {
+  let rest = query.replace(/#[^\n]*/g, '').trimStart();
+  while (/^fragment\b/.test(rest)) {
+    const open = rest.indexOf('{');
+    if (open === -1) return rest;
+    let depth = 0;
+    let i = open;
+    for (; i < rest.length; i++) {
+      if (rest[i] === '{') depth++;
+      else if (rest[i] === '}' && --depth === 0) break;
+    }
+    rest = rest.slice(i + 1).trimStart();
+  }
+  return rest;
 }
 
 /** JetBrains' message separators: `===` between two messages, `=== wait-for-server` to wait for the server's answer first. */
