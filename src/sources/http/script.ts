@@ -1,7 +1,7 @@
 import { oneLine } from '../../errors.js';
 import { Engine, type Fault, loadEngine, type Outcome, type Realm } from './quickjs.js';
 import { checked, jetbrainsHelper, libraryHelper } from './sandbox.js';
-import { checked as checkedYac, httpyacProgram } from './sandbox-httpyac.js';
+import { checked as checkedYac, httpyacProgram, type YacOutcome } from './sandbox-httpyac.js';
 
 // The setup program of each realm: the text of engine/jetbrains.ts, engine/httpyac.ts and
 // engine/expressions.ts, each bundled into one script by scripts/build.mjs (esbuild's `define`).
@@ -90,18 +90,8 @@ function countLines(text: string, end: number): number {
   return n;
 }
 
-/** What an httpyac script or expression gives back (engine/httpyac.ts). */
-export interface HttpyacOutcome {
-  logs: string[];
-  tests: [string, string | null][];
-  /** name → value as JSON. */
-  exports: Record<string, string>;
-  /** $global as JSON ('' when the script failed before it was read). */
-  global: string;
-  error?: string;
-  /** An `{{@streaming}}` block's waits and messages, in order. */
-  timeline?: ({ wait: number } | { send: string })[];
-}
+/** What an httpyac script or expression gives back (engine/httpyac.ts), as sandbox-httpyac.ts checks it. */
+export type HttpyacOutcome = YacOutcome;
 
 const TIMEOUT_MS = 10_000;
 /** A script's request and response up to this size go into the engine as program text (one trip in); larger, as an argument. */

@@ -19,6 +19,7 @@
  * offset)` and `__yac_result()` (script.ts).
  */
 import { installLibrary } from './lib.js';
+import { json, message } from './values.js';
 
 /** What script.ts hands a script (httpyac-js.ts makes it). */
 interface Payload {
@@ -55,22 +56,7 @@ const flush = installLibrary(host);
 let state: State;
 // The code's first line is line 3 of what the engine compiles (after the wrapper's two): the file's line is that plus offset.
 let offset = 0;
-const json = (v: unknown) => {
-  try {
-    return JSON.stringify(v);
-  } catch {
-    return undefined;
-  }
-};
 const text = (v: unknown) => (typeof v === 'string' ? v : v === undefined ? 'undefined' : typeof v === 'object' && v !== null ? (json(v) ?? String(v)) : String(v));
-const message = (e: unknown) => {
-  if (e && typeof e === 'object' && typeof (e as { message?: unknown }).message === 'string') return (e as { message: string }).message;
-  try {
-    return String(e);
-  } catch {
-    return 'error';
-  }
-};
 const log = (...args: unknown[]) => {
   state.logs.push(args.map(text).join(' '));
 };

@@ -15,6 +15,7 @@
  * (sandbox.ts: jetbrainsHelper).
  */
 import { installLibrary } from './lib.js';
+import { json, message } from './values.js';
 import * as xml from './xml.js';
 
 /** A script's request, as script.ts sends it (ScriptRequest there). */
@@ -103,22 +104,7 @@ let requestVars: Record<string, unknown>;
 type Test = [name: string, fn: unknown];
 // client.test bodies, run after the script (JetBrains: "All tests are executed after the response handler script").
 let tests: Test[] = [];
-const json = (v: unknown) => {
-  try {
-    return JSON.stringify(v);
-  } catch {
-    return undefined;
-  }
-};
 const text = (v: unknown) => (typeof v === 'string' ? v : v === undefined || v === null ? String(v) : typeof v === 'object' ? (json(v) ?? String(v)) : String(v));
-const message = (e: unknown) => {
-  if (e && typeof e === 'object' && typeof (e as { message?: unknown }).message === 'string') return (e as { message: string }).message;
-  try {
-    return String(e);
-  } catch {
-    return 'error';
-  }
-};
 class AssertionFailed extends Error {}
 function assert(condition: unknown, msg?: unknown) {
   if (!condition) throw new AssertionFailed(msg === undefined ? 'assertion failed' : String(msg));
